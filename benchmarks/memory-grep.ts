@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type GrepChunk, GrepRunner } from '../memory/grep.ts';
+import { median } from './stats.ts';
 
 const TARGET_CHARS = 40 * 1024 * 1024;
 const CHUNK_CHARS = 8000;
@@ -56,11 +57,6 @@ function chunk(text: string): GrepChunk[] {
     start = end;
   }
   return chunks;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? 0;
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {

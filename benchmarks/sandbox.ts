@@ -21,6 +21,7 @@ import { dropSpareIsolate } from '../src/sandbox/runtime.ts';
 import { createSandbox, type SandboxDeps } from '../src/sandbox/session.ts';
 import type { Sandbox } from '../src/sandbox/types.ts';
 import { validateBlock } from '../src/sandbox/validate.ts';
+import { median } from './stats.ts';
 
 const MB = 1024 * 1024;
 const WORDS = [
@@ -48,12 +49,6 @@ export function makeCorpus(bytes: number): string {
     n += line.length;
   }
   return parts.join('');
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 async function time(fn: () => unknown): Promise<number> {

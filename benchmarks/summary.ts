@@ -1,5 +1,6 @@
 /** The per suite × method × size summary of a benchmark's results (the `summary` of `rlm bench --json`). */
 import type { MethodName } from './methods.ts';
+import { median } from './stats.ts';
 import type { SuiteName } from './tasks/types.ts';
 
 /** One task run by one method (the `results` rows of `rlm bench --json`; fields after `elapsedMs` are additions). */
@@ -41,14 +42,6 @@ export interface SummaryRow {
   /** Tasks that ran (skipped ones excluded from the figures above). */
   tasks: number;
   skipped: number;
-}
-
-/** Middle value (mean of the two middle ones for an even count); 0 for none. */
-export function median(xs: readonly number[]): number {
-  if (xs.length === 0) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
 const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;

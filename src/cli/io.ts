@@ -24,6 +24,17 @@ export function processIO(): CliIO {
   };
 }
 
+/**
+ * All of stdin as text. Chunks are joined as bytes before decoding, so a UTF-8 character split across two
+ * chunks (pipes deliver 64 KiB at a time, at any byte) is not turned into replacement characters.
+ */
+export async function readStdin(io: Pick<CliIO, 'stdin'>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export function writeJson(io: CliIO, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }

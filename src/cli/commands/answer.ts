@@ -7,7 +7,7 @@ import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
 import type { TraceEvent } from '../../runtime/trace.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_FAILURE, EXIT_OK, writeJson } from '../io.ts';
+import { type CliIO, EXIT_FAILURE, EXIT_OK, readStdin, writeJson } from '../io.ts';
 import { StatusLine } from '../status-line.ts';
 
 const HELP = `usage: rlm answer QUESTION [--context PATH]... [--store DIR] [options]
@@ -53,7 +53,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
   if (positionals.length > 1)
     throw new RlmError('BAD_INPUT', 'answer: give the question as one argument (quote it)');
   let question = positionals[0] ?? '';
-  if (question === '-') question = await readStdin(io);
+  if (question === '-') question = (await readStdin(io)).trim();
   if (question.trim() === '')
     throw new RlmError('BAD_INPUT', 'answer: the question is empty (rlm answer "QUESTION" --context FILE)');
 
@@ -134,10 +134,4 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
     if (result.error) io.stderr.write(`rlm: ${result.error.message} [${result.error.code}]\n`);
   }
   return result.status === 'final' ? EXIT_OK : EXIT_FAILURE;
-}
-
-async function readStdin(io: CliIO): Promise<string> {
-  let text = '';
-  for await (const chunk of io.stdin) text += String(chunk);
-  return text.trim();
 }
