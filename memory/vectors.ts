@@ -8,22 +8,11 @@
  * crash mid-write leaves a torn file), and the embedder that produced the vectors is recorded in
  * `meta.json` so vectors of different embedders are never mixed.
  */
-import { randomBytes } from 'node:crypto';
-import {
-  access,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-  unlink,
-  writeFile,
-} from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { FileDetails, FileStorage, LocalIndex } from 'vectra';
 import { RlmError } from '../src/errors.ts';
+import { writeFileAtomic } from './fsutil.ts';
 
 /** What the index is for; both must match an existing index. */
 export interface VectorIndexOptions {
@@ -57,8 +46,9 @@ interface VectorMeta {
 }
 
 /**
- * vectra's `FileStorage` on the local disk with one change that matters: `upsertFile` writes a temp file,
- * fsyncs it and renames it over the target, so readers see either the old or the new index, never half.
+ * vectra's `FileStorage` on the local disk with one change that matters: `upsertFile` is the store's
+ * {@link writeFileAtomic} (temp file, fsync, rename, fsync of the folder), so readers see either the old
+ * or the new index, never half, and the rename survives a power cut.
  */
 class AtomicFileStorage implements FileStorage {
   async createFile(filePath: string, content: Buffer | string): Promise<void> {
@@ -93,24 +83,7 @@ class AtomicFileStorage implements FileStorage {
     return readFile(filePath);
   }
   async upsertFile(filePath: string, content: Buffer | string): Promise<void> {
-    await writeAtomic(filePath, content);
-  }
-}
-
-async function writeAtomic(filePath: string, content: Buffer | string): Promise<void> {
-  const tmp = `${filePath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fh = await open(tmp, 'w');
-  try {
-    await fh.writeFile(content);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    await rename(tmp, filePath);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
+    await writeFileAtomic(filePath, content);
   }
 }
 
@@ -207,7 +180,7 @@ export class VectorIndex {
       // meta.json goes first: an index.json without it is then always an error, never a guess.
       meta = { format: META_FORMAT, embedder: opts.embedder, dimensions: opts.dimensions };
       await mkdir(folder, { recursive: true });
-      await writeAtomic(metaFile, `${JSON.stringify(meta, null, 2)}\n`);
+      await writeFileAtomic(metaFile, `${JSON.stringify(meta, null, 2)}\n`);
     }
     if (meta.embedder !== opts.embedder || meta.dimensions !== opts.dimensions) {
       throw new RlmError(
