@@ -1,9 +1,18 @@
 /**
  * Client for OpenAI-compatible `POST {baseUrl}/embeddings` endpoints: OpenAI itself, Ollama
  * (`http://127.0.0.1:11434/v1`), llama.cpp's server, vLLM. Uses global `fetch`, batches inputs,
- * retries transient failures and validates what comes back before anything reaches the index.
+ * retries transient failures (the policy of `src/http-retry.ts`, shared with the model providers) and
+ * validates what comes back before anything reaches the index.
  */
 import { RlmError } from '../../src/errors.ts';
+import {
+  type AttemptOutcome,
+  abortedError,
+  type BackoffOptions,
+  isRetryableStatus,
+  redactSecrets,
+  withRetries,
+} from '../../src/http-retry.ts';
 import type { Embedder } from './types.ts';
 
 /** Options of {@link OpenAIEmbedder}. */
@@ -22,12 +31,10 @@ export interface OpenAIEmbedderOptions {
   batchSize?: number;
   /** Per-request timeout, default 30000 ms. */
   timeoutMs?: number;
-  /** Retries after the first attempt on 429, 5xx, timeouts and network errors; default 3. */
+  /** Retries after the first attempt on 408, 409, 429, 5xx, timeouts and network errors; default 3. */
   maxRetries?: number;
-  /** First backoff delay, doubled per retry with jitter; default 500 ms. */
-  retryBaseMs?: number;
-  /** Upper bound for any single wait, including a server's `retry-after`; default 60000 ms. */
-  maxRetryDelayMs?: number;
+  /** Backoff between retries, as for the model providers (see `src/http-retry.ts`). */
+  backoff?: BackoffOptions;
   /** Name reported by the embedder, before the `@DIM` suffix added when `dimensions` is set; default `openai:MODEL`. */
   name?: string;
   /** Seam for tests and custom transports; default global `fetch`. */
@@ -51,32 +58,11 @@ function knownDimensions(model: string): number {
   return KNOWN_DIMENSIONS[bare] ?? 0;
 }
 
-/** Outcome of one HTTP attempt that did not yield vectors. */
-interface AttemptFailure {
-  retryable: boolean;
-  message: string;
-  /** Server-requested wait, in ms. */
-  retryAfterMs?: number;
-  status?: number;
-}
-
 function positiveInt(value: number, what: string, min = 0): number {
   if (!Number.isInteger(value) || value < min) {
     throw new RlmError('BAD_INPUT', `${what} must be an integer >= ${min}, got ${value}`);
   }
   return value;
-}
-
-/** Parses `retry-after-ms` (OpenAI) or `retry-after` (seconds or an HTTP date). */
-function parseRetryAfter(headers: Headers): number | undefined {
-  const ms = headers.get('retry-after-ms');
-  if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
-  const value = headers.get('retry-after');
-  if (value === null || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /** Pulls a human message out of the usual `{error:{message}}` / `{error:"..."}` / `{message}` bodies. */
@@ -99,24 +85,6 @@ function serverMessage(body: string): string {
   return body.trim().slice(0, 300);
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(new RlmError('ABORTED', 'embedding aborted'));
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new RlmError('ABORTED', 'embedding aborted'));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /** {@link Embedder} over an OpenAI-compatible `/embeddings` endpoint. */
 export class OpenAIEmbedder implements Embedder {
   readonly name: string;
@@ -130,8 +98,7 @@ export class OpenAIEmbedder implements Embedder {
   private readonly batchSize: number;
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
-  private readonly retryBaseMs: number;
-  private readonly maxRetryDelayMs: number;
+  private readonly backoff: BackoffOptions;
   private readonly fetchImpl: typeof fetch;
 
   constructor(opts: OpenAIEmbedderOptions) {
@@ -155,8 +122,7 @@ export class OpenAIEmbedder implements Embedder {
     this.batchSize = positiveInt(opts.batchSize ?? 64, 'batchSize', 1);
     this.timeoutMs = positiveInt(opts.timeoutMs ?? 30_000, 'timeoutMs', 1);
     this.maxRetries = positiveInt(opts.maxRetries ?? 3, 'maxRetries');
-    this.retryBaseMs = positiveInt(opts.retryBaseMs ?? 500, 'retryBaseMs');
-    this.maxRetryDelayMs = positiveInt(opts.maxRetryDelayMs ?? 60_000, 'maxRetryDelayMs');
+    this.backoff = opts.backoff ?? {};
     this.fetchImpl = opts.fetch ?? fetch;
     // Shortened vectors live in a different space than full ones, so the length is part of the identity.
     const suffix = this.requestedDimensions === undefined ? '' : `@${this.requestedDimensions}`;
@@ -180,37 +146,29 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   private async embedBatch(batch: string[], signal: AbortSignal | undefined): Promise<number[][]> {
-    let last: AttemptFailure | undefined;
-    for (let attempt = 0; attempt <= this.maxRetries; attempt++) {
-      if (attempt > 0 && last) {
-        const backoff = this.retryBaseMs * 2 ** (attempt - 1);
-        // Full jitter on the exponential part spreads out clients that failed together.
-        const jittered = backoff / 2 + Math.random() * (backoff / 2);
-        await sleep(Math.min(this.maxRetryDelayMs, Math.max(jittered, last.retryAfterMs ?? 0)), signal);
-      }
-      const result = await this.attempt(batch, signal);
-      if (Array.isArray(result)) return result;
-      last = result;
-      if (!result.retryable) break;
-    }
-    const failure = last ?? { retryable: false, message: 'no attempt made' };
-    const tries = failure.retryable ? ` after ${this.maxRetries + 1} attempts` : '';
-    throw new RlmError(
+    return withRetries((n) => this.attempt(batch, n, signal), {
+      maxRetries: this.maxRetries,
+      backoff: this.backoff,
+      signal,
+      name: 'embedding',
+    });
+  }
+
+  /** The PROVIDER error for a failed attempt; `final` when no retry will follow. */
+  private failure(message: string, attempt: number, retryable: boolean, status?: number): RlmError {
+    const tries = retryable && attempt >= this.maxRetries ? ` after ${attempt + 1} attempts` : '';
+    return new RlmError(
       'PROVIDER',
-      `embedding request to ${this.url} failed${tries}: ${this.redact(failure.message)}`,
-      {
-        url: this.url,
-        model: this.model,
-        ...(failure.status === undefined ? {} : { status: failure.status }),
-      },
+      `embedding request to ${this.url} failed${tries}: ${redactSecrets(message, [this.apiKey])}`,
+      { url: this.url, model: this.model, ...(status === undefined ? {} : { status }) },
     );
   }
 
   private async attempt(
     batch: string[],
+    n: number,
     signal: AbortSignal | undefined,
-  ): Promise<number[][] | AttemptFailure> {
-    if (signal?.aborted) throw new RlmError('ABORTED', 'embedding aborted');
+  ): Promise<AttemptOutcome<number[][]>> {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     const body: Record<string, unknown> = { model: this.model, input: batch };
@@ -231,25 +189,29 @@ export class OpenAIEmbedder implements Embedder {
       });
       text = await res.text();
     } catch (err) {
-      if (signal?.aborted) throw new RlmError('ABORTED', 'embedding aborted', {}, { cause: err });
-      if (timeout.aborted) return { retryable: true, message: `timed out after ${this.timeoutMs}ms` };
+      if (signal?.aborted) throw abortedError('embedding');
+      if (timeout.aborted) {
+        return {
+          ok: false,
+          retryable: true,
+          error: this.failure(`timed out after ${this.timeoutMs}ms`, n, true),
+        };
+      }
       const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-      return {
-        retryable: true,
-        message: `network error: ${err instanceof Error ? err.message : String(err)}${cause}`,
-      };
+      const message = `network error: ${err instanceof Error ? err.message : String(err)}${cause}`;
+      return { ok: false, retryable: true, error: this.failure(message, n, true) };
     }
     if (!res.ok) {
-      const retryable = res.status === 429 || res.status >= 500;
-      const retryAfterMs = parseRetryAfter(res.headers);
+      const retryable = isRetryableStatus(res.status);
+      const message = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}: ${serverMessage(text) || '(empty body)'}`;
       return {
+        ok: false,
         retryable,
-        status: res.status,
-        message: `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}: ${serverMessage(text) || '(empty body)'}`,
-        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        headers: res.headers,
+        error: this.failure(message, n, retryable, res.status),
       };
     }
-    return this.parse(text, batch.length);
+    return { ok: true, value: this.parse(text, batch.length) };
   }
 
   /** Validates the response body; a malformed body is a provider bug, not worth retrying. */
@@ -296,9 +258,5 @@ export class OpenAIEmbedder implements Embedder {
     this.dims = len;
     this.confirmed = true;
     return vectors;
-  }
-
-  private redact(message: string): string {
-    return this.apiKey ? message.split(this.apiKey).join('***') : message;
   }
 }

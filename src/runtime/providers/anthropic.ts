@@ -15,8 +15,6 @@ import type {
   TextBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import { RlmError } from '../../errors.ts';
-import type { Model, ModelRequest, ModelResponse, Usage } from '../model.ts';
-import { errorBodyMessage, providerError } from './errors.ts';
 import {
   abortedError,
   type BackoffOptions,
@@ -24,7 +22,9 @@ import {
   DEFAULT_BACKOFF,
   isRetryableStatus,
   parseRetryAfter,
-} from './retry.ts';
+} from '../../http-retry.ts';
+import type { Model, ModelRequest, ModelResponse, Usage } from '../model.ts';
+import { errorBodyMessage, providerError } from './errors.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 

@@ -3,16 +3,13 @@
  * the API key (some servers echo credentials back in their error bodies).
  */
 import { RlmError } from '../../errors.ts';
+import { redactSecrets } from '../../http-retry.ts';
 
 const MAX_DETAIL = 300;
 
 /** Collapses whitespace, removes every occurrence of each secret, and truncates. */
 export function sanitize(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
-  let out = text.replace(/\s+/g, ' ').trim();
-  for (const secret of secrets) {
-    // Very short "secrets" (e.g. a placeholder key "x") would shred ordinary words.
-    if (secret && secret.length >= 8) out = out.split(secret).join('[redacted]');
-  }
+  const out = redactSecrets(text.replace(/\s+/g, ' ').trim(), secrets);
   return out.length > MAX_DETAIL ? `${out.slice(0, MAX_DETAIL)}…` : out;
 }
 

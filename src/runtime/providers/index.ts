@@ -4,17 +4,17 @@
  * passed in, and checked at creation so the CLI fails before doing any work.
  */
 import { RlmError } from '../../errors.ts';
+import type { BackoffOptions } from '../../http-retry.ts';
 import type { Model } from '../model.ts';
 import { AnthropicModel } from './anthropic.ts';
 import { CLAUDE_NOT_FOUND, ClaudeCodeModel, findClaudeExecutable } from './claude-code.ts';
 import { OPENAI_DEFAULT_BASE_URL, OpenAIModel } from './openai.ts';
-import type { BackoffOptions } from './retry.ts';
 import { ScriptedModel } from './scripted.ts';
 
+export type { BackoffOptions } from '../../http-retry.ts';
 export { AnthropicModel, type AnthropicModelOptions } from './anthropic.ts';
 export { ClaudeCodeModel, type ClaudeCodeModelOptions } from './claude-code.ts';
 export { OpenAIModel, type OpenAIModelOptions } from './openai.ts';
-export type { BackoffOptions } from './retry.ts';
 export { ScriptedModel, type ScriptedModelOptions, type ScriptRule, type ScriptRules } from './scripted.ts';
 
 export type ProviderName = 'anthropic' | 'openai' | 'claude-code' | 'scripted';

@@ -2,18 +2,16 @@
  * `openai:MODEL` — any OpenAI-compatible `/chat/completions` endpoint (OpenAI, llama.cpp, vLLM,
  * Ollama...) over plain `fetch`, so no SDK quirks leak in and local servers work unchanged.
  */
-import type { RlmError } from '../../errors.ts';
-import type { Model, ModelRequest, ModelResponse, Usage } from '../model.ts';
-import { errorBodyMessage, providerError } from './errors.ts';
+
 import {
+  type AttemptOutcome,
   abortedError,
   type BackoffOptions,
-  backoffDelay,
-  DEFAULT_BACKOFF,
   isRetryableStatus,
-  parseRetryAfter,
-  sleep,
-} from './retry.ts';
+  withRetries,
+} from '../../http-retry.ts';
+import type { Model, ModelRequest, ModelResponse, Usage } from '../model.ts';
+import { errorBodyMessage, providerError } from './errors.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -60,22 +58,15 @@ export class OpenAIModel implements Model {
       accept: 'application/json',
     };
     if (this.#opts.apiKey) headers.authorization = `Bearer ${this.#opts.apiKey}`;
-    const maxRetries = this.#opts.maxRetries ?? 4;
     const timeoutMs = this.#opts.timeoutMs ?? 600_000;
-    const backoff = this.#opts.backoff ?? {};
     const signal = request.signal;
-
-    for (let attempt = 0; ; attempt++) {
-      if (signal?.aborted) throw abortedError(PROVIDER);
-      const outcome = await this.#attempt(body, headers, timeoutMs, signal);
-      if (outcome.kind === 'ok') return this.#parse(outcome.text);
-      if (!outcome.retryable || attempt >= maxRetries) throw outcome.error;
-      const wait =
-        (outcome.headers &&
-          parseRetryAfter(outcome.headers, backoff.maxRetryAfterMs ?? DEFAULT_BACKOFF.maxRetryAfterMs)) ??
-        backoffDelay(attempt, backoff);
-      await sleep(wait, signal, PROVIDER);
-    }
+    const text = await withRetries(() => this.#attempt(body, headers, timeoutMs, signal), {
+      maxRetries: this.#opts.maxRetries ?? 4,
+      backoff: this.#opts.backoff ?? {},
+      signal,
+      name: PROVIDER,
+    });
+    return this.#parse(text);
   }
 
   #body(request: ModelRequest): Record<string, unknown> {
@@ -97,9 +88,7 @@ export class OpenAIModel implements Model {
     headers: Record<string, string>,
     timeoutMs: number,
     signal: AbortSignal | undefined,
-  ): Promise<
-    { kind: 'ok'; text: string } | { kind: 'fail'; error: RlmError; retryable: boolean; headers?: Headers }
-  > {
+  ): Promise<AttemptOutcome<string>> {
     const timer = new AbortController();
     const handle = setTimeout(() => timer.abort(), timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
@@ -108,7 +97,7 @@ export class OpenAIModel implements Model {
       const res = await this.#fetch(this.#url, { method: 'POST', headers, body, signal: combined });
       // The body is read under the same timer: a server that stalls mid-body is as stuck as a silent one.
       const text = await res.text();
-      if (res.ok) return { kind: 'ok', text };
+      if (res.ok) return { ok: true, value: text };
       const retryable = isRetryableStatus(res.status);
       const detail = errorBodyMessage(text) || res.statusText;
       const error = providerError(
@@ -117,12 +106,12 @@ export class OpenAIModel implements Model {
         { status: res.status, retryable },
         secrets,
       );
-      return { kind: 'fail', error, retryable, headers: res.headers };
+      return { ok: false, error, retryable, headers: res.headers };
     } catch (err) {
       if (signal?.aborted) throw abortedError(PROVIDER);
       if (timer.signal.aborted) {
         const error = providerError(PROVIDER, `request timed out after ${timeoutMs} ms`, { retryable: true });
-        return { kind: 'fail', error, retryable: true };
+        return { ok: false, error, retryable: true };
       }
       const error = providerError(
         PROVIDER,
@@ -130,7 +119,7 @@ export class OpenAIModel implements Model {
         { retryable: true },
         secrets,
       );
-      return { kind: 'fail', error, retryable: true };
+      return { ok: false, error, retryable: true };
     } finally {
       clearTimeout(handle);
     }

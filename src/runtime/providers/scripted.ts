@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { countTokens as defaultCountTokens } from '../../../memory/tokens.ts';
 import { RlmError } from '../../errors.ts';
+import { abortedError, sleep } from '../../http-retry.ts';
 import type { Model, ModelRequest, ModelResponse } from '../model.ts';
-import { abortedError, sleep } from './retry.ts';
 
 /** One rule of a scripted model, as written in the rules file. */
 export interface ScriptRule {

@@ -100,7 +100,7 @@ describe('OpenAIEmbedder', () => {
     const { baseUrl, seen } = await fakeServer((req, res, n) =>
       n === 1 ? fail(res, 429, 'slow down', { 'retry-after': '1' }) : ok(res, req.body.input),
     );
-    const e = new OpenAIEmbedder({ baseUrl, model: 'm', retryBaseMs: 1 });
+    const e = new OpenAIEmbedder({ baseUrl, model: 'm', backoff: { baseMs: 1 } });
     expect(await e.embed(['hello'])).toEqual([vec('hello')]);
     expect(seen).toHaveLength(2);
     // The backoff alone would be ~1 ms; only honouring retry-after explains a ~1 s gap.
@@ -111,7 +111,7 @@ describe('OpenAIEmbedder', () => {
     const { baseUrl, seen } = await fakeServer((req, res, n) =>
       n === 1 ? fail(res, 500, 'boom') : ok(res, req.body.input),
     );
-    const e = new OpenAIEmbedder({ baseUrl, model: 'm', retryBaseMs: 5 });
+    const e = new OpenAIEmbedder({ baseUrl, model: 'm', backoff: { baseMs: 5 } });
     expect(await e.embed(['x', 'yy'])).toEqual([vec('x'), vec('yy')]);
     expect(seen).toHaveLength(2);
   });
@@ -119,7 +119,7 @@ describe('OpenAIEmbedder', () => {
   it('gives up after maxRetries on persistent 503', async () => {
     const { baseUrl, seen } = await fakeServer((_req, res) => fail(res, 503, 'overloaded'));
     const err = await caught(
-      new OpenAIEmbedder({ baseUrl, model: 'm', retryBaseMs: 1, maxRetries: 2 }).embed(['x']),
+      new OpenAIEmbedder({ baseUrl, model: 'm', backoff: { baseMs: 1 }, maxRetries: 2 }).embed(['x']),
     );
     expect(err.code).toBe('PROVIDER');
     expect(err.message).toContain('503');
@@ -128,12 +128,34 @@ describe('OpenAIEmbedder', () => {
     expect(seen).toHaveLength(3);
   });
 
+  it('retries 408 and 409 like the model providers (one policy, src/http-retry.ts)', async () => {
+    for (const status of [408, 409]) {
+      const { baseUrl, seen } = await fakeServer((req, res, n) =>
+        n === 1 ? fail(res, status, 'try again') : ok(res, req.body.input),
+      );
+      const e = new OpenAIEmbedder({ baseUrl, model: 'm', backoff: { baseMs: 1 } });
+      expect(await e.embed(['x'])).toEqual([vec('x')]);
+      expect(seen).toHaveLength(2);
+    }
+  });
+
+  it('caps a server-requested wait at backoff.maxRetryAfterMs', async () => {
+    const { baseUrl, seen } = await fakeServer((req, res, n) =>
+      n === 1 ? fail(res, 429, 'slow down', { 'retry-after': '3600' }) : ok(res, req.body.input),
+    );
+    const e = new OpenAIEmbedder({ baseUrl, model: 'm', backoff: { maxRetryAfterMs: 20 } });
+    expect(await e.embed(['x'])).toEqual([vec('x')]);
+    expect(seen).toHaveLength(2);
+  });
+
   it('does not retry a 401 and never reveals the key', async () => {
     const { baseUrl, seen } = await fakeServer((_req, res) =>
       fail(res, 401, 'Incorrect API key provided: sk-secret-123'),
     );
     const err = await caught(
-      new OpenAIEmbedder({ baseUrl, apiKey: 'sk-secret-123', model: 'm', retryBaseMs: 1 }).embed(['x']),
+      new OpenAIEmbedder({ baseUrl, apiKey: 'sk-secret-123', model: 'm', backoff: { baseMs: 1 } }).embed([
+        'x',
+      ]),
     );
     expect(seen).toHaveLength(1);
     expect(err.code).toBe('PROVIDER');
@@ -183,7 +205,9 @@ describe('OpenAIEmbedder', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body());
     });
-    const err = await caught(new OpenAIEmbedder({ baseUrl, model: 'm', retryBaseMs: 1 }).embed(['a', 'b']));
+    const err = await caught(
+      new OpenAIEmbedder({ baseUrl, model: 'm', backoff: { baseMs: 1 } }).embed(['a', 'b']),
+    );
     expect(err.code).toBe('PROVIDER');
     expect(err.message).toContain('malformed');
     expect(seen).toHaveLength(1);
@@ -201,7 +225,13 @@ describe('OpenAIEmbedder', () => {
       // Never respond.
     });
     const err = await caught(
-      new OpenAIEmbedder({ baseUrl, model: 'm', timeoutMs: 100, maxRetries: 1, retryBaseMs: 1 }).embed(['a']),
+      new OpenAIEmbedder({
+        baseUrl,
+        model: 'm',
+        timeoutMs: 100,
+        maxRetries: 1,
+        backoff: { baseMs: 1 },
+      }).embed(['a']),
     );
     expect(err.code).toBe('PROVIDER');
     expect(err.message).toContain('timed out after 100ms');
@@ -215,7 +245,7 @@ describe('OpenAIEmbedder', () => {
       s?.close(r);
     });
     const err = await caught(
-      new OpenAIEmbedder({ baseUrl, model: 'm', maxRetries: 1, retryBaseMs: 1 }).embed(['a']),
+      new OpenAIEmbedder({ baseUrl, model: 'm', maxRetries: 1, backoff: { baseMs: 1 } }).embed(['a']),
     );
     expect(err.code).toBe('PROVIDER');
     expect(err.message).toContain('network error');
