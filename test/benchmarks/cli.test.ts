@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { benchCommand } from '../../src/cli/commands/bench.ts';
+import { benchCommand } from '../../benchmarks/cli.ts';
 import type { CliIO } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
 import { isRlmError } from '../../src/errors.ts';

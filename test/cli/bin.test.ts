@@ -55,4 +55,10 @@ describe('the rlm bin', () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("unknown command 'frobnicate'");
   });
+
+  it('runs `rlm bench` from the compiled package (its suites ship in dist/benchmarks)', () => {
+    const r = spawnSync(BIN, ['bench', '--help'], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('usage: rlm bench');
+  });
 });

@@ -4,19 +4,19 @@
  * charts to --out. `--model smoke` is the built-in scripted policy: a fast offline run of the whole stack.
  */
 import path from 'node:path';
-import { estimateCost } from '../../../benchmarks/estimate.ts';
-import { type BenchReport, runBench } from '../../../benchmarks/harness.ts';
-import { METHODS, type MethodName } from '../../../benchmarks/methods.ts';
-import { benchModelFactory, SMOKE_MODEL } from '../../../benchmarks/policies/smoke.ts';
-import { renderMarkdown, writeReport } from '../../../benchmarks/report.ts';
-import { parseSizes, pickNames, splitList } from '../../../benchmarks/sizes.ts';
-import { readTree } from '../../../benchmarks/tasks/codeqa-tree.ts';
-import { SUITES, type SuiteName } from '../../../benchmarks/tasks/types.ts';
-import { RlmError } from '../../errors.ts';
-import type { ModelFactory, SandboxFactory } from '../../runtime/options.ts';
-import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_FAILURE, EXIT_OK, writeJson } from '../io.ts';
-import { ProgressBar } from '../progress.ts';
+import { intFlag, parseCommandArgs } from '../src/cli/args.ts';
+import { type CliIO, EXIT_FAILURE, EXIT_OK, writeJson } from '../src/cli/io.ts';
+import { ProgressBar } from '../src/cli/progress.ts';
+import { RlmError } from '../src/errors.ts';
+import type { ModelFactory, SandboxFactory } from '../src/runtime/options.ts';
+import { estimateCost } from './estimate.ts';
+import { type BenchReport, runBench } from './harness.ts';
+import { METHODS, type MethodName } from './methods.ts';
+import { benchModelFactory, SMOKE_MODEL } from './policies/smoke.ts';
+import { renderMarkdown, writeReport } from './report.ts';
+import { parseSizes, pickNames, splitList } from './sizes.ts';
+import { readTree } from './tasks/codeqa-tree.ts';
+import { SUITES, type SuiteName } from './tasks/types.ts';
 
 const HELP = `usage: rlm bench [SUITE...] [options]
 

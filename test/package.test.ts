@@ -1,0 +1,85 @@
+/**
+ * What `npm publish` ships: the build (tsconfig.build.json) compiles the library, the CLI and the `rlm bench`
+ * command with the suites it runs, and nothing else. Micro-benchmarks and other benchmark-only modules stay
+ * out of `dist/`, and no shipped module imports a devDependency (it would be missing in an install).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importSpecifiers, packageOf } from './helpers/imports.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+
+/** The project's files the build compiles, relative to the root (tsc follows imports, dynamic ones too). */
+function builtFiles(): string[] {
+  const out = execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--listFilesOnly'],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
+  return out
+    .split('\n')
+    .map((f) => f.trim())
+    .filter((f) => f !== '' && !f.includes('/node_modules/'))
+    .map((f) => path.relative(ROOT, f));
+}
+
+/** Bare package names a source file imports. */
+function importedPackages(file: string): string[] {
+  const names = importSpecifiers(path.join(ROOT, file)).map(packageOf);
+  return [...new Set(names.filter((n) => n !== undefined))];
+}
+
+describe('the published package', () => {
+  const files = builtFiles();
+
+  it('ships the library, the CLI and the benchmark suites behind `rlm bench`', () => {
+    expect(files).toContain('src/index.ts');
+    expect(files).toContain('src/cli/main.ts');
+    expect(files).toContain('benchmarks/cli.ts');
+    expect(files).toContain('benchmarks/harness.ts');
+  });
+
+  it('leaves micro-benchmarks and the benchmark runner out', () => {
+    const micro = [
+      'benchmarks/run.ts',
+      'benchmarks/memory-search.ts',
+      'benchmarks/memory-store.ts',
+      'benchmarks/memory-grep.ts',
+      'benchmarks/memory-text.ts',
+      'benchmarks/sandbox.ts',
+      'benchmarks/loop.ts',
+    ];
+    expect(files.filter((f) => micro.includes(f))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('test/') || f.endsWith('.test.ts'))).toEqual([]);
+  });
+
+  it('imports only runtime dependencies and Node built-ins', () => {
+    const allowed = new Set([...Object.keys(pkg.dependencies), ...builtinModules]);
+    const bad = files.flatMap((f) =>
+      importedPackages(f)
+        .filter((p) => !allowed.has(p))
+        .map((p) => `${f} → ${p}`),
+    );
+    expect(bad).toEqual([]);
+    // The check itself sees devDependencies: the micro-benchmark does import one.
+    expect(importedPackages('benchmarks/memory-search.ts')).toContain('minisearch');
+  });
+
+  it('has src/ reach into benchmarks/ only through the lazy `rlm bench` entry of the command registry', () => {
+    const reaching = files.filter(
+      (f) =>
+        f.startsWith('src/') && /['"](?:\.\.\/)+benchmarks\//.test(readFileSync(path.join(ROOT, f), 'utf8')),
+    );
+    expect(reaching).toEqual(['src/cli/main.ts']);
+    expect(readFileSync(path.join(ROOT, 'src/cli/main.ts'), 'utf8')).toMatch(
+      /load: async \(\) => \(await import\('\.\.\/\.\.\/benchmarks\/cli\.ts'\)\)\.default/,
+    );
+  });
+});
