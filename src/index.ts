@@ -1,6 +1,11 @@
 /**
- * rlm — Recursive Language Models for TypeScript. The hand-picked public API: everything else is
- * internal and may change without notice.
+ * rlm — Recursive Language Models for TypeScript. The hand-picked public API of the runtime: everything
+ * else is internal and may change without notice. The chunk graph, the sandbox and the MCP server have
+ * their own entry points, so importing `rlm` loads none of them (nor any SDK) until a run needs it:
+ *
+ * - `rlm/memory` — `ChunkStore`, `MemoryChunkStore`, embedders, `repairStore`, `countTokens`;
+ * - `rlm/sandbox` — `createSandbox` (isolated-vm);
+ * - `rlm/mcp` — the MCP server (`createServer`, `serveStdio`, `serveHttp`).
  *
  * @example
  * ```ts
@@ -11,40 +16,11 @@
  * ```
  */
 
-export { createEmbedder } from '../memory/embedders/index.ts';
-export type { Embedder } from '../memory/embedders/types.ts';
-export { MemoryChunkStore } from '../memory/memory-store.ts';
-export { type RepairOptions, type RepairReport, repairStore } from '../memory/repair.ts';
-// The chunk graph
-export { ChunkStore, type OpenOptions } from '../memory/store.ts';
-export { countTokens } from '../memory/tokens.ts';
-export type {
-  AccessStats,
-  ChunkerName,
-  ChunkReader,
-  ChunkRecord,
-  ChunkStoreApi,
-  ChunkType,
-  DocumentRecord,
-  GrepMatch,
-  GrepOptions,
-  GrepResult,
-  IngestOptions,
-  IngestProgress,
-  IngestReport,
-  Link,
-  LinkType,
-  SearchHit,
-  SearchOptions,
-  StoreStats,
-} from '../memory/types.ts';
+// Types the runtime's options and inputs mention; their implementations live in `rlm/memory` and `rlm/sandbox`.
+export type { ChunkReader, ChunkStoreApi } from '../memory/types.ts';
 // Errors
 export { type ErrorCode, isRlmError, RlmError } from './errors.ts';
-export { createServerContext, type ServerContext, type ServerContextOptions } from './mcp/context.ts';
-export { type HttpServeOptions, type HttpServerHandle, serveHttp } from './mcp/http.ts';
-// The MCP server
-export { createServer } from './mcp/server.ts';
-export { serveStdio } from './mcp/stdio.ts';
+export type { BackoffOptions } from './http-retry.ts';
 export type { ModelUsage } from './runtime/budget.ts';
 export type { AnswerInput } from './runtime/input.ts';
 // Models
@@ -70,6 +46,4 @@ export { RLM } from './runtime/rlm.ts';
 export { JsonlTraceFile, parseTrace, type TraceEvent } from './runtime/trace.ts';
 export { type RenderOptions, renderTraceFile, renderTraceTree } from './runtime/trace-render.ts';
 export type { SandboxHost } from './sandbox/host.ts';
-// The sandbox
-export { createSandbox } from './sandbox/session.ts';
 export type { BlockError, BlockResult, Sandbox, SandboxLimits } from './sandbox/types.ts';

@@ -61,4 +61,20 @@ describe('the rlm bin', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('usage: rlm bench');
   });
+
+  it('resolves every subpath export to the compiled package', () => {
+    const script = `
+      const root = await import('rlm');
+      const memory = await import('rlm/memory');
+      const sandbox = await import('rlm/sandbox');
+      const mcp = await import('rlm/mcp');
+      console.log([typeof root.RLM, typeof memory.ChunkStore, typeof sandbox.createSandbox, typeof mcp.createServer].join(' '));
+    `;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('function function function function\n');
+  });
 });

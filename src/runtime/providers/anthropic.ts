@@ -2,13 +2,9 @@
  * `anthropic:MODEL` — the Messages API through @anthropic-ai/sdk. The SDK already retries 408, 409,
  * 429 and 5xx (529 "overloaded" included) with backoff and honours `retry-after`; this wrapper tunes
  * it, caps server-requested waits, marks the prompt-cache breakpoints and maps errors to RlmError.
+ * The SDK is loaded at the first request, so importing `rlm` costs nothing for those who never use it.
  */
-import Anthropic, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type {
   Usage as AnthropicUsage,
   MessageParam,
@@ -49,28 +45,39 @@ export interface AnthropicModelOptions {
 }
 
 const PROVIDER = 'anthropic';
+
+type Sdk = typeof import('@anthropic-ai/sdk');
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
 /** A {@link Model} over the Anthropic Messages API. */
 export class AnthropicModel implements Model {
   readonly spec: string;
   readonly #opts: AnthropicModelOptions;
-  readonly #client: Anthropic;
+  #client: Promise<{ sdk: Sdk; client: Anthropic }> | undefined;
 
   constructor(opts: AnthropicModelOptions) {
     this.#opts = opts;
     this.spec = opts.spec ?? `anthropic:${opts.model}`;
-    this.#client = new Anthropic({
-      apiKey: opts.apiKey,
-      // Passing every env-derived value explicitly keeps the SDK from reading process.env itself.
-      baseURL: opts.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL,
-      webhookKey: null,
-      timeout: opts.timeoutMs ?? 600_000,
-      maxRetries: opts.maxRetries ?? 4,
-      fetch: tunedFetch(opts.fetch ?? globalThis.fetch, opts.backoff),
-      logLevel: 'off',
-      openTelemetry: false,
-    });
+  }
+
+  /** The SDK and its client, made on first use. */
+  #connect(): Promise<{ sdk: Sdk; client: Anthropic }> {
+    const opts = this.#opts;
+    this.#client ??= import('@anthropic-ai/sdk').then((sdk) => ({
+      sdk,
+      client: new sdk.default({
+        apiKey: opts.apiKey,
+        // Passing every env-derived value explicitly keeps the SDK from reading process.env itself.
+        baseURL: opts.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL,
+        webhookKey: null,
+        timeout: opts.timeoutMs ?? 600_000,
+        maxRetries: opts.maxRetries ?? 4,
+        fetch: tunedFetch(opts.fetch ?? globalThis.fetch, opts.backoff),
+        logLevel: 'off',
+        openTelemetry: false,
+      }),
+    }));
+    return this.#client;
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
@@ -79,8 +86,9 @@ export class AnthropicModel implements Model {
     const system: TextBlockParam[] = request.system
       ? [{ type: 'text', text: request.system, cache_control: EPHEMERAL }]
       : [];
+    const { sdk, client } = await this.#connect();
     try {
-      const message = await this.#client.messages.create(
+      const message = await client.messages.create(
         {
           model: this.#opts.model,
           max_tokens:
@@ -95,11 +103,12 @@ export class AnthropicModel implements Model {
       if (message.stop_reason) response.stopReason = message.stop_reason;
       return response;
     } catch (err) {
-      throw this.#mapError(err, signal);
+      throw this.#mapError(sdk, err, signal);
     }
   }
 
-  #mapError(err: unknown, signal: AbortSignal | undefined): RlmError {
+  #mapError(sdk: Sdk, err: unknown, signal: AbortSignal | undefined): RlmError {
+    const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdk;
     if (err instanceof RlmError) return err;
     if (signal?.aborted || err instanceof APIUserAbortError) return abortedError(PROVIDER);
     const secrets = [this.#opts.apiKey];

@@ -4,7 +4,6 @@
  * built from the same rules do not share state.
  */
 import { readFileSync } from 'node:fs';
-import { countTokens as defaultCountTokens } from '../../../memory/tokens.ts';
 import { RlmError } from '../../errors.ts';
 import { abortedError, sleep } from '../../http-retry.ts';
 import type { Model, ModelRequest, ModelResponse } from '../model.ts';
@@ -48,13 +47,13 @@ interface CompiledRule {
 export class ScriptedModel implements Model {
   readonly spec: string;
   readonly #rules: CompiledRule[];
-  readonly #count: (text: string) => number;
+  readonly #count: ((text: string) => number) | undefined;
 
   constructor(rules: ScriptRules | ScriptRule[], opts: ScriptedModelOptions = {}) {
     const where = opts.source ?? 'scripted rules';
     this.#rules = compileRules(Array.isArray(rules) ? { rules } : rules, where);
     this.spec = opts.spec ?? (opts.source ? `scripted:${opts.source}` : 'scripted');
-    this.#count = opts.countTokens ?? defaultCountTokens;
+    this.#count = opts.countTokens;
   }
 
   /** Loads and validates a rules file; problems are BAD_INPUT errors naming the file (and rule). */
@@ -94,9 +93,10 @@ export class ScriptedModel implements Model {
       if (rule.delayMs > 0) await sleep(rule.delayMs, request.signal, 'scripted');
       const text = rule.reply.replace(/\$([1-9])/g, (_, d: string) => groups[Number(d)] ?? '');
       const prompt = [request.system, ...request.messages.map((m) => m.content)].join('\n');
+      const count = this.#count ?? (await projectTokenizer());
       return {
         text,
-        usage: { inputTokens: this.#count(prompt), outputTokens: this.#count(text) },
+        usage: { inputTokens: count(prompt), outputTokens: count(text) },
         model: 'scripted',
         stopReason: 'end_turn',
       };
@@ -108,6 +108,11 @@ export class ScriptedModel implements Model {
       { depth: request.depth, message: preview },
     );
   }
+}
+
+/** The project tokenizer (tiktoken's WebAssembly), loaded at the first call rather than with `rlm`. */
+async function projectTokenizer(): Promise<(text: string) => number> {
+  return (await import('../../../memory/tokens.ts')).countTokens;
 }
 
 function lastUserMessage(request: ModelRequest): string {

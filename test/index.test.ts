@@ -1,0 +1,85 @@
+/**
+ * The entry points (`rlm`, `rlm/memory`, `rlm/sandbox`, `rlm/mcp`) each load only what they need. Each is
+ * imported in a fresh Node process that records the modules it reads: what is asserted is which modules
+ * load, not how long it takes.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+function loads(entry: string): { files: string[]; packages: string[] } {
+  const out = execFileSync(
+    process.execPath,
+    ['--no-node-snapshot', '--no-warnings', path.join(ROOT, 'test/helpers/loaded-modules.ts'), entry],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
+  return JSON.parse(out) as { files: string[]; packages: string[] };
+}
+
+const under = (files: string[], dir: string) => files.filter((f) => f.startsWith(dir));
+
+describe('entry points', () => {
+  it('`rlm` loads the runtime and its providers, but no npm package, store, sandbox or MCP server', () => {
+    const { files, packages } = loads('src/index.ts');
+    // No SDK (Anthropic, MCP), no isolated-vm, no tiktoken: each loads when a run first needs it.
+    expect(packages).toEqual([]);
+    expect(files).toContain('src/runtime/rlm.ts');
+    expect(files).toContain('src/runtime/providers/anthropic.ts');
+    expect(under(files, 'memory/')).toEqual([]);
+    expect(under(files, 'src/sandbox/')).toEqual([]);
+    expect(under(files, 'src/mcp/')).toEqual([]);
+    expect(under(files, 'src/cli/')).toEqual([]);
+  });
+
+  it('`rlm/memory` loads the chunk graph and its tokenizer, not the runtime, sandbox or MCP server', () => {
+    const { files, packages } = loads('memory/index.ts');
+    expect(files).toContain('memory/store.ts');
+    expect(packages).toContain('tiktoken');
+    expect(packages).not.toContain('isolated-vm');
+    expect(packages).not.toContain('@modelcontextprotocol/sdk');
+    expect(packages).not.toContain('@anthropic-ai/sdk');
+    // Below the runtime: only the shared error and HTTP retry modules of src/.
+    expect(under(files, 'src/').sort()).toEqual(['src/errors.ts', 'src/http-retry.ts']);
+  });
+
+  it('`rlm/sandbox` loads isolated-vm and acorn, not the stores, providers or MCP server', () => {
+    const { files, packages } = loads('src/sandbox/index.ts');
+    expect(packages).toEqual(expect.arrayContaining(['acorn', 'isolated-vm']));
+    expect(packages).not.toContain('tiktoken');
+    expect(packages).not.toContain('@modelcontextprotocol/sdk');
+    expect(packages).not.toContain('@anthropic-ai/sdk');
+    // The grep engine over the context is shared with the store; the store itself is not loaded.
+    expect(under(files, 'memory/').sort()).toEqual([
+      'memory/grep-scan.ts',
+      'memory/grep.ts',
+      'memory/types.ts',
+    ]);
+    expect(under(files, 'src/runtime/')).toEqual([]);
+    expect(under(files, 'src/mcp/')).toEqual([]);
+  });
+
+  it('`rlm/mcp` loads the MCP SDK and the runtime, but leaves the sandbox and model SDKs for the first run', () => {
+    const { files, packages } = loads('src/mcp/index.ts');
+    expect(packages).toContain('@modelcontextprotocol/sdk');
+    expect(packages).not.toContain('isolated-vm');
+    expect(packages).not.toContain('@anthropic-ai/sdk');
+    expect(files).toContain('src/mcp/server.ts');
+    expect(under(files, 'src/sandbox/')).toEqual([]);
+  });
+
+  it('package.json exports exactly these entry points, each with its types', () => {
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, { types: string; default: string } | string>;
+    };
+    expect(pkg.exports).toEqual({
+      '.': { types: './dist/src/index.d.ts', default: './dist/src/index.js' },
+      './memory': { types: './dist/memory/index.d.ts', default: './dist/memory/index.js' },
+      './sandbox': { types: './dist/src/sandbox/index.d.ts', default: './dist/src/sandbox/index.js' },
+      './mcp': { types: './dist/src/mcp/index.d.ts', default: './dist/src/mcp/index.js' },
+      './package.json': './package.json',
+    });
+  });
+});
