@@ -11,6 +11,8 @@ export interface CliIO {
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** Interrupted by Ctrl-C (SIGINT), as shells report it: 128 + 2. */
+export const EXIT_INTERRUPTED = 130;
 
 export type Command = (argv: string[], io: CliIO) => Promise<number>;
 
@@ -26,4 +28,20 @@ export function processIO(): CliIO {
 
 export function writeJson(io: CliIO, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * All of stdin as UTF-8 text. Chunks are joined as bytes before decoding: a character split across two
+ * reads would otherwise turn into two U+FFFD.
+ */
+export async function readStdin(io: CliIO): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Colours on stdout: only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
+export function stdoutColor(io: CliIO): boolean {
+  return io.stdout.isTTY === true && !io.env.NO_COLOR;
 }

@@ -4,7 +4,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { isRlmError } from '../errors.ts';
-import { type CliIO, type Command, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, processIO } from './io.ts';
+import {
+  type CliIO,
+  type Command,
+  EXIT_FAILURE,
+  EXIT_INTERRUPTED,
+  EXIT_OK,
+  EXIT_USAGE,
+  processIO,
+} from './io.ts';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   answer: {
@@ -117,6 +125,7 @@ const USAGE_CODES = new Set(['BAD_INPUT', 'STORE_MISSING', 'VALIDATION']);
 export function reportError(err: unknown, io: CliIO): number {
   if (isRlmError(err)) {
     io.stderr.write(`rlm: ${oneLine(err.message)} [${err.code}]\n`);
+    if (err.code === 'ABORTED') return EXIT_INTERRUPTED;
     return USAGE_CODES.has(err.code) ? EXIT_USAGE : EXIT_FAILURE;
   }
   const e = err as NodeJS.ErrnoException;
@@ -136,5 +145,21 @@ function oneLine(s: string): string {
 
 /** Runs the CLI in this process with its arguments and sets the exit code. */
 export async function run(): Promise<void> {
+  quietOnClosedPipe(process.stdout);
+  quietOnClosedPipe(process.stderr);
   process.exitCode = await main(process.argv.slice(2));
+}
+
+/**
+ * `rlm grep ... | head` closes the pipe early: stop quietly, as grep does, instead of dying on an
+ * unhandled EPIPE with a stack trace. The reader has what it wanted, so the exit code is 0.
+ */
+export function quietOnClosedPipe(
+  stream: NodeJS.EventEmitter,
+  exit: (code: number) => void = process.exit,
+): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') exit(EXIT_OK);
+    else throw err;
+  });
 }

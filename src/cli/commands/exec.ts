@@ -12,7 +12,7 @@ import type { SandboxHost } from '../../sandbox/host.ts';
 import { createSandbox } from '../../sandbox/session.ts';
 import type { BlockError, BlockResult } from '../../sandbox/types.ts';
 import { parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, writeJson } from '../io.ts';
+import { type CliIO, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, readStdin, writeJson } from '../io.ts';
 
 const HELP = `usage: rlm exec [FILE|-] [--context PATH]... [--store DIR] [--model SPEC] [--json]
 
@@ -67,13 +67,6 @@ export function splitSourceBlocks(source: string): SourceBlock[] {
 /** Splits a file into blocks at separator lines; a file without separators is one block. */
 export function splitBlocks(source: string): string[] {
   return splitSourceBlocks(source).map((b) => b.code);
-}
-
-async function readStdin(io: CliIO): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin)
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function readInput(file: string | undefined, io: CliIO): Promise<string> {
@@ -162,10 +155,9 @@ async function loadExecInput(
   // loadInput wants the run's question; exec has none, so a placeholder stands in.
   const question = 'rlm exec';
   if (paths.length > 0) return loadInput({ question, paths }, DEFAULT_MAX_CONTEXT_CHARS);
-  const dir = storeFlag ?? io.env.RLM_STORE;
-  if (!dir) return loadInput({ question }, DEFAULT_MAX_CONTEXT_CHARS);
+  if (!(storeFlag ?? io.env.RLM_STORE)) return loadInput({ question }, DEFAULT_MAX_CONTEXT_CHARS);
   const { openStore } = await import('../store-arg.ts');
-  const store = await openStore(path.resolve(io.cwd, dir), io);
+  const store = await openStore(storeFlag, io);
   try {
     const loaded = await loadInput({ question, store }, DEFAULT_MAX_CONTEXT_CHARS);
     return { ...loaded, close: () => store.close() };

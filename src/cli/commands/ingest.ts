@@ -5,7 +5,7 @@ import { RlmError } from '../../errors.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
 import { formatBytes, ProgressBar } from '../progress.ts';
-import { openStore } from '../store-arg.ts';
+import { checkNewStoreDir, openStore, storeDir } from '../store-arg.ts';
 
 const HELP = `usage: rlm ingest PATH... --store DIR [options]
 
@@ -13,7 +13,8 @@ Adds files and folders to the store (created if missing). Unchanged files are sk
 replaced. Binary files are skipped with a note.
 
 options:
-  --store DIR          the store folder (default: $RLM_STORE)
+  --store DIR          the store folder (default: $RLM_STORE); created if missing
+  --create             allow making a store in a folder that already holds other files
   --chunker NAME       size | paragraph | lines | turn | markdown (default: by file type)
   --chunk-tokens N     size chunker window (default 2000)
   --overlap-tokens N   size chunker overlap (default 200)
@@ -35,6 +36,7 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
     tag: { type: 'string', multiple: true },
     embedder: { type: 'string' },
     prune: { type: 'boolean' },
+    create: { type: 'boolean' },
     json: { type: 'boolean' },
   });
   if (values.help) {
@@ -56,6 +58,7 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
   const paths = positionals.map((p) => path.resolve(io.cwd, p));
   for (const p of paths)
     if (!existsSync(p)) throw new RlmError('BAD_INPUT', `no such file or directory: ${p}`);
+  checkNewStoreDir(storeDir(values.store, io), values.create);
   const store = await openStore(values.store, io, {
     create: true,
     ...(values.embedder ? { embedder: values.embedder } : {}),

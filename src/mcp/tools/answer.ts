@@ -61,7 +61,7 @@ export function answerInput(limits: McpLimits) {
         .string()
         .min(1)
         .optional()
-        .describe('Root model spec, e.g. anthropic:claude-sonnet-4-5. Default: RLM_MODEL.'),
+        .describe('Root model spec, e.g. anthropic:claude-sonnet-4-6. Default: RLM_MODEL.'),
       sub_model: z
         .string()
         .min(1)
