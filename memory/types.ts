@@ -109,8 +109,11 @@ export interface SearchOptions {
 export interface SearchHit {
   id: string;
   score: number;
+  /** The passage of the chunk that best matches the query, on one line (≤ 200 characters). */
   preview: string;
   document: string;
+  /** The file the document was ingested from, or null (text ingested without a path). */
+  path: string | null;
   tokens: number;
   tags: string[];
   type: ChunkType;

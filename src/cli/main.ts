@@ -47,6 +47,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'link two chunks by hand (supports / contradicts)',
     load: async () => (await import('./commands/links.ts')).link,
   },
+  ls: {
+    summary: 'list the documents of a store',
+    load: async () => (await import('./commands/admin.ts')).ls,
+  },
   stats: { summary: 'store totals', load: async () => (await import('./commands/admin.ts')).stats },
   rm: { summary: 'forget a document', load: async () => (await import('./commands/admin.ts')).rm },
   repair: {

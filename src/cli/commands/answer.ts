@@ -6,6 +6,7 @@ import { createModel } from '../../runtime/providers/index.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
 import type { TraceEvent } from '../../runtime/trace.ts';
+import { answerResult } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, readStdin, writeJson } from '../io.ts';
 import { StatusLine } from '../status-line.ts';
@@ -119,17 +120,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
     process.off('SIGINT', onSignal);
   }
   if (values.json) {
-    const { answer: a, status: s, iterations, subCalls, maxDepthReached, usage, elapsedMs, error } = result;
-    writeJson(io, {
-      answer: a,
-      status: s,
-      iterations,
-      subCalls,
-      maxDepthReached,
-      usage,
-      elapsedMs,
-      ...(error ? { error } : {}),
-    });
+    writeJson(io, answerResult(result));
   } else {
     // After an error or an abort the "answer" is only the model's last prose: stdout is for answers, so
     // it goes to stderr, labelled, where a script piping stdout cannot mistake it for one.
