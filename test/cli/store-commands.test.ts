@@ -24,7 +24,7 @@ describe('rlm store commands', () => {
       'updated',
     ]);
     expect(report).toMatchObject({ documents: 4, added: 4, updated: 0, skipped: 0 });
-    expect(ingest.stderr).toContain('image.png');
+    expect(ingest.stderr).toContain('rlm: 1 binary file skipped (--verbose lists them)');
 
     const again = await cli(['ingest', corpus, '--store', store, '--json']);
     expect(again.json()).toMatchObject({ added: 0, skipped: 4 });
