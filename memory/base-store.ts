@@ -136,8 +136,13 @@ export class BaseStore implements ChunkStoreApi {
       throw new RlmError('BAD_INPUT', 'nothing to ingest: give at least one file or folder');
     return this.exclusive('ingest', async () => {
       const started = performance.now();
-      const { files, notes } = await scanPaths(paths);
+      const { files, notes, passedOver } = await scanPaths(paths, {
+        ...(opts.includeHidden ? { includeHidden: true } : {}),
+        ...(opts.noIgnore ? { noIgnore: true } : {}),
+        ...(opts.exclude ? { exclude: opts.exclude } : {}),
+      });
       const report = emptyIngestReport(notes);
+      report.passedOver = passedOver;
       const bytesTotal = files.reduce((s, f) => s + f.bytes, 0);
       let bytesDone = 0;
       let pending: PendingDoc[] = [];
@@ -154,7 +159,7 @@ export class BaseStore implements ChunkStoreApi {
         });
         const doc = await readDocument(file.path);
         bytesDone += file.bytes;
-        if ('binary' in doc) {
+        if (!('text' in doc)) {
           report.notes.push({ path: file.path, note: doc.note });
           continue;
         }

@@ -5,9 +5,11 @@
 
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { type Dirent, promises as fs, type Stats } from 'node:fs';
+import { constants, type Dirent, promises as fs, type Stats } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { RlmError } from '../src/errors.ts';
+import { compilePattern, type IgnoreSet, isIgnored, parseIgnore } from './ignore.ts';
 
 /** A file found by {@link scanPaths}. */
 export interface ScannedFile {
@@ -16,10 +18,23 @@ export interface ScannedFile {
   bytes: number;
 }
 
-/** Result of {@link scanPaths}: files to read, and paths passed over with the reason. */
+/** What a scan left out on purpose, counted (the CLI prints one line with the flag that takes them). */
+export interface PassedOver {
+  /** Dot-files and dot-folders inside scanned folders (`includeHidden` takes them). */
+  hidden: number;
+  /** Folders never entered by default, like node_modules (`noIgnore` takes them). */
+  folders: number;
+  /** Paths matched by a `.gitignore` or `.rlmignore` (`noIgnore` takes them). */
+  ignored: number;
+  /** Paths matched by an `exclude` pattern. */
+  excluded: number;
+}
+
+/** Result of {@link scanPaths}: files to read, paths passed over with the reason, and counts. */
 export interface ScanResult {
   files: ScannedFile[];
   notes: { path: string; note: string }[];
+  passedOver: PassedOver;
 }
 
 export interface ScanOptions {
@@ -27,21 +42,32 @@ export interface ScanOptions {
   includeHidden?: boolean;
   /** Directory names never entered, in addition to dot-directories (default: node_modules). */
   skipDirs?: readonly string[];
+  /** Ignore `.gitignore`/`.rlmignore` files and enter the skipped directories too (default false). */
+  noIgnore?: boolean;
+  /** `.gitignore`-style patterns, relative to each scanned folder, of paths to leave out. */
+  exclude?: readonly string[];
 }
 
 /** A document read as text, or the reason it was not. */
-export type ReadResult = { text: string; notes: string[] } | { binary: true; note: string };
+export type ReadResult =
+  | { text: string; notes: string[] }
+  | { binary: true; note: string }
+  | { unreadable: true; note: string };
 
 const DEFAULT_SKIP_DIRS = ['node_modules'];
 /** The manifest that marks a folder as an rlm store (memory/manifest.ts); such folders are never scanned. */
 const STORE_MANIFEST = 'rlm-store.json';
+/** Ignore files read in every scanned folder. */
+const IGNORE_FILES = ['.gitignore', '.rlmignore'];
+/** How every binary-file note starts, so reports can count them. */
+export const BINARY_NOTE = 'binary file';
 
 /** Extensions that are never text, skipped without reading. */
 const BINARY_EXTENSIONS = new Set(
   (
     'png jpg jpeg gif webp bmp ico tif tiff psd heic avif svgz ' +
     'pdf doc docx xls xlsx ppt pptx odt ods odp epub ' +
-    'zip gz tgz bz2 xz zst 7z rar tar jar war ear lz4 ' +
+    'zip tgz bz2 xz zst 7z rar tar jar war ear lz4 ' +
     'exe dll so dylib o a lib obj class pyc pyo wasm bin dat node ' +
     'mp3 mp4 m4a mov avi mkv webm wav flac ogg opus ' +
     'woff woff2 ttf otf eot ' +
@@ -51,21 +77,27 @@ const BINARY_EXTENSIONS = new Set(
 
 /** Bytes inspected to decide whether a file is binary. */
 const SNIFF_BYTES = 8192;
+/** Largest text a `.gz` file may inflate to; beyond it the file is skipped (a zip bomb, or not text). */
+const MAX_GUNZIP_BYTES = 512 * 1024 * 1024;
 
 /**
  * Expands files and folders (recursively) into a sorted list of absolute file paths. Skips
- * dot-directories (`.git`, `.rlm`…), `node_modules`, rlm stores and symlink loops; a path given explicitly is
- * always taken, even when hidden. A missing path is a `BAD_INPUT` error; an unreadable folder is a note.
+ * dot-directories (`.git`, `.rlm`…), `node_modules`, what `.gitignore`/`.rlmignore` files and `exclude`
+ * patterns match, rlm stores and symlink loops; a path given explicitly is always taken, even when hidden.
+ * FIFOs, sockets and devices are noted and never opened. A missing path is a `BAD_INPUT` error; an
+ * unreadable folder is a note.
  */
 export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promise<ScanResult> {
-  const skipDirs = new Set(opts.skipDirs ?? DEFAULT_SKIP_DIRS);
+  const skipDirs = new Set(opts.noIgnore ? [] : (opts.skipDirs ?? DEFAULT_SKIP_DIRS));
   const includeHidden = opts.includeHidden ?? false;
+  const excludeRules = (opts.exclude ?? []).map(compilePattern).filter((r) => r !== null);
   const files = new Map<string, number>();
   const notes: { path: string; note: string }[] = [];
+  const passedOver: PassedOver = { hidden: 0, folders: 0, ignored: 0, excluded: 0 };
   /** Real paths of directories on the current descent, to detect symlink cycles. */
   const visiting = new Set<string>();
 
-  const walk = async (dir: string): Promise<void> => {
+  const walk = async (dir: string, ignores: IgnoreSet[], excludes: IgnoreSet[]): Promise<void> => {
     let real: string;
     try {
       real = await fs.realpath(dir);
@@ -92,43 +124,90 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
       visiting.delete(real);
       return;
     }
+    const here = opts.noIgnore ? ignores : [...ignores, ...(await readIgnoreFiles(dir, entries))];
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
-      const hidden = entry.name.startsWith('.');
-      if (hidden && !includeHidden) continue;
       const full = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (!skipDirs.has(entry.name)) await walk(full);
-      } else if (entry.isFile()) {
-        await addFile(full);
-      } else if (entry.isSymbolicLink()) {
-        const st = await statOrNull(full);
-        if (st === null) notes.push({ path: full, note: 'broken symlink skipped' });
-        else if (st.isDirectory()) {
-          if (!skipDirs.has(entry.name)) await walk(full);
-        } else if (st.isFile()) files.set(full, st.size);
+      let st: Stats | null | undefined;
+      let isDir = entry.isDirectory();
+      if (entry.isSymbolicLink()) {
+        st = await statOrNull(full);
+        if (st === null) {
+          notes.push({ path: full, note: 'broken symlink skipped' });
+          continue;
+        }
+        isDir = st.isDirectory();
       }
+      if (entry.name.startsWith('.') && !includeHidden) {
+        passedOver.hidden++;
+        continue;
+      }
+      if (isDir && skipDirs.has(entry.name)) {
+        passedOver.folders++;
+        continue;
+      }
+      if (isIgnored(excludes, full, isDir)) {
+        passedOver.excluded++;
+        continue;
+      }
+      if (isIgnored(here, full, isDir)) {
+        passedOver.ignored++;
+        continue;
+      }
+      if (isDir) {
+        await walk(full, here, excludes);
+        continue;
+      }
+      st ??= entry.isFile() ? await statOrNull(full) : await lstatOrNull(full);
+      if (st === null) notes.push({ path: full, note: 'vanished while scanning' });
+      else if (st.isFile()) files.set(full, st.size);
+      else notes.push({ path: full, note: `${specialKind(st)} skipped (not a regular file; never opened)` });
     }
     visiting.delete(real);
-  };
-
-  const addFile = async (file: string): Promise<void> => {
-    const st = await statOrNull(file);
-    if (st === null) notes.push({ path: file, note: 'vanished while scanning' });
-    else files.set(file, st.size);
   };
 
   for (const given of paths) {
     const abs = resolve(given);
     const st = await statOrNull(abs);
     if (st === null) throw new RlmError('BAD_INPUT', `no such file or directory: ${given}`, { path: abs });
-    if (st.isDirectory()) await walk(abs);
-    else if (st.isFile()) files.set(abs, st.size);
-    else notes.push({ path: abs, note: 'not a regular file' });
+    if (st.isDirectory()) {
+      const excludes = excludeRules.length > 0 ? [{ base: abs, rules: excludeRules }] : [];
+      await walk(abs, [], excludes);
+    } else if (st.isFile()) files.set(abs, st.size);
+    else notes.push({ path: abs, note: `${specialKind(st)} skipped (not a regular file; never opened)` });
   }
 
   const sorted = [...files.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return { files: sorted.map(([path, bytes]) => ({ path, bytes })), notes };
+  return { files: sorted.map(([path, bytes]) => ({ path, bytes })), notes, passedOver };
+}
+
+async function readIgnoreFiles(dir: string, entries: Dirent[]): Promise<IgnoreSet[]> {
+  const sets: IgnoreSet[] = [];
+  for (const name of IGNORE_FILES) {
+    if (!entries.some((e) => e.name === name && e.isFile())) continue;
+    try {
+      const rules = parseIgnore(await fs.readFile(join(dir, name), 'utf8'));
+      if (rules.length > 0) sets.push({ base: dir, rules });
+    } catch {
+      // An unreadable ignore file ignores nothing; the scan goes on.
+    }
+  }
+  return sets;
+}
+
+function specialKind(st: Stats): string {
+  if (st.isFIFO()) return 'FIFO (named pipe)';
+  if (st.isSocket()) return 'socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'device';
+  return 'special file';
+}
+
+async function lstatOrNull(path: string): Promise<Stats | null> {
+  try {
+    return await fs.lstat(path);
+  } catch {
+    return null;
+  }
 }
 
 async function statOrNull(path: string): Promise<Stats | null> {
@@ -145,21 +224,47 @@ function errorText(err: unknown): string {
 
 /**
  * Reads a file as text. Binary files (known extension, NUL bytes or many control characters in the
- * first 8 KB) come back as `{ binary: true, note }`. Invalid UTF-8 is replaced by U+FFFD and noted;
- * a UTF-8 BOM is dropped; UTF-16 with a BOM is decoded.
+ * first 8 KB) come back as `{ binary: true, note }`; files that cannot be read (permissions) or are
+ * not regular files (a FIFO swapped in after the scan: opened non-blocking, so never waited on) as
+ * `{ unreadable: true, note }`. `.gz` files are inflated first. Invalid UTF-8 is replaced by U+FFFD
+ * and noted; a UTF-8 BOM is dropped; UTF-16 with a BOM is decoded.
  */
 export async function readDocument(path: string): Promise<ReadResult> {
   const ext = extname(path).slice(1).toLowerCase();
-  if (BINARY_EXTENSIONS.has(ext)) return { binary: true, note: `binary file (.${ext}) skipped` };
+  if (BINARY_EXTENSIONS.has(ext)) return { binary: true, note: `${BINARY_NOTE} (.${ext}) skipped` };
   let bytes: Buffer;
   try {
-    bytes = await fs.readFile(path);
+    const handle = await fs.open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const st = await handle.stat();
+      if (!st.isFile()) return { unreadable: true, note: `${specialKind(st)} skipped (not a regular file)` };
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new RlmError('BAD_INPUT', `no such file or directory: ${path}`, { path });
-    throw new RlmError('BAD_INPUT', `cannot read ${path}: ${errorText(err)}`, { path }, { cause: err });
+    if (code === 'ENOENT') return { unreadable: true, note: 'vanished before it was read' };
+    return { unreadable: true, note: `unreadable (${errorText(err)}), skipped` };
+  }
+  if (ext === 'gz') {
+    const inflated = gunzipText(bytes);
+    if ('note' in inflated) return { binary: true, note: inflated.note };
+    bytes = inflated.bytes;
   }
   return decodeDocument(bytes);
+}
+
+/** The text of a gzip file, or why it is not read: corrupt, or inflating past the size cap. */
+function gunzipText(bytes: Buffer): { bytes: Buffer } | { note: string } {
+  try {
+    return { bytes: gunzipSync(bytes, { maxOutputLength: MAX_GUNZIP_BYTES }) };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ERR_BUFFER_TOO_LARGE')
+      return { note: `${BINARY_NOTE} skipped (.gz inflates past ${MAX_GUNZIP_BYTES >> 20} MiB)` };
+    return { note: `${BINARY_NOTE} skipped (.gz does not inflate: ${errorText(err)})` };
+  }
 }
 
 /** The decoding half of {@link readDocument}, for bytes already in memory. */
@@ -170,7 +275,7 @@ export function decodeDocument(bytes: Uint8Array): ReadResult {
     return { text, notes: [`decoded as ${utf16.toUpperCase()}`] };
   }
   const reason = binaryReason(bytes);
-  if (reason !== null) return { binary: true, note: `binary file skipped (${reason})` };
+  if (reason !== null) return { binary: true, note: `${BINARY_NOTE} skipped (${reason})` };
   const notes: string[] = [];
   // TextDecoder drops a leading BOM by default, which is what we want.
   const text = new TextDecoder('utf-8').decode(bytes);

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { RlmError } from '../src/errors.ts';
 
@@ -84,4 +85,14 @@ export async function exists(file: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * `~` and `~/x` as the shell would expand them. Paths reach rlm unexpanded from MCP host configs,
+ * `RLM_STORE=~/x` and quoted arguments; without this they become a folder literally named `~`.
+ */
+export function expandHome(p: string, home: string = homedir()): string {
+  if (p === '~') return home;
+  if (p.startsWith('~/') || p.startsWith(`~${path.sep}`)) return path.join(home, p.slice(2));
+  return p;
 }

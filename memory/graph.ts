@@ -8,6 +8,7 @@ import type { Embedder } from './embedders/types.ts';
 import { GrepRunner } from './grep.ts';
 import { Bm25Index, type Bm25Segment } from './search/bm25.ts';
 import { reciprocalRankFusion } from './search/fusion.ts';
+import { passage } from './search/passage.ts';
 import { docIndexOf, parseChunkId, recordAt, type SegmentLinks, type SegmentMeta } from './segment.ts';
 import {
   CHUNK_TYPES,
@@ -330,14 +331,16 @@ export class ChunkGraph {
     for (const hit of ranked.slice(0, k)) {
       const { segment, id } = splitKey(hit.id);
       const parsed = parseChunkId(id)!;
-      const idx = this.state.documents.get(parsed.document)!.first + parsed.ordinal;
+      const doc = this.state.documents.get(parsed.document)!;
+      const idx = doc.first + parsed.ordinal;
       const meta = this.meta(segment);
       const text = this.segmentTexts(segment)[idx] ?? '';
       out.push({
         id,
         score: hit.score,
-        preview: preview(text),
+        preview: passage(text, query, PREVIEW_CHARS),
         document: parsed.document,
+        path: doc.path,
         tokens: meta.tokens[idx]!,
         tags: meta.tags[idx]!.map((t) => meta.tagTable[t]!),
         type: typeNameOf(meta, idx),
@@ -372,11 +375,6 @@ function toSet<T extends string>(v: T | T[] | undefined): Set<T> | undefined {
   if (v === undefined) return undefined;
   const list = Array.isArray(v) ? v : [v];
   return list.length > 0 ? new Set(list) : undefined;
-}
-
-function preview(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= PREVIEW_CHARS ? flat : `${flat.slice(0, PREVIEW_CHARS - 1)}…`;
 }
 
 function byPath(a: DocumentRecord, b: DocumentRecord): number {

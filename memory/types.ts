@@ -109,8 +109,11 @@ export interface SearchOptions {
 export interface SearchHit {
   id: string;
   score: number;
+  /** The passage of the chunk that best matches the query, on one line (≤ 200 characters). */
   preview: string;
   document: string;
+  /** The file the document was ingested from, or null (text ingested without a path). */
+  path: string | null;
   tokens: number;
   tags: string[];
   type: ChunkType;
@@ -170,6 +173,12 @@ export interface IngestOptions {
   segmentChars?: number;
   onProgress?: (p: IngestProgress) => void;
   signal?: AbortSignal;
+  /** Also take dot-files and dot-folders inside the given folders (default false). */
+  includeHidden?: boolean;
+  /** Disregard `.gitignore`/`.rlmignore` and enter node_modules too (default false). */
+  noIgnore?: boolean;
+  /** `.gitignore`-style patterns (relative to each given folder) of paths to leave out. */
+  exclude?: string[];
 }
 
 export interface IngestProgress {
@@ -194,6 +203,8 @@ export interface IngestReport {
   elapsedMs: number;
   /** Files not ingested (binary, unreadable) and what was odd in the others (bad JSONL lines...). */
   notes: { path: string; note: string }[];
+  /** What the folder scan left out on purpose, counted (ingestPaths only). */
+  passedOver?: { hidden: number; folders: number; ignored: number; excluded: number };
 }
 
 /** Read side of the chunk graph: what search, the sandbox and the MCP server need. */

@@ -10,7 +10,7 @@
  * @example
  * ```ts
  * import { RLM } from 'rlm';
- * const rlm = new RLM({ model: 'anthropic:claude-sonnet-4-5' });
+ * const rlm = new RLM({ model: 'anthropic:claude-sonnet-4-6' });
  * const result = await rlm.answer({ question: 'Who signed the 2019 contract?', paths: ['./contracts'] });
  * console.log(result.answer, result.usage.costUsd);
  * ```

@@ -1,17 +1,29 @@
 /**
  * JSON shapes that DESIGN.md fixes and that more than one surface prints: the CLI's `--json` and the
- * MCP server's structured content must stay identical, so both build them here.
+ * MCP server's structured content must stay identical, so both build them here. Results that point into
+ * a store name the file each document came from (`path`, null for text ingested without one).
  */
-import type { SearchHit } from '../memory/types.ts';
+import type { ChunkRecord, DocumentRecord, GrepResult, Link, SearchHit } from '../memory/types.ts';
+import type { RlmResult } from './runtime/result.ts';
 
 /** Scores to four decimals: enough to rank by, without float noise in scripts' diffs. */
 export function roundScore(n: number): number {
   return Math.round(n * 10000) / 10000;
 }
 
-/** `{results:[{id, score, preview, document, tags}]}` of `rlm search --json` and `rlm_search`. */
+/** Looks a document up by id (a store's `findDocument`). */
+export type DocumentLookup = (documentId: string) => Pick<DocumentRecord, 'path'> | undefined;
+
+/** `{results:[{id, score, preview, document, path, tags}]}` of `rlm search --json` and `rlm_search`. */
 export function searchResults(hits: SearchHit[]): {
-  results: { id: string; score: number; preview: string; document: string; tags: string[] }[];
+  results: {
+    id: string;
+    score: number;
+    preview: string;
+    document: string;
+    path: string | null;
+    tags: string[];
+  }[];
 } {
   return {
     results: hits.map((h) => ({
@@ -19,7 +31,110 @@ export function searchResults(hits: SearchHit[]): {
       score: roundScore(h.score),
       preview: h.preview,
       document: h.document,
+      path: h.path,
       tags: h.tags,
     })),
   };
+}
+
+/** `{id, text, tokens, document, path, tags, links}` of `rlm peek --json` and `rlm_peek`. */
+export function peekResult(
+  chunk: ChunkRecord,
+  links: Link[],
+  lookup: DocumentLookup,
+): {
+  id: string;
+  text: string;
+  tokens: number;
+  document: string;
+  path: string | null;
+  tags: string[];
+  links: Link[];
+} {
+  return {
+    id: chunk.id,
+    text: chunk.text,
+    tokens: chunk.tokens,
+    document: chunk.document,
+    path: lookup(chunk.document)?.path ?? null,
+    tags: chunk.tags,
+    links: links.map((l) => ({ from: l.from, to: l.to, type: l.type, strength: l.strength })),
+  };
+}
+
+/** `{matches:[{id, offset, text, path}], truncated}` of `rlm grep --json` and `rlm_grep`. */
+export function grepResults(
+  result: GrepResult,
+  lookup: DocumentLookup,
+): { matches: { id: string; offset: number; text: string; path: string | null }[]; truncated: boolean } {
+  return {
+    matches: result.matches.map((m) => ({
+      id: m.id,
+      offset: m.offset,
+      text: m.text,
+      path: lookup(documentOf(m.id))?.path ?? null,
+    })),
+    truncated: result.truncated,
+  };
+}
+
+/** `{id, path, links:[{from, to, type, strength}]}` of `rlm links --json`. */
+export function linksResult(
+  id: string,
+  links: Link[],
+  lookup: DocumentLookup,
+): { id: string; path: string | null; links: Link[] } {
+  return {
+    id,
+    path: lookup(documentOf(id))?.path ?? null,
+    links: links.map((l) => ({ from: l.from, to: l.to, type: l.type, strength: l.strength })),
+  };
+}
+
+/** `{documents:[{id, path, chunks, tokens, modified}]}` of `rlm ls --json`, sorted by path then id. */
+export function documentList(docs: DocumentRecord[]): {
+  documents: { id: string; path: string | null; chunks: number; tokens: number; modified: string }[];
+} {
+  const sorted = [...docs].sort((a, b) => (a.path ?? a.id).localeCompare(b.path ?? b.id));
+  return {
+    documents: sorted.map((d) => ({
+      id: d.id,
+      path: d.path,
+      chunks: d.chunks,
+      tokens: d.tokens,
+      modified: d.ingestedAt,
+    })),
+  };
+}
+
+/**
+ * The `rlm answer --json` object and `rlm_answer`'s structured content: the contract fields only
+ * (per-model usage and run ids are internal detail), plus the error of a run that did not finish.
+ */
+export function answerResult(r: RlmResult): {
+  answer: string;
+  status: RlmResult['status'];
+  iterations: number;
+  subCalls: number;
+  maxDepthReached: number;
+  usage: { inputTokens: number; outputTokens: number; costUsd: number };
+  elapsedMs: number;
+  error?: { code: string; message: string };
+} {
+  return {
+    answer: r.answer,
+    status: r.status,
+    iterations: r.iterations,
+    subCalls: r.subCalls,
+    maxDepthReached: r.maxDepthReached,
+    usage: { inputTokens: r.usage.inputTokens, outputTokens: r.usage.outputTokens, costUsd: r.usage.costUsd },
+    elapsedMs: r.elapsedMs,
+    ...(r.error === undefined ? {} : { error: { code: r.error.code, message: r.error.message } }),
+  };
+}
+
+/** The document part of a chunk id `DOCUMENT:ORDINAL`. */
+function documentOf(chunkId: string): string {
+  const colon = chunkId.lastIndexOf(':');
+  return colon === -1 ? chunkId : chunkId.slice(0, colon);
 }

@@ -48,7 +48,9 @@ const LINE_EXTENSIONS = new Set(
 const CODE_FILE_NAMES = new Set(['makefile', 'dockerfile', 'rakefile', 'gemfile', 'justfile', 'procfile']);
 
 /** Chooses a chunker from the file type, looking at the text when the extension is ambiguous. */
-export function chunkerFor(path: string, text?: string): ChunkerName {
+export function chunkerFor(file: string, text?: string): ChunkerName {
+  // A gzipped file is chunked as what it holds: notes.md.gz as Markdown.
+  const path = file.replace(/\.gz$/i, '');
   const ext = extname(path).slice(1).toLowerCase();
   if (MARKDOWN_EXTENSIONS.has(ext)) return 'markdown';
   if (ext === 'jsonl') return text !== undefined && looksLikeChatJsonl(text) ? 'turn' : 'lines';

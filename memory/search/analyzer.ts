@@ -3,7 +3,9 @@
  * Chinese/Japanese ideographs and kana count one character per token, since those scripts do not
  * separate words with spaces. Tokens longer than {@link MAX_TOKEN_LENGTH} are dropped. Stop words of
  * the text's language are dropped, the rest are stemmed (Porter2 for English, Snowball French for
- * French) and the stems folded to plain letters. Tokens with digits are kept as typed.
+ * French) and the stems folded to plain letters. Tokens with digits are kept as typed. An identifier
+ * with inner capitals (`refreshToken`, `XMLHttpRequest`) also yields its parts (`refresh`, `token`), so
+ * prose queries find code; `snake_case` needs nothing, since `_` separates tokens anyway.
  *
  * Indexing speed rests on two memos. Every distinct token is analysed once: the scanner hashes each
  * token while reading it and finds it in an open-addressing table by comparing characters in place,
@@ -22,6 +24,16 @@ export type Language = 'en' | 'fr';
 
 /** Longest token kept, in UTF-16 units; longer runs are hashes, base64 or junk, not words. */
 export const MAX_TOKEN_LENGTH = 40;
+
+/**
+ * Version of the analysis rules, written into every BM25 segment (`analyzer` in SCHEMA.md). 2 added
+ * the parts of camelCase identifiers. Older segments still search (scores are sums over query terms,
+ * so a missing part term only costs recall); `rlm repair` re-indexes them with these rules.
+ */
+export const ANALYZER_VERSION = 2;
+
+/** Parts of a camelCase identifier: a capitalised or lowercase run, an acronym, with trailing digits. */
+const CAMEL_PART_RE = /\p{Lu}+(?!\p{Ll})[\p{N}\p{M}]*|\p{Lu}?[\p{Ll}\p{M}]+[\p{N}]*|[\p{N}]+/gu;
 
 /**
  * An interned index term. `mark` and `slot` are scratch space owned by the segment builder (which
@@ -133,6 +145,10 @@ export class Analyzer {
     const s = text.toLowerCase();
     const n = s.length;
     const infos = this.infos;
+    // Inner capitals are looked for in the original text, which lines up with `s` unless lowercasing
+    // changed a length (a rare few letters, like dotted İ): then identifiers are not split.
+    const cased = text.length === n ? text : s;
+    let inner = false;
     let count = 0;
     let vote = 0;
     let i = 0;
@@ -154,6 +170,7 @@ export class Analyzer {
         continue;
       }
       const start = i;
+      inner = false;
       let h = FNV_OFFSET;
       if ((cls & 7) === SINGLE) {
         for (let j = 0; j < width; j++) h = Math.imul(h ^ s.charCodeAt(i + j), FNV_PRIME);
@@ -164,6 +181,7 @@ export class Analyzer {
           if (d < 128) {
             if (!WORD_ASCII[d]) break;
             h = Math.imul(h ^ d, FNV_PRIME);
+            if (d !== cased.charCodeAt(i) && i > start) inner = true;
             i++;
             continue;
           }
@@ -179,8 +197,22 @@ export class Analyzer {
       if (info.stop === STOP_EN) vote--;
       else if (info.stop === STOP_FR) vote++;
       infos[count++] = info;
+      if (inner) count = this.addParts(cased.slice(start, i), count);
     }
     this.vote = vote;
+    return count;
+  }
+
+  /** Appends the parts of a camelCase identifier after the identifier itself; returns the new count. */
+  private addParts(identifier: string, count: number): number {
+    const parts = identifier.match(CAMEL_PART_RE);
+    if (parts === null || parts.length < 2) return count;
+    for (const part of parts) {
+      const lower = part.toLowerCase();
+      let h = FNV_OFFSET;
+      for (let j = 0; j < lower.length; j++) h = Math.imul(h ^ lower.charCodeAt(j), FNV_PRIME);
+      this.infos[count++] = this.lookup(lower, 0, lower.length, h);
+    }
     return count;
   }
 

@@ -8,7 +8,7 @@
  * binary search comparing characters in place.
  */
 import { RlmError } from '../../src/errors.ts';
-import { type Analyzer, defaultAnalyzer, type Term } from './analyzer.ts';
+import { ANALYZER_VERSION, type Analyzer, defaultAnalyzer, type Term } from './analyzer.ts';
 import { decodePostings, PostingsBuffer, PostingsWriter, postingsDf, readVarint } from './postings.ts';
 
 /**
@@ -19,6 +19,8 @@ import { decodePostings, PostingsBuffer, PostingsWriter, postingsDf, readVarint 
  */
 export interface Bm25Segment {
   version: 1;
+  /** {@link ANALYZER_VERSION} of the rules that built it; absent in segments from before version 2. */
+  analyzer?: number;
   ids: string[];
   lengths: number[];
   terms: { vocabulary: string; postings: string };
@@ -169,6 +171,7 @@ function encodeSegment(
   header.append(lists);
   return {
     version: 1,
+    analyzer: ANALYZER_VERSION,
     ids,
     lengths,
     terms: { vocabulary: vocabulary.join('\n'), postings: header.base64() },

@@ -11,6 +11,8 @@ export interface CliIO {
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** Interrupted by Ctrl-C (SIGINT), as shells report it: 128 + 2. */
+export const EXIT_INTERRUPTED = 130;
 
 export type Command = (argv: string[], io: CliIO) => Promise<number>;
 
@@ -37,4 +39,9 @@ export async function readStdin(io: Pick<CliIO, 'stdin'>): Promise<string> {
 
 export function writeJson(io: CliIO, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Colours on stdout: only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
+export function stdoutColor(io: CliIO): boolean {
+  return io.stdout.isTTY === true && !io.env.NO_COLOR;
 }

@@ -4,7 +4,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { isRlmError } from '../errors.ts';
-import { type CliIO, type Command, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, processIO } from './io.ts';
+import {
+  type CliIO,
+  type Command,
+  EXIT_FAILURE,
+  EXIT_INTERRUPTED,
+  EXIT_OK,
+  EXIT_USAGE,
+  processIO,
+} from './io.ts';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   answer: {
@@ -38,6 +46,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   link: {
     summary: 'link two chunks by hand (supports / contradicts)',
     load: async () => (await import('./commands/links.ts')).link,
+  },
+  ls: {
+    summary: 'list the documents of a store',
+    load: async () => (await import('./commands/admin.ts')).ls,
   },
   stats: { summary: 'store totals', load: async () => (await import('./commands/admin.ts')).stats },
   rm: { summary: 'forget a document', load: async () => (await import('./commands/admin.ts')).rm },
@@ -119,6 +131,7 @@ const USAGE_CODES = new Set(['BAD_INPUT', 'STORE_MISSING', 'VALIDATION']);
 export function reportError(err: unknown, io: CliIO): number {
   if (isRlmError(err)) {
     io.stderr.write(`rlm: ${oneLine(err.message)} [${err.code}]\n`);
+    if (err.code === 'ABORTED') return EXIT_INTERRUPTED;
     return USAGE_CODES.has(err.code) ? EXIT_USAGE : EXIT_FAILURE;
   }
   const e = err as NodeJS.ErrnoException;
@@ -138,5 +151,21 @@ function oneLine(s: string): string {
 
 /** Runs the CLI in this process with its arguments and sets the exit code. */
 export async function run(): Promise<void> {
+  quietOnClosedPipe(process.stdout);
+  quietOnClosedPipe(process.stderr);
   process.exitCode = await main(process.argv.slice(2));
+}
+
+/**
+ * `rlm grep ... | head` closes the pipe early: stop quietly, as grep does, instead of dying on an
+ * unhandled EPIPE with a stack trace. The reader has what it wanted, so the exit code is 0.
+ */
+export function quietOnClosedPipe(
+  stream: NodeJS.EventEmitter,
+  exit: (code: number) => void = process.exit,
+): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') exit(EXIT_OK);
+    else throw err;
+  });
 }

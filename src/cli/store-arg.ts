@@ -1,12 +1,37 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { expandHome } from '../../memory/fsutil.ts';
+import { MANIFEST_FILE, SEGMENTS_DIR } from '../../memory/manifest.ts';
 import { ChunkStore, type OpenOptions } from '../../memory/store.ts';
 import { RlmError } from '../errors.ts';
 import type { CliIO } from './io.ts';
 
-/** The --store folder, falling back to RLM_STORE; a usage error when neither is given. */
+/**
+ * The --store folder (else RLM_STORE) as an absolute path, `~` expanded and relative paths taken from the
+ * command's working directory; a usage error when neither is given.
+ */
 export function storeDir(flag: string | undefined, io: CliIO): string {
   const dir = flag ?? io.env.RLM_STORE;
   if (!dir) throw new RlmError('BAD_INPUT', '--store DIR is required (or set RLM_STORE)');
-  return dir;
+  return path.resolve(io.cwd, expandHome(dir, io.env.HOME || undefined));
+}
+
+/**
+ * Refuses to turn a folder that already holds other files into a store, unless asked (`--create`): a
+ * mistyped `--store ~/notes` would otherwise scatter store files among the user's own.
+ */
+export function checkNewStoreDir(dir: string, create: boolean | undefined): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // missing: it will be created; not a folder: open() says so
+  }
+  if (names.length === 0 || names.includes(MANIFEST_FILE) || names.includes(SEGMENTS_DIR) || create) return;
+  throw new RlmError(
+    'BAD_INPUT',
+    `${dir} is not an rlm store and is not empty; pass --create to make a store in it anyway, or choose an empty or new folder`,
+  );
 }
 
 export function openStore(flag: string | undefined, io: CliIO, opts: OpenOptions = {}): Promise<ChunkStore> {

@@ -4,6 +4,7 @@
  * commits made by other processes (an `rlm ingest` in a terminal) are seen.
  */
 import path from 'node:path';
+import { expandHome } from '../../memory/fsutil.ts';
 import { ChunkStore } from '../../memory/store.ts';
 import { RlmError } from '../errors.ts';
 
@@ -21,7 +22,7 @@ export class StoreRegistry {
 
   /** Absolute folder of `dir`, resolved against the server's working directory. */
   resolve(dir: string): string {
-    return path.resolve(this.#cwd, dir);
+    return path.resolve(this.#cwd, expandHome(dir));
   }
 
   /**

@@ -36,7 +36,7 @@ export interface ModelResponse {
 }
 
 export interface Model {
-  /** Provider-qualified name, e.g. `anthropic:claude-sonnet-4-5`. */
+  /** Provider-qualified name, e.g. `anthropic:claude-sonnet-4-6`. */
   readonly spec: string;
   complete(request: ModelRequest): Promise<ModelResponse>;
 }

@@ -17,7 +17,7 @@ export type ModelFactory = (spec: string, env: Record<string, string | undefined
 
 /** Options of {@link RLM}. Every field is optional; defaults are in the TSDoc and in {@link DEFAULTS}. */
 export interface RlmOptions {
-  /** Root model: a spec (`anthropic:claude-sonnet-4-5`, `openai:gpt-5-mini`, `scripted:FILE`) or a Model. Env: RLM_MODEL. Required one way or the other. */
+  /** Root model: a spec (`anthropic:claude-sonnet-4-6`, `openai:gpt-5-mini`, `scripted:FILE`) or a Model. Env: RLM_MODEL. Required one way or the other. */
   model?: string | Model;
   /** Model for every sub-call (depth ≥ 1). Default: `model`. Env: RLM_SUB_MODEL. */
   subModel?: string | Model;
@@ -189,7 +189,7 @@ export function resolveOptions(
   if (model === undefined) {
     throw new RlmError(
       'BAD_INPUT',
-      'no model given: pass `model` (e.g. anthropic:claude-sonnet-4-5) or set RLM_MODEL',
+      'no model given: pass `model` (e.g. anthropic:claude-sonnet-4-6) or set RLM_MODEL',
     );
   }
   const subModel = opts.subModel ?? nonEmpty('RLM_SUB_MODEL') ?? model;

@@ -152,4 +152,33 @@ describe('rlm answer', () => {
     });
     expect(r.stdout).toBe('4817263\n');
   });
+
+  it("keeps the model's last prose off stdout when the run ends in an error", async () => {
+    const { doc, rulesFile } = setup({
+      rules: [{ reply: 'The magic number is surely 42.\n```repl\nthrow new Error("nope")\n```' }],
+    });
+    const r = await cli([
+      'answer',
+      'What is the magic number?',
+      '--context',
+      doc,
+      '--model',
+      `scripted:${rulesFile}`,
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/rlm: error ·/);
+    expect(r.stderr).toMatch(/the model's last reply \(not an answer\):\nThe magic number is surely 42\./);
+  });
+
+  it('reads a question from stdin whose UTF-8 characters are split across reads', async () => {
+    const { doc, rulesFile } = setup({ rules: [{ depth: 0, match: 'café', reply: 'FINAL(ok café)' }] });
+    const bytes = Buffer.from('Où est le café ?', 'utf8');
+    const cut = bytes.length - 3; // between the two bytes of é
+    const r = await cli(['answer', '-', '--context', doc, '--model', `scripted:${rulesFile}`], {
+      stdin: [bytes.subarray(0, cut), bytes.subarray(cut)],
+    });
+    expect(r.stderr).not.toMatch(/SCRIPT_EXHAUSTED/);
+    expect(r.stdout).toBe('ok café\n');
+  });
 });

@@ -77,4 +77,33 @@ describe('the rlm bin', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('function function function function\n');
   });
+
+  it('on an older Node prints one line saying what to do, before loading anything', () => {
+    // Pretend to be Node 20; with the real Node 20 the compiled code would die on new regex syntax.
+    const fake =
+      'data:text/javascript,Object.defineProperty(process,"versions",{value:{...process.versions,node:"20.11.1"}})';
+    const r = spawnSync(process.execPath, ['--import', fake, BIN, 'search', 'x'], { encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^rlm: needs Node\.js 24 or newer, but this is Node\.js 20\.11\.1 .*nvm install 24/,
+    );
+  });
+});
+
+describe('the published package', () => {
+  it('has an MIT LICENSE matching package.json and ships no source maps to unshipped sources', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      license: string;
+    };
+    expect(pkg.license).toBe('MIT');
+    expect(readFileSync(new URL('../../LICENSE', import.meta.url), 'utf8')).toMatch(/^MIT License\n/);
+    const build = JSON.parse(readFileSync(new URL('../../tsconfig.build.json', import.meta.url), 'utf8')) as {
+      compilerOptions: { sourceMap?: boolean; declarationMap?: boolean };
+    };
+    expect(build.compilerOptions.sourceMap).toBe(false);
+    expect(build.compilerOptions.declarationMap ?? false).toBe(false);
+  });
 });

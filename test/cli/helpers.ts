@@ -12,14 +12,20 @@ export interface Captured {
 /** Runs the CLI in-process with captured output. */
 export async function cli(
   args: string[],
-  opts: { env?: Record<string, string>; cwd?: string; stdin?: string; tty?: boolean } = {},
+  opts: {
+    env?: Record<string, string>;
+    cwd?: string;
+    /** stdin text, or its chunks as they arrive (to split a character across reads). */
+    stdin?: string | Uint8Array[];
+    tty?: boolean;
+  } = {},
 ): Promise<Captured> {
   let stdout = '';
   let stderr = '';
   const io: CliIO = {
     stdout: { write: (s: string) => (stdout += s), isTTY: opts.tty ?? false },
     stderr: { write: (s: string) => (stderr += s), isTTY: opts.tty ?? false, columns: 100 },
-    stdin: Readable.from([opts.stdin ?? '']),
+    stdin: Readable.from(Array.isArray(opts.stdin) ? opts.stdin : [opts.stdin ?? '']),
     env: { PATH: process.env.PATH, ...opts.env },
     cwd: opts.cwd ?? process.cwd(),
   };

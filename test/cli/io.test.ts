@@ -1,11 +1,84 @@
+import { spawnSync } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/io.ts';
-import { readStdin } from '../../src/cli/io.ts';
-import { main } from '../../src/cli/main.ts';
+import { type CliIO, EXIT_INTERRUPTED, readStdin, stdoutColor } from '../../src/cli/io.ts';
+import { main, quietOnClosedPipe, reportError } from '../../src/cli/main.ts';
+import { RlmError } from '../../src/errors.ts';
 import { tempDir } from '../memory/helpers/corpus.ts';
+import { cli } from './helpers.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+function io(stdin: Readable, env: Record<string, string> = {}, tty = false): CliIO {
+  return {
+    stdout: { write: () => true, isTTY: tty },
+    stderr: { write: () => true },
+    stdin,
+    env,
+    cwd: '/',
+  };
+}
+
+describe('CLI input and output', () => {
+  it('reads stdin as UTF-8 even when a character is split across two reads', async () => {
+    const bytes = Buffer.from('Où est le café ? 日本', 'utf8');
+    const cut = bytes.indexOf(Buffer.from('é', 'utf8')) + 1; // inside the two bytes of é
+    const text = await readStdin(io(Readable.from([bytes.subarray(0, cut), bytes.subarray(cut)])));
+    expect(text).toBe('Où est le café ? 日本');
+  });
+
+  it('colours stdout only on a terminal and never with NO_COLOR', () => {
+    expect(stdoutColor(io(Readable.from([]), {}, true))).toBe(true);
+    expect(stdoutColor(io(Readable.from([]), { NO_COLOR: '1' }, true))).toBe(false);
+    expect(stdoutColor(io(Readable.from([]), {}, false))).toBe(false);
+  });
+
+  it('exits 130 when a command was interrupted (ABORTED), as shells report Ctrl-C', () => {
+    let err = '';
+    const code = reportError(new RlmError('ABORTED', 'ingest was cancelled'), {
+      ...io(Readable.from([])),
+      stderr: { write: (s: string) => (err += s) },
+    });
+    expect(code).toBe(EXIT_INTERRUPTED);
+    expect(code).toBe(130);
+    expect(err).toBe('rlm: ingest was cancelled [ABORTED]\n');
+  });
+
+  it('turns EPIPE on its streams into a quiet exit 0 and rethrows anything else', () => {
+    const stream = new EventEmitter();
+    const exits: number[] = [];
+    quietOnClosedPipe(stream, (c) => exits.push(c));
+    stream.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    expect(exits).toEqual([0]);
+    expect(() => stream.emit('error', Object.assign(new Error('boom'), { code: 'EIO' }))).toThrow('boom');
+  });
+
+  it('`rlm grep ... | head -1` prints one line, no stack trace, and exits 0', async () => {
+    const root = tempDir();
+    const file = path.join(root, 'many.txt');
+    writeFileSync(file, Array.from({ length: 20000 }, (_, i) => `needle line ${i}`).join('\n'));
+    const store = path.join(root, 'store');
+    expect((await cli(['ingest', file, '--store', store])).code).toBe(0);
+    const main = JSON.stringify(new URL('../../src/cli/main.ts', import.meta.url).href);
+    const script = `import(${main}).then((m) => m.run())`;
+    const r = spawnSync(
+      'bash',
+      [
+        '-c',
+        `"${process.execPath}" --no-node-snapshot --input-type=module -e '${script}' -- _ grep needle --store "${store}" --limit 20000 | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`,
+      ],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.stdout).toMatch(/needle line 0/);
+    expect(r.stderr).not.toMatch(/EPIPE|Error|at /);
+    expect(r.stderr).toMatch(/exit=0/);
+  }, 60_000);
+});
 
 const TEXT = 'Quelle est la météo à Zürich? 東京 🌧️';
 

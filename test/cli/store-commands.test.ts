@@ -24,7 +24,7 @@ describe('rlm store commands', () => {
       'updated',
     ]);
     expect(report).toMatchObject({ documents: 4, added: 4, updated: 0, skipped: 0 });
-    expect(ingest.stderr).toContain('image.png');
+    expect(ingest.stderr).toContain('rlm: 1 binary file skipped (--verbose lists them)');
 
     const again = await cli(['ingest', corpus, '--store', store, '--json']);
     expect(again.json()).toMatchObject({ added: 0, skipped: 4 });
@@ -33,17 +33,29 @@ describe('rlm store commands', () => {
     expect(search.code).toBe(0);
     const results = search.json<{ results: Record<string, unknown>[] }>().results;
     expect(results.length).toBeGreaterThan(0);
-    expect(Object.keys(results[0]!).sort()).toEqual(['document', 'id', 'preview', 'score', 'tags']);
+    expect(Object.keys(results[0]!).sort()).toEqual(['document', 'id', 'path', 'preview', 'score', 'tags']);
     const id = results[0]!.id as string;
+    const file = results[0]!.path as string;
+    expect(path.isAbsolute(file) && file.startsWith(corpus)).toBe(true);
 
     const peek = await cli(['peek', id, '--store', store, '--json']);
-    expect(Object.keys(peek.json()).sort()).toEqual(['document', 'id', 'links', 'tags', 'text', 'tokens']);
+    expect(Object.keys(peek.json()).sort()).toEqual([
+      'document',
+      'id',
+      'links',
+      'path',
+      'tags',
+      'text',
+      'tokens',
+    ]);
+    expect(peek.json()).toMatchObject({ path: file });
     expect(peek.json<{ text: string }>().text).toContain('flimflam');
 
     const grep = await cli(['grep', 'quark\\w+', '--store', store, '--json']);
     const matches = grep.json<{ matches: Record<string, unknown>[] }>().matches;
     expect(matches).toHaveLength(1);
-    expect(Object.keys(matches[0]!).sort()).toEqual(['id', 'offset', 'text']);
+    expect(Object.keys(matches[0]!).sort()).toEqual(['id', 'offset', 'path', 'text']);
+    expect(path.dirname(matches[0]!.path as string)).toBe(corpus);
 
     const other = (await cli(['search', 'zephyrine', '--store', store, '--json'])).json<{
       results: { id: string }[];
@@ -52,8 +64,15 @@ describe('rlm store commands', () => {
     const links = await cli(['links', other, '--type', 'supports', '--store', store, '--json']);
     expect(links.json()).toEqual({
       id: other,
+      path: expect.stringContaining(corpus),
       links: [{ from: id, to: other, type: 'supports', strength: 1 }],
     });
+
+    const ls = await cli(['ls', '--store', store, '--json']);
+    const listed = ls.json<{ documents: Record<string, unknown>[] }>().documents;
+    expect(listed).toHaveLength(4);
+    expect(Object.keys(listed[0]!).sort()).toEqual(['chunks', 'id', 'modified', 'path', 'tokens']);
+    expect(listed.map((d) => d.path)).toContain(file);
 
     const stats = await cli(['stats', '--store', store, '--json']);
     expect(stats.json()).toMatchObject({ documents: 4, schema: 1 });

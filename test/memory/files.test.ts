@@ -114,9 +114,19 @@ describe('readDocument', () => {
     await rm(file);
   });
 
-  it('fails with BAD_INPUT on a missing file', async () => {
-    const err = await readDocument(join(root, 'missing.txt')).catch((e: unknown) => e);
-    expect(isRlmError(err, 'BAD_INPUT')).toBe(true);
+  it('reports a file that vanished or cannot be opened instead of failing the ingest', async () => {
+    expect(await readDocument(join(root, 'missing.txt'))).toEqual({
+      unreadable: true,
+      note: 'vanished before it was read',
+    });
+    expect(await readDocument(join(root, 'docs', 'a.txt', 'below-a-file'))).toEqual({
+      unreadable: true,
+      note: 'unreadable (ENOTDIR), skipped',
+    });
+    expect(await readDocument(join(root, 'docs'))).toEqual({
+      unreadable: true,
+      note: 'special file skipped (not a regular file)',
+    });
   });
 });
 

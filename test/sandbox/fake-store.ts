@@ -72,6 +72,7 @@ export function fakeStore(): FakeStore {
           score: 1 / (i + 1),
           preview: c.text.slice(0, 20),
           document: c.document,
+          path: null,
           tokens: c.tokens,
           tags: c.tags,
           type: c.type,

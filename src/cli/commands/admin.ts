@@ -1,8 +1,10 @@
 import { repairStore } from '../../../memory/repair.ts';
+import { documentList } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_FAILURE, EXIT_OK, writeJson } from '../io.ts';
 import { formatBytes } from '../progress.ts';
 import { openStore, positionals, storeDir } from '../store-arg.ts';
+import { shownPath } from './query.ts';
 
 export async function stats(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals: pos } = parseCommandArgs(argv, {
@@ -51,7 +53,7 @@ export async function rm(argv: string[], io: CliIO): Promise<number> {
       io.stderr.write(
         removed
           ? `removed ${doc}\n`
-          : `rlm: no document ${doc} in the store (ids and paths: rlm stats, rlm search) [NOT_FOUND]\n`,
+          : `rlm: no document ${doc} in the store (rlm ls lists ids and paths) [NOT_FOUND]\n`,
       );
     return removed ? EXIT_OK : EXIT_FAILURE;
   } finally {
@@ -84,4 +86,37 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
     );
   }
   return EXIT_OK;
+}
+
+const LS_HELP = `usage: rlm ls --store DIR [--json]
+
+Lists the store's documents: file (or id), chunks, tokens and when the store last took in a new
+version. --json prints {documents:[{id, path, chunks, tokens, modified}]}.
+`;
+
+export async function ls(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals: pos } = parseCommandArgs(argv, {
+    store: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    io.stdout.write(LS_HELP);
+    return EXIT_OK;
+  }
+  positionals(pos, [], 'ls');
+  const store = await openStore(values.store, io);
+  try {
+    const list = documentList(store.documents());
+    if (values.json) writeJson(io, list);
+    else {
+      for (const d of list.documents)
+        io.stdout.write(
+          `${d.path === null ? d.id : shownPath(d.path, io)}  ${d.chunks} chunks  ${d.tokens} tokens  ${d.modified.slice(0, 19).replace('T', ' ')}  ${d.id}\n`,
+        );
+      if (list.documents.length === 0) io.stderr.write('the store holds no documents (rlm ingest PATH)\n');
+    }
+    return EXIT_OK;
+  } finally {
+    await store.close();
+  }
 }

@@ -6,9 +6,11 @@ import { createModel } from '../../runtime/providers/index.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
 import type { TraceEvent } from '../../runtime/trace.ts';
+import { answerResult } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_FAILURE, EXIT_OK, readStdin, writeJson } from '../io.ts';
+import { type CliIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, readStdin, writeJson } from '../io.ts';
 import { StatusLine } from '../status-line.ts';
+import { storeDir as resolveStoreDir } from '../store-arg.ts';
 
 const HELP = `usage: rlm answer QUESTION [--context PATH]... [--store DIR] [options]
 
@@ -30,7 +32,9 @@ options:
   --json               print {answer, status, iterations, subCalls, maxDepthReached, usage, elapsedMs}
 
 The answer goes to stdout; a live status line and a summary go to stderr.
-Exit codes: 0 final answer, 1 the run ended otherwise (max_iterations, budget, aborted, error), 2 usage error.
+After an error, an abort or a spent budget, the model's last reply goes to stderr, not stdout.
+Exit codes: 0 final answer, 1 the run ended otherwise (max_iterations, budget, aborted, error), 2 usage error,
+130 interrupted (Ctrl-C).
 `;
 
 export default async function answer(argv: string[], io: CliIO): Promise<number> {
@@ -70,7 +74,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
   if (!spec)
     throw new RlmError(
       'BAD_INPUT',
-      'answer: no model: pass --model SPEC or set RLM_MODEL (e.g. anthropic:claude-sonnet-4-5)',
+      'answer: no model: pass --model SPEC or set RLM_MODEL (e.g. anthropic:claude-sonnet-4-6)',
     );
   const model: Model = createModel(spec, { env: io.env });
   const subSpec = values['sub-model'] ?? io.env.RLM_SUB_MODEL;
@@ -87,7 +91,11 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
 
   const status = new StatusLine(io.stderr);
   const controller = new AbortController();
-  const onSignal = () => controller.abort();
+  let interrupted = false;
+  const onSignal = () => {
+    interrupted = true;
+    controller.abort();
+  };
   process.once('SIGINT', onSignal);
   let result: RlmResult;
   try {
@@ -105,27 +113,21 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
     });
     result = await rlm.answer({
       question,
-      ...(paths.length > 0 ? { paths } : { store: path.resolve(io.cwd, storeDir!) }),
+      ...(paths.length > 0 ? { paths } : { store: resolveStoreDir(storeDir, io) }),
     });
   } finally {
     status.done();
     process.off('SIGINT', onSignal);
   }
   if (values.json) {
-    const { answer: a, status: s, iterations, subCalls, maxDepthReached, usage, elapsedMs, error } = result;
-    writeJson(io, {
-      answer: a,
-      status: s,
-      iterations,
-      subCalls,
-      maxDepthReached,
-      usage,
-      elapsedMs,
-      ...(error ? { error } : {}),
-    });
+    writeJson(io, answerResult(result));
   } else {
-    if (result.answer !== '')
+    // After an error or an abort the "answer" is only the model's last prose: stdout is for answers, so
+    // it goes to stderr, labelled, where a script piping stdout cannot mistake it for one.
+    if (result.answer !== '' && !STOPPED.has(result.status))
       io.stdout.write(result.answer.endsWith('\n') ? result.answer : `${result.answer}\n`);
+    else if (result.answer !== '')
+      io.stderr.write(`rlm: the model's last reply (not an answer):\n${result.answer.replace(/\n?$/, '\n')}`);
     const cost = result.usage.costUsd > 0 ? ` · $${result.usage.costUsd.toFixed(4)}` : '';
     io.stderr.write(
       `rlm: ${result.status} · ${result.iterations} iterations · ${result.subCalls} sub-calls · depth ${result.maxDepthReached} · ` +
@@ -133,5 +135,9 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
     );
     if (result.error) io.stderr.write(`rlm: ${result.error.message} [${result.error.code}]\n`);
   }
+  if (interrupted) return EXIT_INTERRUPTED;
   return result.status === 'final' ? EXIT_OK : EXIT_FAILURE;
 }
+
+/** Statuses whose `answer` is a leftover of an interrupted run, not a reply to the question. */
+const STOPPED = new Set(['error', 'aborted', 'budget']);

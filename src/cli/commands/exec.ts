@@ -155,10 +155,9 @@ async function loadExecInput(
   // loadInput wants the run's question; exec has none, so a placeholder stands in.
   const question = 'rlm exec';
   if (paths.length > 0) return loadInput({ question, paths }, DEFAULT_MAX_CONTEXT_CHARS);
-  const dir = storeFlag ?? io.env.RLM_STORE;
-  if (!dir) return loadInput({ question }, DEFAULT_MAX_CONTEXT_CHARS);
+  if (!(storeFlag ?? io.env.RLM_STORE)) return loadInput({ question }, DEFAULT_MAX_CONTEXT_CHARS);
   const { openStore } = await import('../store-arg.ts');
-  const store = await openStore(path.resolve(io.cwd, dir), io);
+  const store = await openStore(storeFlag, io);
   try {
     const loaded = await loadInput({ question, store }, DEFAULT_MAX_CONTEXT_CHARS);
     return { ...loaded, close: () => store.close() };

@@ -1,24 +1,32 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { ChunkerName } from '../../../memory/types.ts';
+import { BINARY_NOTE } from '../../../memory/files.ts';
+import type { ChunkerName, IngestReport } from '../../../memory/types.ts';
 import { RlmError } from '../../errors.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
 import { formatBytes, ProgressBar } from '../progress.ts';
-import { openStore } from '../store-arg.ts';
+import { checkNewStoreDir, openStore, storeDir } from '../store-arg.ts';
 
 const HELP = `usage: rlm ingest PATH... --store DIR [options]
 
 Adds files and folders to the store (created if missing). Unchanged files are skipped, changed ones
-replaced. Binary files are skipped with a note.
+replaced. Binary files are skipped and counted; unreadable files, broken symlinks, FIFOs and sockets are
+skipped with a note. Inside folders, dot-files and dot-folders, node_modules, and what .gitignore and
+.rlmignore files list are left out (one summary line says how many); .gz files are read inflated.
 
 options:
-  --store DIR          the store folder (default: $RLM_STORE)
+  --store DIR          the store folder (default: $RLM_STORE); created if missing
+  --create             allow making a store in a folder that already holds other files
   --chunker NAME       size | paragraph | lines | turn | markdown (default: by file type)
   --chunk-tokens N     size chunker window (default 2000)
   --overlap-tokens N   size chunker overlap (default 200)
   --tag TAG            add a tag to every chunk (repeatable)
   --prune              forget documents ingested from these folders whose files are gone
+  --exclude GLOB       leave out paths matching a .gitignore-style pattern (repeatable)
+  --include-hidden     also take dot-files and dot-folders
+  --no-ignore          disregard .gitignore/.rlmignore and enter node_modules too
+  --verbose            list every skipped binary file
   --embedder SPEC      enable vector search: hash, hash:DIM, openai:MODEL, ollama:MODEL (fixed per store)
   --json               print {documents, chunks, links, tokens, added, updated, skipped, elapsedMs}
                        (and removed, with --prune)
@@ -35,6 +43,11 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
     tag: { type: 'string', multiple: true },
     embedder: { type: 'string' },
     prune: { type: 'boolean' },
+    create: { type: 'boolean' },
+    exclude: { type: 'string', multiple: true },
+    'include-hidden': { type: 'boolean' },
+    'no-ignore': { type: 'boolean' },
+    verbose: { type: 'boolean' },
     json: { type: 'boolean' },
   });
   if (values.help) {
@@ -56,6 +69,7 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
   const paths = positionals.map((p) => path.resolve(io.cwd, p));
   for (const p of paths)
     if (!existsSync(p)) throw new RlmError('BAD_INPUT', `no such file or directory: ${p}`);
+  checkNewStoreDir(storeDir(values.store, io), values.create);
   const store = await openStore(values.store, io, {
     create: true,
     ...(values.embedder ? { embedder: values.embedder } : {}),
@@ -71,6 +85,9 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
       ...(chunkTokens !== undefined ? { chunkTokens } : {}),
       ...(overlapTokens !== undefined ? { overlapTokens } : {}),
       ...(values.tag ? { tags: values.tag } : {}),
+      ...(values.exclude ? { exclude: values.exclude } : {}),
+      ...(values['include-hidden'] ? { includeHidden: true } : {}),
+      ...(values['no-ignore'] ? { noIgnore: true } : {}),
       signal: controller.signal,
       onProgress: (p) => {
         const label = `${p.filesDone}/${p.filesTotal} files ${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)} ${p.phase}${p.current ? ` ${path.basename(p.current)}` : ''}`;
@@ -78,8 +95,8 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
       },
     });
     bar.done();
-    for (const n of report.notes) io.stderr.write(`rlm: note: ${n.path}: ${n.note}\n`);
-    const { notes: _notes, removed, ...data } = report;
+    writeNotes(report, values.verbose === true, io);
+    const { notes: _notes, removed, passedOver: _passedOver, ...data } = report;
     if (values.json) writeJson(io, values.prune ? { ...data, removed } : data);
     else {
       io.stdout.write(
@@ -93,4 +110,29 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
     process.off('SIGINT', onSignal);
     await store.close();
   }
+}
+
+/**
+ * Notes on stderr: one line per odd file, except binary files, which are counted in one line (listed
+ * with --verbose); then one line for what the folder scan left out, with the flag that takes it.
+ */
+function writeNotes(report: IngestReport, verbose: boolean, io: CliIO): void {
+  let binary = 0;
+  for (const n of report.notes) {
+    if (n.note.startsWith(BINARY_NOTE) && !verbose) binary++;
+    else io.stderr.write(`rlm: note: ${n.path}: ${n.note}\n`);
+  }
+  if (binary > 0)
+    io.stderr.write(`rlm: ${binary} binary file${binary === 1 ? '' : 's'} skipped (--verbose lists them)\n`);
+  const p = report.passedOver;
+  if (!p) return;
+  const parts: string[] = [];
+  const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+  if (p.hidden > 0)
+    parts.push(`${n(p.hidden, 'dot-file or folder', 'dot-files and folders')} (--include-hidden)`);
+  if (p.folders > 0)
+    parts.push(`${n(p.folders, 'node_modules folder', 'node_modules folders')} (--no-ignore)`);
+  if (p.ignored > 0) parts.push(`${n(p.ignored, 'path', 'paths')} in .gitignore/.rlmignore (--no-ignore)`);
+  if (p.excluded > 0) parts.push(`${n(p.excluded, 'path', 'paths')} matching --exclude`);
+  if (parts.length > 0) io.stderr.write(`rlm: left out ${parts.join(', ')}\n`);
 }

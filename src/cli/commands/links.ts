@@ -1,13 +1,15 @@
 import { LINK_TYPES, type LinkType } from '../../../memory/types.ts';
 import { RlmError } from '../../errors.ts';
+import { linksResult } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
+import { chunkNotFound, shownPath } from './query.ts';
 
 const LINKS_HELP = `usage: rlm links ID --store DIR [--type TYPE] [--json]
 
 Lists a chunk's links: follows, context_of, related_to (computed), supports, contradicts (by hand).
---json prints {id, links:[{from, to, type, strength}]}.
+The chunk's id and file go to stderr. --json prints {id, path, links:[{from, to, type, strength}]}.
 `;
 
 export async function links(argv: string[], io: CliIO): Promise<number> {
@@ -26,11 +28,14 @@ export async function links(argv: string[], io: CliIO): Promise<number> {
     throw new RlmError('BAD_INPUT', `--type must be one of ${LINK_TYPES.join(', ')}`);
   const store = await openStore(values.store, io);
   try {
-    const list = store.neighbors(id!, type);
-    if (values.json) writeJson(io, { id, links: list });
-    else
-      for (const l of list)
+    if (!store.getChunk(id!)) throw chunkNotFound(id!);
+    const result = linksResult(id!, store.neighbors(id!, type), (d) => store.findDocument(d));
+    if (values.json) writeJson(io, result);
+    else {
+      io.stderr.write(`${id}  ${shownPath(result.path, io)}\n`);
+      for (const l of result.links)
         io.stdout.write(`${l.type.padEnd(11)} ${l.from} -> ${l.to}  ${l.strength.toFixed(3)}\n`);
+    }
     return EXIT_OK;
   } finally {
     await store.close();

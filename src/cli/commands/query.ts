@@ -1,15 +1,18 @@
 import path from 'node:path';
+import { highlight } from '../../../memory/search/passage.ts';
 import { CHUNK_TYPES, type ChunkType } from '../../../memory/types.ts';
 import { RlmError } from '../../errors.ts';
-import { roundScore, searchResults } from '../../shapes.ts';
+import { grepResults, peekResult, roundScore, searchResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, stdoutColor, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
 
 const SEARCH_HELP = `usage: rlm search QUERY --store DIR [-k N] [--document ID]... [--tag T]... [--type T] [--mode M] [--json]
 
 Ranked search (BM25 with English/French stemming and typo tolerance; hybrid with vectors when the store
-has an embedder). --mode bm25|vector|hybrid. --json prints {results:[{id, score, preview, document, tags}]}.
+has an embedder). --mode bm25|vector|hybrid. Each result names its file and shows the passage that
+matches best, the query's words highlighted on a terminal (not with NO_COLOR).
+--json prints {results:[{id, score, preview, document, path, tags}]}.
 `;
 
 export async function search(argv: string[], io: CliIO): Promise<number> {
@@ -51,10 +54,13 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
     } else if (hits.length === 0) {
       io.stderr.write('no results\n');
     } else {
-      for (const h of hits)
+      const color = stdoutColor(io);
+      for (const h of hits) {
+        const preview = color ? highlight(h.preview, query!, BOLD_RED, RESET) : h.preview;
         io.stdout.write(
-          `${h.id}  ${roundScore(h.score)}  [${h.type}${h.tags.length ? ` ${h.tags.join(',')}` : ''}]\n    ${h.preview}\n`,
+          `${h.id}  ${roundScore(h.score)}  ${shownPath(h.path, io)}  [${h.type}${h.tags.length ? ` ${h.tags.join(',')}` : ''}]\n    ${preview}\n`,
         );
+      }
     }
     return EXIT_OK;
   } finally {
@@ -64,7 +70,8 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
 
 const PEEK_HELP = `usage: rlm peek ID --store DIR [--json]
 
-Prints one chunk. --json prints {id, text, tokens, document, tags, links}.
+Prints one chunk (its id, file and tags go to stderr). --json prints
+{id, text, tokens, document, path, tags, links}.
 `;
 
 export async function peek(argv: string[], io: CliIO): Promise<number> {
@@ -77,25 +84,14 @@ export async function peek(argv: string[], io: CliIO): Promise<number> {
   const store = await openStore(values.store, io);
   try {
     const chunk = store.getChunk(id!);
-    if (!chunk)
-      throw new RlmError(
-        'NOT_FOUND',
-        `no chunk with id ${id} (ids look like DOCUMENT:ORDINAL; try rlm search)`,
-      );
+    if (!chunk) throw chunkNotFound(id!);
     store.touch([chunk.id]);
-    const links = store.neighbors(chunk.id);
+    const result = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));
     if (values.json) {
-      writeJson(io, {
-        id: chunk.id,
-        text: chunk.text,
-        tokens: chunk.tokens,
-        document: chunk.document,
-        tags: chunk.tags,
-        links,
-      });
+      writeJson(io, result);
     } else {
       io.stderr.write(
-        `${chunk.id}  ${chunk.tokens} tokens  type ${chunk.type}${chunk.section ? `  § ${chunk.section}` : ''}${chunk.tags.length ? `  tags ${chunk.tags.join(',')}` : ''}\n`,
+        `${chunk.id}  ${shownPath(result.path, io)}  ${chunk.tokens} tokens  type ${chunk.type}${chunk.section ? `  § ${chunk.section}` : ''}${chunk.tags.length ? `  tags ${chunk.tags.join(',')}` : ''}\n`,
       );
       io.stdout.write(chunk.text.endsWith('\n') ? chunk.text : `${chunk.text}\n`);
     }
@@ -108,7 +104,8 @@ export async function peek(argv: string[], io: CliIO): Promise<number> {
 const GREP_HELP = `usage: rlm grep PATTERN --store DIR [-F] [-i] [--limit N] [--document ID]... [--json]
 
 Regex (JavaScript syntax) or literal (-F) search over all chunk text. A pattern that runs too long is
-stopped (exit 1, TIMEOUT). --json prints {matches:[{id, offset, text}], truncated}.
+stopped (exit 1, TIMEOUT). Each line shows the file, the chunk id and the offset in the chunk.
+--json prints {matches:[{id, offset, text, path}], truncated}.
 `;
 
 export async function grep(argv: string[], io: CliIO): Promise<number> {
@@ -131,17 +128,34 @@ export async function grep(argv: string[], io: CliIO): Promise<number> {
       ...(values['ignore-case'] ? { ignoreCase: true } : {}),
       ...(values.document ? { document: values.document } : {}),
     });
-    if (values.json)
-      writeJson(io, {
-        matches: result.matches.map((m) => ({ id: m.id, offset: m.offset, text: m.text })),
-        truncated: result.truncated,
-      });
-    else for (const m of result.matches) io.stdout.write(`${m.id}:${m.offset}: ${m.text}\n`);
+    const shaped = grepResults(result, (d) => store.findDocument(d));
+    if (values.json) writeJson(io, shaped);
+    else
+      for (const m of shaped.matches)
+        io.stdout.write(`${shownPath(m.path, io)}  ${m.id}:${m.offset}: ${m.text}\n`);
     if (result.truncated) io.stderr.write(`rlm: stopped at ${limit} matches (--limit)\n`);
     return EXIT_OK;
   } finally {
     await store.close();
   }
+}
+
+const BOLD_RED = '\x1b[1;31m';
+const RESET = '\x1b[0m';
+
+/** A document's file as the user would type it: relative to the working folder when inside it. */
+export function shownPath(file: string | null, io: CliIO): string {
+  if (file === null) return '(no file)';
+  const rel = path.relative(io.cwd, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
+}
+
+/** NOT_FOUND for a chunk id, with where to find real ones. */
+export function chunkNotFound(id: string): RlmError {
+  return new RlmError(
+    'NOT_FOUND',
+    `no chunk with id ${id} (ids look like DOCUMENT:ORDINAL; rlm ls lists documents, rlm search finds chunks)`,
+  );
 }
 
 function help(io: CliIO, text: string): number {

@@ -19,7 +19,7 @@ options:
   --host H             HTTP address (default 127.0.0.1; anything else needs RLM_MCP_TOKEN)
   --allow-host NAME    extra Host name accepted over HTTP (repeatable; loopback names always are)
   --allow-origin URL   browser Origin accepted over HTTP (repeatable; none by default)
-  --model SPEC         default model (else $RLM_MODEL), e.g. anthropic:claude-sonnet-4-5
+  --model SPEC         default model (else $RLM_MODEL), e.g. anthropic:claude-sonnet-4-6
   --sub-model SPEC     default sub-call model (else $RLM_SUB_MODEL, else the model)
   --store DIR          default store folder (else $RLM_STORE)
 

@@ -2,12 +2,13 @@ import path from 'node:path';
 import { RlmError } from '../../errors.ts';
 import { renderTraceFile } from '../../runtime/trace-render.ts';
 import { parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK } from '../io.ts';
+import { type CliIO, EXIT_OK, stdoutColor } from '../io.ts';
 
 const HELP = `usage: rlm trace show FILE [--color | --no-color]
 
 Prints a trace written by \`rlm answer --trace FILE\` as a recursion tree: model calls with tokens and
-cost, code blocks and their output, sub-calls indented by depth, and the final answer.
+cost, code blocks and their output, sub-calls indented by depth, and the final answer. Colours on a
+terminal unless NO_COLOR is set or --no-color is given.
 `;
 
 export default async function trace(argv: string[], io: CliIO): Promise<number> {
@@ -22,7 +23,7 @@ export default async function trace(argv: string[], io: CliIO): Promise<number> 
   const [sub, file, ...rest] = positionals;
   if (sub !== 'show' || !file || rest.length > 0)
     throw new RlmError('BAD_INPUT', 'usage: rlm trace show FILE');
-  const color = values.color === true || (values['no-color'] !== true && io.stdout.isTTY === true);
+  const color = values.color === true || (values['no-color'] !== true && stdoutColor(io));
   const text = await renderTraceFile(path.resolve(io.cwd, file), {
     color,
     ...(io.stdout.isTTY ? { width: 120 } : {}),

@@ -10,6 +10,7 @@ import type { AnswerInput } from '../../runtime/input.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
 import type { TraceEvent } from '../../runtime/trace.ts';
+import { answerResult } from '../../shapes.ts';
 import type { ServerContext } from '../context.ts';
 import { describeChars, type McpLimits } from '../limits.ts';
 import { type Progress, progressFor } from '../progress.ts';
@@ -61,7 +62,7 @@ export function answerInput(limits: McpLimits) {
         .string()
         .min(1)
         .optional()
-        .describe('Root model spec, e.g. anthropic:claude-sonnet-4-5. Default: RLM_MODEL.'),
+        .describe('Root model spec, e.g. anthropic:claude-sonnet-4-6. Default: RLM_MODEL.'),
       sub_model: z
         .string()
         .min(1)
@@ -117,7 +118,7 @@ export function registerAnswer(server: McpServer, ctx: ServerContext): void {
       guard('rlm_answer', ctx, async () => {
         const progress = progressFor(extra, (err) => ctx.log(`rlm serve: progress not sent: ${String(err)}`));
         const result = await runAnswer(ctx, args, extra.signal, progress);
-        const shown = publicResult(result);
+        const shown = answerResult(result);
         const failed = result.status === 'error' || result.status === 'aborted';
         ctx.log(
           `rlm serve: rlm_answer ${result.status} after ${result.iterations} iterations, ${result.subCalls} sub-calls, ${result.elapsedMs} ms`,
@@ -184,20 +185,6 @@ function progressListener(progress: Progress): (e: TraceEvent) => void {
         `sub-call ${subCalls} at depth ${e.calleeDepth}${e.cached ? ' (cached)' : ''}: ${preview}`,
       );
     }
-  };
-}
-
-/** The contract fields only: per-model usage and run ids are internal detail for this surface. */
-function publicResult(r: RlmResult): Record<string, unknown> {
-  return {
-    answer: r.answer,
-    status: r.status,
-    iterations: r.iterations,
-    subCalls: r.subCalls,
-    maxDepthReached: r.maxDepthReached,
-    usage: r.usage,
-    elapsedMs: r.elapsedMs,
-    ...(r.error === undefined ? {} : { error: r.error }),
   };
 }
 

@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { CHUNK_TYPES, type ChunkType, type GrepOptions, type SearchOptions } from '../../../memory/types.ts';
 import { RlmError } from '../../errors.ts';
-import { searchResults } from '../../shapes.ts';
+import { grepResults, peekResult, searchResults } from '../../shapes.ts';
 import type { ServerContext } from '../context.ts';
 import { guard, structured } from '../results.ts';
 import { storeArg, storeDir } from './store-arg.ts';
@@ -32,6 +32,7 @@ export const searchOutput = z.object({
       score: z.number(),
       preview: z.string(),
       document: z.string(),
+      path: z.string().nullable(),
       tags: z.array(z.string()),
     }),
   ),
@@ -42,12 +43,15 @@ export const peekOutput = z.object({
   text: z.string(),
   tokens: z.number().int(),
   document: z.string(),
+  path: z.string().nullable(),
   tags: z.array(z.string()),
   links: z.array(z.object({ from: z.string(), to: z.string(), type: z.string(), strength: z.number() })),
 });
 
 export const grepOutput = z.object({
-  matches: z.array(z.object({ id: z.string(), offset: z.number().int(), text: z.string() })),
+  matches: z.array(
+    z.object({ id: z.string(), offset: z.number().int(), text: z.string(), path: z.string().nullable() }),
+  ),
   truncated: z.boolean(),
 });
 
@@ -136,15 +140,7 @@ export function registerReadTools(server: McpServer, ctx: ServerContext): void {
           );
         }
         store.touch([chunk.id]);
-        const links = store.neighbors(chunk.id).map((l) => ({ ...l }));
-        const value = {
-          id: chunk.id,
-          text: chunk.text,
-          tokens: chunk.tokens,
-          document: chunk.document,
-          tags: chunk.tags,
-          links,
-        };
+        const value = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));
         // The chunk text itself is what a reader wants in `content`; the metadata stays structured.
         return structured(value, chunk.text);
       }),
@@ -184,10 +180,7 @@ export function registerReadTools(server: McpServer, ctx: ServerContext): void {
         if (args.ignore_case !== undefined) opts.ignoreCase = args.ignore_case;
         if (args.document !== undefined) opts.document = args.document;
         const result = await store.grep(args.pattern, opts);
-        return structured({
-          matches: result.matches.map((m) => ({ id: m.id, offset: m.offset, text: m.text })),
-          truncated: result.truncated,
-        });
+        return structured(grepResults(result, (d) => store.findDocument(d)));
       }),
   );
 }

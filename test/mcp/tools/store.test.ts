@@ -80,6 +80,7 @@ describe('store reads', () => {
       .results;
     expect(results.length).toBeGreaterThan(0);
     expect(results[0]?.document).toMatch(/launch/);
+    expect(results[0]).toMatchObject({ path: join(docs, 'launch.md') });
     expect(results.length).toBeLessThanOrEqual(2);
   });
 
@@ -87,7 +88,11 @@ describe('store reads', () => {
     const hit = await s.call('rlm_search', { query: 'crew members' });
     const id = (hit.structuredContent as { results: { id: string }[] }).results[0]!.id;
     const r = await s.call('rlm_peek', { id });
-    expect(r.structuredContent).toMatchObject({ id, text: expect.stringContaining('Ada, Grace and Linus') });
+    expect(r.structuredContent).toMatchObject({
+      id,
+      path: join(docs, 'crew.txt'),
+      text: expect.stringContaining('Ada, Grace and Linus'),
+    });
     expect(textOf(r)).toContain('Ada, Grace and Linus');
     const missing = await s.call('rlm_peek', { id: 'nope:0' });
     expect(missing.isError).toBe(true);
@@ -97,7 +102,7 @@ describe('store reads', () => {
   it('rlm_grep finds lines by regex and literal', async () => {
     const r = await s.call('rlm_grep', { pattern: 'forty\\s+units' });
     expect(r.structuredContent).toMatchObject({
-      matches: [{ text: 'The budget for the mission is forty units.' }],
+      matches: [{ text: 'The budget for the mission is forty units.', path: join(docs, 'budget.txt') }],
       truncated: false,
     });
     const literal = await s.call('rlm_grep', { pattern: 'ADA,', literal: true, ignore_case: true });

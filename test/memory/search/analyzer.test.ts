@@ -112,3 +112,31 @@ describe('foldDiacritics', () => {
     expect(foldDiacritics('plain')).toBe('plain');
   });
 });
+
+describe('identifiers', () => {
+  const a = new Analyzer();
+
+  it('indexes a camelCase identifier whole and as its parts', () => {
+    expect(a.tokenize('call refreshToken now')).toEqual(['call', 'refreshtoken', 'refresh', 'token', 'now']);
+    expect(a.tokenize('new XMLHttpRequest()')).toEqual(['new', 'xmlhttprequest', 'xml', 'http', 'request']);
+    expect(a.tokenize('utf8Decode')).toEqual(['utf8decode', 'utf8', 'decode']);
+    // Capitalised words and all-caps words are one token, as before.
+    expect(a.tokenize('Token HTTP Paris')).toEqual(['token', 'http', 'paris']);
+  });
+
+  it('lets a prose query meet camelCase and snake_case code', () => {
+    expect(analyze('refresh tokens')).toEqual(['refresh', 'token']);
+    expect(analyze('const refreshToken = 1')).toEqual(expect.arrayContaining(['refresh', 'token']));
+    expect(analyze('refresh_token = 1')).toEqual(expect.arrayContaining(['refresh', 'token']));
+  });
+
+  it('gives the same terms whether the identifier was memoised lowercase first or not', () => {
+    const b = new Analyzer({ cacheSize: 16 });
+    expect(b.tokenize('refreshtoken refreshToken')).toEqual([
+      'refreshtoken',
+      'refreshtoken',
+      'refresh',
+      'token',
+    ]);
+  });
+});

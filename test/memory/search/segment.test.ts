@@ -22,7 +22,13 @@ describe('buildSegment', () => {
 
   it('builds an empty segment for no chunks', () => {
     const empty = buildSegment([]);
-    expect(empty).toEqual({ version: 1, ids: [], lengths: [], terms: { vocabulary: '', postings: '' } });
+    expect(empty).toEqual({
+      version: 1,
+      analyzer: 2,
+      ids: [],
+      lengths: [],
+      terms: { vocabulary: '', postings: '' },
+    });
     expect(new SegmentReader(empty).termCount).toBe(0);
     expect(new SegmentReader(empty).find('x')).toBe(-1);
   });
