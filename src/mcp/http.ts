@@ -40,6 +40,11 @@ export interface HttpServeOptions {
   allowedOrigins?: string[];
   /** A session with no request for this long and nothing in flight is closed (default 1 hour). */
   sessionIdleMs?: number;
+  /**
+   * Clock for session idleness (default `Date.now`). A seam for tests: with their own clock and
+   * {@link HttpServerHandle.sweepIdle} they expire sessions without depending on timer scheduling.
+   */
+  now?: () => number;
 }
 
 /** A running HTTP server. */
@@ -49,6 +54,11 @@ export interface HttpServerHandle {
   readonly port: number;
   /** Open sessions. */
   readonly sessions: number;
+  /**
+   * Closes the sessions idle for longer than `sessionIdleMs` with nothing in flight, as the periodic sweep
+   * does; resolves to how many were closed once they are.
+   */
+  sweepIdle(): Promise<number>;
   /** Stops accepting, closes every session (cancelling in-flight calls) and waits for them. */
   close(): Promise<void>;
 }
@@ -111,6 +121,7 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
   const allowedOrigins = new Set((opts.allowedOrigins ?? []).map((o) => o.replace(/\/+$/, '').toLowerCase()));
   const tokenDigest = token === undefined ? undefined : digest(token);
   const sessions = new Map<string, Session>();
+  const now = opts.now ?? Date.now;
 
   const refuse = (
     res: ServerResponse,
@@ -164,7 +175,7 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
       },
     });
     const server = createServer(ctx);
-    const session: Session = { transport, server, lastSeen: Date.now(), active: 0 };
+    const session: Session = { transport, server, lastSeen: now(), active: 0 };
     server.server.onclose = () => {
       const id = transport.sessionId;
       if (id !== undefined && sessions.get(id) === session) sessions.delete(id);
@@ -196,11 +207,11 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
       refuse(res, 400, 'Bad Request: Mcp-Session-Id header is required');
       return;
     }
-    session.lastSeen = Date.now();
+    session.lastSeen = now();
     session.active++;
     res.once('close', () => {
       session.active--;
-      session.lastSeen = Date.now();
+      session.lastSeen = now();
     });
     await session.transport.handleRequest(req, res);
     if (fresh && session.transport.sessionId === undefined) await session.server.close();
@@ -216,15 +227,13 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
     });
   });
   const idleMs = opts.sessionIdleMs ?? 60 * 60_000;
-  const sweep = setInterval(
-    () => {
-      const now = Date.now();
-      for (const s of sessions.values()) {
-        if (s.active === 0 && now - s.lastSeen > idleMs) void s.server.close().catch(() => undefined);
-      }
-    },
-    Math.min(idleMs, 60_000),
-  );
+  const sweepIdle = async (): Promise<number> => {
+    const t = now();
+    const idle = [...sessions.values()].filter((s) => s.active === 0 && t - s.lastSeen > idleMs);
+    await Promise.allSettled(idle.map((s) => s.server.close()));
+    return idle.length;
+  };
+  const sweep = setInterval(() => void sweepIdle(), Math.min(idleMs, 60_000));
   sweep.unref();
 
   await listen(http, opts.port ?? DEFAULT_HTTP_PORT, host);
@@ -236,6 +245,7 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
     get sessions() {
       return sessions.size;
     },
+    sweepIdle,
     async close() {
       clearInterval(sweep);
       const closing = new Promise<void>((resolve) => http.close(() => resolve()));
