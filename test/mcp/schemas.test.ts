@@ -112,6 +112,7 @@ function context(): ServerContext {
     env: {},
     log: () => {},
     run: { sandboxFactory: fakeSandboxes().factory },
+    allowScriptedModels: true,
   });
 }
 

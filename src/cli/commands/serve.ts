@@ -22,6 +22,8 @@ options:
   --model SPEC         default model (else $RLM_MODEL), e.g. anthropic:claude-sonnet-4-5
   --sub-model SPEC     default sub-call model (else $RLM_SUB_MODEL, else the model)
   --store DIR          default store folder (else $RLM_STORE)
+  --allow-scripted     let tool calls name scripted:FILE models (tests, demos); off by default, since
+                       the server would read a file the caller names
 
 environment: RLM_MODEL, RLM_SUB_MODEL, RLM_STORE, RLM_MCP_TOKEN (HTTP bearer token), provider keys
 (ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL...), RLM_MAX_* run limits.
@@ -37,6 +39,7 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     model: { type: 'string' },
     'sub-model': { type: 'string' },
     store: { type: 'string' },
+    'allow-scripted': { type: 'boolean' },
   });
   if (values.help) {
     io.stdout.write(HELP);
@@ -59,7 +62,13 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
   if (values['sub-model'] !== undefined) defaults.subModel = values['sub-model'];
   if (values.store !== undefined) defaults.store = values.store;
   const log = (line: string) => void io.stderr.write(`${line}\n`);
-  const ctx = createServerContext({ env: io.env, cwd: io.cwd, defaults, log });
+  const ctx = createServerContext({
+    env: io.env,
+    cwd: io.cwd,
+    defaults,
+    log,
+    allowScriptedModels: values['allow-scripted'] === true,
+  });
 
   const controller = new AbortController();
   const stop = () => controller.abort();

@@ -149,6 +149,8 @@ export async function runAnswer(
     const dir = args.store ?? (args.context === undefined ? ctx.defaults.store : undefined);
     if (dir !== undefined) input.store = await ctx.stores.get(dir);
   }
+  callerModel(ctx, 'model', args.model);
+  callerModel(ctx, 'sub_model', args.sub_model);
   const model = args.model ?? ctx.defaults.model;
   const subModel = args.sub_model ?? ctx.defaults.subModel;
   const rlm = new RLM({
@@ -161,6 +163,21 @@ export async function runAnswer(
     ...(progress.enabled ? { onEvent: progressListener(progress) } : {}),
   });
   return rlm.answer(input);
+}
+
+/**
+ * Refuses a model spec from the caller that would make the server read a file it names (`scripted:FILE`),
+ * unless the server was started to allow it.
+ */
+function callerModel(ctx: ServerContext, field: string, spec: string | undefined): void {
+  if (spec === undefined || ctx.allowScriptedModels) return;
+  if (/^\s*scripted\s*:/i.test(spec)) {
+    throw new RlmError(
+      'BAD_INPUT',
+      `${field}: scripted models are disabled over MCP (they read a file the caller names); ` +
+        'start the server with --allow-scripted to use them',
+    );
+  }
 }
 
 /** Turns trace events into progress: one notification per root iteration and one per sub-call. */
