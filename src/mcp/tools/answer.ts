@@ -123,7 +123,7 @@ export function registerAnswer(server: McpServer, ctx: ServerContext): void {
           `rlm serve: rlm_answer ${result.status} after ${result.iterations} iterations, ${result.subCalls} sub-calls, ${result.elapsedMs} ms`,
         );
         return {
-          content: [{ type: 'text', text: renderText(result) }],
+          content: [{ type: 'text', text: renderText(result, ctx.limits.maxTextAnswerChars) }],
           structuredContent: shown,
           ...(failed ? { isError: true } : {}),
         };
@@ -218,8 +218,11 @@ function publicResult(r: RlmResult): Record<string, unknown> {
   };
 }
 
-/** The answer first (what the calling model needs), then one line of facts. */
-function renderText(r: RlmResult): string {
+/**
+ * The answer first (what the calling model needs), then one line of facts. An answer longer than
+ * `maxAnswerChars` is cut there with a note: its whole text is in the structured content, once.
+ */
+export function renderText(r: RlmResult, maxAnswerChars: number): string {
   const facts = [
     `status ${r.status}`,
     `${r.iterations} iteration${r.iterations === 1 ? '' : 's'}`,
@@ -229,5 +232,10 @@ function renderText(r: RlmResult): string {
     `${(r.elapsedMs / 1000).toFixed(1)} s`,
   ];
   const err = r.error === undefined ? '' : `\n[${r.error.code}] ${r.error.message}`;
-  return `${r.answer}\n\n[rlm: ${facts.join(', ')}]${err}`;
+  const answer =
+    r.answer.length <= maxAnswerChars
+      ? r.answer
+      : `${r.answer.slice(0, maxAnswerChars)}\n\n[rlm: answer cut at ${describeChars(maxAnswerChars)} of ` +
+        `${describeChars(r.answer.length)}; the whole answer is in the structured content (answer)]`;
+  return `${answer}\n\n[rlm: ${facts.join(', ')}]${err}`;
 }

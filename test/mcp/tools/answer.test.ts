@@ -266,4 +266,17 @@ describe('rlm_answer errors', () => {
     expect(shown).toContain('is not valid JSON');
     expect(shown).not.toMatch(/TOPSECRET|root:x/);
   });
+
+  it('sends a long answer once: whole in the structured content, cut in the text', async () => {
+    const long = `${'a'.repeat(100)}${'b'.repeat(50)}`;
+    const { call } = await start(scripted(dir, 'long.json', [{ depth: 0, reply: `FINAL(${long})` }]), {
+      limits: { maxTextAnswerChars: 100 },
+    });
+    const r = await call('rlm_answer', { question: 'q', context: 'c' });
+    expect(r.structuredContent).toMatchObject({ answer: long, status: 'final' });
+    expect(textOf(r)).toMatch(
+      /^a{100}\n\n\[rlm: answer cut at 100 characters of 150 characters; the whole answer is in the structured content \(answer\)\]\n\n\[rlm: status final/,
+    );
+    expect(textOf(r)).not.toContain('ab');
+  });
 });
