@@ -40,6 +40,11 @@ export interface ServerContextOptions {
   log?: (line: string) => void;
   /** See {@link RunOverrides}. */
   run?: RunOverrides;
+  /**
+   * Lets tool calls name `scripted:FILE` models (`rlm serve --allow-scripted`). Off by default: such a spec
+   * makes the server read a file the caller names. The server's own defaults may always be scripted.
+   */
+  allowScriptedModels?: boolean;
 }
 
 /** The resolved, shared state of a server. */
@@ -50,6 +55,8 @@ export interface ServerContext {
   readonly limits: Readonly<McpLimits>;
   readonly stores: StoreRegistry;
   readonly run: RunOverrides;
+  /** See {@link ServerContextOptions.allowScriptedModels}. */
+  readonly allowScriptedModels: boolean;
   readonly version: string;
   log(line: string): void;
   /** Counts `work` as an in-flight tool call until it settles; returns it unchanged. */
@@ -90,6 +97,7 @@ export function createServerContext(opts: ServerContextOptions = {}): ServerCont
     limits: { ...DEFAULT_LIMITS, ...opts.limits },
     stores,
     run: opts.run ?? {},
+    allowScriptedModels: opts.allowScriptedModels ?? false,
     version: packageVersion(),
     log,
     track(work) {

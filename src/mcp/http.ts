@@ -19,10 +19,19 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { RlmError } from '../errors.ts';
 import type { ServerContext } from './context.ts';
+import { checkJsonShape } from './json-guard.ts';
 import { createServer } from './server.ts';
 
 /** Default port of `rlm serve --transport http`. */
 export const DEFAULT_HTTP_PORT = 8765;
+/** Default cap on open HTTP sessions. */
+export const DEFAULT_MAX_SESSIONS = 100;
+/** Default cap on one HTTP request body: 16 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Default idle time after which a session is closed: 10 minutes. */
+export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;
+/** JSON-RPC envelope members allowed on top of a tool call's argument elements. */
+const ENVELOPE_ELEMENTS = 64;
 
 /** Options of {@link serveHttp}. */
 export interface HttpServeOptions {
@@ -38,8 +47,24 @@ export interface HttpServeOptions {
   allowedHosts?: string[];
   /** Origins (`scheme://host[:port]`) accepted from browsers; none by default. */
   allowedOrigins?: string[];
-  /** A session with no request for this long and nothing in flight is closed (default 1 hour). */
+  /** A session with no request for this long and nothing in flight is closed (default 10 minutes). */
   sessionIdleMs?: number;
+  /**
+   * Open sessions at most (default {@link DEFAULT_MAX_SESSIONS}); beyond it an initialize request is
+   * refused with 503 after idle sessions are closed. Each session holds a server (under 1 MB).
+   */
+  maxSessions?: number;
+  /**
+   * Bytes of one request body (default {@link DEFAULT_MAX_BODY_BYTES}): enough for a tool call with a
+   * sizeable inline context; larger material goes by `paths` or `store`. Nesting depth and the number of
+   * JSON values are bounded before the body is parsed.
+   */
+  maxBodyBytes?: number;
+  /**
+   * Clock for session idleness (default `Date.now`). A seam for tests: with their own clock and
+   * {@link HttpServerHandle.sweepIdle} they expire sessions without depending on timer scheduling.
+   */
+  now?: () => number;
 }
 
 /** A running HTTP server. */
@@ -49,6 +74,11 @@ export interface HttpServerHandle {
   readonly port: number;
   /** Open sessions. */
   readonly sessions: number;
+  /**
+   * Closes the sessions idle for longer than `sessionIdleMs` with nothing in flight, as the periodic sweep
+   * does; resolves to how many were closed once they are.
+   */
+  sweepIdle(): Promise<number>;
   /** Stops accepting, closes every session (cancelling in-flight calls) and waits for them. */
   close(): Promise<void>;
 }
@@ -111,6 +141,13 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
   const allowedOrigins = new Set((opts.allowedOrigins ?? []).map((o) => o.replace(/\/+$/, '').toLowerCase()));
   const tokenDigest = token === undefined ? undefined : digest(token);
   const sessions = new Map<string, Session>();
+  const now = opts.now ?? Date.now;
+  const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const shape = {
+    maxDepth: ctx.limits.maxJsonDepth,
+    maxElements: ctx.limits.maxInputElements + ENVELOPE_ELEMENTS,
+  };
 
   const refuse = (
     res: ServerResponse,
@@ -155,7 +192,7 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
   const newSession = (): Session => {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      maxRequestBodySize: ctx.limits.maxMessageBytes,
+      maxRequestBodySize: maxBodyBytes,
       onsessioninitialized: (id) => {
         sessions.set(id, session);
       },
@@ -164,7 +201,7 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
       },
     });
     const server = createServer(ctx);
-    const session: Session = { transport, server, lastSeen: Date.now(), active: 0 };
+    const session: Session = { transport, server, lastSeen: now(), active: 0 };
     server.server.onclose = () => {
       const id = transport.sessionId;
       if (id !== undefined && sessions.get(id) === session) sessions.delete(id);
@@ -173,8 +210,51 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
     return session;
   };
 
+  /** The parsed body of a POST, or undefined once a refusal has been sent. */
+  const readJson = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<{ body: unknown } | undefined> => {
+    const tooLarge = () => {
+      // Closing the connection stops the rest of an oversized upload from being read at all.
+      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+      const message =
+        `request body is larger than the ${maxBodyBytes.toLocaleString('en-US')} bytes limit: ` +
+        'pass large material as `paths` or a `store` instead of inline `context`';
+      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }), () =>
+        req.destroy(),
+      );
+    };
+    if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) {
+      tooLarge();
+      return undefined;
+    }
+    const bytes = await readLimited(req, maxBodyBytes);
+    if (bytes === undefined) {
+      tooLarge();
+      return undefined;
+    }
+    const why = checkJsonShape(bytes, shape);
+    if (why !== undefined) {
+      refuse(res, 413, `request refused before parsing: ${why}`);
+      return undefined;
+    }
+    try {
+      return { body: JSON.parse(bytes.toString('utf8')) };
+    } catch {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null }));
+      return undefined;
+    }
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!check(req, res)) return;
+    let parsed: { body: unknown } | undefined;
+    if (req.method === 'POST') {
+      parsed = await readJson(req, res);
+      if (parsed === undefined) return;
+    }
     const id = req.headers['mcp-session-id'];
     let session: Session | undefined;
     let fresh = false;
@@ -189,6 +269,14 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
       }
     } else if (req.method === 'POST') {
       // Only an initialize request may open a session; the transport itself answers anything else with 400.
+      if (sessions.size >= maxSessions && (await sweepIdle()) === 0 && sessions.size >= maxSessions) {
+        refuse(
+          res,
+          503,
+          `too many sessions (the limit is ${maxSessions}): end unused sessions or wait for idle ones to expire`,
+        );
+        return;
+      }
       session = newSession();
       fresh = true;
       await session.server.connect(session.transport);
@@ -196,13 +284,13 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
       refuse(res, 400, 'Bad Request: Mcp-Session-Id header is required');
       return;
     }
-    session.lastSeen = Date.now();
+    session.lastSeen = now();
     session.active++;
     res.once('close', () => {
       session.active--;
-      session.lastSeen = Date.now();
+      session.lastSeen = now();
     });
-    await session.transport.handleRequest(req, res);
+    await session.transport.handleRequest(req, res, parsed?.body);
     if (fresh && session.transport.sessionId === undefined) await session.server.close();
   };
 
@@ -215,16 +303,14 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
       else res.end();
     });
   });
-  const idleMs = opts.sessionIdleMs ?? 60 * 60_000;
-  const sweep = setInterval(
-    () => {
-      const now = Date.now();
-      for (const s of sessions.values()) {
-        if (s.active === 0 && now - s.lastSeen > idleMs) void s.server.close().catch(() => undefined);
-      }
-    },
-    Math.min(idleMs, 60_000),
-  );
+  const idleMs = opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const sweepIdle = async (): Promise<number> => {
+    const t = now();
+    const idle = [...sessions.values()].filter((s) => s.active === 0 && t - s.lastSeen > idleMs);
+    await Promise.allSettled(idle.map((s) => s.server.close()));
+    return idle.length;
+  };
+  const sweep = setInterval(() => void sweepIdle(), Math.min(idleMs, 60_000));
   sweep.unref();
 
   await listen(http, opts.port ?? DEFAULT_HTTP_PORT, host);
@@ -236,6 +322,7 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
     get sessions() {
       return sessions.size;
     },
+    sweepIdle,
     async close() {
       clearInterval(sweep);
       const closing = new Promise<void>((resolve) => http.close(() => resolve()));
@@ -246,6 +333,27 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
       await ctx.idle();
     },
   };
+}
+
+/** The whole body, or undefined as soon as it grows past `max` bytes (the rest is not read). */
+function readLimited(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        req.off('data', onData);
+        req.pause();
+        resolve(undefined);
+        return;
+      }
+      parts.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(parts, size)));
+    req.once('error', reject);
+  });
 }
 
 function digest(s: string): Buffer {

@@ -29,6 +29,14 @@ export interface McpLimits {
   maxMessageBytes: number;
   /** Array elements plus object members of one tool call's arguments. */
   maxInputElements: number;
+  /** Nesting depth of a JSON-RPC message read over HTTP, checked before it is parsed. */
+  maxJsonDepth: number;
+  /**
+   * Characters of an answer repeated in a result's text content. The whole answer is always in the
+   * structured content; a longer one appears in the text only up to this point, so one result never
+   * carries a large answer twice (a 5 M-character answer sent twice overflowed the SDK client's buffer).
+   */
+  maxTextAnswerChars: number;
 }
 
 const MiB = 1024 * 1024;
@@ -45,6 +53,8 @@ export const DEFAULT_LIMITS: Readonly<McpLimits> = {
   maxResults: 1_000,
   maxMessageBytes: 256 * MiB,
   maxInputElements: 100_000,
+  maxJsonDepth: 64,
+  maxTextAnswerChars: 100_000,
 };
 
 /** A character count for refusal messages, digits grouped so the limit reads at a glance. */

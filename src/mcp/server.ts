@@ -9,6 +9,20 @@ import { registerIngest } from './tools/ingest.ts';
 import { registerReadTools } from './tools/read.ts';
 import { registerStatus } from './tools/status.ts';
 
+/** Registers one tool (or a family of tools) on a server; every tool module exports one. */
+export type ToolRegistrar = (server: McpServer, ctx: ServerContext) => void;
+
+/**
+ * The tool modules, in listing order. A new tool: add its registrar here and its name to
+ * {@link TOOL_NAMES}, then its cases to test/mcp/schemas.test.ts (which fails until it has them).
+ */
+const REGISTRARS: readonly ToolRegistrar[] = [
+  registerAnswer,
+  registerIngest,
+  registerReadTools,
+  registerStatus,
+];
+
 /** Names of the tools the server offers. */
 export const TOOL_NAMES = [
   'rlm_answer',
@@ -39,10 +53,7 @@ export function createServer(context: ServerContext | ServerContextOptions = {})
       maxToolInputElements: ctx.limits.maxInputElements,
     },
   );
-  registerAnswer(server, ctx);
-  registerIngest(server, ctx);
-  registerReadTools(server, ctx);
-  registerStatus(server, ctx);
+  for (const register of REGISTRARS) register(server, ctx);
   return server;
 }
 

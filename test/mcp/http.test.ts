@@ -54,7 +54,7 @@ async function client(url: string, headers: Record<string, string> = {}): Promis
   return c;
 }
 
-/** A raw POST with chosen headers (node:http lets a test set Host). */
+/** A raw POST with chosen headers (node:http lets a test set Host); a string body is sent as is. */
 function post(port: number, headers: Record<string, string>, body: unknown = INIT, path = '/mcp') {
   return new Promise<{ status: number; body: string; headers: Record<string, unknown> }>(
     (resolve, reject) => {
@@ -79,7 +79,11 @@ function post(port: number, headers: Record<string, string>, body: unknown = INI
         },
       );
       req.on('error', reject);
-      req.end(JSON.stringify(body));
+      if (typeof body === 'string') {
+        // Raw text, sent in two writes so that no Content-Length announces its size.
+        req.write(body.slice(0, 1));
+        req.end(body.slice(1));
+      } else req.end(JSON.stringify(body));
     },
   );
 }
@@ -121,14 +125,80 @@ describe('serveHttp', () => {
   });
 
   it('closes sessions a client left without ending them', async () => {
-    const { handle } = await start({ sessionIdleMs: 30 });
+    // The test owns the clock and drives the sweep, so no timer decides when a session expires.
+    let clock = 1_000_000;
+    const { handle } = await start({ sessionIdleMs: 60_000, now: () => clock });
     const c = await client(handle.url);
     await c.listTools();
     expect(handle.sessions).toBe(1);
+    clock += 59_000;
+    expect(await handle.sweepIdle()).toBe(0);
+    expect(handle.sessions).toBe(1);
     // Closing the client drops its connections but sends no DELETE: the server must notice on its own.
     await c.close();
-    for (let i = 0; i < 200 && handle.sessions > 0; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(handle.sessions).toBe(0);
+    // The server hears of the dropped connections asynchronously, and the session counts as in use (and
+    // seen) until it does; each round moves the clock past the idle time again.
+    let closed = 0;
+    while (handle.sessions > 0) {
+      clock += 61_000;
+      closed += await handle.sweepIdle();
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(closed).toBe(1);
+  });
+
+  it('caps open sessions, freeing idle ones before refusing', async () => {
+    let clock = 0;
+    const { handle } = await start({ maxSessions: 2, now: () => clock });
+    await client(handle.url);
+    const b = await client(handle.url);
+    const refused = await post(handle.port, {});
+    expect(refused.status).toBe(503);
+    expect(refused.body).toContain('too many sessions (the limit is 2)');
+    await expect(client(handle.url)).rejects.toThrow();
+    await (b.transport as StreamableHTTPClientTransport).terminateSession();
+    expect((await post(handle.port, {})).status).toBe(200);
+    expect(handle.sessions).toBe(2);
+    // The raw session above holds no connection: once idle long enough it makes room for a new one.
+    clock += 11 * 60_000;
+    const c = await client(handle.url);
+    expect((await c.callTool({ name: 'rlm_status', arguments: {} })).isError).toBeFalsy();
+    expect(handle.sessions).toBe(2);
+  });
+
+  it('refuses oversized, deeply nested and value-heavy bodies before parsing, and keeps serving', async () => {
+    const { handle } = await start({ maxBodyBytes: 1000 });
+    const big = await post(handle.port, {}, { ...INIT, pad: 'x'.repeat(2000) });
+    expect(big.status).toBe(413);
+    expect(big.body).toContain('larger than the 1,000 bytes limit');
+    expect(big.body).toContain('`paths`');
+    const chunked = await post(handle.port, {}, JSON.stringify({ ...INIT, pad: 'x'.repeat(2000) }));
+    expect(chunked.status).toBe(413);
+    const deep = await post(handle.port, {}, `${'['.repeat(100)}${']'.repeat(100)}`);
+    expect(deep.status).toBe(413);
+    expect(deep.body).toContain('nested deeper than 64 levels');
+    const bad = await post(handle.port, {}, '{"jsonrpc": ');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toContain('Parse error');
+    const c = await client(handle.url);
+    expect((await c.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it('bounds the number of JSON values in a body by the tool input limit', async () => {
+    const model = scripted(dir, 'elements.json', [{ depth: 0, reply: 'FINAL(ok)' }]);
+    const ctx = createServerContext({
+      env: { RLM_MODEL: model },
+      log: () => {},
+      limits: { maxInputElements: 50 },
+    });
+    const handle = await serveHttp(ctx, { port: 0 });
+    running = { handle, ctx, clients: [] };
+    const many = await post(handle.port, {}, `[${'{},'.repeat(500)}{}]`);
+    expect(many.status).toBe(413);
+    expect(many.body).toContain('more than 114 array elements and object members');
+    const c = await client(handle.url);
+    const r = await c.callTool({ name: 'rlm_answer', arguments: { question: 'q', context: ['a', 'b'] } });
+    expect(r.structuredContent).toMatchObject({ answer: 'ok' });
   });
 
   it('refuses a foreign Host (DNS rebinding) and a foreign Origin', async () => {

@@ -44,6 +44,8 @@ describe('rlm serve (command line)', () => {
       [['--transport', 'http', '--port', 'x'], /--port must be an integer/],
       [['--transport', 'http', '--port', '70000'], /--port must be at most 65535/],
       [['extra'], /unexpected argument 'extra'/],
+      [['--max-sessions', '3'], /--max-sessions, --idle-minutes and --max-body-mb need --transport http/],
+      [['--transport', 'http', '--max-body-mb', '0'], /--max-body-mb must be an integer >= 1/],
     ];
     for (const [args, message] of cases) {
       const t = io();
@@ -57,7 +59,7 @@ describe('rlm serve (command line)', () => {
     const model = scripted(dir, 'cli-http.json', [{ depth: 0, reply: 'FINAL(over http)' }]);
     const child = spawn(
       process.execPath,
-      ['--no-node-snapshot', launcher, 'serve', '--transport', 'http', '--port', '0'],
+      ['--no-node-snapshot', launcher, 'serve', '--transport', 'http', '--port', '0', '--max-sessions', '1'],
       {
         env: { PATH: process.env.PATH, RLM_MODEL: model },
         cwd: dir,
@@ -83,6 +85,10 @@ describe('rlm serve (command line)', () => {
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
       const r = await client.callTool({ name: 'rlm_answer', arguments: { question: 'q', context: 'c' } });
       expect(r.structuredContent).toMatchObject({ answer: 'over http', status: 'final' });
+      const second = new Client({ name: 'cli-test-2', version: '0' });
+      await expect(second.connect(new StreamableHTTPClientTransport(new URL(url)))).rejects.toThrow(
+        /too many sessions \(the limit is 1\)/,
+      );
       await client.close();
     } finally {
       child.kill('SIGTERM');

@@ -3,7 +3,13 @@ import type { Readable, Writable } from 'node:stream';
 import { format } from 'node:util';
 import { RlmError } from '../../errors.ts';
 import { createServerContext, type ServerDefaults } from '../../mcp/context.ts';
-import { DEFAULT_HTTP_PORT, serveHttp } from '../../mcp/http.ts';
+import {
+  DEFAULT_HTTP_PORT,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_MS,
+  serveHttp,
+} from '../../mcp/http.ts';
 import { serveStdio } from '../../mcp/stdio.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK } from '../io.ts';
@@ -19,9 +25,15 @@ options:
   --host H             HTTP address (default 127.0.0.1; anything else needs RLM_MCP_TOKEN)
   --allow-host NAME    extra Host name accepted over HTTP (repeatable; loopback names always are)
   --allow-origin URL   browser Origin accepted over HTTP (repeatable; none by default)
+  --max-sessions N     open HTTP sessions at most (default ${DEFAULT_MAX_SESSIONS})
+  --idle-minutes N     close an HTTP session unused this long (default ${DEFAULT_SESSION_IDLE_MS / 60_000})
+  --max-body-mb N      largest HTTP request body in MiB (default ${DEFAULT_MAX_BODY_BYTES / 1024 / 1024}); pass
+                       large material as paths or a store, not inline context
   --model SPEC         default model (else $RLM_MODEL), e.g. anthropic:claude-sonnet-4-6
   --sub-model SPEC     default sub-call model (else $RLM_SUB_MODEL, else the model)
   --store DIR          default store folder (else $RLM_STORE)
+  --allow-scripted     let tool calls name scripted:FILE models (tests, demos); off by default, since
+                       the server would read a file the caller names
 
 environment: RLM_MODEL, RLM_SUB_MODEL, RLM_STORE, RLM_MCP_TOKEN (HTTP bearer token), provider keys
 (ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL...), RLM_MAX_* run limits.
@@ -34,9 +46,13 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     host: { type: 'string' },
     'allow-host': { type: 'string', multiple: true },
     'allow-origin': { type: 'string', multiple: true },
+    'max-sessions': { type: 'string' },
+    'idle-minutes': { type: 'string' },
+    'max-body-mb': { type: 'string' },
     model: { type: 'string' },
     'sub-model': { type: 'string' },
     store: { type: 'string' },
+    'allow-scripted': { type: 'boolean' },
   });
   if (values.help) {
     io.stdout.write(HELP);
@@ -54,12 +70,27 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
   if (transport === 'stdio' && (port !== undefined || values.host !== undefined)) {
     throw new RlmError('BAD_INPUT', '--port and --host need --transport http');
   }
+  const maxSessions = intFlag(values['max-sessions'], 'max-sessions', 1);
+  const idleMinutes = intFlag(values['idle-minutes'], 'idle-minutes', 1);
+  const maxBodyMb = intFlag(values['max-body-mb'], 'max-body-mb', 1);
+  if (
+    transport === 'stdio' &&
+    (maxSessions !== undefined || idleMinutes !== undefined || maxBodyMb !== undefined)
+  ) {
+    throw new RlmError('BAD_INPUT', '--max-sessions, --idle-minutes and --max-body-mb need --transport http');
+  }
   const defaults: ServerDefaults = {};
   if (values.model !== undefined) defaults.model = values.model;
   if (values['sub-model'] !== undefined) defaults.subModel = values['sub-model'];
   if (values.store !== undefined) defaults.store = values.store;
   const log = (line: string) => void io.stderr.write(`${line}\n`);
-  const ctx = createServerContext({ env: io.env, cwd: io.cwd, defaults, log });
+  const ctx = createServerContext({
+    env: io.env,
+    cwd: io.cwd,
+    defaults,
+    log,
+    allowScriptedModels: values['allow-scripted'] === true,
+  });
 
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -85,6 +116,9 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
         ...(token ? { token } : {}),
         ...(values['allow-host'] ? { allowedHosts: values['allow-host'] } : {}),
         ...(values['allow-origin'] ? { allowedOrigins: values['allow-origin'] } : {}),
+        ...(maxSessions === undefined ? {} : { maxSessions }),
+        ...(idleMinutes === undefined ? {} : { sessionIdleMs: idleMinutes * 60_000 }),
+        ...(maxBodyMb === undefined ? {} : { maxBodyBytes: maxBodyMb * 1024 * 1024 }),
       });
       log(
         `rlm serve: MCP over HTTP at ${handle.url}${token ? ' (bearer token required)' : ''}; Ctrl-C stops`,

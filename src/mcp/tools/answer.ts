@@ -124,7 +124,7 @@ export function registerAnswer(server: McpServer, ctx: ServerContext): void {
           `rlm serve: rlm_answer ${result.status} after ${result.iterations} iterations, ${result.subCalls} sub-calls, ${result.elapsedMs} ms`,
         );
         return {
-          content: [{ type: 'text', text: renderText(result) }],
+          content: [{ type: 'text', text: renderText(result, ctx.limits.maxTextAnswerChars) }],
           structuredContent: shown,
           ...(failed ? { isError: true } : {}),
         };
@@ -150,6 +150,8 @@ export async function runAnswer(
     const dir = args.store ?? (args.context === undefined ? ctx.defaults.store : undefined);
     if (dir !== undefined) input.store = await ctx.stores.get(dir);
   }
+  callerModel(ctx, 'model', args.model);
+  callerModel(ctx, 'sub_model', args.sub_model);
   const model = args.model ?? ctx.defaults.model;
   const subModel = args.sub_model ?? ctx.defaults.subModel;
   const rlm = new RLM({
@@ -162,6 +164,21 @@ export async function runAnswer(
     ...(progress.enabled ? { onEvent: progressListener(progress) } : {}),
   });
   return rlm.answer(input);
+}
+
+/**
+ * Refuses a model spec from the caller that would make the server read a file it names (`scripted:FILE`),
+ * unless the server was started to allow it.
+ */
+function callerModel(ctx: ServerContext, field: string, spec: string | undefined): void {
+  if (spec === undefined || ctx.allowScriptedModels) return;
+  if (/^\s*scripted\s*:/i.test(spec)) {
+    throw new RlmError(
+      'BAD_INPUT',
+      `${field}: scripted models are disabled over MCP (they read a file the caller names); ` +
+        'start the server with --allow-scripted to use them',
+    );
+  }
 }
 
 /** Turns trace events into progress: one notification per root iteration and one per sub-call. */
@@ -188,8 +205,11 @@ function progressListener(progress: Progress): (e: TraceEvent) => void {
   };
 }
 
-/** The answer first (what the calling model needs), then one line of facts. */
-function renderText(r: RlmResult): string {
+/**
+ * The answer first (what the calling model needs), then one line of facts. An answer longer than
+ * `maxAnswerChars` is cut there with a note: its whole text is in the structured content, once.
+ */
+export function renderText(r: RlmResult, maxAnswerChars: number): string {
   const facts = [
     `status ${r.status}`,
     `${r.iterations} iteration${r.iterations === 1 ? '' : 's'}`,
@@ -199,5 +219,10 @@ function renderText(r: RlmResult): string {
     `${(r.elapsedMs / 1000).toFixed(1)} s`,
   ];
   const err = r.error === undefined ? '' : `\n[${r.error.code}] ${r.error.message}`;
-  return `${r.answer}\n\n[rlm: ${facts.join(', ')}]${err}`;
+  const answer =
+    r.answer.length <= maxAnswerChars
+      ? r.answer
+      : `${r.answer.slice(0, maxAnswerChars)}\n\n[rlm: answer cut at ${describeChars(maxAnswerChars)} of ` +
+        `${describeChars(r.answer.length)}; the whole answer is in the structured content (answer)]`;
+  return `${answer}\n\n[rlm: ${facts.join(', ')}]${err}`;
 }

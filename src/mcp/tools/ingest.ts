@@ -12,6 +12,7 @@ import { storeArg, storeDir } from './store-arg.ts';
 
 const CHUNKERS = ['size', 'paragraph', 'lines', 'turn', 'markdown'] as const satisfies readonly ChunkerName[];
 
+/** Structured output of `rlm_ingest`: `rlm ingest --json` plus the notes on skipped files. */
 export const ingestOutput = z.object({
   documents: z.number().int(),
   chunks: z.number().int(),
@@ -91,8 +92,20 @@ export function registerIngest(server: McpServer, ctx: ServerContext): void {
             );
           };
         }
-        const report = await store.ingestPaths(paths, opts);
-        return structured({ ...report });
+        const r = await store.ingestPaths(paths, opts);
+        // Field by field: the published outputSchema forbids extra fields, and a client that listed the
+        // tools rejects a result carrying one (the store's report also has `removed`, for --prune).
+        return structured({
+          documents: r.documents,
+          chunks: r.chunks,
+          links: r.links,
+          tokens: r.tokens,
+          added: r.added,
+          updated: r.updated,
+          skipped: r.skipped,
+          elapsedMs: r.elapsedMs,
+          notes: r.notes,
+        } satisfies z.output<typeof ingestOutput>);
       }),
   );
 }

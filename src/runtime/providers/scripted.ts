@@ -71,8 +71,11 @@ export class ScriptedModel implements Model {
     try {
       parsed = JSON.parse(text);
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
-      throw new RlmError('BAD_INPUT', `scripted model file ${path} is not valid JSON: ${why}`, { path });
+      // JSON.parse quotes the text around the fault; a file that is not a rules file (say /etc/passwd,
+      // named by an MCP client) must not have its content echoed back, so only the position is kept.
+      const at = /position (\d+)/.exec(err instanceof Error ? err.message : '')?.[1];
+      const where = at === undefined ? '' : ` (at position ${at})`;
+      throw new RlmError('BAD_INPUT', `scripted model file ${path} is not valid JSON${where}`, { path });
     }
     return new ScriptedModel(parsed as ScriptRules, { ...opts, source: path });
   }

@@ -22,6 +22,7 @@ async function start(model: string, extra: Parameters<typeof connect>[0] = {}): 
   open = await connect({
     env: { RLM_MODEL: model },
     run: { sandboxFactory: fakeSandboxes().factory },
+    allowScriptedModels: true,
     ...extra,
   });
   return open;
@@ -237,5 +238,45 @@ describe('rlm_answer errors', () => {
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toMatchObject({ status: 'error', error: { code: 'SCRIPT_EXHAUSTED' } });
     expect(textOf(r)).toContain('[SCRIPT_EXHAUSTED]');
+  });
+
+  it('refuses scripted model specs from the caller unless the server allows them', async () => {
+    const model = scripted(dir, 'allowed.json', [{ depth: 0, reply: 'FINAL(from the default)' }]);
+    const { call } = await start(model, { allowScriptedModels: false });
+    // The operator's default may be scripted; a caller naming a file is not.
+    const byDefault = await call('rlm_answer', { question: 'q', context: 'c' });
+    expect(byDefault.structuredContent).toMatchObject({ answer: 'from the default' });
+    for (const field of ['model', 'sub_model']) {
+      const r = await call('rlm_answer', { question: 'q', context: 'c', [field]: 'scripted:/etc/passwd' });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toBe(
+        `rlm_answer: ${field}: scripted models are disabled over MCP (they read a file the caller names); ` +
+          'start the server with --allow-scripted to use them [BAD_INPUT]',
+      );
+    }
+  });
+
+  it('never echoes the content of a file named as a scripted model', async () => {
+    const secret = join(dir, 'secret.txt');
+    writeFileSync(secret, 'root:x:0:0:TOPSECRET-VALUE:/root:/bin/bash\n');
+    const { call } = await start(scripted(dir, 'unused.json', [{ reply: 'FINAL(x)' }]));
+    const r = await call('rlm_answer', { question: 'q', context: 'c', model: `scripted:${secret}` });
+    expect(r.isError).toBe(true);
+    const shown = JSON.stringify(r);
+    expect(shown).toContain('is not valid JSON');
+    expect(shown).not.toMatch(/TOPSECRET|root:x/);
+  });
+
+  it('sends a long answer once: whole in the structured content, cut in the text', async () => {
+    const long = `${'a'.repeat(100)}${'b'.repeat(50)}`;
+    const { call } = await start(scripted(dir, 'long.json', [{ depth: 0, reply: `FINAL(${long})` }]), {
+      limits: { maxTextAnswerChars: 100 },
+    });
+    const r = await call('rlm_answer', { question: 'q', context: 'c' });
+    expect(r.structuredContent).toMatchObject({ answer: long, status: 'final' });
+    expect(textOf(r)).toMatch(
+      /^a{100}\n\n\[rlm: answer cut at 100 characters of 150 characters; the whole answer is in the structured content \(answer\)\]\n\n\[rlm: status final/,
+    );
+    expect(textOf(r)).not.toContain('ab');
   });
 });
