@@ -95,6 +95,10 @@ export const answerOutput = z.object({
   usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number() }),
   elapsedMs: z.number(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  runId: z
+    .string()
+    .optional()
+    .describe('Id of the run in the trace (RLM_TRACE): rlm trace show|html FILE --run ID'),
 });
 
 type AnswerArgs = z.output<ReturnType<typeof answerInput>>;
@@ -187,7 +191,7 @@ function progressListener(progress: Progress): (e: TraceEvent) => void {
   };
 }
 
-/** The contract fields only: per-model usage and run ids are internal detail for this surface. */
+/** The contract fields and the run id (to find the run in a trace); per-model usage stays internal. */
 function publicResult(r: RlmResult): Record<string, unknown> {
   return {
     answer: r.answer,
@@ -198,6 +202,7 @@ function publicResult(r: RlmResult): Record<string, unknown> {
     usage: r.usage,
     elapsedMs: r.elapsedMs,
     ...(r.error === undefined ? {} : { error: r.error }),
+    ...(r.runId === undefined ? {} : { runId: r.runId }),
   };
 }
 
@@ -210,6 +215,7 @@ function renderText(r: RlmResult): string {
     `${r.usage.inputTokens + r.usage.outputTokens} tokens`,
     `$${r.usage.costUsd.toFixed(4)}`,
     `${(r.elapsedMs / 1000).toFixed(1)} s`,
+    ...(r.runId === undefined ? [] : [`run ${r.runId}`]),
   ];
   const err = r.error === undefined ? '' : `\n[${r.error.code}] ${r.error.message}`;
   return `${r.answer}\n\n[rlm: ${facts.join(', ')}]${err}`;
