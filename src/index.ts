@@ -43,7 +43,15 @@ export {
 export type { RlmResult, RunStatus } from './runtime/result.ts';
 // The RLM runtime
 export { RLM } from './runtime/rlm.ts';
-export { JsonlTraceFile, parseTrace, type TraceEvent } from './runtime/trace.ts';
+export { JsonlTraceFile, parseTrace, type TraceEvent, type TraceLevel } from './runtime/trace.ts';
 export { type RenderOptions, renderTraceFile, renderTraceTree } from './runtime/trace-render.ts';
+export {
+  type BlockNode,
+  buildTrajectories,
+  buildTrajectory,
+  type SpanNode,
+  type Trajectory,
+  type TurnNode,
+} from './runtime/trajectory.ts';
 export type { SandboxHost } from './sandbox/host.ts';
 export type { BlockError, BlockResult, Sandbox, SandboxLimits } from './sandbox/types.ts';

@@ -58,7 +58,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('./commands/admin.ts')).repair,
   },
   trace: {
-    summary: 'show a trace file as a recursion tree (rlm trace show FILE)',
+    summary: 'view a trace: a recursion tree in the terminal or one HTML page (rlm trace show|html FILE)',
     load: async () => (await import('./commands/trace.ts')).default,
   },
   serve: {

@@ -168,6 +168,7 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
     return { answer: partial, status, iterations, error };
   } finally {
     session.dispose();
+    state.requests.end(span);
   }
 }
 

@@ -7,7 +7,7 @@ import type { SandboxHost } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
 import type { Model } from './model.ts';
 import type { PriceTable } from './pricing.ts';
-import type { TraceEvent } from './trace.ts';
+import { TRACE_LEVELS, type TraceEvent, type TraceLevel } from './trace.ts';
 
 /** Creates a sandbox session; the default loads src/sandbox/session.ts on first use. */
 export type SandboxFactory = (host: SandboxHost, limits?: SandboxLimits) => Promise<Sandbox>;
@@ -55,8 +55,16 @@ export interface RlmOptions {
   prices?: PriceTable;
   /** JSONL trace file to append to. Env: RLM_TRACE. */
   trace?: string;
+  /**
+   * What the trace (file, `onEvent`, trajectory) records: `full` adds every model request and whole
+   * sub-call prompts and answers; `summary` keeps replies, blocks, outputs and previews. Default `full`.
+   * Env: RLM_TRACE_LEVEL.
+   */
+  traceLevel?: TraceLevel;
   /** Called with every trace event, synchronously. */
   onEvent?: (event: TraceEvent) => void;
+  /** Put the run's recursion tree on the result (`RlmResult.trajectory`). Default false. */
+  trajectory?: boolean;
   /** Cancels every run of this instance. */
   signal?: AbortSignal;
   /** Where env fallbacks and provider keys are read. Default `process.env`. */
@@ -88,7 +96,9 @@ export interface ResolvedOptions {
   sandbox: SandboxLimits;
   prices: PriceTable | undefined;
   trace: string | undefined;
+  traceLevel: TraceLevel;
   onEvent: ((event: TraceEvent) => void) | undefined;
+  trajectory: boolean;
   signal: AbortSignal | undefined;
   env: Record<string, string | undefined>;
   sandboxFactory: SandboxFactory | undefined;
@@ -211,10 +221,27 @@ export function resolveOptions(
     sandbox: { ...opts.sandbox },
     prices: opts.prices,
     trace: opts.trace ?? nonEmpty('RLM_TRACE'),
+    traceLevel: traceLevel(opts.traceLevel, nonEmpty('RLM_TRACE_LEVEL')),
     onEvent: opts.onEvent,
+    trajectory: opts.trajectory === true,
     signal: opts.signal,
     env: e,
     sandboxFactory: opts.sandboxFactory,
     modelFactory: opts.modelFactory,
   };
+}
+
+function traceLevel(given: unknown, fromEnv: string | undefined): TraceLevel {
+  const v = given ?? fromEnv ?? 'full';
+  if (!TRACE_LEVELS.includes(v as TraceLevel)) {
+    const from = given === undefined ? 'RLM_TRACE_LEVEL' : 'traceLevel';
+    throw new RlmError(
+      'VALIDATION',
+      `${from} must be one of ${TRACE_LEVELS.join(', ')}, got ${JSON.stringify(v)}`,
+      {
+        option: 'traceLevel',
+      },
+    );
+  }
+  return v as TraceLevel;
 }

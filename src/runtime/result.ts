@@ -3,6 +3,7 @@
  * output (DESIGN.md). The first fields are the contract; the rest are additions.
  */
 import type { ModelUsage } from './budget.ts';
+import type { Trajectory } from './trajectory.ts';
 
 /** How a run ended. */
 export type RunStatus = 'final' | 'max_iterations' | 'budget' | 'aborted' | 'error';
@@ -27,4 +28,6 @@ export interface RlmResult {
   cacheHits?: number;
   /** Id of the run in the trace. */
   runId?: string;
+  /** The run's recursion tree, when asked for with the `trajectory` option (the trace level applies). */
+  trajectory?: Trajectory;
 }

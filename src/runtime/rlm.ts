@@ -15,7 +15,8 @@ import type { Model } from './model.ts';
 import { type ResolvedOptions, type RlmOptions, resolveOptions } from './options.ts';
 import type { RlmResult } from './result.ts';
 import { RunState } from './run-state.ts';
-import { JsonlTraceFile, Tracer, type TraceSink } from './trace.ts';
+import { JsonlTraceFile, type TraceEvent, Tracer, type TraceSink } from './trace.ts';
+import { buildTrajectory } from './trajectory.ts';
 
 /** Loads the isolated-vm sandbox on first use, so importing the library does not load the native addon. */
 export async function defaultSandboxFactory(host: SandboxHost, limits?: SandboxLimits): Promise<Sandbox> {
@@ -55,7 +56,9 @@ export class RLM {
     let tracer: Tracer | undefined;
     try {
       if (o.trace !== undefined) sinks.push(new JsonlTraceFile(o.trace));
-      tracer = new Tracer(randomUUID(), sinks, o.onEvent);
+      const kept: TraceEvent[] = [];
+      if (o.trajectory) sinks.push({ write: (e) => kept.push(e), close: () => {} });
+      tracer = new Tracer(randomUUID(), sinks, o.onEvent, performance.now(), o.traceLevel);
       const state = new RunState({
         opts: o,
         rootModel,
@@ -102,7 +105,8 @@ export class RLM {
         runId: tracer.run,
       };
       tracer.emit('root', 0, { type: 'run_end', result });
-      return result;
+      // Built after run_end (whose copy of the result it includes) and kept out of the trace itself.
+      return o.trajectory ? { ...result, trajectory: buildTrajectory(kept) } : result;
     } finally {
       tracer?.close();
       if (tracer === undefined) for (const s of sinks) s.close();

@@ -11,6 +11,7 @@ import type { ResolvedOptions, SandboxFactory } from './options.ts';
 import { costOf } from './pricing.ts';
 import { Semaphore } from './semaphore.ts';
 import type { ModelCallEvent, Tracer } from './trace.ts';
+import { RequestRecorder } from './trace-requests.ts';
 
 /** Where a model call sits in the tree, for accounting and the trace. */
 export interface CallSite {
@@ -26,6 +27,8 @@ export class RunState {
   readonly subModel: Model;
   readonly budget: Budget;
   readonly tracer: Tracer;
+  /** Records each model request in the trace (level `full`). */
+  readonly requests: RequestRecorder;
   readonly sandboxFactory: SandboxFactory;
   /** Aborts on the caller's signal or when the budget trips. */
   readonly signal: AbortSignal;
@@ -49,6 +52,7 @@ export class RunState {
     this.rootModel = init.rootModel;
     this.subModel = init.subModel;
     this.tracer = init.tracer;
+    this.requests = new RequestRecorder(init.tracer);
     this.sandboxFactory = init.sandboxFactory;
     this.#controller = init.controller;
     this.signal = init.controller.signal;
@@ -100,6 +104,7 @@ export class RunState {
     const model = this.modelFor(site.depth);
     const started = performance.now();
     if (site.depth > this.maxDepthReached) this.maxDepthReached = site.depth;
+    this.requests.request(site, system, messages);
     let res: ModelResponse;
     try {
       res = await raceAbort(
@@ -133,6 +138,7 @@ export class RunState {
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       reply: res.text,
     });
+    this.requests.replied(site, res.text);
     this.budget.recordCall(model.spec, res.usage, cost.usd, cost.known);
     return res;
   }

@@ -37,6 +37,18 @@ type SubCallHost = Required<Pick<SandboxHost, 'llmQuery' | 'llmQueryBatched'>>;
 const PREVIEW = 2000;
 const preview = (s: string): string => (s.length > PREVIEW ? `${s.slice(0, PREVIEW)}…` : s);
 
+/** `{[key]: blobId}` when the trace is full and `text` is longer than its preview, else nothing. */
+function fullText<K extends string>(
+  state: RunState,
+  span: string,
+  depth: number,
+  key: K,
+  text: string,
+): { [k in K]?: string } {
+  if (text.length <= PREVIEW || !state.tracer.full) return {};
+  return { [key]: state.tracer.blob(span, depth, text) } as { [k in K]?: string };
+}
+
 /** The error string model code receives for a failed sub-call. */
 export function subCallError(err: unknown): string {
   if (isRlmError(err)) return `Error: ${err.code}: ${err.message}`;
@@ -71,6 +83,7 @@ export function createSubCalls(
         calleeDepth: depth,
         kind,
         prompt: preview(prompt),
+        ...fullText(state, callerSpan, callerDepth, 'promptBlob', prompt),
         contextChars: context?.length ?? 0,
         cached: false,
       });
@@ -97,6 +110,7 @@ export function createSubCalls(
         calleeDepth: depth,
         ok: true,
         answer: preview(answer),
+        ...fullText(state, callerSpan, callerDepth, 'answerBlob', answer),
         cached: false,
         durationMs: ms,
         ...(status === undefined ? {} : { status }),
@@ -153,6 +167,7 @@ export function createSubCalls(
           ...base,
           kind,
           prompt: preview(p),
+          ...fullText(state, callerSpan, callerDepth, 'promptBlob', p),
           contextChars: c?.length ?? 0,
         });
         const answer = await hit;
@@ -161,6 +176,7 @@ export function createSubCalls(
           ...base,
           ok: true,
           answer: preview(answer),
+          ...fullText(state, callerSpan, callerDepth, 'answerBlob', answer),
           durationMs: 0,
         });
         return answer;

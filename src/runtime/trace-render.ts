@@ -21,8 +21,12 @@ import {
 export interface RenderOptions {
   /** ANSI colours (default false). */
   color?: boolean;
-  /** Maximum line width in characters (default 120). */
+  /** Maximum line width in characters (default 120); ignored with `full`. */
   width?: number;
+  /** Whole texts: every line of each block, output, prompt and answer, nothing cut (default false). */
+  full?: boolean;
+  /** Only the run with this id (or unique id prefix). */
+  run?: string;
 }
 
 type Paint = (code: string, s: string) => string;
@@ -47,14 +51,18 @@ function tokens(u: { inputTokens: number; outputTokens: number }): string {
 class Renderer {
   readonly lines: string[] = [];
   readonly #width: number;
+  readonly #full: boolean;
   readonly #paint: Paint;
   readonly #bySpan = new Map<string, TraceEvent[]>();
   readonly #ends = new Map<string, SubcallEndEvent>();
+  readonly #blobs = new Map<string, string>();
 
   constructor(events: TraceEvent[], opts: RenderOptions) {
     this.#width = Math.max(40, opts.width ?? 120);
+    this.#full = opts.full === true;
     this.#paint = opts.color === true ? (code, s) => `\x1b[${code}m${s}\x1b[0m` : (_c, s) => s;
     for (const e of events) {
+      if (e.type === 'blob') this.#blobs.set(e.id, e.text);
       const list = this.#bySpan.get(e.span) ?? [];
       list.push(e);
       this.#bySpan.set(e.span, list);
@@ -62,9 +70,27 @@ class Renderer {
     }
   }
 
-  /** Adds a line; `tail` is free text cut to the remaining width. */
+  /** The whole text behind a blob reference when rendering in full, else the preview. */
+  #whole(preview: string, blob: string | undefined): string {
+    return this.#full && blob !== undefined ? (this.#blobs.get(blob) ?? preview) : preview;
+  }
+
+  /**
+   * Adds a line; `tail` is free text cut to the remaining width. In full mode nothing is cut: a one-line
+   * tail follows the head, a longer one comes below it, every line indented one step further.
+   */
   #line(indent: number, head: string, tail = '', tailColor = '2'): void {
     const pad = '  '.repeat(indent);
+    if (this.#full) {
+      const lines = tail.replace(/\n+$/, '').split('\n');
+      if (lines.length <= 1) {
+        this.lines.push(`${pad}${head}${tail === '' ? '' : ` ${this.#paint(tailColor, tail)}`}`);
+        return;
+      }
+      this.lines.push(pad + head);
+      for (const l of lines) this.lines.push(`${pad}  ${this.#paint(tailColor, l)}`.trimEnd());
+      return;
+    }
     const visible = pad.length + stripAnsi(head).length;
     const room = this.#width - visible - 1;
     const cut = tail === '' || room < 8 ? '' : ` ${this.#paint(tailColor, oneLine(tail, room))}`;
@@ -151,10 +177,10 @@ class Renderer {
     else if (end === undefined) parts.push(this.#status('unfinished'));
     else parts.push(this.#status(end.ok ? (end.status ?? 'ok') : 'error'), fmtMs(end.durationMs));
     if (e.contextChars > 0) parts.push(`${fmtInt(e.contextChars)} chars`);
-    this.#line(indent, `${parts.join(' · ')}:`, e.prompt);
+    this.#line(indent, `${parts.join(' · ')}:`, this.#whole(e.prompt, e.promptBlob));
     if (!e.cached) this.#span(e.id, indent + 1);
     if (end !== undefined) {
-      if (end.ok) this.#line(indent + 1, '⇐', end.answer);
+      if (end.ok) this.#line(indent + 1, '⇐', this.#whole(end.answer, end.answerBlob));
       else
         this.#line(
           indent + 1,
@@ -188,14 +214,40 @@ function stripAnsi(s: string): string {
   return s.replace(/\x1b\[[0-9;]*m/g, '');
 }
 
-/** Renders every run found in `events` (in file order) as an indented tree. */
-export function renderTraceTree(events: TraceEvent[], opts: RenderOptions = {}): string {
+/** Events grouped by run, in the order runs first appear. */
+export function groupRuns(events: TraceEvent[]): Map<string, TraceEvent[]> {
   const runs = new Map<string, TraceEvent[]>();
   for (const e of events) {
     const list = runs.get(e.run) ?? [];
     list.push(e);
     runs.set(e.run, list);
   }
+  return runs;
+}
+
+/**
+ * The events of the run whose id is `id` or starts with it. BAD_INPUT, listing the runs there are, when
+ * none or several match.
+ */
+export function selectRun(events: TraceEvent[], id: string): TraceEvent[] {
+  const runs = groupRuns(events);
+  const exact = runs.get(id);
+  if (exact !== undefined) return exact;
+  const matches = [...runs.keys()].filter((r) => r.startsWith(id));
+  if (matches.length === 1) return runs.get(matches[0] as string) as TraceEvent[];
+  const list = [...runs.keys()].join(', ') || 'none';
+  throw new RlmError(
+    'BAD_INPUT',
+    matches.length === 0
+      ? `no run ${id} in this trace (runs: ${list})`
+      : `run id ${id} is ambiguous (matches: ${matches.join(', ')})`,
+    { run: id },
+  );
+}
+
+/** Renders every run found in `events` (in file order) as an indented tree; only `opts.run` if given. */
+export function renderTraceTree(events: TraceEvent[], opts: RenderOptions = {}): string {
+  const runs = groupRuns(opts.run === undefined ? events : selectRun(events, opts.run));
   const out: string[] = [];
   for (const list of runs.values()) {
     const r = new Renderer(list, opts);
@@ -209,6 +261,11 @@ export function renderTraceTree(events: TraceEvent[], opts: RenderOptions = {}):
 
 /** Reads a JSONL trace file and renders it; BAD_INPUT when it is missing or holds no trace events. */
 export async function renderTraceFile(path: string, opts: RenderOptions = {}): Promise<string> {
+  return renderTraceTree(await readTraceFile(path), opts);
+}
+
+/** The events of a JSONL trace file; BAD_INPUT when it is missing or holds no trace events. */
+export async function readTraceFile(path: string): Promise<TraceEvent[]> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -223,5 +280,5 @@ export async function renderTraceFile(path: string, opts: RenderOptions = {}): P
       path,
     });
   }
-  return renderTraceTree(events, opts);
+  return events;
 }

@@ -3,12 +3,26 @@
  * callback. Every event names its run, the span it belongs to (the root or a sub-call) and its depth, so
  * the recursion tree can be rebuilt from the file alone (see trace-render.ts).
  */
+import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RlmError } from '../errors.ts';
 import type { ContextShape } from '../prompts/shape.ts';
 import type { Usage } from './model.ts';
 import type { RlmResult } from './result.ts';
+
+/**
+ * How much a trace records. `full` (the default) adds every model request (`model_request`, with large
+ * texts stored once as `blob` events) and the whole prompt and answer of each sub-call; `summary` keeps
+ * replies, blocks, outputs and sub-call previews only, for small traces of big runs.
+ */
+export type TraceLevel = 'summary' | 'full';
+
+/** The trace levels, for validation. */
+export const TRACE_LEVELS: readonly TraceLevel[] = ['summary', 'full'];
+
+/** Texts longer than this go to a `blob` event (once per run) and are referenced by id. */
+export const INLINE_TEXT_CHARS = 2000;
 
 /** Fields every event carries. */
 export interface TraceBase {
@@ -45,6 +59,39 @@ export interface ModelCallEvent extends TraceBase {
   reply: string;
 }
 
+/**
+ * One message of a recorded request: its text inline, or the id of the `blob` holding it, or (for the
+ * model's own earlier reply) the iteration of the span's `model_call` whose `reply` it is.
+ */
+export interface TraceMessage {
+  role: 'user' | 'assistant';
+  text?: string;
+  blob?: string;
+  replyOf?: number;
+}
+
+/**
+ * A request sent to a model (level `full`), emitted just before the call. The system prompt comes with
+ * the first request of a span only (it never changes within one); later requests carry what changed:
+ * the conversation is the previous request's messages up to `from`, then `messages`.
+ */
+export interface ModelRequestEvent extends TraceBase {
+  type: 'model_request';
+  iteration: number;
+  kind: ModelCallEvent['kind'];
+  /** Blob id of the system prompt (first request of the span only). */
+  system?: string;
+  from: number;
+  messages: TraceMessage[];
+}
+
+/** A large text stored once per run; events refer to it by `id`. Always written before its first use. */
+export interface BlobEvent extends TraceBase {
+  type: 'blob';
+  id: string;
+  text: string;
+}
+
 export interface BlockEvent extends TraceBase {
   type: 'block';
   iteration: number;
@@ -72,7 +119,10 @@ export interface SubcallStartEvent extends TraceBase {
   /** ...and this is the depth the new call runs at. */
   calleeDepth: number;
   kind: 'rlm' | 'leaf';
+  /** The prompt, cut to a preview of 2000 characters... */
   prompt: string;
+  /** ...and, at level `full` when it was cut, the blob with all of it. */
+  promptBlob?: string;
   contextChars: number;
   cached: boolean;
 }
@@ -82,7 +132,10 @@ export interface SubcallEndEvent extends TraceBase {
   id: string;
   calleeDepth: number;
   ok: boolean;
+  /** The answer, cut to a preview of 2000 characters... */
   answer: string;
+  /** ...and, at level `full` when it was cut, the blob with all of it. */
+  answerBlob?: string;
   cached: boolean;
   durationMs: number;
   /** Status of a sub-RLM run (absent for leaves). */
@@ -112,6 +165,8 @@ export interface RunEndEvent extends TraceBase {
 export type TraceEvent =
   | RunStartEvent
   | ModelCallEvent
+  | ModelRequestEvent
+  | BlobEvent
   | BlockEvent
   | OutputEvent
   | SubcallStartEvent
@@ -171,15 +226,47 @@ export class JsonlTraceFile implements TraceSink {
 /** Stamps events with run, time, span and depth, and fans them out to every sink and the callback. */
 export class Tracer {
   readonly run: string;
+  readonly level: TraceLevel;
   readonly #start: number;
   readonly #sinks: TraceSink[];
   readonly #onEvent: ((e: TraceEvent) => void) | undefined;
+  readonly #blobs = new Set<string>();
 
-  constructor(run: string, sinks: TraceSink[], onEvent?: (e: TraceEvent) => void, start = performance.now()) {
+  constructor(
+    run: string,
+    sinks: TraceSink[],
+    onEvent?: (e: TraceEvent) => void,
+    start = performance.now(),
+    level: TraceLevel = 'full',
+  ) {
     this.run = run;
     this.#sinks = sinks;
     this.#onEvent = onEvent;
     this.#start = start;
+    this.level = level;
+  }
+
+  /** True when the trace is `full` and anything listens: worth building requests and blobs. */
+  get full(): boolean {
+    return this.level === 'full' && this.active;
+  }
+
+  /**
+   * The id of a blob holding `text`, emitting the `blob` event the first time this run sees the text.
+   * Ids are content hashes, so a system prompt shared by a hundred sub-calls is stored once.
+   */
+  blob(span: string, depth: number, text: string): string {
+    const id = `b${createHash('sha256').update(text).digest('base64url').slice(0, 16)}`;
+    if (!this.#blobs.has(id)) {
+      this.#blobs.add(id);
+      this.emit(span, depth, { type: 'blob', id, text });
+    }
+    return id;
+  }
+
+  /** `text` inline when short, else a blob reference (level `full` only). */
+  textRef(span: string, depth: number, text: string): { text: string } | { blob: string } {
+    return text.length <= INLINE_TEXT_CHARS ? { text } : { blob: this.blob(span, depth, text) };
   }
 
   /** Milliseconds since the run started. */

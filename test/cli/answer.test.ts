@@ -69,6 +69,25 @@ describe('rlm answer', () => {
       expect.arrayContaining(['run_start', 'model_call', 'block', 'output', 'final']),
     );
 
+    // The default level records the requests; --trace-level summary leaves them out.
+    expect(events.filter((e) => e.type === 'model_request')).toHaveLength(1);
+    const small = path.join(root, 'small.jsonl');
+    const args = [
+      'answer',
+      'What is the magic number?',
+      '--context',
+      doc,
+      '--model',
+      `scripted:${rulesFile}`,
+    ];
+    expect((await cli([...args, '--trace', small, '--trace-level', 'summary'])).code).toBe(0);
+    const smallTypes = readFileSync(small, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(smallTypes).toContain('model_call');
+    expect(smallTypes).not.toContain('model_request');
+
     const shown = await cli(['trace', 'show', trace]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('4817263');
@@ -132,6 +151,11 @@ describe('rlm answer', () => {
         ['answer', 'q', '--context', doc, '--model', `scripted:${rulesFile}`],
         { RLM_MAX_ITERATIONS: 'abc' },
         /RLM_MAX_ITERATIONS/,
+      ],
+      [
+        ['answer', 'q', '--context', doc, '--model', `scripted:${rulesFile}`, '--trace-level', 'all'],
+        {},
+        /--trace-level must be summary or full, got 'all'/,
       ],
     ];
     for (const [args, env, message] of cases) {

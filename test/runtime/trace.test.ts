@@ -27,7 +27,11 @@ describe('trace', () => {
   it('writes every event as JSONL and to onEvent, with depths and spans', async () => {
     const file = join(dir, 'nested', 'run.jsonl');
     const seen: TraceEvent[] = [];
-    const { rlm } = setup(twoLevelModel(), { trace: file, onEvent: (e) => seen.push(e) });
+    const { rlm } = setup(twoLevelModel(), {
+      trace: file,
+      traceLevel: 'summary',
+      onEvent: (e) => seen.push(e),
+    });
     const result = await rlm.answer({ question: 'What?', context: 'root ctx' });
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
     const events = lines.map((l) => JSON.parse(l) as TraceEvent);

@@ -5,7 +5,7 @@ import type { Model } from '../../runtime/model.ts';
 import { createModel } from '../../runtime/providers/index.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
-import type { TraceEvent } from '../../runtime/trace.ts';
+import { TRACE_LEVELS, type TraceEvent, type TraceLevel } from '../../runtime/trace.ts';
 import { answerResult } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, readStdin, writeJson } from '../io.ts';
@@ -28,7 +28,9 @@ options:
   --max-iterations N   root turns before a forced final answer (default 20)
   --max-sub-calls N    sub-calls over the whole run (default 500)
   --max-cost USD       stop when the run has cost this much (default: no limit)
-  --trace FILE         append every event as JSON lines (see \`rlm trace show FILE\`)
+  --trace FILE         append every event as JSON lines (see \`rlm trace show FILE\`, \`rlm trace html FILE\`)
+  --trace-level LEVEL  full (default: every model request, whole sub-call prompts and answers) or
+                       summary (replies, blocks, outputs, previews: smaller files) (default: $RLM_TRACE_LEVEL)
   --json               print {answer, status, iterations, subCalls, maxDepthReached, usage, elapsedMs}
 
 The answer goes to stdout; a live status line and a summary go to stderr.
@@ -48,6 +50,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
     'max-sub-calls': { type: 'string' },
     'max-cost': { type: 'string' },
     trace: { type: 'string' },
+    'trace-level': { type: 'string' },
     json: { type: 'boolean' },
   });
   if (values.help) {
@@ -89,6 +92,10 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
       `--max-cost must be a positive number of USD, got '${values['max-cost']}'`,
     );
 
+  const traceLevel = values['trace-level'];
+  if (traceLevel !== undefined && !TRACE_LEVELS.includes(traceLevel as TraceLevel))
+    throw new RlmError('BAD_INPUT', `--trace-level must be summary or full, got '${traceLevel}'`);
+
   const status = new StatusLine(io.stderr);
   const controller = new AbortController();
   let interrupted = false;
@@ -108,6 +115,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
       ...(maxSubCalls !== undefined ? { maxSubCalls } : {}),
       ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
       ...(values.trace ? { trace: path.resolve(io.cwd, values.trace) } : {}),
+      ...(traceLevel === undefined ? {} : { traceLevel: traceLevel as TraceLevel }),
       onEvent: (e: TraceEvent) => status.event(e),
       signal: controller.signal,
     });

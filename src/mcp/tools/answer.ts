@@ -96,6 +96,10 @@ export const answerOutput = z.object({
   usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number() }),
   elapsedMs: z.number(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  runId: z
+    .string()
+    .optional()
+    .describe('Id of the run in the trace (RLM_TRACE): rlm trace show|html FILE --run ID'),
 });
 
 type AnswerArgs = z.output<ReturnType<typeof answerInput>>;
@@ -217,6 +221,7 @@ export function renderText(r: RlmResult, maxAnswerChars: number): string {
     `${r.usage.inputTokens + r.usage.outputTokens} tokens`,
     `$${r.usage.costUsd.toFixed(4)}`,
     `${(r.elapsedMs / 1000).toFixed(1)} s`,
+    ...(r.runId === undefined ? [] : [`run ${r.runId}`]),
   ];
   const err = r.error === undefined ? '' : `\n[${r.error.code}] ${r.error.message}`;
   const answer =

@@ -43,8 +43,10 @@ describe('rlm_answer', () => {
       maxDepthReached: 0,
     });
     expect(Object.keys(s).sort()).toEqual(
-      ['answer', 'elapsedMs', 'iterations', 'maxDepthReached', 'status', 'subCalls', 'usage'].sort(),
+      ['answer', 'elapsedMs', 'iterations', 'maxDepthReached', 'runId', 'status', 'subCalls', 'usage'].sort(),
     );
+    expect(s.runId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(textOf(r)).toContain(`run ${s.runId as string}]`);
     expect((s.usage as { inputTokens: number }).inputTokens).toBeGreaterThan(0);
     expect(textOf(r)).toMatch(/^42\n\n\[rlm: status final, 1 iteration, 0 sub-calls/);
   });
@@ -151,6 +153,22 @@ describe('rlm_answer', () => {
     expect(a.structuredContent).toMatchObject({ answer: 'alpha', status: 'final' });
     expect(b.structuredContent).toMatchObject({ answer: 'beta', status: 'final' });
     expect(sandboxes.created).toHaveLength(2);
+  });
+
+  it('each result names its run, which is how it is found in a shared trace', async () => {
+    const trace = join(dir, 'runs.jsonl');
+    const model = scripted(dir, 'runs.json', [{ depth: 0, match: '^(\\w+)$', reply: 'FINAL($1!)' }]);
+    const { call } = await start(model, { run: { sandboxFactory: fakeSandboxes().factory, trace } });
+    const [a, b] = await Promise.all([
+      call('rlm_answer', { question: 'one', context: 'c' }),
+      call('rlm_answer', { question: 'two', context: 'c' }),
+    ]);
+    const ids = [a, b].map((r) => (r.structuredContent as { runId: string }).runId);
+    expect(ids[0]).not.toBe(ids[1]);
+    const starts = parseTrace(readFileSync(trace, 'utf8')).filter((e) => e.type === 'run_start');
+    const question = (id: string) => starts.find((e) => e.run === id);
+    expect(question(ids[0] as string)).toMatchObject({ question: 'one' });
+    expect(question(ids[1] as string)).toMatchObject({ question: 'two' });
   });
 
   it('reads paths relative to the working directory', async () => {

@@ -1,0 +1,404 @@
+/**
+ * The stylesheet and script inlined into `rlm trace html` pages. The script reads the JSON the page
+ * carries and builds the view with DOM calls only (`textContent`, never `innerHTML`), so model text is
+ * shown, never interpreted. Nodes render when first opened, which keeps a run of hundreds of sub-calls
+ * quick to open. Plain ES2017 in a string: it runs in the browser, not in Node, and must not contain a
+ * backtick or a dollar-brace.
+ */
+
+export const VIEWER_CSS = String.raw`
+:root { --fg:#1d232b; --mute:#66707c; --line:#dde2e8; --bg:#f7f8fa; --card:#fff; --ok:#17803d; --bad:#c8312b;
+  --warn:#a76200; --d0:#3f4a57; --d1:#2563c9; --d2:#7b3fc4; --d3:#0f8a80; --d4:#b5478a; }
+* { box-sizing: border-box; }
+body { margin:0; font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; color:var(--fg); background:var(--bg); }
+header { position:sticky; top:0; z-index:2; background:var(--card); border-bottom:1px solid var(--line); padding:8px 16px; }
+main { padding:12px 16px 80px; }
+h1 { font-size:15px; margin:0 8px 0 0; display:inline; }
+.bar { display:flex; gap:8px; align-items:center; flex-wrap:wrap; }
+.bar input[type=search] { flex:1; min-width:200px; padding:5px 8px; border:1px solid var(--line); border-radius:6px; font:inherit; }
+button, select { font:inherit; padding:4px 9px; border:1px solid var(--line); border-radius:6px; background:#fff; cursor:pointer; }
+.card { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px 12px; margin:0 0 12px; }
+.label { color:var(--mute); font-size:12px; text-transform:uppercase; letter-spacing:.04em; margin:0 0 2px; }
+.qa { white-space:pre-wrap; word-break:break-word; margin:0 0 8px; }
+.qa.answer { font-weight:600; }
+.stats { display:flex; flex-wrap:wrap; gap:4px 18px; color:var(--mute); font-size:13px; }
+.stats b { color:var(--fg); font-weight:600; }
+.ok { color:var(--ok); } .bad { color:var(--bad); } .warn { color:var(--warn); }
+details { margin:2px 0; }
+details > summary { cursor:pointer; list-style:none; padding:3px 6px; border-radius:5px; white-space:nowrap; overflow:hidden; text-overflow:ellipsis; }
+details > summary::-webkit-details-marker { display:none; }
+details > summary::before { content:"\25B8"; display:inline-block; width:14px; color:var(--mute); }
+details[open] > summary::before { content:"\25BE"; }
+details > summary:hover { background:#eef1f5; }
+.body { margin-left:14px; padding-left:10px; border-left:2px solid var(--line); }
+.span > .body { border-left-color:var(--dc,var(--line)); }
+.span.d0 { --dc:var(--d0); } .span.d1 { --dc:var(--d1); } .span.d2 { --dc:var(--d2); } .span.d3 { --dc:var(--d3); } .span.d4 { --dc:var(--d4); }
+.badge { display:inline-block; font-size:11px; font-weight:600; color:#fff; background:var(--dc,var(--d0)); border-radius:4px; padding:0 5px; margin-right:6px; }
+.meta { color:var(--mute); font-size:12.5px; margin-left:6px; }
+.preview { color:var(--fg); margin-left:8px; }
+pre { margin:4px 0 8px; padding:8px 10px; background:#fbfcfd; border:1px solid var(--line); border-radius:6px; white-space:pre-wrap; word-break:break-word; font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; max-height:480px; overflow:auto; }
+pre.code { background:#f6f8fb; }
+pre.out.err { border-color:#f1b6b3; background:#fff7f6; }
+.block { margin:6px 0 10px; }
+.block-head { font-size:12.5px; color:var(--mute); margin:6px 0 0; }
+.tk-k { color:#a3208e; } .tk-s { color:#1a7f37; } .tk-n { color:#b35900; } .tk-c { color:#7d8792; font-style:italic; } .tk-f { color:#1f5fbf; font-weight:600; }
+mark { background:#ffe066; color:inherit; border-radius:2px; }
+.flash > summary { animation:flash 1.6s ease-out; }
+@keyframes flash { from { background:#ffe066; } to { background:transparent; } }
+#results { max-height:240px; overflow:auto; margin:6px 0 0; font-size:13px; }
+#results:empty { display:none; }
+.hit { padding:3px 6px; cursor:pointer; border-radius:5px; white-space:nowrap; overflow:hidden; text-overflow:ellipsis; }
+.hit:hover { background:#eef1f5; }
+.hit .where { color:var(--mute); margin-right:8px; }
+.timeline { position:relative; overflow-y:auto; max-height:260px; border:1px solid var(--line); border-radius:6px; background:#fbfcfd; }
+.tl-bar { position:absolute; height:8px; border-radius:2px; background:var(--dc); opacity:.85; cursor:pointer; min-width:2px; }
+.tl-bar:hover { opacity:1; outline:1px solid #000; }
+.tl-bar.d1 { --dc:var(--d1); } .tl-bar.d2 { --dc:var(--d2); } .tl-bar.d3 { --dc:var(--d3); } .tl-bar.d4 { --dc:var(--d4); } .tl-bar.cached { opacity:.35; }
+.axis { display:flex; justify-content:space-between; color:var(--mute); font-size:11.5px; margin-top:2px; }
+.msg-role { font-size:12px; color:var(--mute); margin-top:4px; }
+`;
+
+export const VIEWER_JS = String.raw`
+(function () {
+  'use strict';
+  var DATA = JSON.parse(document.getElementById('rlm-data').textContent);
+  var runIndex = DATA.runs.length - 1;
+  var query = '';
+  var openKeys = new Set(['root']);
+  var els = new Map();
+  var index = new Map();
+
+  function fmtInt(n) { return Math.round(n || 0).toLocaleString('en-US'); }
+  function fmtMs(ms) {
+    if (ms == null || isNaN(ms)) return '?';
+    if (ms < 1000) return Math.round(ms) + 'ms';
+    if (ms < 60000) return (ms / 1000).toFixed(1) + 's';
+    var s = Math.round(ms / 1000);
+    return Math.floor(s / 60) + 'm' + String(s % 60).padStart(2, '0') + 's';
+  }
+  function fmtUsd(u) { return !u ? '$0' : u < 0.01 ? '$' + u.toFixed(4) : '$' + u.toFixed(2); }
+  function oneLine(s, n) { s = String(s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n - 1) + '\u2026' : s; }
+
+  function textInto(el, text) {
+    text = String(text);
+    if (!query) { el.appendChild(document.createTextNode(text)); return; }
+    var low = text.toLowerCase(), q = query.toLowerCase(), i = 0, j;
+    while ((j = low.indexOf(q, i)) !== -1) {
+      if (j > i) el.appendChild(document.createTextNode(text.slice(i, j)));
+      var m = document.createElement('mark');
+      m.textContent = text.slice(j, j + q.length);
+      el.appendChild(m);
+      i = j + q.length;
+    }
+    if (i < text.length) el.appendChild(document.createTextNode(text.slice(i)));
+  }
+  function h(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) textInto(e, text);
+    return e;
+  }
+  function pre(text, cls) { return h('pre', cls || '', text === '' ? '(empty)' : text); }
+
+  var KW = new Set('await async break case catch class const continue default delete do else export extends false finally for function if import in instanceof let new null of return switch this throw true try typeof undefined var void while yield'.split(' '));
+  var FN = new Set('llm_query llm_query_batched rlm_query rlm_query_batched FINAL FINAL_VAR print peek grep search_chunks get_chunk neighbors list_documents context console'.split(' '));
+  var TOKEN = /(\/\/[^\n]*|\/\*[\s\S]*?(?:\*\/|$))|('(?:[^'\\\n]|\\.)*'?|"(?:[^"\\\n]|\\.)*"?|\x60(?:[^\x60\\]|\\[\s\S])*\x60?)|(\b\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?\b)|([A-Za-z_$][\w$]*)/g;
+  function highlight(code) {
+    var el = h('pre', 'code');
+    var last = 0, m;
+    TOKEN.lastIndex = 0;
+    while ((m = TOKEN.exec(code))) {
+      if (m.index > last) textInto(el, code.slice(last, m.index));
+      var cls = m[1] ? 'c' : m[2] ? 's' : m[3] ? 'n' : KW.has(m[4]) ? 'k' : FN.has(m[4]) ? 'f' : '';
+      if (cls) { var sp = h('span', 'tk-' + cls); textInto(sp, m[0]); el.appendChild(sp); } else textInto(el, m[0]);
+      last = TOKEN.lastIndex;
+    }
+    if (last < code.length) textInto(el, code.slice(last));
+    return el;
+  }
+
+  function statusClass(s) { return s === 'final' || s === 'ok' || s === 'cached' ? 'ok' : s === 'error' || s === 'aborted' || s === 'budget' ? 'bad' : 'warn'; }
+  function turnLabel(t) { return t.kind === 'leaf' ? 'completion' : t.kind === 'last_call' ? 'last call' : 'turn ' + t.iteration; }
+  function spanDur(s, run) { var end = s.endMs != null ? s.endMs : run.root.endMs; return end - s.startMs; }
+
+  // Every node by key, with its parent and the texts search looks at.
+  function buildIndex(run) {
+    index = new Map();
+    function span(s, parent, where) {
+      index.set(s.id, { kind: 'span', node: s, parent: parent, where: where, texts: [s.prompt, s.answer, s.final && s.final.answer].concat(s.errors.map(function (e) { return e.message; })) });
+      s.turns.forEach(function (t, ti) {
+        var tk = s.id + '/t' + ti;
+        var msgs = t.request ? t.request.messages.map(function (m) { return m.content; }) : [];
+        index.set(tk, { kind: 'turn', node: t, parent: s.id, where: where + ' \u203A ' + turnLabel(t), texts: [t.reply].concat(msgs) });
+        t.blocks.forEach(function (b, bi) {
+          var bk = tk + '/b' + bi;
+          var o = b.output || {};
+          index.set(bk, { kind: 'block', node: b, parent: tk, where: where + ' \u203A ' + turnLabel(t) + ' \u203A block ' + b.index, texts: [b.code, o.stdout, o.error && o.error.message, o.final] });
+          b.subcalls.forEach(function (c) { span(c, bk, c.id + ' (depth ' + c.depth + ')'); });
+        });
+      });
+    }
+    span(run.root, null, 'root');
+  }
+
+  function lazy(key, cls, summary, fill) {
+    var d = h('details', cls);
+    d.dataset.key = key;
+    var sm = h('summary');
+    summary(sm);
+    d.appendChild(sm);
+    var filled = false;
+    d.fill = function () {
+      if (filled) return;
+      filled = true;
+      var body = h('div', 'body');
+      fill(body);
+      d.appendChild(body);
+    };
+    d.addEventListener('toggle', function () {
+      if (d.open) { openKeys.add(key); d.fill(); } else openKeys.delete(key);
+    });
+    els.set(key, d);
+    if (openKeys.has(key)) { d.open = true; d.fill(); }
+    return d;
+  }
+
+  function usageMeta(el, u, cost, ms) {
+    var parts = [];
+    if (ms != null) parts.push(fmtMs(ms));
+    if (u) parts.push(fmtInt(u.inputTokens) + ' in / ' + fmtInt(u.outputTokens) + ' out');
+    if (cost) parts.push(fmtUsd(cost));
+    el.appendChild(h('span', 'meta', parts.join(' \u00B7 ')));
+  }
+
+  function renderSpan(s, run) {
+    var kindName = s.kind === 'root' ? 'root' : s.kind === 'leaf' ? 'leaf' : 'sub-RLM';
+    return lazy(s.id, 'span d' + Math.min(s.depth, 4), function (sm) {
+      sm.appendChild(h('span', 'badge', kindName + (s.kind === 'root' ? '' : ' ' + s.id)));
+      sm.appendChild(h('span', 'meta', 'depth ' + s.depth));
+      sm.appendChild(h('span', 'meta ' + statusClass(s.status), s.status));
+      usageMeta(sm, s.totals, s.totals.costUsd, spanDur(s, run));
+      if (s.totals.subCalls) sm.appendChild(h('span', 'meta', s.totals.subCalls + ' sub-calls below'));
+      if (s.kind !== 'root') sm.appendChild(h('span', 'preview', oneLine(s.prompt, 140)));
+    }, function (body) {
+      if (s.kind !== 'root') {
+        body.appendChild(h('div', 'label', 'prompt' + (s.contextChars ? ' \u00B7 context ' + fmtInt(s.contextChars) + ' chars' : '') + (s.cached ? ' \u00B7 answered from the cache' : '')));
+        body.appendChild(pre(s.prompt));
+      }
+      if (s.system != null) {
+        body.appendChild(lazy(s.id + '/sys', '', function (sm) { sm.appendChild(h('span', 'meta', 'system prompt (' + fmtInt(DATA.texts[s.system].length) + ' chars)')); }, function (b) { b.appendChild(pre(DATA.texts[s.system])); }));
+      }
+      s.turns.forEach(function (t, ti) { body.appendChild(renderTurn(s, t, ti, run)); });
+      s.errors.forEach(function (e) { body.appendChild(h('div', 'bad', 'error ' + e.code + ': ' + e.message)); });
+      if (s.final) { body.appendChild(h('div', 'label', 'final (' + s.final.source + ')')); body.appendChild(pre(s.final.answer)); }
+      if (s.kind !== 'root' && s.answer != null && !(s.final && s.final.answer === s.answer)) {
+        body.appendChild(h('div', 'label', 'returned to the caller'));
+        body.appendChild(pre(s.answer));
+      }
+      if (s.error) body.appendChild(h('div', 'bad', s.error.code + ': ' + s.error.message));
+    });
+  }
+
+  function renderTurn(s, t, ti, run) {
+    var key = s.id + '/t' + ti;
+    if (s.kind === 'root' && !openKeys.has(key + '!seen')) { openKeys.add(key); openKeys.add(key + '!seen'); }
+    return lazy(key, 'turn', function (sm) {
+      sm.appendChild(h('b', '', turnLabel(t)));
+      if (t.model) sm.appendChild(h('span', 'meta', t.model));
+      usageMeta(sm, t.usage, t.costUsd, t.durationMs);
+      var subs = t.blocks.reduce(function (n, b) { return n + b.subcalls.length; }, 0);
+      if (t.blocks.length) sm.appendChild(h('span', 'meta', t.blocks.length + ' block' + (t.blocks.length === 1 ? '' : 's') + (subs ? ', ' + subs + ' sub-calls' : '')));
+      if (t.reply == null) sm.appendChild(h('span', 'meta bad', 'no reply'));
+    }, function (body) {
+      if (t.request) {
+        body.appendChild(lazy(key + '/req', '', function (sm) {
+          sm.appendChild(h('span', 'meta', 'request: ' + t.request.messages.length + ' new message' + (t.request.messages.length === 1 ? '' : 's') + (t.request.from ? ' after ' + t.request.from + ' earlier' : '')));
+        }, function (b) {
+          t.request.messages.forEach(function (m) { b.appendChild(h('div', 'msg-role', m.role)); b.appendChild(pre(m.content)); });
+        }));
+      }
+      if (t.reply != null) {
+        if (t.blocks.length === 0) { body.appendChild(h('div', 'label', 'reply')); body.appendChild(pre(t.reply)); }
+        else body.appendChild(lazy(key + '/reply', '', function (sm) { sm.appendChild(h('span', 'meta', 'whole reply (' + fmtInt(t.reply.length) + ' chars)')); }, function (b) { b.appendChild(pre(t.reply)); }));
+      }
+      t.blocks.forEach(function (b, bi) { body.appendChild(renderBlock(b, key + '/b' + bi, run)); });
+    });
+  }
+
+  function renderBlock(b, key, run) {
+    var d = h('div', 'block');
+    d.dataset.key = key;
+    els.set(key, d);
+    var o = b.output;
+    d.appendChild(h('div', 'block-head', 'block ' + b.index + (o ? ' \u00B7 ' + fmtMs(o.durationMs) + ' \u00B7 ' + (o.ok ? 'ok' : (o.error ? o.error.code : 'error')) + (o.reset ? ' \u00B7 session reset' : '') : ' \u00B7 no output')));
+    d.appendChild(highlight(b.code));
+    if (o) {
+      var text = o.stdout || '';
+      if (o.error) text += (text ? '\n' : '') + o.error.code + ': ' + o.error.message + (o.error.line ? ' (line ' + o.error.line + ')' : '');
+      if (o.final != null) text += (text ? '\n' : '') + 'FINAL: ' + o.final;
+      d.appendChild(pre(text, 'out' + (o.ok ? '' : ' err')));
+    }
+    b.subcalls.forEach(function (c) { d.appendChild(renderSpan(c, run)); });
+    return d;
+  }
+
+  function reveal(key) {
+    var chain = [];
+    for (var k = key; k != null; k = index.get(k) && index.get(k).parent) chain.unshift(k);
+    chain.forEach(function (k) { var e = els.get(k); if (e && e.tagName === 'DETAILS' && !e.open) { e.open = true; openKeys.add(k); e.fill(); } });
+    var el = els.get(key);
+    if (!el) return;
+    el.scrollIntoView({ block: 'center' });
+    el.classList.remove('flash');
+    void el.offsetWidth;
+    el.classList.add('flash');
+  }
+
+  function renderTimeline(run, box) {
+    var spans = [];
+    index.forEach(function (v) { if (v.kind === 'span' && v.node.kind !== 'root') spans.push(v.node); });
+    if (!spans.length) return;
+    var total = Math.max(1, run.root.endMs || 1);
+    spans.sort(function (a, b) { return a.startMs - b.startMs; });
+    var lanes = [], peak = 0, events = [];
+    spans.forEach(function (s) {
+      var end = s.endMs != null ? s.endMs : total;
+      events.push([s.startMs, 1], [end, -1]);
+      var lane = lanes.findIndex(function (e) { return e <= s.startMs; });
+      if (lane === -1) { lane = lanes.length; lanes.push(end); } else lanes[lane] = end;
+      s._lane = lane; s._end = end;
+    });
+    events.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+    var cur = 0;
+    events.forEach(function (e) { cur += e[1]; if (cur > peak) peak = cur; });
+    box.appendChild(h('div', 'label', 'sub-calls over time \u00B7 ' + spans.length + ' sub-calls \u00B7 at most ' + peak + ' at once \u00B7 colour = depth'));
+    var tl = h('div', 'timeline');
+    tl.style.height = Math.min(260, lanes.length * 11 + 6) + 'px';
+    var inner = h('div');
+    inner.style.position = 'relative';
+    inner.style.height = (lanes.length * 11 + 6) + 'px';
+    spans.forEach(function (s) {
+      var bar = h('div', 'tl-bar d' + Math.min(s.depth, 4) + (s.cached ? ' cached' : ''));
+      bar.style.left = (100 * s.startMs / total) + '%';
+      bar.style.width = (100 * Math.max(0, s._end - s.startMs) / total) + '%';
+      bar.style.top = (3 + s._lane * 11) + 'px';
+      bar.title = s.id + ' \u00B7 depth ' + s.depth + ' \u00B7 ' + fmtMs(s._end - s.startMs) + ' \u00B7 ' + s.status + '\n' + oneLine(s.prompt, 200);
+      bar.dataset.key = s.id;
+      bar.addEventListener('click', function () { reveal(s.id); });
+      inner.appendChild(bar);
+    });
+    tl.appendChild(inner);
+    box.appendChild(tl);
+    var axis = h('div', 'axis');
+    [0, 0.25, 0.5, 0.75, 1].forEach(function (f) { axis.appendChild(h('span', '', fmtMs(f * total))); });
+    box.appendChild(axis);
+  }
+
+  function search(results) {
+    results.textContent = '';
+    if (query.length < 2) return;
+    var q = query.toLowerCase(), n = 0;
+    index.forEach(function (v, key) {
+      if (n >= 200) return;
+      for (var i = 0; i < v.texts.length; i++) {
+        var t = v.texts[i];
+        if (t == null) continue;
+        var at = String(t).toLowerCase().indexOf(q);
+        if (at === -1) continue;
+        n++;
+        var row = h('div', 'hit');
+        row.appendChild(h('span', 'where', v.where));
+        textInto(row, oneLine(String(t).slice(Math.max(0, at - 40), at + 120), 160));
+        row.addEventListener('click', function () { reveal(key); });
+        results.appendChild(row);
+        return;
+      }
+    });
+    if (n === 0) results.appendChild(h('div', 'hit', 'no match'));
+  }
+
+  function render() {
+    var run = DATA.runs[runIndex];
+    var top = document.getElementById('top');
+    var app = document.getElementById('app');
+    app.textContent = '';
+    els = new Map();
+    if (!run) { app.appendChild(h('p', '', 'This trace holds no run.')); return; }
+    buildIndex(run);
+    if (!top.firstChild) buildHeader(top);
+    var r = run.result || {};
+    var card = h('section', 'card');
+    card.appendChild(h('div', 'label', 'question'));
+    card.appendChild(h('div', 'qa', run.question));
+    card.appendChild(h('div', 'label', 'answer'));
+    card.appendChild(h('div', 'qa answer', r.answer != null ? r.answer : '(the run did not finish)'));
+    var st = h('div', 'stats');
+    function stat(k, v, cls) { var s = h('span', '', k + ' '); var b = h('b', cls || '', v); s.appendChild(b); st.appendChild(s); }
+    var tot = run.root.totals;
+    stat('status', r.status || 'unfinished', statusClass(r.status || 'unfinished'));
+    stat('time', fmtMs(r.elapsedMs != null ? r.elapsedMs : run.root.endMs));
+    stat('tokens', fmtInt(tot.inputTokens) + ' in / ' + fmtInt(tot.outputTokens) + ' out');
+    stat('cost', fmtUsd(r.usage ? r.usage.costUsd : tot.costUsd));
+    stat('model calls', fmtInt(tot.modelCalls));
+    stat('sub-calls', fmtInt(tot.subCalls));
+    stat('turns', String(run.root.turns.length));
+    stat('max depth', String(r.maxDepthReached != null ? r.maxDepthReached : '?'));
+    stat('model', run.model || '?');
+    if (run.subModel && run.subModel !== run.model) stat('sub-model', run.subModel);
+    if (run.context) stat('context', fmtInt(run.context.chars) + ' chars');
+    if (run.time) stat('started', run.time.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'));
+    stat('run', run.run);
+    card.appendChild(st);
+    if (r.error) card.appendChild(h('div', 'bad', r.error.code + ': ' + r.error.message));
+    app.appendChild(card);
+    var tlCard = h('section', 'card');
+    renderTimeline(run, tlCard);
+    if (tlCard.firstChild) app.appendChild(tlCard);
+    var tree = h('section', 'card tree');
+    tree.id = 'tree';
+    tree.appendChild(renderSpan(run.root, run));
+    app.appendChild(tree);
+  }
+
+  function buildHeader(top) {
+    var bar = h('div', 'bar');
+    bar.appendChild(h('h1', '', 'rlm trace'));
+    if (DATA.runs.length > 1) {
+      var sel = h('select');
+      sel.id = 'run';
+      DATA.runs.forEach(function (r, i) { var o = h('option', '', oneLine(r.question, 60) + ' \u00B7 ' + r.run.slice(0, 8)); o.value = String(i); sel.appendChild(o); });
+      sel.value = String(runIndex);
+      sel.addEventListener('change', function () { runIndex = Number(sel.value); openKeys = new Set(['root']); render(); });
+      bar.appendChild(sel);
+    }
+    var input = h('input');
+    input.type = 'search';
+    input.id = 'search';
+    input.placeholder = 'Search prompts, code, outputs, replies\u2026';
+    bar.appendChild(input);
+    var all = h('button', '', 'expand all');
+    all.addEventListener('click', function () { index.forEach(function (v, k) { if (v.kind !== 'block') openKeys.add(k); }); render(); });
+    bar.appendChild(all);
+    var none = h('button', '', 'collapse all');
+    none.addEventListener('click', function () { openKeys = new Set(['root']); render(); });
+    bar.appendChild(none);
+    top.appendChild(bar);
+    var results = h('div');
+    results.id = 'results';
+    top.appendChild(results);
+    var timer = 0;
+    input.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        var v = input.value.trim();
+        query = v.length >= 2 ? v : '';
+        render();
+        search(results);
+      }, 150);
+    });
+  }
+
+  window.rlmTrace = { reveal: reveal, data: DATA };
+  render();
+})();
+`;

@@ -1,0 +1,109 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Trajectory } from '../../../src/runtime/trajectory.ts';
+import { tempDir } from '../../memory/helpers/corpus.ts';
+import { FnModel, lastUser, repl } from '../../runtime/helpers/fake-model.ts';
+import { setup } from '../../runtime/helpers/setup.ts';
+import { cli } from '../helpers.ts';
+
+const LONG_OUTPUT = Array.from({ length: 12 }, (_, i) => `row ${i}: ${'v'.repeat(150)}`).join('\n');
+
+/** Two runs in one file: the first prints a long multi-line output and asks one sub-call. */
+async function twoRuns(): Promise<{ root: string; file: string; ids: string[] }> {
+  const root = tempDir();
+  const file = path.join(root, 'run.jsonl');
+  const model = new FnModel((req) => {
+    const last = lastUser(req);
+    if (req.depth > 0) return 'sub says hi';
+    if (last.includes('[block')) return 'FINAL(done)';
+    return repl(
+      `const rows = ${JSON.stringify(LONG_OUTPUT)}\nprint(rows)\nprint(await llm_query("a sub question"))`,
+    );
+  });
+  const { rlm } = setup(model, { trace: file, maxDepth: 1 });
+  const a = await rlm.answer({ question: 'First question?', context: 'c' });
+  const b = await rlm.answer({ question: 'Second question?', context: 'c' });
+  return { root, file, ids: [a.runId as string, b.runId as string] };
+}
+
+describe('rlm trace', () => {
+  it('show cuts texts to one line by default and prints them whole with --full', async () => {
+    const { file } = await twoRuns();
+    const short = await cli(['trace', 'show', file]);
+    expect(short.code).toBe(0);
+    expect(short.stdout).not.toContain('row 11');
+    expect(Math.max(...short.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(120);
+    const full = await cli(['trace', 'show', file, '--full']);
+    expect(full.code).toBe(0);
+    for (const line of LONG_OUTPUT.split('\n')) expect(full.stdout).toContain(line);
+    expect(full.stdout).toMatch(/^ +block 1:\n +const rows = /m);
+    expect(full.stdout).toMatch(/^ +print\(await llm_query\("a sub question"\)\)$/m);
+  });
+
+  it('--run picks one run by id or prefix, and names the runs when none matches', async () => {
+    const { file, ids } = await twoRuns();
+    const one = await cli(['trace', 'show', file, '--run', (ids[1] as string).slice(0, 8)]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain('Q: Second question?');
+    expect(one.stdout).not.toContain('First question?');
+    const none = await cli(['trace', 'show', file, '--run', 'zzz']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`no run zzz in this trace (runs: ${ids[0]}, ${ids[1]})`);
+  });
+
+  it('--json prints the parsed tree of each run', async () => {
+    const { file, ids } = await twoRuns();
+    const r = await cli(['trace', 'show', file, '--json']);
+    expect(r.code).toBe(0);
+    const runs = r.json<Trajectory[]>();
+    expect(runs.map((t) => t.run)).toEqual(ids);
+    const first = runs[0] as Trajectory;
+    expect(first.question).toBe('First question?');
+    expect(first.result?.answer).toBe('done');
+    const block = first.root.turns[0]?.blocks[0];
+    expect(block?.output?.stdout).toBe(`${LONG_OUTPUT}\nsub says hi`);
+    expect(block?.subcalls.map((s) => [s.id, s.depth, s.kind, s.prompt, s.answer])).toEqual([
+      ['s1', 1, 'leaf', 'a sub question', 'sub says hi'],
+    ]);
+    const only = await cli(['trace', 'show', file, '--json', '--run', ids[0] as string]);
+    expect(only.json<Trajectory[]>().map((t) => t.run)).toEqual([ids[0]]);
+  });
+
+  it('html writes one page beside the trace, or where --out says, or to stdout', async () => {
+    const { root, file, ids } = await twoRuns();
+    const r = await cli(['trace', 'html', file]);
+    expect(r.code).toBe(0);
+    const page = path.join(root, 'run.html');
+    expect(r.stderr).toBe(`rlm: wrote ${page}\n`);
+    const html = readFileSync(page, 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('First question?');
+    expect(html).toContain('Second question?');
+    const out = await cli(['trace', 'html', 'run.jsonl', '--out', 'one.html', '--run', ids[1] as string], {
+      cwd: root,
+    });
+    expect(out.code).toBe(0);
+    const one = readFileSync(path.join(root, 'one.html'), 'utf8');
+    expect(one).toContain('Second question?');
+    expect(one).not.toContain('First question?');
+    const piped = await cli(['trace', 'html', file, '--out', '-']);
+    expect(piped.stdout).toBe(html);
+  });
+
+  it('refuses bad usage with exit 2', async () => {
+    const { root, file } = await twoRuns();
+    writeFileSync(path.join(root, 'not.jsonl'), 'hello\n');
+    const cases: [string[], RegExp][] = [
+      [['trace', 'print', file], /usage: rlm trace show FILE \| rlm trace html FILE/],
+      [['trace', 'html', file, '--full'], /--full and --json are for show/],
+      [['trace', 'show', file, '--out', 'x.html'], /--out is for html/],
+      [['trace', 'html', path.join(root, 'not.jsonl')], /is not an rlm trace/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+  });
+});

@@ -1,0 +1,165 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTrace, type TraceEvent } from '../../src/runtime/trace.ts';
+import { renderTraceHtml, scriptJson } from '../../src/runtime/trace-html.ts';
+import { BrowserPage, chromiumPath } from '../helpers/chromium.ts';
+import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
+import { setup } from './helpers/setup.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'rlm-trace-html-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Model text that would run script if the page ever treated it as markup. */
+const EVIL = '<img src=x onerror="window.__pwned=1"></script><script>window.__pwned=2</script>';
+const DEEP = 'DEEP-LEAF-OUTPUT-7731';
+
+/** Root turn 1 prints, turn 2 asks a sub-RLM that asks a leaf, turn 3 answers. */
+function model(): FnModel {
+  return new FnModel((req) => {
+    const last = lastUser(req);
+    if (req.depth === 2) return `${DEEP} ${EVIL}`;
+    if (req.depth === 1) {
+      // The leaf's words stay in the leaf: only their length goes up.
+      return last.includes('[block')
+        ? 'FINAL(found it)'
+        : repl('x = await llm_query("leaf: find it")\nprint(x.length)');
+    }
+    if (last.includes('[block 1') && last.includes('counted')) {
+      return `Ask deeper ${EVIL}\n${repl('print(await llm_query("sub: look " + "closer", "ctx ctx"))')}`;
+    }
+    if (last.includes('[block')) return 'FINAL(the answer is 42)';
+    return repl(`const n = 3 // ${EVIL}\nprint("counted", n, ${JSON.stringify(EVIL)})`);
+  });
+}
+
+async function traceOf(name: string): Promise<{ file: string; events: TraceEvent[] }> {
+  const file = join(dir, `${name}.jsonl`);
+  const { rlm } = setup(model(), { trace: file });
+  const r = await rlm.answer({ question: `What is it? ${EVIL}`, context: 'some context' });
+  expect(r.answer).toBe('the answer is 42');
+  return { file, events: parseTrace(readFileSync(file, 'utf8')) };
+}
+
+describe('trace html page', () => {
+  it('is one file with no external resource, and model text cannot close its script element', async () => {
+    const { events } = await traceOf('static');
+    const html = renderTraceHtml(events);
+    expect(html.match(/<script\b/g)).toHaveLength(2);
+    expect(html.match(/<\/script>/g)).toHaveLength(2);
+    const markup = html.replace(/(<script type="application\/json" id="rlm-data">)[^<]*/, '$1');
+    expect(markup).not.toContain(DEEP);
+    expect(markup).not.toMatch(/<[^>]*\b(src|href)=/);
+    expect(markup).toContain('<title>rlm trace: What is it? &lt;img src=x onerror=&quot;');
+    expect(markup).not.toMatch(/https?:\/\/|url\(/);
+    expect(html).toContain("default-src 'none'");
+    expect(html).toContain(DEEP);
+    expect(scriptJson({ a: '</script><!--' })).toBe('{"a":"\\u003c/script>\\u003c!--"}');
+    expect(JSON.parse(scriptJson({ a: '</script>\u2028' }))).toEqual({ a: '</script>\u2028' });
+  });
+});
+
+const browser = chromiumPath();
+const requireBrowser = process.env.RLM_REQUIRE_BROWSER === '1';
+if (browser === undefined && !requireBrowser) {
+  console.warn(
+    'trace-html: SKIPPED the browser tests: no chromium on this machine (apt-get install -y chromium; .ci/run does)',
+  );
+}
+
+describe.skipIf(browser === undefined && !requireBrowser)('trace html in headless chromium', () => {
+  let page: BrowserPage;
+  let events: TraceEvent[];
+  beforeAll(async () => {
+    if (browser === undefined) throw new Error('RLM_REQUIRE_BROWSER=1 but no chromium is installed');
+    events = (await traceOf('browser')).events;
+    const file = join(dir, 'browser.html');
+    writeFileSync(file, renderTraceHtml(events));
+    page = await BrowserPage.launch(browser);
+    await page.open(file);
+  }, 60_000);
+  afterAll(async () => {
+    await page?.close();
+  });
+
+  const text = () => page.evaluate<string>('document.body.innerText');
+  const click = (selector: string) =>
+    page.evaluate<boolean>(
+      `(() => { const e = document.querySelector(${JSON.stringify(selector)}); if (!e) return false; e.click(); return true; })()`,
+    );
+  const settle = () => page.evaluate('new Promise((r) => setTimeout(r, 50))');
+
+  it('renders the question, the answer, totals and the timeline, fetching nothing', async () => {
+    expect(await page.evaluate('document.querySelector(".qa.answer").textContent')).toBe('the answer is 42');
+    expect(await page.evaluate('document.querySelector(".qa").textContent')).toBe(`What is it? ${EVIL}`);
+    const body = await text();
+    expect(body).toMatch(/status\s+final/);
+    expect(body).toMatch(/sub-calls\s+2/);
+    expect(await page.evaluate('document.querySelectorAll(".tl-bar").length')).toBe(2);
+    expect(await page.evaluate('performance.getEntriesByType("resource").length')).toBe(0);
+  });
+
+  it('shows model text as text: nothing it holds becomes an element or runs', async () => {
+    // The root's turns are open: the first block's code and output hold EVIL.
+    const body = await text();
+    expect(body).toContain('window.__pwned=2');
+    expect(await page.evaluate('document.querySelectorAll("img").length')).toBe(0);
+    expect(await page.evaluate('document.scripts.length')).toBe(2);
+    expect(await page.evaluate('typeof window.__pwned')).toBe('undefined');
+    // The code is highlighted: keywords and rlm functions in their own spans.
+    const kinds = await page.evaluate<string[]>(
+      'Array.from(document.querySelectorAll("pre.code span")).map((s) => s.className + ":" + s.textContent)',
+    );
+    expect(kinds).toEqual(expect.arrayContaining(['tk-k:const', 'tk-f:print', 'tk-n:3', 'tk-f:llm_query']));
+    expect(kinds.some((k) => k.startsWith('tk-c://'))).toBe(true);
+  });
+
+  it('expands the tree on click, down to a depth-2 sub-call whose output is whole', async () => {
+    // Rendered lazily: the deep output is not in the page until its branch is opened.
+    expect(
+      await page.evaluate(`document.getElementById('app').textContent.includes(${JSON.stringify(DEEP)})`),
+    ).toBe(false);
+    expect(await page.evaluate('document.querySelector("details[data-key=s1] > .body")')).toBeNull();
+    expect(await click('details[data-key=s1] > summary')).toBe(true);
+    await settle();
+    expect(await page.evaluate('document.querySelector("details[data-key=s1]").open')).toBe(true);
+    expect(await click('details[data-key="s1/t0"] > summary')).toBe(true);
+    await settle();
+    expect(await click('details[data-key=s2] > summary')).toBe(true);
+    await settle();
+    expect(await click('details[data-key="s2/t0"] > summary')).toBe(true);
+    await settle();
+    const leaf = await page.evaluate<string>('document.querySelector("details[data-key=s2]").innerText');
+    expect(leaf).toContain(`${DEEP} ${EVIL}`);
+    expect(leaf).toContain('leaf: find it');
+    expect(
+      await page.evaluate('document.querySelector("details[data-key=s2]").classList.contains("d2")'),
+    ).toBe(true);
+    expect(await page.evaluate('typeof window.__pwned')).toBe('undefined');
+  });
+
+  it('finds text anywhere in the run and reveals it', async () => {
+    await click('#top button:last-of-type'); // collapse all
+    await settle();
+    expect(
+      await page.evaluate(`document.getElementById('app').textContent.includes(${JSON.stringify(DEEP)})`),
+    ).toBe(false);
+    await page.evaluate(
+      `(() => { const i = document.getElementById('search'); i.value = ${JSON.stringify(DEEP.toLowerCase())}; i.dispatchEvent(new Event('input')); })()`,
+    );
+    await page.evaluate('new Promise((r) => setTimeout(r, 400))');
+    const hits = await page.evaluate<string[]>(
+      'Array.from(document.querySelectorAll("#results .hit")).map((h) => h.textContent)',
+    );
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits[0]).toContain('s2 (depth 2)');
+    await click('#results .hit');
+    await settle();
+    expect(await page.evaluate('document.querySelector("details[data-key=s2]").open')).toBe(true);
+    const marks = await page.evaluate<string[]>(
+      'Array.from(document.querySelectorAll("details[data-key=s2] mark")).map((m) => m.textContent)',
+    );
+    expect(marks).toContain(DEEP);
+  });
+});
