@@ -92,7 +92,7 @@ export class RememberingStore extends BaseStore {
   }
 
   /** Changes memory settings (checked; BAD_INPUT names a bad value) and saves them in the store. */
-  configureMemory(patch: Partial<MemorySettings>): Promise<MemorySettings> {
+  async configureMemory(patch: Partial<MemorySettings>): Promise<MemorySettings> {
     const settings = mergeSettings(this.memorySettings(), patch);
     if (settings.foldEvery > MAX_TAIL / 2)
       throw new RlmError('BAD_INPUT', `foldEvery must be at most ${MAX_TAIL / 2}`);
