@@ -2,6 +2,7 @@
  * JSON shapes that DESIGN.md fixes and that more than one surface prints: the CLI's `--json` and the
  * MCP server's structured content must stay identical, so both build them here.
  */
+import type { RecallHit } from '../memory/memories.ts';
 import type { SearchHit } from '../memory/types.ts';
 
 /** Scores to four decimals: enough to rank by, without float noise in scripts' diffs. */
@@ -20,6 +21,35 @@ export function searchResults(hits: SearchHit[]): {
       preview: h.preview,
       document: h.document,
       tags: h.tags,
+    })),
+  };
+}
+
+/** `{results:[{id, score, text, topic, importance, weight, created, tags, archived}]}` of `rlm recall --json` and `rlm_recall`. */
+export function recallResults(hits: RecallHit[]): {
+  results: {
+    id: string;
+    score: number;
+    text: string;
+    topic: string;
+    importance: string;
+    weight: number;
+    created: string;
+    tags: string[];
+    archived: boolean;
+  }[];
+} {
+  return {
+    results: hits.map((h) => ({
+      id: h.id,
+      score: roundScore(h.score),
+      text: h.text,
+      topic: h.topic,
+      importance: h.importance,
+      weight: roundScore(h.weight),
+      created: h.created,
+      tags: h.tags,
+      archived: h.archived,
     })),
   };
 }

@@ -88,7 +88,3 @@ export function listFlag(value: string | undefined): string[] | undefined {
     .filter(Boolean);
   return list.length > 0 ? list : undefined;
 }
-
-export function round(n: number): number {
-  return Math.round(n * 10_000) / 10_000;
-}

@@ -6,6 +6,7 @@ import { checkRemember, parseWhen } from '../../../memory/memory-model.ts';
 import { RlmError } from '../../errors.ts';
 import { autoConsolidate, modelSummarizer } from '../../runtime/consolidate.ts';
 import { createModel } from '../../runtime/providers/index.ts';
+import { recallResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
@@ -13,7 +14,6 @@ import {
   applySettings,
   listFlag,
   nowFlag,
-  round,
   SETTINGS_HELP,
   SETTINGS_OPTIONS,
   settingsPatch,
@@ -124,17 +124,7 @@ export async function recall(argv: string[], io: CliIO): Promise<number> {
       ...(values.until !== undefined ? { until: parseWhen(values.until, '--until', now) } : {}),
       ...(values.archived ? { archived: true } : {}),
     });
-    const results = hits.map((h) => ({
-      id: h.id,
-      score: round(h.score),
-      text: h.text,
-      topic: h.topic,
-      importance: h.importance,
-      weight: round(h.weight),
-      created: h.created,
-      tags: h.tags,
-      archived: h.archived,
-    }));
+    const { results } = recallResults(hits);
     if (values.json) writeJson(io, { results });
     else {
       for (const r of results) {
