@@ -26,9 +26,9 @@ export class AccessLog {
     this.dir = dir;
   }
 
-  touch(ids: string[]): void {
+  touch(ids: string[], at: number = Date.now()): void {
     if (ids.length === 0) return;
-    this.pending.push({ t: Date.now(), ids });
+    this.pending.push({ t: at, ids });
     this.pendingCount += ids.length;
     if (this.dir === null) return;
     if (this.pendingCount >= FLUSH_AT) this.flushSync();

@@ -9,6 +9,8 @@ import type { Embedder } from './embedders/types.ts';
 import { documentIdFor, readDocument, scanPaths } from './files.ts';
 import { ChunkGraph, chunkKey } from './graph.ts';
 import { linkSegment, SignatureIndex, type SignedChunk } from './linker.ts';
+import { isJournalEntry } from './memory-model.ts';
+import { MemoryTail } from './memory-tail.ts';
 import type { CommittedState, Persistence } from './persistence.ts';
 import { buildSegment } from './search/bm25.ts';
 import { buildMeta, parseChunkId, SEGMENT_VERSION, segmentName } from './segment.ts';
@@ -49,6 +51,8 @@ export class BaseStore implements ChunkStoreApi {
 
   protected readonly persistence: Persistence;
   protected readonly vectors: { index: VectorIndex; embedder: Embedder } | undefined;
+  /** Memories remembered since the last fold, seen by the graph as in-memory segments. */
+  protected readonly tail: MemoryTail;
 
   protected constructor(
     persistence: Persistence,
@@ -58,7 +62,9 @@ export class BaseStore implements ChunkStoreApi {
     this.persistence = persistence;
     this.vectors = vectors;
     this.state = state;
-    this.graph = new ChunkGraph(persistence.source, state, (ids) => persistence.touch(ids));
+    this.tail = new MemoryTail(persistence.source);
+    this.tail.reset(state.memory?.journal ?? null);
+    this.graph = new ChunkGraph(this.tail, this.tail.view(state), (ids) => persistence.touch(ids));
     if (vectors) this.graph.vectors = vectors;
   }
 
@@ -96,10 +102,32 @@ export class BaseStore implements ChunkStoreApi {
     this.graph.warm();
   }
 
-  /** Picks up commits made by other processes since this store was opened. */
+  /** Picks up commits (and remembered memories) made by other processes since this store was opened. */
   async refresh(): Promise<void> {
-    const latest = await this.persistence.readState();
-    if (latest.generation !== this.state.generation) this.setState(latest);
+    if ((await this.persistence.generation()) !== this.state.generation) {
+      const latest = await this.persistence.readState();
+      if (latest.generation !== this.state.generation) this.setState(latest);
+    }
+    await this.syncJournal();
+  }
+
+  /** Reads memory journal lines appended since the last look. */
+  protected async syncJournal(): Promise<void> {
+    const name = this.tail.journal;
+    if (name === null) return;
+    const { lines, end } = await this.persistence.readJournal(name, this.tail.end);
+    if (lines.length === 0 && end === this.tail.end) return;
+    const entries = [];
+    for (const line of lines) {
+      try {
+        const e: unknown = JSON.parse(line);
+        if (isJournalEntry(e)) entries.push(e);
+      } catch {
+        // a complete line that does not parse cannot come from a writer; skip it
+      }
+    }
+    this.tail.add(entries, end);
+    this.graph.update(this.tail.view(this.state));
   }
 
   async close(): Promise<void> {
@@ -108,9 +136,10 @@ export class BaseStore implements ChunkStoreApi {
     this.graph.close();
   }
 
-  private setState(state: CommittedState): void {
+  protected setState(state: CommittedState): void {
     this.state = state;
-    this.graph.update(state);
+    if ((state.memory?.journal ?? null) !== this.tail.journal) this.tail.reset(state.memory?.journal ?? null);
+    this.graph.update(this.tail.view(state));
   }
 
   /** Runs `fn` under the write lock, one writer at a time within this process too. */
@@ -248,7 +277,11 @@ export class BaseStore implements ChunkStoreApi {
   }
 
   /** Writes one segment for `docs` and commits it. */
-  private async writeBatch(docs: PendingDoc[], opts: IngestOptions): Promise<void> {
+  protected async writeBatch(
+    docs: PendingDoc[],
+    opts: IngestOptions,
+    patch: (next: CommittedState) => CommittedState = (next) => next,
+  ): Promise<void> {
     const state = this.state;
     const name = segmentName(state.nextSegment);
     const createdAt = new Date().toISOString();
@@ -268,7 +301,7 @@ export class BaseStore implements ChunkStoreApi {
     });
     if (this.vectors) {
       const stale = docs.flatMap((d) => {
-        const old = this.graph.document(d.record.id);
+        const old = state.documents.get(d.record.id);
         return old
           ? Array.from({ length: old.chunks }, (_, i) => chunkKey(old.segment, `${old.id}:${i}`))
           : [];
@@ -276,14 +309,16 @@ export class BaseStore implements ChunkStoreApi {
       await embedRecords(this.vectors, name, records, stale, () => throwIfAborted(opts.signal));
     }
     const replaced = new Set(docs.filter((d) => d.replaced).map((d) => d.record.id));
-    await this.commit({
-      ...state,
-      generation: state.generation + 1,
-      nextSegment: state.nextSegment + 1,
-      documents,
-      segments: [...state.segments, name],
-      manual: state.manual.filter((l) => !touchesDocument(l, replaced)),
-    });
+    await this.commit(
+      patch({
+        ...state,
+        generation: state.generation + 1,
+        nextSegment: state.nextSegment + 1,
+        documents,
+        segments: [...state.segments, name],
+        manual: state.manual.filter((l) => !touchesDocument(l, replaced)),
+      }),
+    );
     this.signaturesAt = this.state.generation;
   }
 
@@ -325,7 +360,7 @@ export class BaseStore implements ChunkStoreApi {
   }
 
   /** Removes documents, their chunks, vectors and hand-made links, in one commit. Call under the lock. */
-  private async forget(docs: DocumentRecord[]): Promise<void> {
+  protected async forget(docs: DocumentRecord[]): Promise<void> {
     const documents = new Map(this.state.documents);
     for (const doc of docs) documents.delete(doc.id);
     if (this.vectors) {

@@ -8,8 +8,10 @@ import path from 'node:path';
 import { ACCESS_FILE, ACCESS_LOG, AccessLog } from './access.ts';
 import { corrupt, exists, parseJson, readJson, writeFileAtomic } from './fsutil.ts';
 import type { SegmentSource } from './graph.ts';
+import { appendJournalLine, readJournalFile } from './journal.ts';
 import { acquireLock, LOCK_FILE, type LockOptions, type StoreLock } from './lock.ts';
 import {
+  BASE_SCHEMA_VERSION,
   checkDocuments,
   checkLinks,
   checkManifest,
@@ -132,7 +134,20 @@ export class DirectoryPersistence implements Persistence {
       documents: new Map(docs.documents.map((d) => [d.id, d])),
       manual: links.links,
       embedder: m.embedder,
+      ...(m.memory ? { memory: m.memory } : {}),
     };
+  }
+
+  async generation(): Promise<number> {
+    return (await this.readManifest()).generation;
+  }
+
+  readJournal(name: string, from: number): Promise<{ lines: string[]; end: number }> {
+    return readJournalFile(path.join(this.dir, name), from);
+  }
+
+  appendJournal(name: string, at: number, line: string): Promise<number> {
+    return appendJournalLine(path.join(this.dir, name), at, line);
   }
 
   lock(command: string): Promise<StoreLock> {
@@ -168,7 +183,8 @@ export class DirectoryPersistence implements Persistence {
     }
     const manifest: Manifest = {
       format: STORE_FORMAT,
-      schema: SCHEMA_VERSION,
+      // Only stores with memories need the newer schema; the others stay readable by older rlm.
+      schema: state.memory ? SCHEMA_VERSION : BASE_SCHEMA_VERSION,
       generation: state.generation,
       createdAt,
       updatedAt: new Date().toISOString(),
@@ -178,6 +194,7 @@ export class DirectoryPersistence implements Persistence {
       documents,
       links,
       embedder: state.embedder,
+      ...(state.memory ? { memory: state.memory } : {}),
     };
     await writeFileAtomic(this.manifestPath, JSON.stringify(manifest, null, 2));
     await this.access.compact();
@@ -195,10 +212,14 @@ export class DirectoryPersistence implements Persistence {
       LOCK_FILE,
       SEGMENTS_DIR,
       VECTORS_DIR,
+      ...(manifest.memory ? [manifest.memory.journal] : []),
     ]);
     for (const name of await fs.readdir(this.dir)) {
       if (keep.has(name)) continue;
-      if (/^(documents|links)-\d+\.json$/.test(name) || /\.tmp-\d+-[0-9a-f]+$/.test(name)) {
+      if (
+        /^(documents|links)-\d+\.json$|^memories-\d+\.jsonl$/.test(name) ||
+        /\.tmp-\d+-[0-9a-f]+$/.test(name)
+      ) {
         await fs.rm(path.join(this.dir, name), { force: true });
       }
     }
@@ -212,8 +233,8 @@ export class DirectoryPersistence implements Persistence {
     }
   }
 
-  touch(ids: string[]): void {
-    this.access.touch(ids);
+  touch(ids: string[], at?: number): void {
+    this.access.touch(ids, at);
   }
 
   accessStats(id: string) {

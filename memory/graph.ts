@@ -293,16 +293,24 @@ export class ChunkGraph {
     if (!Number.isInteger(k) || k < 1)
       throw new RlmError('BAD_INPUT', `k must be a positive integer, got ${k}`);
     const docs = toSet(opts.document);
-    const types = toSet(opts.type);
+    const wanted = toSet(opts.type);
+    // `memory` is not a chunk type but a kind of document: it keeps memories, the rest filter chunks.
+    const memoriesOnly = wanted?.delete('memory') === true;
+    const types = wanted && wanted.size > 0 ? wanted : undefined;
     const tags = opts.tags && opts.tags.length > 0 ? opts.tags : undefined;
     const filter = (key: string): boolean => {
       const { segment, id } = splitKey(key);
       if (!this.isLiveKey(segment, id)) return false;
       const parsed = parseChunkId(id)!;
       if (docs && !docs.has(parsed.document)) return false;
+      const doc = this.state.documents.get(parsed.document)!;
+      if (doc.memory?.archivedAt !== undefined && opts.archived !== true) return false;
+      if ((memoriesOnly || opts.topic !== undefined) && !doc.memory) return false;
+      if (opts.topic !== undefined && doc.memory?.topic !== opts.topic) return false;
+      if (opts.where && !opts.where(doc)) return false;
       if (!types && !tags) return true;
       const meta = this.meta(segment);
-      const idx = this.state.documents.get(parsed.document)!.first + parsed.ordinal;
+      const idx = doc.first + parsed.ordinal;
       if (types && !types.has(typeNameOf(meta, idx))) return false;
       if (tags) {
         const have = new Set(meta.tags[idx]!.map((t) => meta.tagTable[t]));
@@ -346,7 +354,7 @@ export class ChunkGraph {
         type: typeNameOf(meta, idx),
       });
     }
-    this.onTouch(out.map((h) => h.id));
+    if (opts.touch !== false) this.onTouch(out.map((h) => h.id));
     return out;
   }
 

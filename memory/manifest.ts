@@ -5,10 +5,13 @@
 import path from 'node:path';
 import { RlmError } from '../src/errors.ts';
 import { corrupt } from './fsutil.ts';
-import type { DocumentRecord, Link } from './types.ts';
+import type { DocumentRecord, Link, MemoryConfig } from './types.ts';
 
 export const STORE_FORMAT = 'rlm-chunk-graph';
-export const SCHEMA_VERSION = 1;
+/** Newest schema this code reads and writes. A store without memories is still written as schema 1. */
+export const SCHEMA_VERSION = 2;
+/** Schema of a store that holds no memory configuration: readable by rlm versions before memories. */
+export const BASE_SCHEMA_VERSION = 1;
 export const MANIFEST_FILE = 'rlm-store.json';
 export const SEGMENTS_DIR = 'segments';
 export const VECTORS_DIR = 'vectors';
@@ -26,6 +29,8 @@ export interface Manifest {
   documents: string;
   links: string;
   embedder: { spec: string; dimensions: number } | null;
+  /** Schema 2: memory settings and the journal of memories not yet folded into a segment. */
+  memory?: MemoryConfig;
 }
 
 export interface DocumentsFile {
@@ -74,6 +79,18 @@ export function checkManifest(value: unknown, file: string): Manifest {
     throw corrupt(file, 'documents or links file name missing');
   if (/[\\/]/.test(m.documents!) || /[\\/]/.test(m.links!))
     throw corrupt(file, 'file names must not contain a path');
+  if (m.memory !== undefined) {
+    const mem = m.memory as Partial<MemoryConfig> | null;
+    if (
+      typeof mem !== 'object' ||
+      mem === null ||
+      typeof mem.journal !== 'string' ||
+      !/^memories-\d+\.jsonl$/.test(mem.journal) ||
+      typeof mem.settings !== 'object'
+    ) {
+      throw corrupt(file, 'memory must be {journal: "memories-N.jsonl", settings}');
+    }
+  }
   return m as Manifest;
 }
 
@@ -100,9 +117,9 @@ export function checkLinks(value: unknown, file: string): LinksFile {
     if (
       typeof link?.from !== 'string' ||
       typeof link.to !== 'string' ||
-      (link.type !== 'supports' && link.type !== 'contradicts')
+      (link.type !== 'supports' && link.type !== 'contradicts' && link.type !== 'summarizes')
     ) {
-      throw corrupt(file, `link ${i} is not {from, to, type: supports|contradicts}`);
+      throw corrupt(file, `link ${i} is not {from, to, type: supports|contradicts|summarizes}`);
     }
   }
   return l as LinksFile;

@@ -5,9 +5,9 @@
 
 import { RlmError } from '../src/errors.ts';
 import { AccessLog } from './access.ts';
-import { BaseStore } from './base-store.ts';
 import type { SegmentSource } from './graph.ts';
 import type { StoreLock } from './lock.ts';
+import { RememberingStore } from './memories.ts';
 import type { CommittedState, Persistence, SegmentFiles } from './persistence.ts';
 import type { Bm25Segment } from './search/bm25.ts';
 import type { SegmentLinks, SegmentMeta } from './segment.ts';
@@ -16,6 +16,7 @@ class MemoryPersistence implements Persistence, SegmentSource {
   readonly source: SegmentSource = this;
   private readonly files = new Map<string, SegmentFiles>();
   private readonly access = new AccessLog(null);
+  private readonly journals = new Map<string, string[]>();
   state: CommittedState = {
     generation: 1,
     nextSegment: 1,
@@ -46,6 +47,20 @@ class MemoryPersistence implements Persistence, SegmentSource {
   async readState(): Promise<CommittedState> {
     return this.state;
   }
+  async generation(): Promise<number> {
+    return this.state.generation;
+  }
+  /** Offsets here count lines, not bytes: callers only hand back what they were given. */
+  async readJournal(name: string, from: number): Promise<{ lines: string[]; end: number }> {
+    const lines = this.journals.get(name) ?? [];
+    return { lines: lines.slice(from), end: lines.length };
+  }
+  async appendJournal(name: string, at: number, line: string): Promise<number> {
+    const lines = (this.journals.get(name) ?? []).slice(0, at);
+    lines.push(line);
+    this.journals.set(name, lines);
+    return lines.length;
+  }
   async lock(): Promise<StoreLock> {
     return { release: async () => {} };
   }
@@ -54,11 +69,12 @@ class MemoryPersistence implements Persistence, SegmentSource {
   }
   async commit(state: CommittedState): Promise<void> {
     this.state = state;
+    for (const name of this.journals.keys()) if (name !== state.memory?.journal) this.journals.delete(name);
     const live = new Set(state.segments);
     for (const name of this.files.keys()) if (!live.has(name)) this.files.delete(name);
   }
-  touch(ids: string[]): void {
-    this.access.touch(ids);
+  touch(ids: string[], at?: number): void {
+    this.access.touch(ids, at);
   }
   accessStats(id: string) {
     return this.access.stats(id);
@@ -66,7 +82,7 @@ class MemoryPersistence implements Persistence, SegmentSource {
   async flush(): Promise<void> {}
 }
 
-export class MemoryChunkStore extends BaseStore {
+export class MemoryChunkStore extends RememberingStore {
   constructor() {
     const persistence = new MemoryPersistence();
     super(persistence, persistence.state);

@@ -208,6 +208,8 @@ async function rebuild(
     documents,
     manual: manual.filter((l) => documents.has(docOf(l.from)) && documents.has(docOf(l.to))),
     embedder,
+    // The memory journal is a source of truth like the chunk files: keep naming it.
+    ...(manifest?.memory ? { memory: manifest.memory } : {}),
   });
   const chunkCount = [...documents.values()].reduce((n, d) => n + d.chunks, 0);
   return { segments: live.length, documents: documents.size, chunks: chunkCount, actions };

@@ -5,12 +5,12 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../src/errors.ts';
-import { BaseStore } from './base-store.ts';
 import { type DirectoryOptions, DirectoryPersistence } from './directory.ts';
 import { createEmbedder, embedderConfig } from './embedders/index.ts';
 import type { Embedder } from './embedders/types.ts';
 import { assertNotAFile, corrupt, exists } from './fsutil.ts';
 import { MANIFEST_FILE, SEGMENTS_DIR, VECTORS_DIR } from './manifest.ts';
+import { RememberingStore } from './memories.ts';
 import type { CommittedState } from './persistence.ts';
 import { VECTOR_META_FILE, VectorIndex } from './vectors.ts';
 
@@ -30,7 +30,7 @@ export interface OpenOptions {
   onLockWait?: DirectoryOptions['onLockWait'];
 }
 
-export class ChunkStore extends BaseStore {
+export class ChunkStore extends RememberingStore {
   /** The store's folder. */
   readonly dir: string;
 
@@ -100,7 +100,9 @@ export class ChunkStore extends BaseStore {
       throw corrupt(path.join(abs, VECTORS_DIR, VECTOR_META_FILE), 'the vector index is missing');
     }
     const vectors = state.embedder ? await openVectors(abs, state.embedder, opts.env) : undefined;
-    return new ChunkStore(persistence, state, vectors);
+    const store = new ChunkStore(persistence, state, vectors);
+    await store.syncJournal();
+    return store;
   }
 
   private static async create(persistence: DirectoryPersistence, opts: OpenOptions): Promise<void> {

@@ -14,18 +14,57 @@ export const CHUNK_TYPES: readonly ChunkType[] = [
   'text',
 ];
 
-export type LinkType = 'follows' | 'context_of' | 'related_to' | 'supports' | 'contradicts';
+export type LinkType = 'follows' | 'context_of' | 'related_to' | 'supports' | 'contradicts' | 'summarizes';
 export const LINK_TYPES: readonly LinkType[] = [
   'follows',
   'context_of',
   'related_to',
   'supports',
   'contradicts',
+  'summarizes',
 ];
 /** Link types a user may set by hand; the others are computed. */
 export type ManualLinkType = 'supports' | 'contradicts';
 
-export type ChunkerName = 'size' | 'paragraph' | 'lines' | 'turn' | 'markdown';
+/** `memory`: one chunk holding a remembered text whole (see memory/memories.ts). */
+export type ChunkerName = 'size' | 'paragraph' | 'lines' | 'turn' | 'markdown' | 'memory';
+
+export type MemoryImportance = 'critical' | 'high' | 'medium' | 'low';
+export const MEMORY_IMPORTANCE: readonly MemoryImportance[] = ['critical', 'high', 'medium', 'low'];
+export type MemorySource = 'cli' | 'mcp' | 'hook' | 'consolidation';
+export const MEMORY_SOURCES: readonly MemorySource[] = ['cli', 'mcp', 'hook', 'consolidation'];
+
+/** Decay, archiving and consolidation settings of a store's memories (defaults in memory/memory-model.ts). */
+export interface MemorySettings {
+  /** Weight kept per day without access, before the importance multiplier (default 0.95). */
+  decayRate: number;
+  /** Exponent per importance: days count this many times (critical 0: never decays). */
+  multipliers: Record<MemoryImportance, number>;
+  /** Under this weight a memory is archived (default 0.1). */
+  pruneThreshold: number;
+  /** Active memories in a topic above which automatic consolidation runs (default 10). */
+  consolidateThreshold: number;
+  /** Model spec for automatic consolidation; null = off (default). */
+  autoConsolidate: string | null;
+  /** Journaled memories folded into a segment at once (default 1000). */
+  foldEvery: number;
+}
+
+/** The manifest's `memory` entry. */
+export interface MemoryConfig {
+  /** File (in the store folder) of memories remembered since the last fold, one JSON line each. */
+  journal: string;
+  settings: MemorySettings;
+}
+
+/** What makes a document a memory: kept on its {@link DocumentRecord}. */
+export interface MemoryInfo {
+  topic: string;
+  importance: MemoryImportance;
+  source: MemorySource;
+  /** ISO time it was archived (out of default recall and search), absent while active. */
+  archivedAt?: string;
+}
 
 /** A piece of text produced by a chunker, before it gets an id. Offsets are UTF-16 code units in the document text. */
 export interface ChunkDraft {
@@ -84,6 +123,8 @@ export interface DocumentRecord {
   tags?: string[];
   /** Notes raised while reading it (invalid UTF-8 replaced, lines skipped...). */
   notes?: string[];
+  /** Set when the document is a remembered memory (one chunk). */
+  memory?: MemoryInfo;
 }
 
 export interface Link {
@@ -99,7 +140,16 @@ export interface SearchOptions {
   k?: number;
   document?: string | string[];
   tags?: string[];
-  type?: ChunkType | ChunkType[];
+  /** Chunk types; the pseudo-type `memory` keeps remembered memories (of any chunk type). */
+  type?: ChunkType | 'memory' | (ChunkType | 'memory')[];
+  /** Only memories of this topic. */
+  topic?: string;
+  /** Include archived memories (default false: they are out of search until restored). */
+  archived?: boolean;
+  /** Count the hits as accesses (default true). */
+  touch?: boolean;
+  /** Library callers: keep only chunks whose document passes (called for would-be results only). */
+  where?: (doc: DocumentRecord) => boolean;
   /** Use fuzzy matching for query terms not in the vocabulary (default true). */
   fuzzy?: boolean;
   /** 'bm25' | 'vector' | 'hybrid' (default: hybrid when an embedder is configured, else bm25). */

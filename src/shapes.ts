@@ -3,6 +3,7 @@
  * MCP server's structured content must stay identical, so both build them here. Results that point into
  * a store name the file each document came from (`path`, null for text ingested without one).
  */
+import type { RecallHit } from '../memory/memories.ts';
 import type { ChunkRecord, DocumentRecord, GrepResult, Link, SearchHit } from '../memory/types.ts';
 import type { RlmResult } from './runtime/result.ts';
 
@@ -140,4 +141,33 @@ export function answerResult(r: RlmResult): {
 function documentOf(chunkId: string): string {
   const colon = chunkId.lastIndexOf(':');
   return colon === -1 ? chunkId : chunkId.slice(0, colon);
+}
+
+/** `{results:[{id, score, text, topic, importance, weight, created, tags, archived}]}` of `rlm recall --json` and `rlm_recall`. */
+export function recallResults(hits: RecallHit[]): {
+  results: {
+    id: string;
+    score: number;
+    text: string;
+    topic: string;
+    importance: string;
+    weight: number;
+    created: string;
+    tags: string[];
+    archived: boolean;
+  }[];
+} {
+  return {
+    results: hits.map((h) => ({
+      id: h.id,
+      score: roundScore(h.score),
+      text: h.text,
+      topic: h.topic,
+      importance: h.importance,
+      weight: roundScore(h.weight),
+      created: h.created,
+      tags: h.tags,
+      archived: h.archived,
+    })),
+  };
 }

@@ -9,6 +9,7 @@
 
 import { extname } from 'node:path';
 import { RlmError } from '../../src/errors.ts';
+import { countTokens } from '../tokens.ts';
 import type { ChunkDraft, ChunkerName } from '../types.ts';
 import type { ChunkOptions, ResolvedOptions } from './common.ts';
 import { lineChunks } from './lines.ts';
@@ -76,6 +77,9 @@ export function chunkText(text: string, chunker: ChunkerName, opts: ChunkOptions
       return turnChunks(text, o);
     case 'markdown':
       return markdownChunks(text, o);
+    case 'memory':
+      // A remembered text stays whole: recall returns what was said, not a slice of it.
+      return [{ text, start: 0, end: text.length, tokens: countTokens(text) }];
     default:
       throw new RlmError('VALIDATION', `unknown chunker: ${String(chunker)}`, { chunker });
   }

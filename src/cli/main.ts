@@ -57,6 +57,15 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'rebuild derived files (indexes, links) from chunk data',
     load: async () => (await import('./commands/admin.ts')).repair,
   },
+  ...memoryCommands({
+    remember: 'store a memory (decision, preference, fact) in a store',
+    recall: 'find memories by meaning, weighted by importance and age',
+    forget: 'delete memories for good',
+    topics: 'list memory topics with their counts',
+    decay: 'apply decay: archive memories whose weight fell under the threshold',
+    restore: 'bring archived memories back',
+    consolidate: "summarize a topic's memories with a model, archiving the sources",
+  }),
   trace: {
     summary: 'view a trace: a recursion tree in the terminal or one HTML page (rlm trace show|html FILE)',
     load: async () => (await import('./commands/trace.ts')).default,
@@ -72,6 +81,16 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('../../benchmarks/cli.ts')).default,
   },
 };
+
+type MemoryCommand = keyof typeof import('./commands/memory.ts');
+function memoryCommands(summaries: Partial<Record<MemoryCommand, string>>) {
+  return Object.fromEntries(
+    Object.entries(summaries).map(([name, summary]) => [
+      name,
+      { summary, load: async () => (await import('./commands/memory.ts'))[name as MemoryCommand] },
+    ]),
+  ) as Record<string, { summary: string; load: () => Promise<Command> }>;
+}
 
 function version(): string {
   // src/cli/main.ts runs from source in development and from dist/src/cli/main.js when installed.

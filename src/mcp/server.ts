@@ -6,6 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createServerContext, type ServerContext, type ServerContextOptions } from './context.ts';
 import { registerAnswer } from './tools/answer.ts';
 import { registerIngest } from './tools/ingest.ts';
+import { registerMemoryTools } from './tools/memory.ts';
 import { registerReadTools } from './tools/read.ts';
 import { registerStatus } from './tools/status.ts';
 
@@ -21,6 +22,7 @@ const REGISTRARS: readonly ToolRegistrar[] = [
   registerIngest,
   registerReadTools,
   registerStatus,
+  registerMemoryTools,
 ];
 
 /** Names of the tools the server offers. */
@@ -31,13 +33,18 @@ export const TOOL_NAMES = [
   'rlm_peek',
   'rlm_grep',
   'rlm_status',
+  'rlm_remember',
+  'rlm_recall',
+  'rlm_forget',
+  'rlm_topics',
 ] as const;
 
 const INSTRUCTIONS =
   'rlm answers questions over contexts far larger than your window. Call rlm_answer with the question and ' +
   'the context (inline text, file/folder paths, or a store folder) instead of reading the material yourself. ' +
   'For a corpus you will ask about repeatedly, build a store once with rlm_ingest and pass `store`. ' +
-  'rlm_search, rlm_peek and rlm_grep look things up in a store directly; rlm_status shows the configuration.';
+  'rlm_search, rlm_peek and rlm_grep look things up in a store directly; rlm_status shows the configuration. ' +
+  'rlm_remember / rlm_recall / rlm_forget / rlm_topics keep memories (decisions, preferences, facts) across conversations.';
 
 /**
  * Creates an McpServer with every rlm tool. Pass a {@link ServerContext} to share stores between servers

@@ -206,6 +206,8 @@ export class HostBridge {
         const type = stringList(o.type);
         if (type) opts.type = type as SearchOptions['type'] & string[];
         if (typeof o.fuzzy === 'boolean') opts.fuzzy = o.fuzzy;
+        if (typeof o.topic === 'string') opts.topic = o.topic; // memories of one topic
+        if (o.archived === true) opts.archived = true;
         if (o.mode === 'bm25' || o.mode === 'vector' || o.mode === 'hybrid') opts.mode = o.mode;
         const query = str(p.query, 'query');
         // Analysed on the host's main thread (typo expansion per unknown word): keep it a query.

@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 describe('createServer', () => {
-  it('offers the six rlm tools with input and output schemas', async () => {
+  it('offers the rlm tools with input and output schemas', async () => {
     const { tools } = await s.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const t of tools) {
@@ -36,7 +36,7 @@ describe('createServer', () => {
     );
   });
 
-  it('marks read-only tools as such and only rlm_ingest as writing', async () => {
+  it('marks read-only tools as such, and the ingest and memory tools as writing', async () => {
     const { tools } = await s.client.listTools();
     const readOnly = Object.fromEntries(tools.map((t) => [t.name, t.annotations?.readOnlyHint]));
     expect(readOnly).toEqual({
@@ -46,6 +46,10 @@ describe('createServer', () => {
       rlm_peek: true,
       rlm_grep: true,
       rlm_status: true,
+      rlm_remember: false,
+      rlm_recall: false, // recall reinforces the memories it returns
+      rlm_forget: false,
+      rlm_topics: true,
     });
     expect(tools.find((t) => t.name === 'rlm_answer')?.annotations?.openWorldHint).toBe(true);
     expect(tools.find((t) => t.name === 'rlm_ingest')?.annotations?.destructiveHint).toBe(false);

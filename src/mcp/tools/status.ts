@@ -31,6 +31,12 @@ export const statusOutput = z.object({
       links: z.number().int(),
       tokens: z.number().int(),
       bytes: z.number().int(),
+      memories: z.object({
+        memories: z.number().int(),
+        archived: z.number().int(),
+        topics: z.number().int(),
+        journaled: z.number().int(),
+      }),
     })
     .nullable(),
   limits: z.object({
@@ -82,8 +88,10 @@ export function registerStatus(server: McpServer, ctx: ServerContext): void {
         let store: Record<string, unknown> | null = null;
         if (dir !== undefined) {
           try {
-            const s = (await ctx.stores.get(dir)).stats();
+            const opened = await ctx.stores.get(dir);
+            const s = opened.stats();
             store = {
+              memories: opened.memoryTotals(),
               dir: ctx.stores.resolve(dir),
               documents: s.documents,
               chunks: s.chunks,

@@ -1,0 +1,147 @@
+/**
+ * Journaled memories seen as chunks. Until a fold writes them into a real segment, the entries of the
+ * memory journal are served to the {@link ChunkGraph} as small in-memory segments (`jrn-B-N`: block B
+ * of 64 entries holding N of them), so search, grep, get_chunk and neighbors see a memory the moment
+ * `remember` returns, without rewriting any store file.
+ */
+import { chunkText } from './chunkers/index.ts';
+import { contentHash } from './files.ts';
+import { chunkKey, type GraphState, type SegmentSource } from './graph.ts';
+import type { JournalEntry } from './memory-model.ts';
+import type { CommittedState, SegmentFiles } from './persistence.ts';
+import { buildSegment } from './search/bm25.ts';
+import { buildMeta, SEGMENT_VERSION } from './segment.ts';
+import { buildRecords, type PendingDoc } from './segment-builder.ts';
+import type { DocumentRecord } from './types.ts';
+
+const BLOCK = 64;
+/** Tail sizes fit under this, so view generations of different commits never meet. */
+export const MAX_TAIL = 1 << 20;
+
+/** A memory as a document waiting to be written. */
+export function memoryPending(e: JournalEntry): PendingDoc {
+  const tags = [...e.tags].sort();
+  const drafts = chunkText(e.text, 'memory').map((d) => ({ ...d, tags, time: e.createdAt }));
+  return {
+    record: {
+      id: e.id,
+      path: null,
+      hash: contentHash(e.text),
+      bytes: Buffer.byteLength(e.text),
+      chunker: 'memory',
+      ingestedAt: e.createdAt,
+      ...(tags.length > 0 ? { tags } : {}),
+      memory: { topic: e.topic, importance: e.importance, source: e.source },
+    },
+    drafts,
+    replaced: false,
+  };
+}
+
+/** Builds the four files of a segment from pending documents, without links (used for tail blocks). */
+function tailFiles(name: string, docs: PendingDoc[]): { files: SegmentFiles; documents: DocumentRecord[] } {
+  const createdAt = docs[0]?.record.ingestedAt ?? new Date(0).toISOString();
+  const { records, documents } = buildRecords(name, createdAt, docs, []);
+  return {
+    documents,
+    files: {
+      chunks: { version: SEGMENT_VERSION, segment: name, chunks: records },
+      meta: buildMeta(name, createdAt, records),
+      bm25: buildSegment(records.map((r) => ({ id: chunkKey(name, r.id), text: r.text }))),
+      links: { version: SEGMENT_VERSION, segment: name, related: [], signatures: records.map(() => []) },
+    },
+  };
+}
+
+export class MemoryTail implements SegmentSource {
+  /** Journal file these entries come from, and the byte offset read up to. */
+  journal: string | null = null;
+  end = 0;
+  private entries: JournalEntry[] = [];
+  private readonly blocks = new Map<string, SegmentFiles>();
+  private blockDocs: DocumentRecord[][] = [];
+  private merged: Map<string, DocumentRecord> | undefined;
+  private mergedFor: CommittedState | undefined;
+  private mergedCount = 0;
+
+  private readonly base: SegmentSource;
+
+  constructor(base: SegmentSource) {
+    this.base = base;
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  all(): readonly JournalEntry[] {
+    return this.entries;
+  }
+
+  /** Forgets every entry (after a fold, or when the journal file changed). */
+  reset(journal: string | null): void {
+    this.journal = journal;
+    this.end = 0;
+    this.entries = [];
+    this.blocks.clear();
+    this.blockDocs = [];
+    this.merged = undefined;
+    this.mergedFor = undefined;
+    this.mergedCount = 0;
+  }
+
+  /** Adds entries read from the journal; only the last, growing block is rebuilt. */
+  add(entries: JournalEntry[], end: number): void {
+    this.end = end;
+    if (entries.length === 0) return;
+    const firstBlock = Math.floor(this.entries.length / BLOCK);
+    this.entries.push(...entries);
+    const lastBlock = Math.floor((this.entries.length - 1) / BLOCK);
+    for (let b = firstBlock; b <= lastBlock; b++) {
+      for (const name of this.blocks.keys()) if (name.startsWith(`jrn-${b}-`)) this.blocks.delete(name);
+      const part = this.entries.slice(b * BLOCK, (b + 1) * BLOCK);
+      const name = `jrn-${b}-${part.length}`;
+      const built = tailFiles(name, part.map(memoryPending));
+      this.blocks.set(name, built.files);
+      this.blockDocs[b] = built.documents;
+    }
+  }
+
+  /** The graph's view: the committed state plus the journaled memories. */
+  view(state: CommittedState): GraphState {
+    if (this.mergedFor !== state || !this.merged) {
+      this.merged = new Map(state.documents);
+      this.mergedFor = state;
+      this.mergedCount = 0;
+    }
+    // Documents of rebuilt blocks are re-set (their segment name changed); the map is not copied.
+    const fromBlock = Math.floor(this.mergedCount / BLOCK);
+    for (let b = fromBlock; b < this.blockDocs.length; b++) {
+      for (const d of this.blockDocs[b] ?? []) this.merged.set(d.id, d);
+    }
+    this.mergedCount = this.entries.length;
+    return {
+      documents: this.merged,
+      segments: [...state.segments, ...this.blocks.keys()],
+      manual: state.manual,
+      generation: state.generation * MAX_TAIL + this.entries.length,
+    };
+  }
+
+  private files(segment: string): SegmentFiles | undefined {
+    return segment.startsWith('jrn-') ? this.blocks.get(segment) : undefined;
+  }
+  meta(segment: string) {
+    return this.files(segment)?.meta ?? this.base.meta(segment);
+  }
+  texts(segment: string): string[] {
+    const f = this.files(segment);
+    return f ? f.chunks.chunks.map((c) => c.text) : this.base.texts(segment);
+  }
+  bm25(segment: string) {
+    return this.files(segment)?.bm25 ?? this.base.bm25(segment);
+  }
+  links(segment: string) {
+    return this.files(segment)?.links ?? this.base.links(segment);
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * Memory commands: `rlm remember | recall | forget | topics | decay | restore | consolidate`. Memories
+ * live in the store's chunk graph (memory/memories.ts); these are thin layers over the library.
+ */
+import { checkRemember, parseWhen } from '../../../memory/memory-model.ts';
+import { RlmError } from '../../errors.ts';
+import { autoConsolidate, modelSummarizer } from '../../runtime/consolidate.ts';
+import { createModel } from '../../runtime/providers/index.ts';
+import { recallResults } from '../../shapes.ts';
+import { intFlag, parseCommandArgs } from '../args.ts';
+import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { openStore, positionals } from '../store-arg.ts';
+import {
+  applySettings,
+  listFlag,
+  nowFlag,
+  SETTINGS_HELP,
+  SETTINGS_OPTIONS,
+  settingsPatch,
+} from './memory-flags.ts';
+
+const COMMON = { store: { type: 'string' }, json: { type: 'boolean' }, now: { type: 'string' } } as const;
+const NOW_HELP = '  --now D                      the time to compute weights at (ISO date or time) [now]\n';
+
+const REMEMBER_HELP = `usage: rlm remember TEXT|- --store DIR [--topic T] [--importance I] [--tags a,b] [--json]
+
+Stores a memory (a decision, preference or fact) in the store; '-' reads TEXT from stdin. It is
+searchable at once by recall, search, grep and rlm answer. Prints its id; --json prints {id, topic,
+importance}.
+  --topic T                    what it is about, at most 200 characters [general]
+  --importance I               critical, high, medium or low [medium]; sets how fast it decays
+  --tags a,b                   tags, to filter recall and search
+  --source S                   cli, hook (or mcp, consolidation) [cli]
+${NOW_HELP}${SETTINGS_HELP}`;
+
+export async function remember(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals: pos } = parseCommandArgs(argv, {
+    ...COMMON,
+    ...SETTINGS_OPTIONS,
+    topic: { type: 'string' },
+    importance: { type: 'string' },
+    tags: { type: 'string' },
+    source: { type: 'string' },
+  });
+  if (values.help) return help(io, REMEMBER_HELP);
+  let [text] = positionals(pos, ['TEXT'], 'remember');
+  if (text === '-') {
+    text = '';
+    for await (const chunk of io.stdin) text += String(chunk);
+  }
+  const now = nowFlag(values.now);
+  const patch = settingsPatch(values);
+  const tags = listFlag(values.tags);
+  const input = {
+    text: text!,
+    now,
+    ...(values.topic !== undefined ? { topic: values.topic } : {}),
+    ...(values.importance !== undefined ? { importance: values.importance } : {}),
+    ...(tags ? { tags } : {}),
+    source: values.source ?? 'cli',
+  };
+  // Checked before the store opens: bad input writes nothing, not even settings.
+  checkRemember(input);
+  const store = await openStore(values.store, io, { create: true });
+  try {
+    await applySettings(store, patch, io);
+    const m = await store.remember(input);
+    const auto = await autoConsolidate(store, m.topic, { env: io.env, now });
+    if (values.json)
+      writeJson(io, {
+        id: m.id,
+        topic: m.topic,
+        importance: m.importance,
+        ...(auto ? { consolidated: auto } : {}),
+      });
+    else {
+      io.stdout.write(`${m.id}\n`);
+      io.stderr.write(`rlm: remembered in topic "${m.topic}" (${m.importance})\n`);
+      if (auto)
+        io.stderr.write(
+          `rlm: consolidated "${m.topic}" into ${auto.summary} (${auto.archived.length} archived)\n`,
+        );
+    }
+    return EXIT_OK;
+  } finally {
+    await store.close();
+  }
+}
+
+const RECALL_HELP = `usage: rlm recall QUERY --store DIR [--topic T] [--tags a,b] [-k N] [--since D] [--until D] [--archived] [--json]
+
+Finds memories by meaning, ranked by relevance × weight × recency (see README, "Memories"). Each
+memory returned counts as an access: its weight is refreshed and reinforced.
+--json prints {results:[{id, score, text, topic, importance, weight, created, tags, archived}]}.
+  -k N                         number of results [10]
+  --topic T, --tags a,b        only memories of this topic / with all these tags
+  --since D, --until D         created in this window (ISO date, or Nd for N days before --now)
+  --archived                   include archived memories
+${NOW_HELP}`;
+
+export async function recall(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals: pos } = parseCommandArgs(argv, {
+    ...COMMON,
+    topic: { type: 'string' },
+    tags: { type: 'string' },
+    k: { type: 'string', short: 'k' },
+    since: { type: 'string' },
+    until: { type: 'string' },
+    archived: { type: 'boolean' },
+  });
+  if (values.help) return help(io, RECALL_HELP);
+  const [query] = positionals(pos, ['QUERY'], 'recall');
+  const now = nowFlag(values.now);
+  const k = intFlag(values.k, 'k', 1);
+  const tags = listFlag(values.tags);
+  const store = await openStore(values.store, io);
+  try {
+    const hits = await store.recall(query!, {
+      now,
+      ...(k !== undefined ? { k } : {}),
+      ...(values.topic !== undefined ? { topic: values.topic } : {}),
+      ...(tags ? { tags } : {}),
+      ...(values.since !== undefined ? { since: parseWhen(values.since, '--since', now) } : {}),
+      ...(values.until !== undefined ? { until: parseWhen(values.until, '--until', now) } : {}),
+      ...(values.archived ? { archived: true } : {}),
+    });
+    const { results } = recallResults(hits);
+    if (values.json) writeJson(io, { results });
+    else {
+      for (const r of results) {
+        const flags = `${r.topic}, ${r.importance}, weight ${r.weight.toFixed(2)}, ${r.created.slice(0, 10)}${r.archived ? ', archived' : ''}`;
+        io.stdout.write(
+          `${r.id}  ${r.score.toFixed(3)}  [${flags}]\n  ${r.text.replace(/\s+/g, ' ').slice(0, 300)}\n`,
+        );
+      }
+      if (results.length === 0) io.stderr.write('rlm: no memory matches\n');
+    }
+    return EXIT_OK;
+  } finally {
+    await store.close();
+  }
+}
+
+const FORGET_HELP = `usage: rlm forget ID... --store DIR [--json]
+
+Deletes memories for good, with every link to or from them (use decay/archive to keep them instead).
+An unknown ID fails the command and nothing is deleted. --json prints {forgotten, ids}.
+`;
+
+export async function forget(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals: ids } = parseCommandArgs(argv, { store: COMMON.store, json: COMMON.json });
+  if (values.help) return help(io, FORGET_HELP);
+  if (ids.length === 0) throw new RlmError('BAD_INPUT', 'forget: missing ID (rlm forget --help)');
+  const store = await openStore(values.store, io);
+  try {
+    const gone = await store.forgetMemories(ids);
+    if (values.json) writeJson(io, { forgotten: gone.length, ids: gone });
+    else io.stderr.write(`rlm: forgot ${gone.length} memor${gone.length === 1 ? 'y' : 'ies'}\n`);
+    return EXIT_OK;
+  } finally {
+    await store.close();
+  }
+}
+
+const RESTORE_HELP = `usage: rlm restore ID... --store DIR [--json]
+
+Brings archived memories back into recall and search; restoring counts as an access. An unknown ID
+fails the command and nothing changes. --json prints {restored:[ids]}.
+${NOW_HELP}`;
+
+export async function restore(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals: ids } = parseCommandArgs(argv, COMMON);
+  if (values.help) return help(io, RESTORE_HELP);
+  if (ids.length === 0) throw new RlmError('BAD_INPUT', 'restore: missing ID (rlm restore --help)');
+  const now = nowFlag(values.now);
+  const store = await openStore(values.store, io);
+  try {
+    const restored = await store.restore(ids, now);
+    if (values.json) writeJson(io, { restored });
+    else io.stderr.write(`rlm: restored ${restored.length}\n`);
+    return EXIT_OK;
+  } finally {
+    await store.close();
+  }
+}
+
+const TOPICS_HELP = `usage: rlm topics --store DIR [--json]
+
+Lists memory topics with their active and archived counts. --json prints
+{topics:[{topic, memories, archived}]}.
+${NOW_HELP}`;
+
+export async function topics(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseCommandArgs(argv, COMMON);
+  if (values.help) return help(io, TOPICS_HELP);
+  const store = await openStore(values.store, io);
+  try {
+    const list = store.topics(nowFlag(values.now));
+    if (values.json) writeJson(io, { topics: list });
+    else for (const t of list) io.stdout.write(`${t.topic}\t${t.memories}\t${t.archived} archived\n`);
+    return EXIT_OK;
+  } finally {
+    await store.close();
+  }
+}
+
+const DECAY_HELP = `usage: rlm decay --store DIR [--now D] [--json]
+
+Applies decay: weight = (1 + 0.2·ln(1 + accesses)) · rate^(days since last access · multiplier).
+Memories under the prune threshold are archived, never deleted; critical ones never decay. Recall and
+topics use the same formula, so running decay is never required for them to be right.
+--json prints {decayed, archived, ids}: memories below full weight, memories archived now, their ids.
+${NOW_HELP}${SETTINGS_HELP}`;
+
+export async function decay(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseCommandArgs(argv, { ...COMMON, ...SETTINGS_OPTIONS });
+  if (values.help) return help(io, DECAY_HELP);
+  const now = nowFlag(values.now);
+  const patch = settingsPatch(values);
+  const store = await openStore(values.store, io);
+  try {
+    await applySettings(store, patch, io);
+    const r = await store.decay(now);
+    if (values.json) writeJson(io, { decayed: r.decayed, archived: r.archived.length, ids: r.archived });
+    else io.stderr.write(`rlm: ${r.decayed} decaying, ${r.archived.length} archived\n`);
+    return EXIT_OK;
+  } finally {
+    await store.close();
+  }
+}
+
+const CONSOLIDATE_HELP = `usage: rlm consolidate TOPIC --model SPEC --store DIR [--json]
+
+Has the model write one summary of TOPIC's active memories. The summary is a new memory linked to each
+source by a 'summarizes' link; the sources are archived, not deleted (critical ones stay active). One
+commit: a crash leaves the old state or the new one. --json prints {summary, archived:[ids]}.
+${NOW_HELP}${SETTINGS_HELP}`;
+
+export async function consolidate(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals: pos } = parseCommandArgs(argv, {
+    ...COMMON,
+    ...SETTINGS_OPTIONS,
+    model: { type: 'string' },
+  });
+  if (values.help) return help(io, CONSOLIDATE_HELP);
+  const [topic] = positionals(pos, ['TOPIC'], 'consolidate');
+  if (!values.model) throw new RlmError('BAD_INPUT', 'consolidate: --model SPEC is required');
+  const model = createModel(values.model, { env: io.env });
+  const now = nowFlag(values.now);
+  const patch = settingsPatch(values);
+  const store = await openStore(values.store, io);
+  try {
+    await applySettings(store, patch, io);
+    const r = await store.consolidate(topic!, modelSummarizer(model), { now });
+    if (values.json) writeJson(io, r);
+    else {
+      io.stdout.write(`${r.summary}\n`);
+      io.stderr.write(`rlm: ${r.archived.length} memories of "${topic}" archived under ${r.summary}\n`);
+    }
+    return EXIT_OK;
+  } finally {
+    await store.close();
+  }
+}
+
+function help(io: CliIO, text: string): number {
+  io.stdout.write(text);
+  return EXIT_OK;
+}

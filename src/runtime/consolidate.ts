@@ -1,0 +1,56 @@
+/**
+ * Consolidation of memories by a model: the seam between the store (which knows nothing of models) and
+ * the providers. Used by `rlm consolidate`, automatic consolidation after `remember`, and the MCP tools.
+ */
+import type { RememberingStore, Summarizer } from '../../memory/memories.ts';
+import type { Model } from './model.ts';
+import { createModel } from './providers/index.ts';
+
+const SYSTEM = [
+  "You consolidate an assistant's memories about one topic into a single memory.",
+  'Keep every decision, preference, fact, name, number and date; merge repetitions; when two memories',
+  'disagree, keep the newer one and say it replaced the older. Reply with the summary text only.',
+].join(' ');
+
+/** A {@link Summarizer} asking `model` for one summary of a topic's memories. */
+export function modelSummarizer(model: Model, signal?: AbortSignal): Summarizer {
+  return async (topic, memories) => {
+    const list = memories
+      .map((m, i) => `${i + 1}. [${m.created.slice(0, 10)}, ${m.importance}] ${m.text}`)
+      .join('\n');
+    const reply = await model.complete({
+      system: SYSTEM,
+      messages: [
+        { role: 'user', content: `Topic: ${topic}\n\nMemories, oldest first:\n${list}\n\nSummary:` },
+      ],
+      depth: 0,
+      ...(signal ? { signal } : {}),
+    });
+    return unwrapSummary(reply.text);
+  };
+}
+
+/** Models like to fence or introduce their answer ("Sure! Here's the summary:"); the memory keeps the text. */
+export function unwrapSummary(text: string): string {
+  let t = text.trim();
+  const lead = /^[^\n]{0,100}:\s*\n\s*\n/.exec(t);
+  if (lead) t = t.slice(lead[0].length).trim();
+  const fenced = /^```[a-z]*\n([\s\S]*?)\n```$/.exec(t);
+  if (fenced) t = fenced[1]!.trim();
+  return t.replace(/^summary\s*:\s*/i, '').trim();
+}
+
+/**
+ * Runs automatic consolidation of `topic` when the store's settings turn it on (a model spec) and the
+ * topic has more active memories than the threshold. Returns what was done, or null.
+ */
+export async function autoConsolidate(
+  store: RememberingStore,
+  topic: string,
+  opts: { env?: Record<string, string | undefined>; now?: Date } = {},
+): Promise<{ summary: string; archived: string[] } | null> {
+  const spec = store.memorySettings().autoConsolidate;
+  if (!spec || !store.needsConsolidation(topic, opts.now)) return null;
+  const model = createModel(spec, { env: opts.env ?? process.env });
+  return store.consolidate(topic, modelSummarizer(model), opts.now ? { now: opts.now } : {});
+}

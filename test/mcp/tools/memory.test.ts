@@ -1,0 +1,113 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Connected, connect, textOf } from '../helpers/connect.ts';
+import { repl, scripted } from '../helpers/rules.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-memory-'));
+let s: Connected;
+
+beforeAll(async () => {
+  s = await connect({ cwd: dir, env: { RLM_STORE: 'store' } });
+});
+afterAll(async () => {
+  await s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('memory tools', () => {
+  let id = '';
+
+  it('rlm_remember creates the store and saves a memory with source mcp', async () => {
+    const r = await s.call('rlm_remember', {
+      text: 'We picked PostgreSQL for billing because of its row-level locks.',
+      topic: 'architecture',
+      importance: 'high',
+      tags: ['db'],
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ topic: 'architecture', importance: 'high' });
+    id = (r.structuredContent as { id: string }).id;
+    expect(id).toMatch(/^mem-/);
+    await s.call('rlm_remember', { text: 'The user wants answers in French.', topic: 'preferences' });
+  });
+
+  it('rlm_recall finds it by meaning, with filters, and counts the access', async () => {
+    const r = await s.call('rlm_recall', { query: 'which database for billing', k: 3 });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    const results = (r.structuredContent as { results: { id: string; text: string; archived: boolean }[] })
+      .results;
+    expect(results[0]).toMatchObject({
+      id,
+      topic: 'architecture',
+      importance: 'high',
+      tags: ['db'],
+      archived: false,
+    });
+    const none = await s.call('rlm_recall', { query: 'database', topic: 'preferences' });
+    expect(none.structuredContent).toEqual({ results: [] });
+    const since = await s.call('rlm_recall', { query: 'database', since: '2999-01-01' });
+    expect(since.structuredContent).toEqual({ results: [] });
+    const store = await s.ctx.stores.get('store');
+    expect(store.getMemory(id)?.accessCount).toBe(1);
+    expect(store.getMemory(id)?.source).toBe('mcp');
+  });
+
+  it('rlm_topics and rlm_status report memory totals', async () => {
+    const t = await s.call('rlm_topics', {});
+    expect(t.structuredContent).toEqual({
+      topics: [
+        { topic: 'architecture', memories: 1, archived: 0 },
+        { topic: 'preferences', memories: 1, archived: 0 },
+      ],
+    });
+    const st = await s.call('rlm_status', {});
+    expect((st.structuredContent as { store: { memories: unknown } }).store.memories).toEqual({
+      memories: 2,
+      archived: 0,
+      topics: 2,
+      journaled: 2,
+    });
+  });
+
+  it('bad input is a tool error and writes nothing', async () => {
+    const before = await s.call('rlm_topics', {});
+    for (const [args, message] of [
+      [{ text: 'x', importance: 'urgent' }, /importance/],
+      [{ text: '' }, /text must not be empty/],
+      [{ text: '   ' }, /text is empty/],
+      [{ text: 'x', topic: 't'.repeat(201) }, /topic/],
+      [{ text: 'a'.repeat(1024 * 1024 + 1) }, /at most 1048576/],
+    ] as const) {
+      const r = await s.call('rlm_remember', args);
+      expect(r.isError, JSON.stringify(args).slice(0, 80)).toBe(true);
+      expect(textOf(r)).toMatch(message);
+    }
+    expect((await s.call('rlm_topics', {})).structuredContent).toEqual(before.structuredContent);
+  });
+
+  it('rlm_answer over the store sees memories through search_chunks with type and topic filters', async () => {
+    const model = scripted(dir, 'memory-answer.json', [
+      { depth: 0, match: 'row-level', reply: 'FINAL(PostgreSQL)' },
+      {
+        depth: 0,
+        times: 1,
+        reply: `Let me look at the memories.\n${repl("const hits = search_chunks('database billing', { type: 'memory', topic: 'architecture' });\nprint(hits.map((h) => get_chunk(h.id).text).join('\\n'));")}`,
+      },
+    ]);
+    const r = await s.call('rlm_answer', { question: 'Which database did we pick?', store: 'store', model });
+    expect(r.structuredContent, textOf(r)).toMatchObject({ answer: 'PostgreSQL', status: 'final' });
+  });
+
+  it('rlm_forget deletes for good; an unknown id fails and deletes nothing', async () => {
+    const bad = await s.call('rlm_forget', { ids: [id, 'mem-nope'] });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/no memory with id mem-nope.*\[NOT_FOUND\]/);
+    const r = await s.call('rlm_forget', { ids: [id] });
+    expect(r.structuredContent).toEqual({ forgotten: 1, ids: [id] });
+    const after = await s.call('rlm_recall', { query: 'PostgreSQL billing', archived: true });
+    expect(after.structuredContent).toEqual({ results: [] });
+    expect(readdirSync(join(dir, 'store')).some((f) => f.startsWith('memories-'))).toBe(false);
+  });
+});
