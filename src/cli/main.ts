@@ -45,6 +45,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'rebuild derived files (indexes, links) from chunk data',
     load: async () => (await import('./commands/admin.ts')).repair,
   },
+  claude: {
+    summary: 'Claude Code history: ingest, projects, timeline, recall, forget, hooks',
+    load: async () => (await import('./commands/claude.ts')).default,
+  },
   trace: {
     summary: 'show a trace file as a recursion tree (rlm trace show FILE)',
     load: async () => (await import('./commands/trace.ts')).default,
