@@ -5,6 +5,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createServerContext, type ServerContext, type ServerContextOptions } from './context.ts';
 import { registerAnswer } from './tools/answer.ts';
+import { registerClaudeTools } from './tools/claude.ts';
 import { registerIngest } from './tools/ingest.ts';
 import { registerReadTools } from './tools/read.ts';
 import { registerStatus } from './tools/status.ts';
@@ -17,6 +18,9 @@ export const TOOL_NAMES = [
   'rlm_peek',
   'rlm_grep',
   'rlm_status',
+  'rlm_claude_recall',
+  'rlm_claude_timeline',
+  'rlm_claude_projects',
 ] as const;
 
 const INSTRUCTIONS =
@@ -43,6 +47,7 @@ export function createServer(context: ServerContext | ServerContextOptions = {})
   registerIngest(server, ctx);
   registerReadTools(server, ctx);
   registerStatus(server, ctx);
+  registerClaudeTools(server, ctx);
   return server;
 }
 

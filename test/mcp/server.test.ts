@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 describe('createServer', () => {
-  it('offers the six rlm tools with input and output schemas', async () => {
+  it('offers every rlm tool with input and output schemas', async () => {
     const { tools } = await s.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const t of tools) {
@@ -46,6 +46,9 @@ describe('createServer', () => {
       rlm_peek: true,
       rlm_grep: true,
       rlm_status: true,
+      rlm_claude_recall: true,
+      rlm_claude_timeline: true,
+      rlm_claude_projects: true,
     });
     expect(tools.find((t) => t.name === 'rlm_answer')?.annotations?.openWorldHint).toBe(true);
     expect(tools.find((t) => t.name === 'rlm_ingest')?.annotations?.destructiveHint).toBe(false);
