@@ -174,16 +174,17 @@ export async function recall(
 ): Promise<{ results: RecallHit[]; sessions: string[] }> {
   if (query.trim() === '') throw new RlmError('BAD_INPUT', 'recall: the query is empty');
   const k = filter.k ?? 10;
-  const chosen = matching(store, filter);
-  if (chosen.length === 0) return { results: [], sessions: [] };
   const since = filter.since === undefined ? null : parseWhen(filter.since, 'since');
   const until = filter.until === undefined ? null : parseWhen(filter.until, 'until');
+  // Without filters every imported session matches: no need to list them.
   const filtered = filter.project !== undefined || since !== null || until !== null;
+  const chosen = filtered ? matching(store, filter) : null;
+  if (chosen?.length === 0) return { results: [], sessions: [] };
   const hits = await store.search(query, {
     // Over-fetch when the time range may drop some exchanges of the matching sessions.
     k: since !== null || until !== null ? Math.max(k * 5, 50) : k,
     tags: ['claude'],
-    ...(filtered ? { document: chosen.flatMap((s) => s.parts.map((p) => p.id)) } : {}),
+    ...(chosen ? { document: chosen.flatMap((s) => s.parts.map((p) => p.id)) } : {}),
   });
   const results: RecallHit[] = [];
   for (const h of hits) {

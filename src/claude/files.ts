@@ -108,7 +108,7 @@ export async function sessionAt(
 export async function sniff(file: string): Promise<{ cwd?: string; session?: string }> {
   const out: { cwd?: string; session?: string } = {};
   let seen = 0;
-  for await (const line of readLines(file)) {
+  for await (const line of readLines(file, 0, 0, 64 * 1024)) {
     if (++seen > 64 || (out.cwd && out.session)) break;
     try {
       const obj = JSON.parse(line.text) as Record<string, unknown>;

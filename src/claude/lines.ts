@@ -18,13 +18,18 @@ export interface FileLine {
 const READ_BYTES = 1 << 20;
 
 /**
- * Lines of `file` from byte `from` (a line start), numbered from `linesBefore + 1`. Reads 1 MiB at a
- * time; only the line being assembled is kept across reads.
+ * Lines of `file` from byte `from` (a line start), numbered from `linesBefore + 1`. Reads `readBytes`
+ * (1 MiB) at a time; only the line being assembled is kept across reads.
  */
-export async function* readLines(file: string, from = 0, linesBefore = 0): AsyncGenerator<FileLine> {
+export async function* readLines(
+  file: string,
+  from = 0,
+  linesBefore = 0,
+  readBytes = READ_BYTES,
+): AsyncGenerator<FileLine> {
   const fh = await fs.open(file, 'r');
   try {
-    const buf = Buffer.allocUnsafe(READ_BYTES);
+    const buf = Buffer.allocUnsafe(readBytes);
     let pos = from;
     let carry: Buffer | null = null;
     let carryStart = from;
