@@ -2,6 +2,7 @@
  * `rlm claude ...`: Claude Code history as context. `ingest` imports session files into a store;
  * `projects`, `timeline` and `recall` read it back; `forget` drops a project; `hooks` keeps it current.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { type HistoryFilter, listProjects, recall, sessionTexts, timeline } from '../../claude/catalog.ts';
 import { type ClaudeImportReport, importClaude } from '../../claude/import.ts';
@@ -21,7 +22,9 @@ with recall --answer).
 commands:
   ingest [--dir DIR] [--session FILE]...   import sessions (default: $CLAUDE_CONFIG_DIR/projects, else
                                            ~/.claude/projects); unchanged sessions are skipped, grown ones
-                                           add only their new exchanges
+                                           add only their new exchanges; --hook is the form the
+                                           hooks run (session path read from stdin, import in the
+                                           background, silent, errors to --log FILE)
   projects                                 projects: real path, sessions, exchanges, first/last activity
   timeline [--project P] [--since D] [--until D]
                                            sessions in time order: title, start, end, exchanges
@@ -90,6 +93,9 @@ async function ingest(argv: string[], io: CliIO): Promise<number> {
   }
   if (values.dir !== undefined && values.session !== undefined)
     throw new RlmError('BAD_INPUT', 'claude ingest: give --dir or --session, not both');
+  for (const s of values.session ?? [])
+    if (!existsSync(path.resolve(io.cwd, s)))
+      throw new RlmError('BAD_INPUT', `--session: no such file: ${path.resolve(io.cwd, s)}`);
   const store = await openStore(values.store, io, { create: true });
   let report: ClaudeImportReport;
   try {

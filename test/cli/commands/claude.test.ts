@@ -60,6 +60,20 @@ describe('rlm claude', () => {
     expect(r.stderr).toMatch(/note: .*nowhere: no Claude Code projects folder here; nothing to import/);
   });
 
+  it('refuses a --session file that does not exist, before creating the store', async () => {
+    const r = await cli([
+      'claude',
+      'ingest',
+      '--session',
+      join(dir, 'nope.jsonl'),
+      '--store',
+      join(dir, 's2'),
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--session: no such file: .*nope\.jsonl/);
+    expect(existsSync(join(dir, 's2'))).toBe(false);
+  });
+
   it('lists projects and the timeline as JSON', async () => {
     const p = await cli(['claude', 'projects', '--store', store, '--json']);
     expect(
