@@ -1,5 +1,5 @@
 /**
- * `npm run bench [memory|sandbox|loop|scaling ...]`: runs the runtime micro-benchmarks and rewrites the
+ * `npm run bench [memory|sandbox|loop|scaling|claude ...]`: runs the runtime micro-benchmarks and rewrites the
  * matching sections of BENCHMARKS.md, with the machine and the date. Sections not run are kept.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -125,6 +125,25 @@ SECTIONS.scaling = {
       ),
     ];
   },
+};
+
+SECTIONS.claude = {
+  title: 'Claude Code history (`rlm claude`)',
+  run: async (log) => (await import('./claude.ts')).benchClaude({ log }),
+  describe: (f) => [
+    `${f.sessions} generated sessions over 20 projects, ${fmt(f.corpusMB, 0)} MB of JSONL (mostly tool output, as in real`,
+    'sessions), imported into a fresh store by a child process; recall over the result (k=10, a quarter of',
+    'the queries filtered by project).',
+    '',
+    '| figure | value | target |',
+    '|---|---|---|',
+    `| import: ${f.files} files, ${f.exchanges} exchanges, ${f.chunks} chunks | ${fmt((f.importMs ?? Number.NaN) / 1000, 1)} s | ≤ 30 s: ${verdict((f.importMs ?? Infinity) <= 30_000)} |`,
+    `| peak RSS of the importing process | ${fmt(f.importRssMB, 0)} MB | ≤ 500 MB: ${verdict((f.importRssMB ?? Infinity) <= 500)} |`,
+    `| second import (${f.reimportUnchanged} sessions unchanged, skipped) | ${fmt(f.reimportMs, 0)} ms | |`,
+    `| first recall (loads the indexes) | ${fmt(f.firstRecallMs, 0)} ms | |`,
+    `| recall p50 / p95 (200 queries) | ${fmt(f.recallP50Ms)} / ${fmt(f.recallP95Ms)} ms | p50 ≤ 10 ms: ${verdict((f.recallP50Ms ?? Infinity) <= 10)} |`,
+    `| one ${fmt(f.bigMB, 0)} MB session (${f.bigExchanges} exchanges): import time / peak RSS | ${fmt((f.bigImportMs ?? Number.NaN) / 1000, 1)} s / ${fmt(f.bigRssMB, 0)} MB | streamed, not loaded whole |`,
+  ],
 };
 
 SECTIONS.harness = {

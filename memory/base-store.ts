@@ -20,6 +20,7 @@ import {
   emptyIngestReport,
   type PendingDoc,
   prepareDocument,
+  prepareImported,
   vanished,
 } from './segment-builder.ts';
 import type {
@@ -29,6 +30,7 @@ import type {
   DocumentRecord,
   GrepOptions,
   GrepResult,
+  ImportItem,
   IngestOptions,
   IngestReport,
   Link,
@@ -264,6 +266,42 @@ export class BaseStore implements ChunkStoreApi {
     });
   }
 
+  /**
+   * Writes what an importer yields (documents it chunked itself, ids to drop) under the write lock, in
+   * segment-sized commits of whole documents. `produce` sees the documents committed when the lock was
+   * taken. Drops are committed with the next batch, so a replacement is never half-visible.
+   */
+  importDocuments(
+    produce: (documents: DocumentRecord[]) => AsyncIterable<ImportItem>,
+    opts: Pick<IngestOptions, 'segmentChars' | 'signal'> = {},
+  ): Promise<IngestReport> {
+    return this.exclusive('import', async () => {
+      const started = performance.now();
+      const report = emptyIngestReport([]);
+      let pending: PendingDoc[] = [];
+      let drops: string[] = [];
+      let chars = 0;
+      const flush = async () => {
+        if (pending.length > 0) await this.writeBatch(pending, opts, drops);
+        else if (drops.length > 0) await this.forget(drops.flatMap((id) => this.graph.document(id) ?? []));
+        report.removed += drops.length;
+        pending = [];
+        drops = [];
+        chars = 0;
+      };
+      for await (const item of produce(this.graph.documents())) {
+        throwIfAborted(opts.signal);
+        for (const id of item.drop ?? []) if (this.graph.document(id)) drops.push(id);
+        const doc = item.add && prepareImported(this.graph.document(item.add.id), item.add, report);
+        if (doc) pending.push(doc);
+        chars += item.add?.text.length ?? 0;
+        if (chars >= (opts.segmentChars ?? SEGMENT_TARGET_CHARS)) await flush();
+      }
+      await flush();
+      return this.finishReport(report, started);
+    });
+  }
+
   private finishReport(report: IngestReport, started: number): IngestReport {
     const s = this.graph.stats();
     return {
@@ -276,10 +314,14 @@ export class BaseStore implements ChunkStoreApi {
     };
   }
 
-  /** Writes one segment for `docs` and commits it. */
+  /**
+   * Writes one segment for `docs` and commits it, dropping the documents `drop` in the same commit;
+   * `patch` adds what a caller commits along (memory state) to the same manifest write.
+   */
   protected async writeBatch(
     docs: PendingDoc[],
     opts: IngestOptions,
+    drop: string[] = [],
     patch: (next: CommittedState) => CommittedState = (next) => next,
   ): Promise<void> {
     const state = this.state;
@@ -288,6 +330,8 @@ export class BaseStore implements ChunkStoreApi {
     const built = buildRecords(name, createdAt, docs, opts.tags ?? []);
     const records = built.records;
     const documents = new Map(state.documents);
+    const dropped = drop.flatMap((id) => documents.get(id) ?? []);
+    for (const id of drop) documents.delete(id);
     for (const d of built.documents) documents.set(d.id, d);
     const bm25 = buildSegment(records.map((r) => ({ id: chunkKey(name, r.id), text: r.text })));
     const index = this.graph.indexWith(name, bm25);
@@ -300,15 +344,15 @@ export class BaseStore implements ChunkStoreApi {
       links: { version: SEGMENT_VERSION, segment: name, ...links },
     });
     if (this.vectors) {
-      const stale = docs.flatMap((d) => {
-        const old = state.documents.get(d.record.id);
+      const stale = [...docs.map((d) => d.record.id), ...dropped.map((d) => d.id)].flatMap((id) => {
+        const old = state.documents.get(id);
         return old
           ? Array.from({ length: old.chunks }, (_, i) => chunkKey(old.segment, `${old.id}:${i}`))
           : [];
       });
       await embedRecords(this.vectors, name, records, stale, () => throwIfAborted(opts.signal));
     }
-    const replaced = new Set(docs.filter((d) => d.replaced).map((d) => d.record.id));
+    const replaced = new Set([...docs.filter((d) => d.replaced).map((d) => d.record.id), ...drop]);
     await this.commit(
       patch({
         ...state,

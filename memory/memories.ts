@@ -133,7 +133,7 @@ export class RememberingStore extends BaseStore {
   ): Promise<void> {
     const entries = [...this.tail.all(), ...extra];
     if (entries.length === 0) return;
-    await this.writeBatch(entries.map(memoryPending), {}, (next) =>
+    await this.writeBatch(entries.map(memoryPending), {}, [], (next) =>
       patch({ ...next, memory: { ...next.memory!, journal: journalName(next.generation) } }),
     );
   }

@@ -13,6 +13,7 @@ import type {
   ChunkerName,
   ChunkRecord,
   DocumentRecord,
+  ImportedDocument,
   IngestOptions,
   IngestReport,
 } from './types.ts';
@@ -143,6 +144,44 @@ export function prepareDocument(
     ...(tags.length > 0 ? { tags } : {}),
     ...(chunkNotes.length > 0 ? { notes: chunkNotes } : {}),
   };
+  return { record, drafts, replaced: existing !== undefined };
+}
+
+/**
+ * An importer's pre-chunked document as a {@link PendingDoc}, or null (counted skipped) when the stored
+ * version has the same text, tags and meta.
+ */
+export function prepareImported(
+  existing: DocumentRecord | undefined,
+  doc: ImportedDocument,
+  report: IngestReport,
+): PendingDoc | null {
+  const hash = contentHash(doc.text);
+  const tags = [...new Set(doc.tags ?? [])].sort();
+  if (
+    existing &&
+    existing.hash === hash &&
+    sameList(existing.tags ?? [], tags) &&
+    JSON.stringify(existing.meta ?? null) === JSON.stringify(doc.meta ?? null)
+  ) {
+    report.skipped++;
+    return null;
+  }
+  if (existing) report.updated++;
+  else report.added++;
+  for (const note of doc.notes ?? []) report.notes.push({ path: doc.path ?? doc.id, note });
+  const record: PendingDoc['record'] = {
+    id: doc.id,
+    path: doc.path,
+    hash,
+    bytes: Buffer.byteLength(doc.text),
+    chunker: 'turn',
+    ingestedAt: new Date().toISOString(),
+    ...(tags.length > 0 ? { tags } : {}),
+    ...(doc.notes && doc.notes.length > 0 ? { notes: doc.notes } : {}),
+    ...(doc.meta ? { meta: doc.meta } : {}),
+  };
+  const drafts = doc.drafts.map((d) => ({ ...d, tags: [...new Set([...tags, ...(d.tags ?? [])])] }));
   return { record, drafts, replaced: existing !== undefined };
 }
 

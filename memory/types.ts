@@ -125,6 +125,29 @@ export interface DocumentRecord {
   notes?: string[];
   /** Set when the document is a remembered memory (one chunk). */
   memory?: MemoryInfo;
+  /** Facts an importer keeps about the source (e.g. a Claude Code session part: file, byte range, project). */
+  meta?: DocumentMeta;
+}
+
+/** Flat facts about a document's source, kept by importers in its record (see SCHEMA.md). */
+export type DocumentMeta = Record<string, string | number>;
+
+/** A document an importer has read and chunked itself, written as is by `importDocuments`. */
+export interface ImportedDocument {
+  id: string;
+  path: string | null;
+  text: string;
+  drafts: ChunkDraft[];
+  /** Tags on every chunk of the document. */
+  tags?: string[];
+  meta?: DocumentMeta;
+  notes?: string[];
+}
+
+/** One step of an import: a document to add or replace, and/or documents to drop (by id). */
+export interface ImportItem {
+  add?: ImportedDocument;
+  drop?: string[];
 }
 
 export interface Link {

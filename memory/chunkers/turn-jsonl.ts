@@ -29,7 +29,7 @@ interface Exchange {
 }
 
 /** A parsed chat line, whatever its flavour. */
-interface Message {
+export interface ChatMessage {
   role: Role;
   /** True when the line only carries tool results: it continues the assistant's turn. */
   toolResultsOnly: boolean;
@@ -37,6 +37,8 @@ interface Message {
   time?: string;
   session?: string;
   branch?: string;
+  /** The assistant's model (Claude Code `message.model`). */
+  model?: string;
 }
 
 const USER_ROLES = new Set(['user', 'human']);
@@ -133,7 +135,8 @@ function renderContent(content: unknown): { text: string; toolResultsOnly: boole
   return { text: parts.join('\n'), toolResultsOnly: results > 0 && others === 0 };
 }
 
-function parseMessage(obj: Json): Message | null {
+/** A JSONL line's chat message (rendered text, role, time...), or null when it is not one (noise, meta). */
+export function parseChatLine(obj: Json): ChatMessage | null {
   const role = roleOf(obj);
   if (role === null || obj.isMeta === true) return null;
   const message = isObject(obj.message) ? obj.message : undefined;
@@ -141,13 +144,15 @@ function parseMessage(obj: Json): Message | null {
   const rendered = renderContent(content);
   const calls = Array.isArray(obj.tool_calls) ? obj.tool_calls.filter(isObject).map(toolMarker) : [];
   const text = [rendered.text, ...calls].filter((t) => t !== '').join('\n');
-  const msg: Message = { role, toolResultsOnly: rendered.toolResultsOnly, text };
+  const msg: ChatMessage = { role, toolResultsOnly: rendered.toolResultsOnly, text };
   const time = str(obj.timestamp) ?? str(obj.time) ?? str(obj.created_at);
   const session = str(obj.sessionId) ?? str(obj.session_id);
   const branch = str(obj.gitBranch);
   if (time !== undefined) msg.time = time;
   if (session !== undefined) msg.session = session;
   if (branch !== undefined) msg.branch = branch;
+  const model = str(message?.model);
+  if (model !== undefined && model !== '<synthetic>') msg.model = model;
   return msg;
 }
 
@@ -224,7 +229,7 @@ export function jsonlTurnChunks(
     }
     if (!isObject(obj)) continue;
     if (obj.type === 'summary' && title === undefined) title = str(obj.summary);
-    const msg = parseMessage(obj);
+    const msg = parseChatLine(obj);
     if (msg === null) continue;
     chat++;
     session ??= msg.session;

@@ -66,6 +66,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     restore: 'bring archived memories back',
     consolidate: "summarize a topic's memories with a model, archiving the sources",
   }),
+  claude: {
+    summary: 'Claude Code history: ingest, projects, timeline, recall, forget, hooks',
+    load: async () => (await import('./commands/claude.ts')).default,
+  },
   trace: {
     summary: 'view a trace: a recursion tree in the terminal or one HTML page (rlm trace show|html FILE)',
     load: async () => (await import('./commands/trace.ts')).default,

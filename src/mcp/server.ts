@@ -5,6 +5,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createServerContext, type ServerContext, type ServerContextOptions } from './context.ts';
 import { registerAnswer } from './tools/answer.ts';
+import { registerClaudeTools } from './tools/claude.ts';
 import { registerIngest } from './tools/ingest.ts';
 import { registerMemoryTools } from './tools/memory.ts';
 import { registerReadTools } from './tools/read.ts';
@@ -23,6 +24,7 @@ const REGISTRARS: readonly ToolRegistrar[] = [
   registerReadTools,
   registerStatus,
   registerMemoryTools,
+  registerClaudeTools,
 ];
 
 /** Names of the tools the server offers. */
@@ -37,6 +39,9 @@ export const TOOL_NAMES = [
   'rlm_recall',
   'rlm_forget',
   'rlm_topics',
+  'rlm_claude_recall',
+  'rlm_claude_timeline',
+  'rlm_claude_projects',
 ] as const;
 
 const INSTRUCTIONS =
@@ -44,7 +49,8 @@ const INSTRUCTIONS =
   'the context (inline text, file/folder paths, or a store folder) instead of reading the material yourself. ' +
   'For a corpus you will ask about repeatedly, build a store once with rlm_ingest and pass `store`. ' +
   'rlm_search, rlm_peek and rlm_grep look things up in a store directly; rlm_status shows the configuration. ' +
-  'rlm_remember / rlm_recall / rlm_forget / rlm_topics keep memories (decisions, preferences, facts) across conversations.';
+  'rlm_remember / rlm_recall / rlm_forget / rlm_topics keep memories (decisions, preferences, facts) across conversations. ' +
+  "rlm_claude_recall / rlm_claude_timeline / rlm_claude_projects search the user's own Claude Code history.";
 
 /**
  * Creates an McpServer with every rlm tool. Pass a {@link ServerContext} to share stores between servers

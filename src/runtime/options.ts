@@ -2,6 +2,8 @@
  * The one options type of the library, its defaults, and `resolveOptions`: the only place environment
  * variables fill in options. Explicit options always win over the environment.
  */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { RlmError } from '../errors.ts';
 import type { SandboxHost } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
@@ -244,4 +246,14 @@ function traceLevel(given: unknown, fromEnv: string | undefined): TraceLevel {
     );
   }
   return v as TraceLevel;
+}
+
+/**
+ * Claude Code's configuration folder: `CLAUDE_CONFIG_DIR`, else `~/.claude` (HOME, else the OS home).
+ * Its `projects/` holds the session files `rlm claude ingest` reads; its `settings.json` gets the hooks.
+ */
+export function claudeConfigDir(env: Record<string, string | undefined>): string {
+  const dir = env.CLAUDE_CONFIG_DIR;
+  if (dir !== undefined && dir !== '') return dir;
+  return join(env.HOME || homedir(), '.claude');
 }

@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 describe('createServer', () => {
-  it('offers the rlm tools with input and output schemas', async () => {
+  it('offers every rlm tool with input and output schemas', async () => {
     const { tools } = await s.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const t of tools) {
@@ -50,6 +50,9 @@ describe('createServer', () => {
       rlm_recall: false, // recall reinforces the memories it returns
       rlm_forget: false,
       rlm_topics: true,
+      rlm_claude_recall: true,
+      rlm_claude_timeline: true,
+      rlm_claude_projects: true,
     });
     expect(tools.find((t) => t.name === 'rlm_answer')?.annotations?.openWorldHint).toBe(true);
     expect(tools.find((t) => t.name === 'rlm_ingest')?.annotations?.destructiveHint).toBe(false);

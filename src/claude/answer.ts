@@ -1,0 +1,47 @@
+/**
+ * `rlm claude recall --answer`: runs a recursive LM over the sessions recall found, each loaded as one
+ * document (searchable in the sandbox through an in-memory store).
+ */
+import { MemoryChunkStore } from '../../memory/memory-store.ts';
+import { RlmError } from '../errors.ts';
+import { createModel } from '../runtime/providers/index.ts';
+import { RLM } from '../runtime/rlm.ts';
+
+export interface HistoryAnswer {
+  answer: string;
+  status: string;
+  iterations: number;
+  subCalls: number;
+  usage: { inputTokens: number; outputTokens: number; costUsd: number };
+  elapsedMs: number;
+  /** The sessions the answer was drawn from. */
+  sessions: string[];
+}
+
+export async function answerOverSessions(
+  question: string,
+  sessions: { session: string; text: string }[],
+  spec: string,
+  env: Record<string, string | undefined>,
+): Promise<HistoryAnswer> {
+  if (sessions.length === 0)
+    throw new RlmError('NOT_FOUND', 'no imported session matches the query; nothing to answer over');
+  const store = new MemoryChunkStore();
+  try {
+    for (const [i, s] of sessions.entries())
+      await store.ingestText(`session-${i + 1}`, s.text, { chunker: 'turn' });
+    const rlm = new RLM({ model: createModel(spec, { env }), env });
+    const r = await rlm.answer({ question, context: sessions.map((s) => s.text), store });
+    return {
+      answer: r.answer,
+      status: r.status,
+      iterations: r.iterations,
+      subCalls: r.subCalls,
+      usage: r.usage,
+      elapsedMs: r.elapsedMs,
+      sessions: sessions.map((s) => s.session),
+    };
+  } finally {
+    await store.close();
+  }
+}

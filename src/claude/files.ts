@@ -1,0 +1,135 @@
+/**
+ * Finding Claude Code session files: `PROJECTS/<encoded-path>/<session>.jsonl`, and subagent runs in
+ * `subagents/agent-<id>.jsonl` (beside the sessions or under `<session>/subagents/`). Also what the
+ * first lines of a file say about it (the working directory and session id).
+ */
+import { type Dirent, promises as fs } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { readLines } from './lines.ts';
+
+/** A session file found on disk. */
+export interface FoundSession {
+  file: string;
+  /** The project folder (`PROJECTS/<encoded-path>`). */
+  folder: string;
+  /** Session id from the file name (the parent session folder for a subagent run), if it has one. */
+  session?: string;
+  agent?: string;
+  size: number;
+}
+
+export interface Note {
+  path: string;
+  note: string;
+}
+
+/** Session files under a projects folder, sorted by path; unreadable folders become notes. */
+export async function findSessions(root: string, notes: Note[]): Promise<FoundSession[]> {
+  const out: FoundSession[] = [];
+  let projects: Dirent[];
+  try {
+    projects = await fs.readdir(root, { withFileTypes: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    notes.push({
+      path: root,
+      note:
+        code === 'ENOENT' ? 'no Claude Code projects folder here; nothing to import' : `unreadable: ${code}`,
+    });
+    return out;
+  }
+  for (const p of projects.sort(byName)) {
+    if (!p.isDirectory()) continue;
+    const folder = join(root, p.name);
+    await walk(folder, folder, 0, out, notes);
+  }
+  if (out.length === 0 && notes.length === 0) notes.push({ path: root, note: 'no session files found' });
+  return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
+async function walk(dir: string, folder: string, depth: number, out: FoundSession[], notes: Note[]) {
+  let entries: Dirent[];
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    notes.push({ path: dir, note: `unreadable: ${(err as NodeJS.ErrnoException).code}` });
+    return;
+  }
+  for (const e of entries.sort(byName)) {
+    const full = join(dir, e.name);
+    if (e.isDirectory()) {
+      // <session>/subagents/… and <session>/session-memory/… are the deepest Claude Code goes.
+      if (depth < 2) await walk(full, folder, depth + 1, out, notes);
+    } else if (e.name.endsWith('.jsonl') && (e.isFile() || e.isSymbolicLink())) {
+      const found = await sessionAt(full, folder, notes);
+      if (found) out.push(found);
+    }
+  }
+}
+
+/** Describes one session file (given directly with `--session`, or found by {@link findSessions}). */
+export async function sessionAt(
+  file: string,
+  folder: string | undefined,
+  notes: Note[],
+): Promise<FoundSession | null> {
+  const abs = resolve(file);
+  let size: number;
+  try {
+    const st = await fs.stat(abs);
+    if (!st.isFile()) return null;
+    size = st.size;
+  } catch (err) {
+    notes.push({ path: abs, note: `unreadable: ${(err as NodeJS.ErrnoException).code}` });
+    return null;
+  }
+  const name = basename(abs, '.jsonl');
+  const parent = dirname(abs);
+  const isAgent = basename(parent) === 'subagents';
+  const projectFolder =
+    folder ??
+    (isAgent
+      ? basename(dirname(dirname(parent))) === 'projects'
+        ? dirname(parent)
+        : dirname(dirname(parent))
+      : parent);
+  const found: FoundSession = { file: abs, folder: projectFolder, size };
+  if (isAgent) {
+    found.agent = name.replace(/^agent-/, '');
+    const owner = dirname(parent);
+    if (owner !== projectFolder) found.session = basename(owner);
+  } else {
+    found.session = name;
+  }
+  return found;
+}
+
+/** The working directory and session id named by the first lines of a file (up to 64 lines). */
+export async function sniff(file: string): Promise<{ cwd?: string; session?: string }> {
+  const out: { cwd?: string; session?: string } = {};
+  let seen = 0;
+  for await (const line of readLines(file, 0, 0, 64 * 1024)) {
+    if (++seen > 64 || (out.cwd && out.session)) break;
+    try {
+      const obj = JSON.parse(line.text) as Record<string, unknown>;
+      if (typeof obj.cwd === 'string' && obj.cwd !== '') out.cwd ??= obj.cwd;
+      if (typeof obj.sessionId === 'string' && obj.sessionId !== '') out.session ??= obj.sessionId;
+    } catch {
+      // bad lines are reported by the import itself
+    }
+  }
+  return out;
+}
+
+/**
+ * The project path a folder name stands for: Claude Code replaces `/` (and `.`) by `-`, so this is a guess,
+ * used only when no session of the folder records its `cwd`.
+ */
+export function decodeFolderName(name: string): string {
+  if (/^[A-Za-z]--/.test(name)) return `${name[0]}:\\${name.slice(3).replaceAll('-', '\\')}`;
+  return name.replaceAll('-', '/');
+}
+
+function byName(a: Dirent, b: Dirent): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}

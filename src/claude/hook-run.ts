@@ -1,0 +1,73 @@
+/**
+ * The foreground half of `rlm claude ingest --hook`: reads the hook's JSON from stdin, starts the import
+ * in a detached process (hook-worker) and returns at once. It never throws: Claude Code must not be
+ * slowed down or see a failure, so every problem goes to the log file.
+ */
+import { spawn } from 'node:child_process';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Bytes of hook input read at most, and how long to wait for it. */
+const MAX_INPUT = 1 << 20;
+const INPUT_WAIT_MS = 3000;
+
+/** Starts the background import of the session named on stdin. Resolves when the worker is started. */
+export async function startHookImport(
+  stdin: NodeJS.ReadableStream,
+  store: string,
+  log: string,
+  cwd: string,
+): Promise<void> {
+  try {
+    const raw = await readInput(stdin);
+    const input = JSON.parse(raw) as { transcript_path?: unknown; cwd?: unknown };
+    const path = input.transcript_path;
+    if (typeof path !== 'string' || path === '') throw new Error('hook input has no transcript_path');
+    const file = isAbsolute(path) ? path : resolve(typeof input.cwd === 'string' ? input.cwd : cwd, path);
+    const worker = fileURLToPath(
+      new URL(`./hook-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+    );
+    const child = spawn(process.execPath, [worker, file, resolve(cwd, store), log], {
+      detached: true,
+      stdio: 'ignore',
+      cwd,
+    });
+    child.on('error', (err) => note(log, `error: cannot start the import: ${err.message}`));
+    child.unref();
+  } catch (err) {
+    note(log, `error: ${(err as Error).message}`);
+  }
+}
+
+function note(log: string, line: string): void {
+  try {
+    mkdirSync(dirname(log), { recursive: true });
+    appendFileSync(log, `${new Date().toISOString()} ${line}\n`);
+  } catch {
+    // the hook stays silent whatever happens
+  }
+}
+
+function readInput(stdin: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((done, fail) => {
+    let text = '';
+    const timer = setTimeout(() => finish(() => fail(new Error('no hook input on stdin'))), INPUT_WAIT_MS);
+    const finish = (then: () => void) => {
+      clearTimeout(timer);
+      stdin.removeListener('data', onData);
+      stdin.removeListener('end', onEnd);
+      stdin.removeListener('error', onError);
+      then();
+    };
+    const onData = (chunk: Buffer | string) => {
+      text += String(chunk);
+      if (text.length > MAX_INPUT) finish(() => fail(new Error('hook input is too large')));
+    };
+    const onEnd = () => finish(() => done(text));
+    const onError = (err: Error) => finish(() => fail(err));
+    stdin.on('data', onData);
+    stdin.on('end', onEnd);
+    stdin.on('error', onError);
+  });
+}

@@ -1,0 +1,37 @@
+/**
+ * The background half of `rlm claude ingest --hook`: `node hook-worker FILE STORE LOG` imports one session
+ * file and appends notes and errors to LOG. It runs detached, so Claude Code never waits for it; it may
+ * wait for the store lock as long as it needs.
+ */
+import { appendFileSync } from 'node:fs';
+import { ChunkStore } from '../../memory/store.ts';
+import { importClaude } from './import.ts';
+
+function log(file: string, line: string): void {
+  try {
+    appendFileSync(file, `${new Date().toISOString()} ${line.replace(/\s*\n\s*/g, ' ')}\n`);
+  } catch {
+    // nowhere left to report to; the hook must stay silent
+  }
+}
+
+async function run(session: string, storeDir: string, logFile: string): Promise<void> {
+  try {
+    const store = await ChunkStore.open(storeDir, { create: true, lockWaitMs: 10 * 60_000 });
+    try {
+      const r = await importClaude(store, { sessions: [session] });
+      for (const n of r.notes) log(logFile, `note: ${n.path}: ${n.note}`);
+    } finally {
+      await store.close();
+    }
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    log(
+      logFile,
+      `error: importing ${session} into ${storeDir}: ${e.message ?? String(err)}${e.code ? ` [${e.code}]` : ''}`,
+    );
+  }
+}
+
+const [session, storeDir, logFile] = process.argv.slice(2);
+if (session && storeDir && logFile) await run(session, storeDir, logFile);

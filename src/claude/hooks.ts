@@ -1,0 +1,107 @@
+/**
+ * Installing the Claude Code hooks that keep the history store current: `SessionEnd` and `PreCompact`
+ * run `rlm claude ingest --hook`, which reads the hook's JSON (with `transcript_path`) on stdin. The
+ * settings file is edited in place: every other key and hook is kept, ours are recognised by their
+ * command, and the file is replaced atomically.
+ */
+import { promises as fs } from 'node:fs';
+import { dirname } from 'node:path';
+import { writeFileAtomic } from '../../memory/fsutil.ts';
+import { RlmError } from '../errors.ts';
+
+/** The hook events that trigger an import. */
+export const HOOK_EVENTS = ['SessionEnd', 'PreCompact'] as const;
+/** What marks a hook command as ours. */
+const MARK = 'claude ingest --hook';
+
+type Json = Record<string, unknown>;
+
+/** Single-quotes a word for a POSIX shell when it needs it. */
+export function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The hook command for a store and a log file. `rlm` is the command that runs rlm (default `rlm`). */
+export function hookCommand(store: string, log: string, rlm = 'rlm'): string {
+  return `${rlm} ${MARK} --store ${shellQuote(store)} --log ${shellQuote(log)}`;
+}
+
+async function readSettings(file: string): Promise<Json> {
+  let raw: string;
+  try {
+    raw = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new RlmError('BAD_INPUT', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code}`);
+  }
+  if (raw.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new RlmError('BAD_INPUT', `${file} is not valid JSON; fix it first (nothing was changed)`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new RlmError('BAD_INPUT', `${file} does not hold a JSON object; nothing was changed`);
+  return value as Json;
+}
+
+function isOurs(hook: unknown): boolean {
+  return typeof hook === 'object' && hook !== null && String((hook as Json).command ?? '').includes(MARK);
+}
+
+/** The settings without our hooks; groups and events left empty by that are dropped. Counts what went. */
+function withoutOurs(settings: Json): { settings: Json; removed: number } {
+  const hooks = settings.hooks;
+  if (typeof hooks !== 'object' || hooks === null || Array.isArray(hooks)) return { settings, removed: 0 };
+  let removed = 0;
+  const next: Json = {};
+  for (const [event, groups] of Object.entries(hooks as Json)) {
+    if (!Array.isArray(groups)) {
+      next[event] = groups;
+      continue;
+    }
+    const kept = groups.flatMap((g: unknown) => {
+      if (typeof g !== 'object' || g === null || !Array.isArray((g as Json).hooks)) return [g];
+      const list = (g as Json).hooks as unknown[];
+      const rest = list.filter((h) => !isOurs(h));
+      removed += list.length - rest.length;
+      if (rest.length === list.length) return [g];
+      return rest.length === 0 ? [] : [{ ...(g as Json), hooks: rest }];
+    });
+    if (kept.length > 0 || groups.length === 0) next[event] = kept;
+  }
+  const out = { ...settings };
+  if (Object.keys(next).length > 0) out.hooks = next;
+  else delete out.hooks;
+  return { settings: out, removed };
+}
+
+async function writeSettings(file: string, settings: Json): Promise<void> {
+  await fs.mkdir(dirname(file), { recursive: true });
+  await writeFileAtomic(file, `${JSON.stringify(settings, null, 2)}\n`);
+}
+
+/** Adds (or updates) our hooks in `file`. Running it twice leaves one hook per event. */
+export async function installHooks(
+  file: string,
+  command: string,
+): Promise<{ settings: string; events: string[]; command: string }> {
+  const { settings } = withoutOurs(await readSettings(file));
+  const hooks = { ...((settings.hooks as Json | undefined) ?? {}) };
+  for (const event of HOOK_EVENTS) {
+    const groups = Array.isArray(hooks[event]) ? [...(hooks[event] as unknown[])] : [];
+    groups.push({ hooks: [{ type: 'command', command, timeout: 10 }] });
+    hooks[event] = groups;
+  }
+  await writeSettings(file, { ...settings, hooks });
+  return { settings: file, events: [...HOOK_EVENTS], command };
+}
+
+/** Removes our hooks from `file`, keeping everything else. */
+export async function removeHooks(file: string): Promise<{ settings: string; removed: number }> {
+  const before = await readSettings(file);
+  const { settings, removed } = withoutOurs(before);
+  if (removed > 0) await writeSettings(file, settings);
+  return { settings: file, removed };
+}

@@ -1,0 +1,58 @@
+/** `rlm claude hooks install|remove`: the Claude Code hooks that run `rlm claude ingest` (src/claude/hooks.ts). */
+import path from 'node:path';
+import { hookCommand, installHooks, removeHooks } from '../../claude/hooks.ts';
+import { RlmError } from '../../errors.ts';
+import { claudeConfigDir } from '../../runtime/options.ts';
+import { parseCommandArgs } from '../args.ts';
+import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { storeDir } from '../store-arg.ts';
+
+const HELP = `usage: rlm claude hooks install --store DIR [--settings FILE] [--log FILE] [--rlm CMD] [--json]
+       rlm claude hooks remove [--settings FILE] [--json]
+
+install adds SessionEnd and PreCompact hooks to Claude Code's settings (default
+$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json) that run
+  rlm claude ingest --hook --store DIR --log FILE
+which reads the session path from the hook's input and imports it in the background: the hook returns
+at once, prints nothing and never fails; problems go to the log (default rlm-hook.log beside the
+settings). Installing again replaces rlm's hooks; other settings and hooks are kept; the file is replaced
+atomically. --rlm CMD is how the hook starts rlm (default: rlm, found on PATH). remove takes rlm's hooks out.
+`;
+
+export async function hooks(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    settings: { type: 'string' },
+    store: { type: 'string' },
+    log: { type: 'string' },
+    rlm: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const [action, ...extra] = positionals;
+  if (values.help || action === undefined) {
+    io.stdout.write(HELP);
+    return values.help ? EXIT_OK : 2;
+  }
+  if (extra.length > 0) throw new RlmError('BAD_INPUT', `claude hooks: unexpected argument '${extra[0]}'`);
+  const config = claudeConfigDir(io.env);
+  const settings = path.resolve(io.cwd, values.settings ?? path.join(config, 'settings.json'));
+  if (action === 'install') {
+    const store = path.resolve(io.cwd, storeDir(values.store, io));
+    const log = path.resolve(io.cwd, values.log ?? path.join(path.dirname(settings), 'rlm-hook.log'));
+    const r = await installHooks(settings, hookCommand(store, log, values.rlm ?? 'rlm'));
+    if (values.json) writeJson(io, r);
+    else io.stdout.write(`installed ${r.events.join(' and ')} hooks in ${r.settings}:\n  ${r.command}\n`);
+    return EXIT_OK;
+  }
+  if (action === 'remove') {
+    const r = await removeHooks(settings);
+    if (values.json) writeJson(io, r);
+    else
+      io.stdout.write(
+        r.removed > 0
+          ? `removed ${r.removed} rlm hooks from ${r.settings}\n`
+          : `no rlm hooks in ${r.settings}\n`,
+      );
+    return EXIT_OK;
+  }
+  throw new RlmError('BAD_INPUT', `claude hooks: expected install or remove, got '${action}'`);
+}

@@ -1,0 +1,287 @@
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { encodeProject, sessionLines, sessionText, writeSession } from '../../benchmarks/claude-corpus.ts';
+import { MemoryChunkStore } from '../../memory/memory-store.ts';
+import { ChunkStore } from '../../memory/store.ts';
+import { listProjects, recall, timeline } from '../../src/claude/catalog.ts';
+import { importClaude } from '../../src/claude/import.ts';
+
+let dir: string;
+let projects: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rlm-claude-'));
+  projects = join(dir, 'projects');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const T0 = '2026-03-02T09:00:00.000Z';
+const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();
+
+/** Two projects (one with dashes in its path), a subagent run, noise, a bad line and a summary. */
+function buildTree(): { login: string; api: string } {
+  const login = writeSession(projects, '/home/ana/my-app', {
+    session: 'sess-login',
+    cwd: '/home/ana/my-app',
+    branch: 'fix-login',
+    model: 'claude-opus-4-1',
+    summary: 'Flaky login test fixed',
+    noise: true,
+    exchanges: [
+      {
+        user: 'The login test is flaky on CI, can you look?',
+        assistant: 'The test raced the session cookie; awaiting the redirect fixed it.',
+        time: at(0),
+        tool: { name: 'Bash', command: 'npm test -- login', output: 'FAIL login.spec.ts\n'.repeat(50) },
+      },
+      { user: 'Thanks, commit it please.', assistant: 'Committed as "fix flaky login test".', time: at(5) },
+    ],
+  });
+  const agentDir = join(projects, encodeProject('/home/ana/my-app'), 'sess-login', 'subagents');
+  mkdirSync(agentDir, { recursive: true });
+  writeFileSync(
+    join(agentDir, 'agent-a1.jsonl'),
+    sessionText({
+      session: 'sess-login',
+      cwd: '/home/ana/my-app',
+      exchanges: [
+        {
+          user: 'Search the repo for cookie handling',
+          assistant: 'cookie.ts sets SameSite=Lax.',
+          time: at(1),
+        },
+      ],
+    }),
+  );
+  const api = writeSession(projects, '/srv/api', {
+    session: 'sess-api',
+    cwd: '/srv/api',
+    branch: 'main',
+    exchanges: [
+      {
+        user: 'Why are the reports off by one hour?',
+        assistant: 'Dates were parsed as local time; parse them as UTC.',
+        time: '2026-02-10T10:00:00.000Z',
+      },
+    ],
+  });
+  appendFileSync(api, 'this is not json\n');
+  return { login, api };
+}
+
+describe('importClaude', () => {
+  it('imports projects, sessions and subagent runs with their metadata, dropping noise', async () => {
+    buildTree();
+    const store = new MemoryChunkStore();
+    const r = await importClaude(store, { projectsDir: projects });
+    expect(r).toMatchObject({ files: 3, imported: 3, unchanged: 0, exchanges: 4 });
+    expect(r.notes).toContainEqual({
+      path: join(projects, '-srv-api', 'sess-api.jsonl'),
+      note: 'line 3 is not JSON; skipped',
+    });
+    const hits = await store.search('login cookie redirect', { k: 10 });
+    const chunk = store.getChunk(hits[0]!.id)!;
+    expect(chunk.tags).toEqual(
+      expect.arrayContaining([
+        'claude',
+        'session:sess-login',
+        'project:/home/ana/my-app',
+        'branch:fix-login',
+        'model:claude-opus-4-1',
+        'role:exchange',
+      ]),
+    );
+    expect(chunk.time).toBe(at(0));
+    expect(chunk.text).toMatch(/^User: The login test is flaky/);
+    expect(chunk.text).toContain('[tool: Bash npm test -- login]');
+    expect(chunk.text).not.toContain('FAIL login.spec.ts');
+    expect(chunk.text).not.toMatch(/hook_progress|queue-operation|\[tool result\]/);
+    const agent = (await store.search('SameSite cookie.ts', { k: 1 }))[0]!;
+    expect(agent.tags).toEqual(expect.arrayContaining(['agent:a1', 'subagent', 'session:sess-login']));
+  });
+
+  it('takes the project path from cwd even with dashes, and decodes the folder name only without one', async () => {
+    buildTree();
+    writeSession(projects, '/opt/legacy', {
+      session: 'sess-old',
+      exchanges: [{ user: 'hello there', assistant: 'hi', time: at(-600) }],
+    });
+    const store = new MemoryChunkStore();
+    await importClaude(store, { projectsDir: projects });
+    expect(
+      listProjects(store)
+        .map((p) => p.project)
+        .sort(),
+    ).toEqual(['/home/ana/my-app', '/opt/legacy', '/srv/api']);
+  });
+
+  it('lists projects and a timeline with titles, times and counts', async () => {
+    buildTree();
+    const store = new MemoryChunkStore();
+    await importClaude(store, { projectsDir: projects });
+    expect(listProjects(store)).toEqual([
+      {
+        project: '/home/ana/my-app',
+        sessions: 1,
+        exchanges: 2,
+        first: at(0),
+        last: '2026-03-02T09:05:05.000Z',
+      },
+      {
+        project: '/srv/api',
+        sessions: 1,
+        exchanges: 1,
+        first: '2026-02-10T10:00:00.000Z',
+        last: '2026-02-10T10:00:05.000Z',
+      },
+    ]);
+    const t = timeline(store);
+    expect(t.map((s) => [s.session, s.title, s.exchanges, s.subagents])).toEqual([
+      ['sess-api', 'Why are the reports off by one hour?', 1, 0],
+      ['sess-login', 'Flaky login test fixed', 2, 1],
+    ]);
+    expect(t[1]!.start).toBe(at(0));
+    expect(timeline(store, { project: 'my-app' }).map((s) => s.session)).toEqual(['sess-login']);
+    expect(timeline(store, { since: '2026-03-01' }).map((s) => s.session)).toEqual(['sess-login']);
+    expect(timeline(store, { until: '2026-02-10' }).map((s) => s.session)).toEqual(['sess-api']);
+    expect(() => timeline(store, { project: 'nope' })).toThrow(/no imported project matches 'nope'/);
+    expect(() => timeline(store, { since: 'last week' })).toThrow(/--since must be an ISO date/);
+  });
+
+  it('recalls the best exchanges with session, project, time and text, within filters', async () => {
+    buildTree();
+    const store = new MemoryChunkStore();
+    await importClaude(store, { projectsDir: projects });
+    const r = await recall(store, 'how did I fix the flaky login test', { k: 2 });
+    expect(r.results.map((h) => h.time).sort()).toEqual([at(0), at(5)]);
+    const first = r.results.find((h) => h.time === at(0))!;
+    expect(first).toMatchObject({
+      session: 'sess-login',
+      project: '/home/ana/my-app',
+      time: at(0),
+      branch: 'fix-login',
+      model: 'claude-opus-4-1',
+      agent: null,
+    });
+    expect(first.text).toContain('awaiting the redirect');
+    expect(r.sessions).toEqual(['sess-login']);
+    expect(
+      (await recall(store, 'login test', { project: '/srv/api' })).results.every(
+        (h) => h.project === '/srv/api',
+      ),
+    ).toBe(true);
+    expect((await recall(store, 'login', { until: '2026-02-28' })).results).toEqual([]);
+  });
+
+  it('skips unchanged sessions and adds only the new exchanges of a grown one', async () => {
+    const { login } = buildTree();
+    const store = await ChunkStore.open(join(dir, 'store'), { create: true });
+    await importClaude(store, { projectsDir: projects });
+    const before = store.documents().length;
+    const again = await importClaude(store, { projectsDir: projects });
+    expect(again).toMatchObject({ imported: 0, unchanged: 3, exchanges: 0 });
+    expect(store.documents().length).toBe(before);
+
+    const more = sessionLines({
+      session: 'sess-login',
+      cwd: '/home/ana/my-app',
+      exchanges: [
+        {
+          user: 'Now the logout button is broken',
+          assistant: 'The handler lost its binding; fixed.',
+          time: at(30),
+        },
+      ],
+    });
+    appendFileSync(login, `${more.join('\n')}\n`);
+    const grown = await importClaude(store, { projectsDir: projects });
+    expect(grown).toMatchObject({ imported: 1, unchanged: 2, rewritten: 0, exchanges: 1 });
+    expect(store.documents().length).toBe(before + 1);
+    const t = timeline(store, { project: '/home/ana/my-app' })[0]!;
+    expect(t).toMatchObject({ exchanges: 3, end: expect.stringMatching(/^2026-03-02T09:30/) });
+    const hit = (await recall(store, 'logout button', { k: 1 })).results[0]!;
+    expect(hit.text).toMatch(/^User: Now the logout button is broken/);
+    await store.close();
+
+    // A rewritten file (its start changed) is imported again from scratch, replacing its parts.
+    writeSession(projects, '/home/ana/my-app', {
+      session: 'sess-login',
+      cwd: '/home/ana/my-app',
+      exchanges: [{ user: 'A brand new start about caching', assistant: 'ok', time: at(60) }],
+    });
+    const reopened = await ChunkStore.open(join(dir, 'store'));
+    const rewritten = await importClaude(reopened, { projectsDir: projects });
+    expect(rewritten).toMatchObject({ rewritten: 1, imported: 1 });
+    expect(timeline(reopened, { project: 'my-app' })[0]).toMatchObject({
+      exchanges: 1,
+      title: 'A brand new start about caching',
+    });
+    expect((await recall(reopened, 'logout button')).results.filter((h) => h.agent === null)).toEqual([]);
+    await reopened.close();
+  });
+
+  it('leaves an unfinished last line for the next import', async () => {
+    const file = writeSession(projects, '/srv/api', {
+      session: 's1',
+      cwd: '/srv/api',
+      exchanges: [{ user: 'first question', assistant: 'first answer', time: at(0) }],
+    });
+    const [next] = sessionLines({
+      session: 's1',
+      cwd: '/srv/api',
+      exchanges: [{ user: 'second question about queues', assistant: 'second answer', time: at(1) }],
+    });
+    appendFileSync(file, next!.slice(0, 40));
+    const store = new MemoryChunkStore();
+    const r1 = await importClaude(store, { projectsDir: projects });
+    expect(r1.exchanges).toBe(1);
+    expect(r1.notes).toEqual([{ path: file, note: expect.stringMatching(/line 3 is incomplete/) }]);
+    appendFileSync(file, `${next!.slice(40)}\n`);
+    const r2 = await importClaude(store, { projectsDir: projects });
+    expect(r2).toMatchObject({ imported: 1, exchanges: 1, notes: [] });
+    expect((await recall(store, 'queues')).results[0]!.text).toContain('second question about queues');
+  });
+
+  it('reports a missing or empty projects folder and unreadable files, importing the rest', async () => {
+    const store = new MemoryChunkStore();
+    const missing = await importClaude(store, { projectsDir: join(dir, 'nowhere') });
+    expect(missing).toMatchObject({ files: 0, imported: 0 });
+    expect(missing.notes[0]!.note).toMatch(/no Claude Code projects folder/);
+    mkdirSync(projects);
+    const empty = await importClaude(store, { projectsDir: projects });
+    expect(empty.notes[0]!.note).toMatch(/no session files found/);
+    buildTree();
+    symlinkSync(join(dir, 'gone.jsonl'), join(projects, '-srv-api', 'broken.jsonl'));
+    const r = await importClaude(store, { projectsDir: projects });
+    expect(r.imported).toBe(3);
+    expect(r.notes).toContainEqual({
+      path: join(projects, '-srv-api', 'broken.jsonl'),
+      note: 'unreadable: ENOENT',
+    });
+  });
+
+  it('imports one session file given directly', async () => {
+    const { api } = buildTree();
+    const store = new MemoryChunkStore();
+    const r = await importClaude(store, { sessions: [api] });
+    expect(r).toMatchObject({ files: 1, imported: 1 });
+    expect(listProjects(store).map((p) => p.project)).toEqual(['/srv/api']);
+  });
+
+  it('splits a big session into parts at exchange boundaries, each committed whole', async () => {
+    const exchanges = Array.from({ length: 40 }, (_, i) => ({
+      user: `question ${i} about topic${i}`,
+      assistant: `answer ${i} ${'lorem ipsum '.repeat(50)}`,
+      time: at(i),
+    }));
+    writeSession(projects, '/srv/big', { session: 'big', cwd: '/srv/big', exchanges });
+    const store = new MemoryChunkStore();
+    const r = await importClaude(store, { projectsDir: projects, partChars: 4000, segmentChars: 8000 });
+    expect(r.exchanges).toBe(40);
+    expect(store.documents().length).toBeGreaterThan(5);
+    expect(timeline(store)[0]).toMatchObject({ exchanges: 40, title: 'question 0 about topic0' });
+    const hit = (await recall(store, 'topic37', { k: 1 })).results[0]!;
+    expect(hit.text).toMatch(/^User: question 37 about topic37/);
+  });
+});

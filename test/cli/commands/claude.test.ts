@@ -1,0 +1,242 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeSession } from '../../../benchmarks/claude-corpus.ts';
+import { ChunkStore } from '../../../memory/store.ts';
+import { cli } from '../helpers.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'rlm-cli-claude-'));
+const config = join(dir, 'claude-home');
+const projects = join(config, 'projects');
+const store = join(dir, 'store');
+const env = { CLAUDE_CONFIG_DIR: config };
+
+beforeAll(() => {
+  writeSession(projects, '/home/ana/my-app', {
+    session: 'sess-login',
+    cwd: '/home/ana/my-app',
+    branch: 'fix-login',
+    summary: 'Flaky login test',
+    exchanges: [
+      {
+        user: 'The login test is flaky on CI',
+        assistant: 'It raced the session cookie; awaiting the redirect fixed it.',
+        time: '2026-03-02T09:00:00.000Z',
+      },
+    ],
+  });
+  writeSession(projects, '/srv/api', {
+    session: 'sess-api',
+    cwd: '/srv/api',
+    exchanges: [
+      {
+        user: 'Reports are off by one hour',
+        assistant: 'Parse the dates as UTC.',
+        time: '2026-02-10T10:00:00.000Z',
+      },
+    ],
+  });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('rlm claude', () => {
+  it('ingests the default projects folder (CLAUDE_CONFIG_DIR), then skips unchanged sessions', async () => {
+    const r = await cli(['claude', 'ingest', '--store', store, '--json'], { env });
+    expect(r.code).toBe(0);
+    expect(r.json()).toMatchObject({ files: 2, imported: 2, unchanged: 0, exchanges: 2, notes: [] });
+    const again = await cli(['claude', 'ingest', '--store', store], { env });
+    expect(again.stdout).toMatch(/^2 session files: 0 imported \(0 new exchanges\), 2 unchanged; store: /);
+  });
+
+  it('says so when the projects folder is missing, without failing', async () => {
+    const r = await cli(
+      ['claude', 'ingest', '--dir', join(dir, 'nowhere'), '--store', join(dir, 'empty-store')],
+      {
+        env,
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/note: .*nowhere: no Claude Code projects folder here; nothing to import/);
+  });
+
+  it('refuses a --session file that does not exist, before creating the store', async () => {
+    const r = await cli([
+      'claude',
+      'ingest',
+      '--session',
+      join(dir, 'nope.jsonl'),
+      '--store',
+      join(dir, 's2'),
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--session: no such file: .*nope\.jsonl/);
+    expect(existsSync(join(dir, 's2'))).toBe(false);
+  });
+
+  it('lists projects and the timeline as JSON', async () => {
+    const p = await cli(['claude', 'projects', '--store', store, '--json']);
+    expect(
+      p.json<{ projects: { project: string; sessions: number }[] }>().projects.map((x) => x.project),
+    ).toEqual(['/home/ana/my-app', '/srv/api']);
+    const t = await cli(['claude', 'timeline', '--store', store, '--since', '2026-03-01', '--json']);
+    expect(t.json()).toEqual({
+      sessions: [
+        {
+          session: 'sess-login',
+          project: '/home/ana/my-app',
+          title: 'Flaky login test',
+          start: '2026-03-02T09:00:00.000Z',
+          end: '2026-03-02T09:00:05.000Z',
+          exchanges: 1,
+          subagents: 0,
+        },
+      ],
+    });
+    const text = await cli(['claude', 'timeline', '--store', store, '--project', 'api']);
+    expect(text.stdout).toBe(
+      '2026-02-10 10:00 → 2026-02-10 10:00  1 exchanges  /srv/api  Reports are off by one hour\n',
+    );
+  });
+
+  it('recalls exchanges across projects, and rejects bad filters as usage errors', async () => {
+    const r = await cli(['claude', 'recall', 'flaky login cookie', '--store', store, '-k', '1', '--json']);
+    expect(r.code).toBe(0);
+    const [hit] = r.json<{ results: Record<string, unknown>[] }>().results;
+    expect(hit).toMatchObject({
+      session: 'sess-login',
+      project: '/home/ana/my-app',
+      time: '2026-03-02T09:00:00.000Z',
+    });
+    expect(hit!.text).toContain('awaiting the redirect');
+    const bad = await cli(['claude', 'recall', 'x', '--store', store, '--since', 'yesterday']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--since must be an ISO date/);
+    const none = await cli(['claude', 'recall', 'x', '--store', store, '--project', 'nope']);
+    expect(none.code).toBe(2);
+  });
+
+  it('answers over the matching sessions with --answer (scripted model)', async () => {
+    const rules = join(dir, 'rules.json');
+    writeFileSync(
+      rules,
+      JSON.stringify({
+        rules: [
+          {
+            depth: 0,
+            match: 'how did I fix',
+            reply:
+              "Let me look.\n```repl\nconst hit = grep('awaiting the redirect')[0];\nFINAL(hit ? 'By awaiting the redirect.' : 'not found');\n```",
+          },
+        ],
+      }),
+    );
+    const r = await cli([
+      'claude',
+      'recall',
+      'how did I fix the flaky login test',
+      '--store',
+      store,
+      '--answer',
+      '--model',
+      `scripted:${rules}`,
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.json()).toMatchObject({
+      answer: 'By awaiting the redirect.',
+      status: 'final',
+      sessions: ['sess-login'],
+    });
+  });
+
+  it('forgets a project', async () => {
+    const copy = join(dir, 'forget-store');
+    await cli(['claude', 'ingest', '--store', copy], { env });
+    const r = await cli(['claude', 'forget', '--project', '/srv/api', '--store', copy, '--json']);
+    expect(r.json()).toEqual({ projects: ['/srv/api'], sessions: 1, documents: 1 });
+    const p = await cli(['claude', 'projects', '--store', copy, '--json']);
+    expect(p.json<{ projects: { project: string }[] }>().projects.map((x) => x.project)).toEqual([
+      '/home/ana/my-app',
+    ]);
+    expect((await cli(['claude', 'recall', 'reports hour', '--store', copy, '--json'])).json()).toEqual({
+      results: [],
+    });
+  });
+
+  it('installs and removes hooks, keeping other settings and hooks, idempotently', async () => {
+    const settings = join(config, 'settings.json');
+    const theirs = { type: 'command', command: 'echo bye' };
+    writeFileSync(
+      settings,
+      JSON.stringify({
+        model: 'opus',
+        hooks: { SessionEnd: [{ hooks: [theirs] }], Stop: [{ hooks: [theirs] }] },
+      }),
+    );
+    for (let i = 0; i < 2; i++) {
+      const r = await cli(['claude', 'hooks', 'install', '--store', store, '--json'], { env });
+      expect(r.code).toBe(0);
+    }
+    const installed = JSON.parse(readFileSync(settings, 'utf8'));
+    const command = `rlm claude ingest --hook --store ${store} --log ${join(config, 'rlm-hook.log')}`;
+    expect(installed).toEqual({
+      model: 'opus',
+      hooks: {
+        SessionEnd: [{ hooks: [theirs] }, { hooks: [{ type: 'command', command, timeout: 10 }] }],
+        Stop: [{ hooks: [theirs] }],
+        PreCompact: [{ hooks: [{ type: 'command', command, timeout: 10 }] }],
+      },
+    });
+    expect(readdirSync(config).filter((f) => f !== 'settings.json' && f !== 'projects')).toEqual([]);
+    const removed = await cli(['claude', 'hooks', 'remove', '--json'], { env });
+    expect(removed.json()).toEqual({ settings, removed: 2 });
+    expect(JSON.parse(readFileSync(settings, 'utf8'))).toEqual({
+      model: 'opus',
+      hooks: { SessionEnd: [{ hooks: [theirs] }], Stop: [{ hooks: [theirs] }] },
+    });
+  });
+
+  it('refuses to touch a settings file that is not valid JSON', async () => {
+    const settings = join(dir, 'broken-settings.json');
+    writeFileSync(settings, '{ "model": ');
+    const r = await cli(['claude', 'hooks', 'install', '--settings', settings, '--store', store]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/not valid JSON; fix it first/);
+    expect(readFileSync(settings, 'utf8')).toBe('{ "model": ');
+  });
+
+  it('runs as a hook: silent, exit 0, the session imported in the background', async () => {
+    const hookStore = join(dir, 'hook-store');
+    const log = join(dir, 'hook.log');
+    const transcript = join(projects, '-srv-api', 'sess-api.jsonl');
+    const r = await cli(['claude', 'ingest', '--hook', '--store', hookStore, '--log', log], {
+      stdin: JSON.stringify({
+        session_id: 'sess-api',
+        transcript_path: transcript,
+        hook_event_name: 'SessionEnd',
+      }),
+    });
+    expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    const deadline = Date.now() + 60_000;
+    let sessions = 0;
+    while (Date.now() < deadline && sessions === 0) {
+      await new Promise((done) => setTimeout(done, 200));
+      if (!existsSync(join(hookStore, 'rlm-store.json'))) continue;
+      const s = await ChunkStore.open(hookStore);
+      sessions = s.documents().length;
+      await s.close();
+    }
+    expect(sessions).toBe(1);
+    expect(existsSync(log)).toBe(false);
+  }, 90_000);
+
+  it('as a hook, logs bad input instead of failing', async () => {
+    const log = join(dir, 'bad-hook.log');
+    const r = await cli(['claude', 'ingest', '--hook', '--store', join(dir, 'x'), '--log', log], {
+      stdin: 'not json',
+    });
+    expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(readFileSync(log, 'utf8')).toMatch(/error: .*JSON/);
+  });
+});
