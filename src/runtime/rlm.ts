@@ -15,7 +15,7 @@ import type { Model } from './model.ts';
 import { type ResolvedOptions, type RlmOptions, resolveOptions } from './options.ts';
 import type { RlmResult } from './result.ts';
 import { RunState } from './run-state.ts';
-import { JsonlTraceFile, Tracer, type TraceSink } from './trace.ts';
+import { answerPreview, JsonlTraceFile, Tracer, type TraceSink } from './trace.ts';
 
 /** Loads the isolated-vm sandbox on first use, so importing the library does not load the native addon. */
 export async function defaultSandboxFactory(host: SandboxHost, limits?: SandboxLimits): Promise<Sandbox> {
@@ -101,7 +101,10 @@ export class RLM {
         cacheHits: state.cacheHits,
         runId: tracer.run,
       };
-      tracer.emit('root', 0, { type: 'run_end', result });
+      tracer.emit('root', 0, {
+        type: 'run_end',
+        result: { ...result, answer: answerPreview(result.answer) },
+      });
       return result;
     } finally {
       tracer?.close();
