@@ -69,3 +69,24 @@ export function missingVariableMessage(name: string): string {
 /** The one extra request after the last turn: no more code runs. */
 export const LAST_CALL_MESSAGE =
   'You have used all your turns. Reply now with your best final answer as FINAL(answer). No more code will run.';
+
+/** Sent when FINAL's answer is longer than the run allows. */
+export function answerTooLongMessage(chars: number, max: number): string {
+  return (
+    `FINAL: the answer is ${chars} characters; answers are at most ${max}. The run did not end: give a ` +
+    'shorter answer (a summary, counts, the first items), or keep the details in a variable and say what it holds.'
+  );
+}
+
+/** Sent for a ```js (or similar) fence, which never runs. */
+export function ignoredFenceNote(lang: string, line: number): string {
+  return (
+    `The \`\`\`${lang} block at line ${line} of your reply did not run: only \`\`\`repl blocks run. ` +
+    'Put code to run in a ```repl block.'
+  );
+}
+
+/** Sent when a reply was longer than the parser reads. */
+export function replyTruncatedNote(max: number): string {
+  return `Your reply was longer than ${max} characters; only its start was read. Keep replies short.`;
+}

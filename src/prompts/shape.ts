@@ -36,6 +36,8 @@ export interface PromptLimits {
   maxSubCallChars: number;
   /** Sub-calls in flight at once for `llm_query_batched`. */
   subCallConcurrency: number;
+  /** Longest answer FINAL may give, in characters. */
+  maxAnswerChars: number;
 }
 
 /** The empty context (a sub-call without a context argument). */

@@ -7,11 +7,14 @@ import type { ChunkReader } from '../../memory/types.ts';
 import { isRlmError } from '../errors.ts';
 import { buildSystemPrompt, type PromptRole } from '../prompts/build.ts';
 import {
+  answerTooLongMessage,
   type BlockFeedback,
   firstMessage,
+  ignoredFenceNote,
   LAST_CALL_MESSAGE,
   missingVariableMessage,
   NO_ACTION_NOTE,
+  replyTruncatedNote,
   turnFeedback,
 } from '../prompts/messages.ts';
 import type { ContextShape, PromptLimits } from '../prompts/shape.ts';
@@ -20,12 +23,11 @@ import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
 import { abortError, raceAbort, throwIfAborted } from './abort.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, textShape } from './input.ts';
 import type { ChatMessage } from './model.ts';
-import { type FinalCall, type ParsedReply, parseReply } from './parse.ts';
+import { type FinalCall, MAX_REPLY_CHARS, type ParsedReply, parseReply } from './parse.ts';
 import type { RunStatus } from './result.ts';
 import type { RunState } from './run-state.ts';
 import { type ChildOutcome, type ChildRunner, createSubCalls } from './subcalls.ts';
-import { truncateMiddle } from './text.ts';
-import type { FinalEvent } from './trace.ts';
+import { answerPreview, type FinalEvent } from './trace.ts';
 
 /** One loop to run. */
 export interface LoopParams {
@@ -53,7 +55,8 @@ export function sessionLimits(state: RunState): SandboxLimits {
   const o = state.opts;
   return {
     ...o.sandbox,
-    maxOutputChars: o.sandbox.maxOutputChars ?? o.maxOutputCharsPerBlock,
+    // The sandbox is the one place output is cut (with a true omitted count), to what the model is shown.
+    maxOutputChars: Math.min(o.sandbox.maxOutputChars ?? o.maxOutputCharsPerBlock, o.maxOutputCharsPerBlock),
     // A block that awaits a sub-RLM can legitimately take minutes; the run's wall budget still applies.
     wallMs: o.sandbox.wallMs ?? Math.min(o.maxWallMs, 15 * 60_000),
   };
@@ -70,6 +73,7 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
     maxOutputCharsPerBlock: o.maxOutputCharsPerBlock,
     maxSubCallChars: o.maxSubCallChars,
     subCallConcurrency: o.subCallConcurrency,
+    maxAnswerChars: o.maxAnswerChars,
   };
   const system = buildSystemPrompt(p.role, p.shape, limits);
   const messages: ChatMessage[] = [
@@ -109,19 +113,24 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
           ok: r.ok,
           stdout: r.stdout,
           error: r.error,
-          final: r.final,
+          final: r.final === null ? null : answerPreview(r.final),
           reset: r.reset,
           durationMs: Math.round((performance.now() - started) * 10) / 10,
         });
         throwIfAborted(signal);
-        if (r.final !== null) return finish(r.final, 'final', 'code');
+        const tooLong = r.final !== null && r.final.length > o.maxAnswerChars;
+        if (r.final !== null && !tooLong) return finish(r.final, 'final', 'code');
         feedback.push({
           index: i + 1,
-          stdout: truncateMiddle(r.stdout, o.maxOutputCharsPerBlock),
-          error: r.error,
+          // The sandbox already cut the output to this size with a true omitted count; cutting again
+          // here would replace that count with a wrong one.
+          stdout: r.stdout,
+          error: tooLong
+            ? { code: 'BAD_INPUT', message: answerTooLongMessage(r.final?.length ?? 0, o.maxAnswerChars) }
+            : r.error,
           reset: r.reset,
         });
-        consecutiveErrors = r.ok ? 0 : consecutiveErrors + 1;
+        consecutiveErrors = r.ok && !tooLong ? 0 : consecutiveErrors + 1;
         if (consecutiveErrors >= o.maxConsecutiveErrors) {
           const last = r.error ?? { code: 'RUNTIME', message: 'block failed' };
           const error = {
@@ -134,13 +143,18 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
       }
 
       const notes: string[] = [];
+      if (parsed.truncated) notes.push(replyTruncatedNote(MAX_REPLY_CHARS));
+      for (const f of parsed.ignored) notes.push(ignoredFenceNote(f.lang, f.line));
       if (parsed.final !== null) {
-        const answer = await resolveFinal(parsed.final, session, signal);
-        if (answer !== undefined) {
-          return finish(answer, 'final', parsed.final.kind === 'final' ? 'text' : 'variable');
+        const resolved = await resolveFinal(parsed.final, session, signal);
+        if (resolved === undefined) {
+          notes.push(missingVariableMessage((parsed.final as { name: string }).name));
+        } else if (resolved.answer.length > o.maxAnswerChars) {
+          notes.push(answerTooLongMessage(resolved.answer.length, o.maxAnswerChars));
+        } else {
+          return finish(resolved.answer, 'final', resolved.source);
         }
-        notes.push(missingVariableMessage((parsed.final as { name: string }).name));
-      } else if (parsed.blocks.length === 0) {
+      } else if (parsed.blocks.length === 0 && parsed.ignored.length === 0) {
         notes.push(NO_ACTION_NOTE);
       }
       messages.push({ role: 'user', content: turnFeedback(feedback, notes, turn, p.maxIterations) });
@@ -153,8 +167,10 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
     const reply = await state.callModel(site, system, messages.slice(), signal);
     throwIfAborted(signal);
     const parsed = parseReply(reply.text);
-    const answer = parsed.final === null ? undefined : await resolveFinal(parsed.final, session, signal);
-    return finish(answer ?? partialFrom(parsed, partial), 'max_iterations', 'last_call');
+    const resolved = parsed.final === null ? undefined : await resolveFinal(parsed.final, session, signal);
+    // No turn is left to shorten it: the answer is cut to the bound instead.
+    const answer = (resolved?.answer ?? partialFrom(parsed, partial)).slice(0, o.maxAnswerChars);
+    return finish(answer, 'max_iterations', 'last_call');
   } catch (err) {
     const aborted = signal.aborted;
     const e = aborted ? abortError(signal) : err;
@@ -178,16 +194,28 @@ function partialFrom(parsed: ParsedReply, previous: string): string {
   return parsed.prose !== '' ? parsed.prose : previous;
 }
 
-/** The answer a FINAL / FINAL_VAR in reply text stands for; undefined when the variable is missing. */
+/**
+ * The answer a FINAL / FINAL_VAR in reply text stands for; undefined when FINAL_VAR's variable is missing.
+ * `FINAL(name)` with a bare identifier gives the variable's value when the session defines it (what the
+ * model meant), else the name as literal text.
+ */
 async function resolveFinal(
   call: FinalCall,
   session: LazySandbox,
   signal: AbortSignal,
-): Promise<string | undefined> {
-  if (call.kind === 'final') return call.answer;
+): Promise<{ answer: string; source: FinalEvent['source'] } | undefined> {
   const sandbox = session.existing();
+  if (call.kind === 'final') {
+    if (call.identifier === undefined || sandbox === undefined)
+      return { answer: call.answer, source: 'text' };
+    const value = await raceAbort(sandbox.readVariable(call.identifier), signal);
+    return value === undefined
+      ? { answer: call.answer, source: 'text' }
+      : { answer: value, source: 'variable' };
+  }
   if (sandbox === undefined) return undefined;
-  return raceAbort(sandbox.readVariable(call.name), signal);
+  const value = await raceAbort(sandbox.readVariable(call.name), signal);
+  return value === undefined ? undefined : { answer: value, source: 'variable' };
 }
 
 /** Sub-RLMs run through the same loop with their own session and the sub-RLM prompt. */

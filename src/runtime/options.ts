@@ -49,8 +49,14 @@ export interface RlmOptions {
   subCallConcurrency?: number;
   /** Answer identical sub-calls (model, prompt, context) from a per-run cache. Default true. */
   cache?: boolean;
-  /** Output token cap per model reply. Default: the provider's. */
+  /** Output token cap per model reply, sent to every provider. Default: the provider's. Env: RLM_MAX_OUTPUT_TOKENS. */
   maxOutputTokens?: number;
+  /**
+   * Longest answer FINAL / FINAL_VAR may give, in characters. A longer one is refused and the model is told
+   * to shorten it (the system prompt states the bound); after the last turn it is cut. Default 200000.
+   * Env: RLM_MAX_ANSWER_CHARS.
+   */
+  maxAnswerChars?: number;
   /** Sandbox limits for every session (CPU, wall, memory per block...). Default: the sandbox's. */
   sandbox?: SandboxLimits;
   /** Price rows (USD per million tokens) replacing or extending the built-in table. */
@@ -93,6 +99,7 @@ export interface ResolvedOptions {
   maxSubCallChars: number;
   inlineContextChars: number;
   subCallConcurrency: number;
+  maxAnswerChars: number;
   cache: boolean;
   maxOutputTokens: number | undefined;
   sandbox: SandboxLimits;
@@ -121,6 +128,7 @@ export const DEFAULTS = {
   maxSubCallChars: 200_000,
   inlineContextChars: 16_000,
   subCallConcurrency: 8,
+  maxAnswerChars: 200_000,
 } as const;
 
 type NumericKey = keyof typeof DEFAULTS;
@@ -135,6 +143,7 @@ const ENV_NUMBERS: Partial<Record<NumericKey, string>> = {
   maxCostUsd: 'RLM_MAX_COST_USD',
   maxWallMs: 'RLM_MAX_WALL_MS',
   subCallConcurrency: 'RLM_SUB_CALL_CONCURRENCY',
+  maxAnswerChars: 'RLM_MAX_ANSWER_CHARS',
 };
 
 /** Smallest accepted value; integers unless listed in FRACTIONAL. */
@@ -151,6 +160,7 @@ const MINIMUM: Record<NumericKey, number> = {
   maxSubCallChars: 100,
   inlineContextChars: 0,
   subCallConcurrency: 1,
+  maxAnswerChars: 100,
 };
 const FRACTIONAL = new Set<NumericKey>(['maxCostUsd']);
 const UNBOUNDED = new Set<NumericKey>(['maxTokens', 'maxCostUsd', 'maxWallMs', 'maxSubCalls']);
@@ -205,13 +215,14 @@ export function resolveOptions(
     );
   }
   const subModel = opts.subModel ?? nonEmpty('RLM_SUB_MODEL') ?? model;
-  if (
-    opts.maxOutputTokens !== undefined &&
-    !(Number.isInteger(opts.maxOutputTokens) && opts.maxOutputTokens > 0)
-  ) {
+  const envOutput = nonEmpty('RLM_MAX_OUTPUT_TOKENS');
+  const maxOutputTokens = opts.maxOutputTokens ?? (envOutput === undefined ? undefined : Number(envOutput));
+  if (maxOutputTokens !== undefined && !(Number.isInteger(maxOutputTokens) && maxOutputTokens > 0)) {
+    const from = opts.maxOutputTokens !== undefined ? 'maxOutputTokens' : 'RLM_MAX_OUTPUT_TOKENS';
     throw new RlmError(
       'VALIDATION',
-      `maxOutputTokens must be a positive integer, got ${opts.maxOutputTokens}`,
+      `${from} must be a positive integer, got ${JSON.stringify(opts.maxOutputTokens ?? envOutput)}`,
+      { option: 'maxOutputTokens' },
     );
   }
   return {
@@ -219,7 +230,7 @@ export function resolveOptions(
     model,
     subModel,
     cache: opts.cache ?? true,
-    maxOutputTokens: opts.maxOutputTokens,
+    maxOutputTokens,
     sandbox: { ...opts.sandbox },
     prices: opts.prices,
     trace: opts.trace ?? nonEmpty('RLM_TRACE'),

@@ -15,7 +15,7 @@ import type { Model } from './model.ts';
 import { type ResolvedOptions, type RlmOptions, resolveOptions } from './options.ts';
 import type { RlmResult } from './result.ts';
 import { RunState } from './run-state.ts';
-import { JsonlTraceFile, type TraceEvent, Tracer, type TraceSink } from './trace.ts';
+import { answerPreview, JsonlTraceFile, type TraceEvent, Tracer, type TraceSink } from './trace.ts';
 import { buildTrajectory } from './trajectory.ts';
 
 /** Loads the isolated-vm sandbox on first use, so importing the library does not load the native addon. */
@@ -104,7 +104,10 @@ export class RLM {
         cacheHits: state.cacheHits,
         runId: tracer.run,
       };
-      tracer.emit('root', 0, { type: 'run_end', result });
+      tracer.emit('root', 0, {
+        type: 'run_end',
+        result: { ...result, answer: answerPreview(result.answer) },
+      });
       // Built after run_end (whose copy of the result it includes) and kept out of the trace itself.
       return o.trajectory ? { ...result, trajectory: buildTrajectory(kept) } : result;
     } finally {

@@ -107,6 +107,7 @@ export interface OutputEvent extends TraceBase {
   ok: boolean;
   stdout: string;
   error: { code: string; message: string; line?: number; column?: number } | null;
+  /** The block's FINAL answer, cut by {@link answerPreview}: the `final` event holds it whole. */
   final: string | null;
   reset: boolean;
   durationMs: number;
@@ -158,7 +159,21 @@ export interface ErrorEvent extends TraceBase {
 
 export interface RunEndEvent extends TraceBase {
   type: 'run_end';
+  /** The run's result; its `answer` is cut by {@link answerPreview} (the `final` event holds it whole). */
   result: RlmResult;
+}
+
+/** Characters of an answer repeated outside the `final` event. */
+export const ANSWER_PREVIEW_CHARS = 500;
+
+/**
+ * An answer as repeated in `output` and `run_end` events: a trace stores a long answer once, in the
+ * `final` event, not three times.
+ */
+export function answerPreview(answer: string): string {
+  if (answer.length <= ANSWER_PREVIEW_CHARS) return answer;
+  const rest = answer.length - ANSWER_PREVIEW_CHARS;
+  return `${answer.slice(0, ANSWER_PREVIEW_CHARS)}… [${rest} more characters in the final event]`;
 }
 
 /** Everything a trace may contain. */

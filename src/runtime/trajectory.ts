@@ -247,13 +247,16 @@ export function buildTrajectory(events: TraceEvent[]): Trajectory {
       case 'error':
         span(e.span, e.depth).errors.push({ code: e.code, message: e.message });
         break;
-      case 'run_end':
-        traj.result = e.result;
+      case 'run_end': {
+        // run_end repeats a long answer cut short; the root's final event holds it whole.
+        const whole = traj.root.final?.answer;
+        traj.result = whole === undefined ? e.result : { ...e.result, answer: whole };
         traj.root.endMs = e.t;
         traj.root.status = e.result.status;
-        traj.root.answer = e.result.answer;
+        traj.root.answer = traj.result.answer;
         if (e.result.error !== undefined) traj.root.error = e.result.error;
         break;
+      }
       default:
         break;
     }

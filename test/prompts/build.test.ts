@@ -11,6 +11,7 @@ const limits: PromptLimits = {
   maxOutputCharsPerBlock: 10_000,
   maxSubCallChars: 200_000,
   subCallConcurrency: 8,
+  maxAnswerChars: 200_000,
 };
 const text: ContextShape = {
   kind: 'string',

@@ -15,7 +15,7 @@ describe('RLM with the isolated-vm sandbox', () => {
   it('keeps declarations across blocks and turns, and resolves FINAL_VAR in the reply text', async () => {
     const model = new ScriptedModel(
       [
-        { depth: 0, match: 'tally', reply: 'Got it. FINAL_VAR(answer)' },
+        { depth: 0, match: 'tally', reply: 'Got it.\nFINAL_VAR(answer)' },
         { depth: 0, match: 'words', reply: repl('const answer = "tally=" + words.length;\nprint(answer)') },
         { depth: 0, reply: repl('const words = context.split(/\\s+/);\nprint("words", words.length)') },
       ],
@@ -72,4 +72,60 @@ describe('RLM with the isolated-vm sandbox', () => {
     expect(r).toMatchObject({ answer: 'recovered', status: 'final' });
     expect(lastUser(model.requests[1]!)).toMatch(/Error \(RUNTIME at line 2.*undefinedFunction/);
   });
+
+  it('cuts block output once, with the true count of omitted characters', async () => {
+    const model = new FnModel((req) =>
+      lastUser(req).includes('[block 1]') ? 'FINAL(x)' : repl('print("HEAD" + "x".repeat(5000) + "TAIL")'),
+    );
+    const rlm = new RLM({ model, env: {}, maxOutputCharsPerBlock: 300 });
+    await rlm.answer({ question: 'q', context: 'c' });
+    const fed = lastUser(model.requests[1]!);
+    const block = fed.slice(fed.indexOf('[block 1]\n') + 10, fed.indexOf('\n\n[turn'));
+    expect(block.startsWith('HEAD')).toBe(true);
+    expect(block).toContain('TAIL');
+    // 5,008 characters and a newline printed, 300 kept.
+    expect(block).toContain('[4709 characters of output omitted]');
+    expect(block.match(/omitted/g)).toHaveLength(1);
+  });
+
+  it('answers FINAL(name) in prose with the variable when it is defined, literally when not', async () => {
+    const run = async (final: string) => {
+      const model = new FnModel((req) =>
+        lastUser(req).includes('[block 1]')
+          ? `Verified.\n${final}`
+          : repl('const total = 6 * 7;\nconst parts = ["a", "b"];\nprint(total)'),
+      );
+      return new RLM({ model, env: {} }).answer({ question: 'q', context: 'c' });
+    };
+    expect((await run('FINAL(total)')).answer).toBe('42');
+    expect((await run('FINAL(parts)')).answer).toBe('["a","b"]');
+    expect((await run('FINAL(Paris)')).answer).toBe('Paris');
+  });
+
+  it('refuses an answer over maxAnswerChars and lets the model shorten it', async () => {
+    const events: TraceEvent[] = [];
+    const model = new FnModel((req) =>
+      lastUser(req).includes('answers are at most')
+        ? repl('FINAL(big.length + " characters")')
+        : repl('const big = "y".repeat(5000);\nFINAL(big)'),
+    );
+    const rlm = new RLM({ model, env: {}, maxAnswerChars: 1000, onEvent: (e) => events.push(e) });
+    const r = await rlm.answer({ question: 'q', context: 'c' });
+    expect(r).toMatchObject({ answer: '5000 characters', status: 'final', iterations: 2 });
+    expect(lastUser(model.requests[1]!)).toContain('the answer is 5000 characters; answers are at most 1000');
+    const out = events.find((e) => e.type === 'output');
+    // The refused answer is not copied into the trace in full.
+    expect(JSON.stringify(out).length).toBeLessThan(2000);
+  });
+
+  it('stores a long answer once in the trace (the final event), previews elsewhere', async () => {
+    const events: TraceEvent[] = [];
+    const model = new FnModel(() => repl('FINAL("z".repeat(3000))'));
+    const r = await new RLM({ model, env: {}, onEvent: (e) => events.push(e) }).answer({ question: 'q' });
+    expect(r.answer).toBe('z'.repeat(3000));
+    const whole = events.map((e) => JSON.stringify(e)).join('\n');
+    expect(whole.split('z'.repeat(3000)).length - 1).toBe(1);
+    expect(events.find((e) => e.type === 'final')).toMatchObject({ answer: 'z'.repeat(3000) });
+  });
 });
+

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isRlmError } from '../../src/errors.ts';
 import { Semaphore } from '../../src/runtime/semaphore.ts';
-import { truncateMiddle } from '../../src/runtime/text.ts';
 
 describe('Semaphore', () => {
   it('grants permits in arrival order and never exceeds the bound', async () => {
@@ -35,16 +34,5 @@ describe('Semaphore', () => {
     expect(isRlmError(await waiting.catch((e: unknown) => e), 'ABORTED')).toBe(true);
     release();
     expect(sem.available).toBe(1);
-  });
-});
-
-describe('truncateMiddle', () => {
-  it('leaves short text alone and cuts long text to the limit, keeping both ends', () => {
-    expect(truncateMiddle('short', 10)).toBe('short');
-    const cut = truncateMiddle(`A${'x'.repeat(1000)}Z`, 100);
-    expect(cut.length).toBeLessThanOrEqual(100);
-    expect(cut.startsWith('A')).toBe(true);
-    expect(cut.endsWith('Z')).toBe(true);
-    expect(cut).toMatch(/\[\.\.\. \d+ characters omitted \.\.\.\]/);
   });
 });
