@@ -2,7 +2,7 @@
  * The in-isolate prelude, assembled. It runs in two stages so an isolate can be prepared before a
  * session needs it (see runtime.ts):
  *
- * 1. The script evaluates to a function; calling it captures the built-ins, defines the helpers and
+ * 1. The script evaluates to a function of the output mirror (../mirror.ts); calling it captures the built-ins, defines the helpers and
  *    hardens the isolate, and returns `init`. No host object exists in the isolate yet.
  * 2. `init(hostRef, configJson, ...documents)` binds the host-call Reference, the session's config and
  *    the context documents, installs the model's globals and returns the entry points the host keeps
@@ -15,6 +15,7 @@ import { CONTEXT_SOURCE } from './context.ts';
 import { CORE_SOURCE } from './core.ts';
 import { HARDEN_SOURCE } from './harden.ts';
 import { INTRINSICS_SOURCE } from './intrinsics.ts';
+import { MIRROR_SOURCE } from './mirror.ts';
 import { SHOW_SOURCE } from './show.ts';
 
 /** Script name of the prelude in stack traces. */
@@ -34,7 +35,7 @@ export interface PreludeConfig {
   contextShape: 'string' | 'array';
 }
 
-export const PRELUDE_SOURCE = `(function () {
+export const PRELUDE_SOURCE = `(function (outputMirror) {
 'use strict';
 const REMOVED_GLOBALS = ${JSON.stringify(REMOVED_GLOBALS)};
 const docs = [];
@@ -42,6 +43,7 @@ ${INTRINSICS_SOURCE}
 ${SHOW_SOURCE}
 ${CONTEXT_SOURCE}
 ${CORE_SOURCE}
+${MIRROR_SOURCE}
 ${HARDEN_SOURCE}
 return init;
 })`;

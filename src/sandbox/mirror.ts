@@ -1,0 +1,32 @@
+/**
+ * The output mirror: a small SharedArrayBuffer the isolate copies its output buffer into as it prints
+ * (prelude/mirror.ts), shared with the isolate process's main thread. When a block has to be stopped
+ * by killing its process (V8 will not yield), the process reads the mirror first, so the block's
+ * result keeps what it printed before the stop.
+ *
+ * Layout: four float64 — a sequence number (odd while the isolate writes), head length, tail length,
+ * total characters printed — then the head's and the tail's UTF-16 code units, `MIRROR_CHARS` each.
+ */
+import { omittedMarker } from './output.ts';
+
+/** Characters kept per end (head, tail). */
+export const MIRROR_CHARS = 32_768;
+const HEADER_BYTES = 32;
+export const MIRROR_BYTES = HEADER_BYTES + 4 * MIRROR_CHARS;
+
+function decode(sab: SharedArrayBuffer, offsetChars: number, length: number): string {
+  const n = Math.max(0, Math.min(MIRROR_CHARS, Math.floor(length) || 0));
+  const units = new Uint16Array(sab, HEADER_BYTES + 2 * offsetChars, n).slice();
+  let out = '';
+  for (let i = 0; i < units.length; i += 8192) out += String.fromCharCode(...units.subarray(i, i + 8192));
+  return out;
+}
+
+/** What the mirror holds: the output as the block's result would show it (head, marker, tail). */
+export function readMirror(sab: SharedArrayBuffer): string {
+  const header = new Float64Array(sab, 0, 4);
+  const head = decode(sab, 0, header[1] ?? 0);
+  const tail = decode(sab, MIRROR_CHARS, header[2] ?? 0);
+  const omitted = Math.floor((header[3] ?? 0) - head.length - tail.length);
+  return omitted > 0 ? head + omittedMarker(omitted) + tail : head + tail;
+}
