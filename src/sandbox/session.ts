@@ -100,6 +100,7 @@ export class IsolateSandbox implements Sandbox {
       store: host.store !== undefined,
       context: mode,
       contextShape: typeof host.context === 'string' ? 'string' : 'array',
+      memoryMb: this.limits.memoryMb,
     };
   }
 

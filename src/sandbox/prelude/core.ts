@@ -24,7 +24,7 @@ let finalAnswer = null;
 
 function write(s) {
   writeBuffer(s);
-  mirrorNote();
+  mirrorWrite(s);
 }
 
 function writeBuffer(s) {

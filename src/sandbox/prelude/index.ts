@@ -11,6 +11,7 @@
  * Nothing received in stage 2 is left reachable from a global: the Reference lives in closures only.
  */
 import { REMOVED_GLOBALS } from '../names.ts';
+import { BOUNDS_SOURCE } from './bounds.ts';
 import { CONTEXT_SOURCE } from './context.ts';
 import { CORE_SOURCE } from './core.ts';
 import { HARDEN_SOURCE } from './harden.ts';
@@ -33,6 +34,8 @@ export interface PreludeConfig {
   context: 'loaded' | 'host' | 'none';
   /** Shape of the `context` global when loaded. */
   contextShape: 'string' | 'array';
+  /** The isolate's memory limit, MB: also what resizable ArrayBuffers may reserve in all (bounds.ts). */
+  memoryMb: number;
 }
 
 export const PRELUDE_SOURCE = `(function (outputMirror) {
@@ -45,5 +48,6 @@ ${CONTEXT_SOURCE}
 ${CORE_SOURCE}
 ${MIRROR_SOURCE}
 ${HARDEN_SOURCE}
+${BOUNDS_SOURCE}
 return init;
 })`;

@@ -41,6 +41,7 @@ const $Promise = Promise;
 const PromiseReject = Promise.reject;
 const PromiseThen = Promise.prototype.then;
 const ReflectConstruct = Reflect.construct;
+const FunctionPrototypeCall = Function.prototype.call;
 const SymbolMatch = Symbol.match;
 
 /** A property descriptor model code cannot extend: no prototype, so poisoned Object.prototype fields are not read. */
