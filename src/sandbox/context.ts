@@ -1,39 +1,38 @@
 /**
- * Shared copies of context documents. Each document string is copied out of the host heap once, into
- * an isolated-vm `ExternalCopy`; every session that loads it (the root, its sub-RLMs, a session rebuilt
- * after a reset) receives it as an external string pointing at that same memory, so loading a 40 MB
- * context into a session costs microseconds and no block ever copies it.
- *
- * Entries are reference-counted by the sessions holding them and freed when the last one lets go.
+ * Context documents a session loads into its isolate. The host registers each distinct document
+ * once and gives it an id; an isolate process receives a document's text the first time one of its
+ * sessions needs it and keeps its own shared copy (an isolated-vm ExternalCopy, see process/child.ts),
+ * so a session rebuilt on the same process, or a later session reusing it, loads the context in
+ * microseconds. Entries are reference-counted by the sessions holding them.
  */
-import ivm from 'isolated-vm';
 
 interface Entry {
-  copy: ivm.ExternalCopy<string>;
+  id: number;
   refs: number;
 }
 
-/** A session's hold on its documents' copies. */
+/** A session's hold on its documents. */
 export interface SharedContext {
   readonly documents: readonly string[];
+  /** Registry id of each document, in order. */
+  readonly ids: readonly number[];
   /** Total characters. */
   readonly chars: number;
-  /** One transferable copy per document, to pass as an argument into an isolate. */
-  transferables(): ivm.Copy<string>[];
   /** Drops the hold; idempotent. */
   release(): void;
 }
 
 export class ContextCache {
   private readonly entries = new Map<string, Entry>();
+  private nextId = 0;
 
-  /** Copies each document not already held and returns a handle sharing the copies. */
+  /** Registers each document not already held and returns a handle on their ids. */
   acquire(documents: readonly string[]): SharedContext {
     const held: Entry[] = [];
     for (const doc of documents) {
       let entry = this.entries.get(doc);
       if (entry === undefined) {
-        entry = { copy: new ivm.ExternalCopy(doc), refs: 0 };
+        entry = { id: ++this.nextId, refs: 0 };
         this.entries.set(doc, entry);
       }
       entry.refs++;
@@ -43,8 +42,8 @@ export class ContextCache {
     const chars = documents.reduce((n, d) => n + d.length, 0);
     return {
       documents,
+      ids: held.map((e) => e.id),
       chars,
-      transferables: () => held.map((e) => e.copy.copyInto()),
       release: () => {
         if (released) return;
         released = true;
@@ -61,7 +60,6 @@ export class ContextCache {
   private drop(doc: string, entry: Entry): void {
     if (--entry.refs > 0) return;
     if (this.entries.get(doc) === entry) this.entries.delete(doc);
-    entry.copy.release();
   }
 }
 

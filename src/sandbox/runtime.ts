@@ -8,8 +8,7 @@
  * has run nothing but the prelude's first stage and holds no host object.
  */
 import ivm from 'isolated-vm';
-import type { HostBridge } from './bridge.ts';
-import type { SharedContext } from './context.ts';
+import { MIRROR_BYTES } from './mirror.ts';
 import { PRELUDE_FILENAME, PRELUDE_SOURCE, type PreludeConfig } from './prelude/index.ts';
 
 export interface RuntimeOptions {
@@ -17,9 +16,10 @@ export interface RuntimeOptions {
   /** Timeout for setting the prelude up (it runs no model code). */
   setupTimeoutMs: number;
   config: PreludeConfig;
-  bridge: HostBridge;
+  /** Answers the isolate's host calls (JSON request in, JSON envelope out; never rejects). */
+  handle: (request: unknown) => Promise<string>;
   /** Documents passed into the isolate when the context is loaded there. */
-  context: SharedContext | null;
+  documents: ivm.Copy<string>[];
   /** Called by isolated-vm when V8 loses control of the isolate (see session.ts). */
   onCatastrophicError: (message: string) => void;
   /** Prepare a spare isolate for the next session in idle time (default true). */
@@ -34,6 +34,8 @@ interface Prepared {
   context: ivm.Context;
   memoryMb: number;
   init: Entry<(...args: unknown[]) => unknown>;
+  /** Output mirror the isolate writes its output into (see mirror.ts). */
+  mirror: SharedArrayBuffer;
   /** Where catastrophic errors go; re-pointed at the session that takes the isolate. */
   onError: { current: (message: string) => void };
 }
@@ -58,12 +60,13 @@ function prepare(memoryMb: number): Prepared {
     if (!preludeCache && produced) preludeCache = produced;
     const stage1 = script.runSync(context, { reference: true, timeout: SETUP_TIMEOUT_MS });
     script.release();
-    const init = stage1.applySync(undefined, [], {
+    const mirror = new SharedArrayBuffer(MIRROR_BYTES);
+    const init = stage1.applySync(undefined, [new ivm.ExternalCopy(mirror).copyInto({ release: true })], {
       result: { reference: true },
       timeout: SETUP_TIMEOUT_MS,
     }) as Prepared['init'];
     stage1.release();
-    return { isolate, context, memoryMb, init, onError };
+    return { isolate, context, memoryMb, init, mirror, onError };
   } catch (err) {
     isolate.dispose();
     throw err;
@@ -92,6 +95,16 @@ function scheduleSpare(memoryMb: number): void {
   });
   // A spare is an optimisation; it must never keep the process alive.
   refill.unref();
+}
+
+/** Prepares the spare isolate now (an isolate process does so before it reports ready). */
+export function prepareSpare(memoryMb: number): void {
+  if (spare !== null) return;
+  try {
+    spare = prepare(memoryMb);
+  } catch {
+    // The first session prepares its own isolate and reports what goes wrong.
+  }
 }
 
 /** Disposes the spare isolate, if any (tests, shutdown). */
@@ -138,6 +151,7 @@ export class IsolateRuntime {
   readonly runBlock: Entry<(fn: unknown, file: string, names: string) => void>;
   readonly collect: Entry<() => string>;
   readonly readVar: Entry<(name: string) => string>;
+  readonly mirror: SharedArrayBuffer;
   private readonly hostRef: Entry<(request: string) => Promise<string>>;
   private released = false;
 
@@ -148,6 +162,7 @@ export class IsolateRuntime {
   ) {
     this.isolate = prepared.isolate;
     this.context = prepared.context;
+    this.mirror = prepared.mirror;
     [this.runBlock, this.collect, this.readVar] = api;
     this.hostRef = hostRef;
   }
@@ -157,12 +172,15 @@ export class IsolateRuntime {
     const prepared = takeSpare(opts.memoryMb) ?? prepare(opts.memoryMb);
     prepared.onError.current = opts.onCatastrophicError;
     try {
-      const hostRef = new ivm.Reference(opts.bridge.handle);
-      const docs = opts.context?.transferables() ?? [];
-      const api = prepared.init.applySync(undefined, [hostRef, JSON.stringify(opts.config), ...docs], {
-        result: { reference: true },
-        timeout: opts.setupTimeoutMs,
-      }) as ivm.Reference<unknown[]>;
+      const hostRef = new ivm.Reference(opts.handle);
+      const api = prepared.init.applySync(
+        undefined,
+        [hostRef, JSON.stringify(opts.config), ...opts.documents],
+        {
+          result: { reference: true },
+          timeout: opts.setupTimeoutMs,
+        },
+      ) as ivm.Reference<unknown[]>;
       prepared.init.release();
       const entry = (i: number) => api.getSync(i, { reference: true });
       const refs = [entry(0), entry(1), entry(2)] as [

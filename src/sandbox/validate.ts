@@ -22,6 +22,7 @@ export type ValidationRule =
   | 'reserved-name'
   | 'nesting'
   | 'regex-size'
+  | 'block-size'
   | 'bigint';
 
 export interface ValidationIssue {
@@ -56,11 +57,22 @@ const FORBIDDEN = new Set<string>(FORBIDDEN_GLOBALS);
 const RESERVED = new Set<string>(HELPER_NAMES);
 /** Longest regex literal; the prelude bounds regexes built at run time the same way (harden.ts). */
 const MAX_REGEX_CHARS = 8192;
+/** Property escapes (`\p{…}`, `\q{…}`) per regex: each costs V8 up to tens of ms to compile (harden.ts). */
+const MAX_REGEX_PROPERTY_ESCAPES = 32;
+/**
+ * All regex literals of one block together: V8 checks them while compiling the block, in one step
+ * no limit interrupts (in the isolate process, which the watchdog kills past the CPU limit).
+ */
+export const MAX_BLOCK_REGEX_CHARS = 16_384;
+/** Longest block: parsing and walking it runs on the host's main thread. */
+export const MAX_BLOCK_CHARS = 1_000_000;
 /** Objects through which a property access means a global. */
 const GLOBAL_OBJECTS = new Set(['globalThis', 'self', 'window', 'global']);
 
 interface Walk {
   issues: ValidationIssue[];
+  /** Characters of regex literals seen so far. */
+  regexChars: number;
 }
 
 function at(node: AnyNode): { line: number; column: number } {
@@ -177,13 +189,31 @@ const visitors = {
         'BigInt is not available in the sandbox (V8 cannot interrupt arithmetic on huge BigInts); use Number',
       );
     }
-    if (node.type === 'Literal' && node.regex && node.regex.pattern.length > MAX_REGEX_CHARS) {
-      report(
-        state,
-        node,
-        'regex-size',
-        `this regex is ${node.regex.pattern.length} characters; at most ${MAX_REGEX_CHARS} (V8 compiles a regex in one step the time limit cannot interrupt): split it`,
-      );
+    if (node.type === 'Literal' && node.regex) {
+      const pattern = node.regex.pattern;
+      state.regexChars += pattern.length;
+      if (pattern.length > MAX_REGEX_CHARS) {
+        report(
+          state,
+          node,
+          'regex-size',
+          `this regex is ${pattern.length} characters; at most ${MAX_REGEX_CHARS} (V8 compiles a regex in one step the time limit cannot interrupt): split it`,
+        );
+      } else if ((pattern.match(/\\[pPq]\{/g)?.length ?? 0) > MAX_REGEX_PROPERTY_ESCAPES) {
+        report(
+          state,
+          node,
+          'regex-size',
+          `this regex has more than ${MAX_REGEX_PROPERTY_ESCAPES} property escapes (\\p{...}, \\q{...}), each slow for V8 to compile in one step: split it`,
+        );
+      } else if (state.regexChars > MAX_BLOCK_REGEX_CHARS) {
+        report(
+          state,
+          node,
+          'regex-size',
+          `the regex literals of this block total more than ${MAX_BLOCK_REGEX_CHARS} characters (V8 compiles them all before the block runs): build some with new RegExp in a later block, or split the block`,
+        );
+      }
     }
   },
   WithStatement(node: AnyNode, state: Walk) {
@@ -241,6 +271,18 @@ function tooDeep(program: Program): ValidationIssue {
 
 /** Parses `code` as a script with top-level await and applies the rules; the earliest issue wins. */
 export function validateBlock(code: string): ValidationResult {
+  if (code.length > MAX_BLOCK_CHARS) {
+    return {
+      ok: false,
+      issue: {
+        code: 'VALIDATION',
+        rule: 'block-size',
+        message: `the block is ${code.length} characters; at most ${MAX_BLOCK_CHARS}: split it, and keep data in the context or variables rather than in code`,
+        line: 1,
+        column: 0,
+      },
+    };
+  }
   let program: Program;
   try {
     program = parse(code, {
@@ -255,7 +297,7 @@ export function validateBlock(code: string): ValidationResult {
     if (err instanceof SyntaxError) return { ok: false, issue: syntaxIssue(err) };
     throw err;
   }
-  const state: Walk = { issues: [] };
+  const state: Walk = { issues: [], regexChars: 0 };
   try {
     simple(program, visitors, undefined, state);
     checkTopLevel(program, state);

@@ -11,7 +11,7 @@ describe('ContextCache', () => {
     const b = cache.acquire([doc, 'other']);
     expect(cache.size).toBe(2);
     expect(a.chars).toBe(10_000);
-    expect(b.transferables()).toHaveLength(2);
+    expect(b.ids).toHaveLength(2);
     a.release();
     a.release();
     expect(cache.size).toBe(2);

@@ -23,6 +23,11 @@ let outTotal = 0;
 let finalAnswer = null;
 
 function write(s) {
+  writeBuffer(s);
+  mirrorWrite(s);
+}
+
+function writeBuffer(s) {
   outTotal += s.length;
   if (outHead.length < headMax) {
     const room = headMax - outHead.length;
@@ -45,6 +50,7 @@ function takeOutput() {
   outHead = '';
   outTail = '';
   outTotal = 0;
+  mirrorReset();
   return text;
 }
 

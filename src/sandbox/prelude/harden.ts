@@ -145,8 +145,19 @@ const REGEX_CAP = 8192;
 function tooLongRegex(len) {
   return new $RangeError('RegExp: a pattern of ' + len + ' characters is over the sandbox limit of ' + REGEX_CAP + '; split it into several smaller patterns');
 }
+// Property escapes (\p{…}, \P{…}) and class strings (\q{…}) cost up to tens of milliseconds each under
+// the u or v flag, and V8 builds a whole class in one step: their number is bounded too (validate.ts).
+const REGEX_PROPERTY_CAP = 32;
+const PROPERTY_ESCAPE = /\\[pPq]\{/g;
 function checkedSource(s) {
   if (s.length > REGEX_CAP) throw tooLongRegex(s.length);
+  PROPERTY_ESCAPE.lastIndex = 0;
+  let n = 0;
+  while (RegExpExec(PROPERTY_ESCAPE, s) !== null) {
+    if (++n > REGEX_PROPERTY_CAP) {
+      throw new $RangeError('RegExp: more than ' + REGEX_PROPERTY_CAP + ' property escapes (\\p{...}, \\q{...}) in one pattern is over the sandbox limit; split it into several smaller patterns');
+    }
+  }
   return s;
 }
 /** The arguments to give the native constructor (or compile) for (pattern, flags), pattern bounded. */

@@ -41,6 +41,7 @@ const $Promise = Promise;
 const PromiseReject = Promise.reject;
 const PromiseThen = Promise.prototype.then;
 const ReflectConstruct = Reflect.construct;
+const FunctionPrototypeCall = Function.prototype.call;
 const SymbolMatch = Symbol.match;
 
 /** A property descriptor model code cannot extend: no prototype, so poisoned Object.prototype fields are not read. */
@@ -92,9 +93,12 @@ const TypedArrayLength = uncurryGetter(getPrototypeOf(Uint8Array.prototype), 'le
  * prototype getters, so poisoning Object.prototype cannot garble what the host receives. Handles the
  * shapes the bridge builds: primitives, arrays and plain objects; anything else becomes null.
  */
+/** Longest string the bridge encodes: JSON.stringify is one C++ call V8 cannot interrupt. */
+const ENCODE_STRING_MAX = 16777216;
 function encode(v) {
   switch (typeof v) {
     case 'string':
+      if (v.length > ENCODE_STRING_MAX) throw new $RangeError('string too large to encode');
       return jsonStringify(v);
     case 'number':
       return NumberIsFinite(v) ? '' + v : 'null';

@@ -1,0 +1,45 @@
+/**
+ * The output mirror: a small SharedArrayBuffer the isolate writes its output through to as it prints
+ * (prelude/mirror.ts), shared with the isolate process's main thread. When a block has to be stopped
+ * by killing its process (V8 will not yield), the process reads the mirror first, so the block's
+ * result keeps what it printed before the stop.
+ *
+ * Layout: four float64 — unused, head length, characters written to the tail ring, total characters
+ * printed — then the head's UTF-16 code units and the tail ring's, `MIRROR_CHARS` each. The ring's
+ * size is the tail's share of the output limit (at most `MIRROR_CHARS`).
+ */
+import { omittedMarker } from './output.ts';
+
+/** Characters kept per end (head, tail). */
+export const MIRROR_CHARS = 32_768;
+const HEADER_BYTES = 32;
+export const MIRROR_BYTES = HEADER_BYTES + 4 * MIRROR_CHARS;
+
+function decode(units: Uint16Array): string {
+  let out = '';
+  for (let i = 0; i < units.length; i += 8192) out += String.fromCharCode(...units.subarray(i, i + 8192));
+  return out;
+}
+
+/**
+ * What the mirror holds, as the block's result would show it (head, marker, tail). `tailChars` is the
+ * size of the tail the isolate keeps (the output limit's second half).
+ */
+export function readMirror(sab: SharedArrayBuffer, tailChars: number): string {
+  const header = new Float64Array(sab, 0, 4);
+  const chars = new Uint16Array(sab, HEADER_BYTES, 2 * MIRROR_CHARS).slice();
+  const headLen = Math.min(MIRROR_CHARS, Math.max(0, Math.floor(header[1] ?? 0)));
+  const written = Math.max(0, Math.floor(header[2] ?? 0));
+  const cap = Math.min(MIRROR_CHARS, Math.max(0, Math.floor(tailChars)));
+  const head = decode(chars.subarray(0, headLen));
+  let tail = '';
+  if (cap > 0 && written > 0) {
+    const ring = chars.subarray(MIRROR_CHARS, MIRROR_CHARS + cap);
+    tail =
+      written <= cap
+        ? decode(ring.subarray(0, written))
+        : decode(ring.subarray(written % cap)) + decode(ring.subarray(0, written % cap));
+  }
+  const omitted = Math.floor((header[3] ?? 0) - head.length - tail.length);
+  return omitted > 0 ? head + omittedMarker(omitted) + tail : head + tail;
+}

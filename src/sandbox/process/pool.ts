@@ -1,0 +1,284 @@
+/**
+ * Isolate processes: each session's isolate lives in a child process of its own, which the host can
+ * kill. isolated-vm cannot stop V8 in every state (a huge regex being compiled, some builtins), and a
+ * thread stuck there cannot be ended inside a process; killing the process ends it, frees its CPU and
+ * memory at once, and never holds the host's exit. The host side only exchanges messages with it
+ * (protocol.ts): the bridge and everything of the host stay here.
+ *
+ * A process serves one session at a time and goes back to a small idle pool when the session ends
+ * cleanly; one spare process is started ahead in idle time, so a session start takes a ready process
+ * (with a spare isolate already prepared in it) instead of paying for a process start. A process is
+ * never reused after a kill, a crash or a catastrophic V8 error.
+ *
+ * Requests run under a watchdog: a budget of CPU time the process may use before it answers (waiting
+ * for a host call uses none; where /proc is missing, wall time outside host calls). A request that
+ * overruns its budget fails with {@link ProcessStuck}, and the caller kills the process. A process that
+ * hangs without using CPU is left to the session's wall-clock limit.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Request, ToChild, ToHost } from './protocol.ts';
+
+/** A request overran its budget: the isolate did not yield. */
+export class ProcessStuck extends Error {}
+/** The process ended (killed, crashed) before answering. */
+export class ProcessGone extends Error {}
+
+/** Idle processes kept for later sessions. */
+const IDLE_MAX = 2;
+/** Memory limit of the spare isolate a new process prepares (the default session's). */
+let spareMemoryMb = 128;
+
+const CHILD_PATH = fileURLToPath(
+  new URL(`./child${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+);
+
+interface Waiter {
+  resolve: (value: unknown) => void;
+  reject: (err: Error) => void;
+  /** Run time allowed, ms, and the process's run-time reading when the request was sent. */
+  budget: number;
+  start: number;
+}
+
+/** How often the watchdog reads a busy process's CPU time. */
+const WATCH_INTERVAL_MS = 50;
+/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on every Linux that matters). */
+const CLOCK_TICKS = 100;
+
+/** CPU time (user + system, all threads) of process `pid` in ms, or null where /proc cannot tell. */
+export function processCpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // The command name (field 2) may hold spaces: fields are counted after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS : null;
+  } catch {
+    return null;
+  }
+}
+
+export class IsolateProcess {
+  readonly pid: number;
+  /** Context documents this process holds, by registry id (sent once per process). */
+  docs = new Set<number>();
+  /** Serves the isolate's host calls; set by the session using the process. */
+  onHostCall: ((request: string) => Promise<string>) | null = null;
+  /** V8 lost control of the isolate: the process must go. */
+  onCatastrophe: ((message: string) => void) | null = null;
+  readonly ready: Promise<void>;
+  private readonly child: ChildProcess;
+  private readonly waiters = new Map<number, Waiter>();
+  private seq = 0;
+  private watch: ReturnType<typeof setInterval> | undefined;
+  /** Host calls being served, and wall time spent serving them (the run-time fallback excludes it). */
+  private hostCalls = 0;
+  private hostSince = 0;
+  private hostWallMs = 0;
+  private gone = false;
+
+  constructor() {
+    this.child = fork(CHILD_PATH, [String(spareMemoryMb)], {
+      execArgv: ['--no-node-snapshot'],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    });
+    this.pid = this.child.pid ?? -1;
+    live.add(this);
+    this.ready = new Promise<void>((resolve, reject) => {
+      const onReady = (m: ToHost) => {
+        if (m.t !== 'ready') return;
+        this.child.off('message', onReady);
+        resolve();
+      };
+      this.child.on('message', onReady);
+      this.child.once('exit', () => reject(new ProcessGone('the isolate process could not start')));
+      this.child.once('error', (err) => reject(new ProcessGone(err.message)));
+    });
+    this.ready.catch(() => undefined);
+    this.child.on('message', (m: ToHost) => this.receive(m));
+    this.child.on('exit', () => this.ended());
+    this.child.on('error', () => this.kill());
+    this.idle();
+  }
+
+  /** Resolves when the process can take requests; keeps the host alive meanwhile. */
+  async whenReady(): Promise<void> {
+    this.busy();
+    try {
+      await this.ready;
+    } finally {
+      if (this.waiters.size === 0) this.idle();
+    }
+  }
+
+  /** Whether the process is gone (killed or ended): never send it anything again. */
+  get dead(): boolean {
+    return this.gone;
+  }
+
+  /**
+   * Sends `req` and resolves with the child's answer. Rejects with ProcessStuck when the child has not
+   * answered within `budgetMs` of run time, ProcessGone when it ended, Error when the child failed it.
+   */
+  call<T>(req: Request, budgetMs: number): Promise<T> {
+    if (this.gone) return Promise.reject(new ProcessGone('the isolate process is gone'));
+    const id = ++this.seq;
+    return new Promise<T>((resolve, reject) => {
+      this.waiters.set(id, {
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        budget: budgetMs,
+        start: this.runTime(),
+      });
+      this.busy();
+      this.watch ??= setInterval(() => this.check(), WATCH_INTERVAL_MS);
+      this.child.send({ t: 'req', id, req } satisfies ToChild);
+    });
+  }
+
+  /** Ends the process now (SIGKILL); pending requests fail with ProcessGone. Idempotent. */
+  kill(): void {
+    if (!this.gone) this.child.kill('SIGKILL');
+    this.ended();
+  }
+
+  /**
+   * How long the isolate has run, ms: the process's CPU time where /proc tells it (a machine under
+   * load slows a block without bringing it nearer its kill), else wall time outside host calls.
+   */
+  private runTime(): number {
+    const cpu = processCpuMs(this.pid);
+    if (cpu !== null) return cpu;
+    const now = performance.now();
+    return now - this.hostWallMs - (this.hostCalls > 0 ? now - this.hostSince : 0);
+  }
+
+  private check(): void {
+    const now = this.runTime();
+    for (const [id, w] of this.waiters) {
+      if (now - w.start > w.budget) this.settle(id, new ProcessStuck('the isolate did not yield'));
+    }
+  }
+
+  private settle(id: number, outcome: Error | { value: unknown }): void {
+    const w = this.waiters.get(id);
+    if (w === undefined) return;
+    this.waiters.delete(id);
+    if (this.waiters.size === 0) {
+      clearInterval(this.watch);
+      this.watch = undefined;
+      this.idle();
+    }
+    if (outcome instanceof Error) w.reject(outcome);
+    else w.resolve(outcome.value);
+  }
+
+  private receive(m: ToHost): void {
+    if (m.t === 'res') this.settle(m.id, m.ok ? { value: m.value } : new Error(m.error));
+    else if (m.t === 'host') void this.hostCall(m.id, m.request);
+    else if (m.t === 'catastrophe') this.onCatastrophe?.(m.message);
+  }
+
+  private async hostCall(id: number, request: string): Promise<void> {
+    if (this.hostCalls++ === 0) this.hostSince = performance.now();
+    let reply = JSON.stringify({ ok: false, value: null, error: 'host calls only work while a block runs' });
+    try {
+      if (this.onHostCall) reply = await this.onHostCall(request);
+    } catch {
+      // The bridge never rejects; the fallback reply stands if a future one does.
+    } finally {
+      if (--this.hostCalls === 0) this.hostWallMs += performance.now() - this.hostSince;
+    }
+    if (!this.gone) this.child.send({ t: 'reply', id, reply } satisfies ToChild);
+  }
+
+  private ended(): void {
+    if (this.gone) return;
+    this.gone = true;
+    live.delete(this);
+    const i = idle.indexOf(this);
+    if (i !== -1) idle.splice(i, 1);
+    for (const id of [...this.waiters.keys()]) this.settle(id, new ProcessGone('the isolate process ended'));
+  }
+
+  /** Keeps the host alive only while a request is outstanding. */
+  private busy(): void {
+    this.child.ref();
+    this.child.channel?.ref();
+  }
+
+  private idle(): void {
+    this.child.unref();
+    this.child.channel?.unref();
+  }
+}
+
+const live = new Set<IsolateProcess>();
+const idle: IsolateProcess[] = [];
+let refill: NodeJS.Immediate | null = null;
+let exitHook = false;
+
+/** Kills every isolate process when the host exits, however it exits (no orphan keeps running). */
+function hookExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.on('exit', () => {
+    for (const p of [...live]) p.kill();
+  });
+}
+
+/** Starts a spare process in idle time, unless one is idle already. */
+function scheduleSpare(): void {
+  if (refill !== null || idle.length > 0) return;
+  refill = setImmediate(() => {
+    refill = null;
+    if (idle.length === 0) idle.push(new IsolateProcess());
+  });
+  refill.unref();
+}
+
+/**
+ * A ready process for a new session: an idle one, or a new one. `memoryMb` is the session's isolate
+ * limit; later processes prepare their spare isolate for it.
+ * @throws ProcessGone when no process can be started.
+ */
+export async function acquireProcess(memoryMb: number, prewarm = true): Promise<IsolateProcess> {
+  hookExit();
+  spareMemoryMb = memoryMb;
+  let proc = idle.shift();
+  while (proc?.dead) proc = idle.shift();
+  proc ??= new IsolateProcess();
+  if (prewarm) scheduleSpare();
+  await proc.whenReady();
+  return proc;
+}
+
+/** Gives back the process of a session that ended cleanly: its isolate is closed and it waits idle. */
+export function releaseProcess(proc: IsolateProcess): void {
+  if (proc.dead) return;
+  proc.onHostCall = null;
+  proc.onCatastrophe = null;
+  proc.call({ op: 'close' }, 5000).then(
+    () => {
+      if (idle.length < IDLE_MAX && !proc.dead) idle.push(proc);
+      else proc.kill();
+    },
+    () => proc.kill(),
+  );
+}
+
+/** Kills the idle processes (tests, benchmarks of a cold start). */
+export function dropIdleProcesses(): void {
+  if (refill !== null) clearImmediate(refill);
+  refill = null;
+  for (const p of idle.splice(0)) p.kill();
+}
+
+/** Pids of the live isolate processes (tests and diagnostics). */
+export function liveProcessPids(): number[] {
+  return [...live].map((p) => p.pid);
+}
