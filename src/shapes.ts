@@ -110,8 +110,7 @@ export function documentList(docs: DocumentRecord[]): {
 
 /**
  * The `rlm answer --json` object and `rlm_answer`'s structured content: the contract fields only
- * (per-model usage is internal detail), plus the error of a run that did not finish and the run's id
- * in its trace when one is kept.
+ * (per-model usage and run ids are internal detail), plus the error of a run that did not finish.
  */
 export function answerResult(r: RlmResult): {
   answer: string;
@@ -122,7 +121,6 @@ export function answerResult(r: RlmResult): {
   usage: { inputTokens: number; outputTokens: number; costUsd: number };
   elapsedMs: number;
   error?: { code: string; message: string };
-  runId?: string;
 } {
   return {
     answer: r.answer,
@@ -133,7 +131,6 @@ export function answerResult(r: RlmResult): {
     usage: { inputTokens: r.usage.inputTokens, outputTokens: r.usage.outputTokens, costUsd: r.usage.costUsd },
     elapsedMs: r.elapsedMs,
     ...(r.error === undefined ? {} : { error: { code: r.error.code, message: r.error.message } }),
-    ...(r.runId === undefined ? {} : { runId: r.runId }),
   };
 }
 

@@ -34,6 +34,8 @@ interface Fixture {
   /** A scripted model that answers at once, and one with no matching rule (a failed run). */
   model: string;
   failingModel: string;
+  /** Memories in the store, each forgotten by one successful rlm_forget case. */
+  memories: string[];
 }
 
 /** One call of a tool: `error` says whether the result must be a tool error. */
@@ -84,6 +86,40 @@ const CASES: Record<string, ToolCase[]> = {
     ok('store problem listed', () => ({ store: 'missing' })),
     fails('unknown argument', () => ({ nope: 1 })),
   ],
+  rlm_remember: [
+    ok('a decision', (f) => ({
+      text: 'We chose PostgreSQL for billing.',
+      topic: 'architecture',
+      store: f.store,
+    })),
+    fails('empty text', (f) => ({ text: '', store: f.store })),
+    fails('unknown importance', (f) => ({ text: 'x', importance: 'urgent', store: f.store })),
+  ],
+  rlm_recall: [
+    ok('hits', (f) => ({ query: 'billing database', store: f.store })),
+    ok('archived too', (f) => ({ query: 'zzzqqq', store: f.store, archived: true })),
+    fails('missing store', () => ({ query: 'x', store: 'missing' })),
+  ],
+  rlm_forget: [
+    ok('one memory', (f) => ({ ids: [f.memories.shift() ?? 'mem-none-left'], store: f.store })),
+    fails('unknown id', (f) => ({ ids: ['mem-nope'], store: f.store })),
+  ],
+  rlm_topics: [
+    ok('topics', (f) => ({ store: f.store })),
+    fails('missing store', () => ({ store: 'missing' })),
+  ],
+  rlm_claude_recall: [
+    ok('no sessions imported', (f) => ({ query: 'flaky login test', store: f.store })),
+    fails('missing store', () => ({ query: 'x', store: 'missing' })),
+  ],
+  rlm_claude_timeline: [
+    ok('no sessions imported', (f) => ({ store: f.store })),
+    fails('missing store', () => ({ store: 'missing' })),
+  ],
+  rlm_claude_projects: [
+    ok('no sessions imported', (f) => ({ store: f.store })),
+    fails('missing store', () => ({ store: 'missing' })),
+  ],
 };
 
 let fixture: Fixture;
@@ -95,6 +131,9 @@ beforeAll(async () => {
   const store = await ChunkStore.open(join(dir, 'store'), { create: true, env: {} });
   await store.ingestPaths([join(dir, 'docs')]);
   const chunk = store.documentChunks(store.documents()[0]!.id)[0]!.id;
+  const memories: string[] = [];
+  for (const text of ['Deploys happen on Thursdays.', 'The team prefers tabs.'])
+    memories.push((await store.remember({ text, topic: 'team' })).id);
   await store.close();
   fixture = {
     dir,
@@ -102,6 +141,7 @@ beforeAll(async () => {
     chunk,
     model: scripted(dir, 'final.json', [{ depth: 0, reply: 'FINAL(42)' }]),
     failingModel: scripted(dir, 'none.json', [{ depth: 0, match: 'never matches', reply: 'x' }]),
+    memories,
   };
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -122,7 +122,11 @@ export function registerAnswer(server: McpServer, ctx: ServerContext): void {
       guard('rlm_answer', ctx, async () => {
         const progress = progressFor(extra, (err) => ctx.log(`rlm serve: progress not sent: ${String(err)}`));
         const result = await runAnswer(ctx, args, extra.signal, progress);
-        const shown = answerResult(result);
+        // The run id finds the run in a trace (rlm trace show|html FILE --run ID).
+        const shown = {
+          ...answerResult(result),
+          ...(result.runId === undefined ? {} : { runId: result.runId }),
+        };
         const failed = result.status === 'error' || result.status === 'aborted';
         ctx.log(
           `rlm serve: rlm_answer ${result.status} after ${result.iterations} iterations, ${result.subCalls} sub-calls, ${result.elapsedMs} ms`,

@@ -9,7 +9,7 @@ const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-memory-'));
 let s: Connected;
 
 beforeAll(async () => {
-  s = await connect({ cwd: dir, env: { RLM_STORE: 'store' } });
+  s = await connect({ cwd: dir, env: { RLM_STORE: 'store' }, allowScriptedModels: true });
 });
 afterAll(async () => {
   await s.close();
