@@ -38,6 +38,7 @@ details > summary:hover { background:#eef1f5; }
 .preview { color:var(--fg); margin-left:8px; }
 pre { margin:4px 0 8px; padding:8px 10px; background:#fbfcfd; border:1px solid var(--line); border-radius:6px; white-space:pre-wrap; word-break:break-word; font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; max-height:480px; overflow:auto; }
 pre.code { background:#f6f8fb; }
+pre.prompt { max-height:150px; }
 pre.out.err { border-color:#f1b6b3; background:#fff7f6; }
 .block { margin:6px 0 10px; }
 .block-head { font-size:12.5px; color:var(--mute); margin:6px 0 0; }
@@ -183,7 +184,7 @@ export const VIEWER_JS = String.raw`
     }, function (body) {
       if (s.kind !== 'root') {
         body.appendChild(h('div', 'label', 'prompt' + (s.contextChars ? ' \u00B7 context ' + fmtInt(s.contextChars) + ' chars' : '') + (s.cached ? ' \u00B7 answered from the cache' : '')));
-        body.appendChild(pre(s.prompt));
+        body.appendChild(pre(s.prompt, 'prompt'));
       }
       if (s.system != null) {
         body.appendChild(lazy(s.id + '/sys', '', function (sm) { sm.appendChild(h('span', 'meta', 'system prompt (' + fmtInt(DATA.texts[s.system].length) + ' chars)')); }, function (b) { b.appendChild(pre(DATA.texts[s.system])); }));
@@ -273,7 +274,6 @@ export const VIEWER_JS = String.raw`
     events.forEach(function (e) { cur += e[1]; if (cur > peak) peak = cur; });
     box.appendChild(h('div', 'label', 'sub-calls over time \u00B7 ' + spans.length + ' sub-calls \u00B7 at most ' + peak + ' at once \u00B7 colour = depth'));
     var tl = h('div', 'timeline');
-    tl.style.height = Math.min(260, lanes.length * 11 + 6) + 'px';
     var inner = h('div');
     inner.style.position = 'relative';
     inner.style.height = (lanes.length * 11 + 6) + 'px';

@@ -68,6 +68,26 @@ if (browser === undefined && !requireBrowser) {
   );
 }
 
+/** 250 sub-RLMs that each ask one leaf: 500 sub-calls, in batches of 8 at a time. */
+async function bigTrace(): Promise<TraceEvent[]> {
+  const file = join(dir, 'big.jsonl');
+  const model = new FnModel((req) => {
+    const last = lastUser(req);
+    if (req.depth === 2) return `leaf answer for ${last.slice(0, 20)}`;
+    if (req.depth === 1) {
+      return last.includes('[block') ? 'FINAL(sub done)' : repl('print(await llm_query("leaf " + context))');
+    }
+    if (last.includes('[block')) return 'FINAL(all done)';
+    return repl(
+      'const parts = Array.from({ length: 250 }, (_, i) => "part " + i)\nconst r = await Promise.all(parts.map((p) => llm_query("look at " + p, p)))\nprint(r.length)',
+    );
+  });
+  const { rlm } = setup(model, { trace: file });
+  const r = await rlm.answer({ question: 'Big?', context: 'c' });
+  expect(r.subCalls).toBe(500);
+  return parseTrace(readFileSync(file, 'utf8'));
+}
+
 describe.skipIf(browser === undefined && !requireBrowser)('trace html in headless chromium', () => {
   let page: BrowserPage;
   let events: TraceEvent[];
@@ -162,4 +182,33 @@ describe.skipIf(browser === undefined && !requireBrowser)('trace html in headles
     );
     expect(marks).toContain(DEEP);
   });
+});
+
+describe.skipIf(browser === undefined && !requireBrowser)('trace html of a run with 500 sub-calls', () => {
+  it('draws every sub-call on the timeline but renders tree nodes only when opened', async () => {
+    if (browser === undefined) throw new Error('RLM_REQUIRE_BROWSER=1 but no chromium is installed');
+    const file = join(dir, 'big.html');
+    writeFileSync(file, renderTraceHtml(await bigTrace()));
+    const page = await BrowserPage.launch(browser);
+    try {
+      await page.open(file);
+      expect(await page.evaluate('document.querySelectorAll(".tl-bar").length')).toBe(500);
+      expect(await page.evaluate('document.querySelectorAll(".tl-bar.d2").length')).toBe(250);
+      // The root's block lists its 250 sub-RLMs, closed; nothing below them exists yet.
+      expect(await page.evaluate('document.querySelectorAll("details.span.d1").length')).toBe(250);
+      expect(await page.evaluate('document.querySelectorAll("details.span.d2").length')).toBe(0);
+      expect(await page.evaluate('document.querySelectorAll("#app *").length')).toBeLessThan(5000);
+      // Clicking a bar of the timeline opens the way to that sub-call.
+      await page.evaluate('document.querySelector(".tl-bar.d2").click()');
+      const opened = await page.evaluate<string>(
+        'Array.from(document.querySelectorAll("details.span.d2[open]")).map((d) => d.dataset.key).join()',
+      );
+      expect(opened).toMatch(/^s\d+$/);
+      expect(await page.evaluate(`document.querySelector("details[data-key=${opened}]").innerText`)).toMatch(
+        /leaf answer for leaf part \d+/,
+      );
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
 });
