@@ -66,6 +66,7 @@ export const VIEWER_JS = String.raw`
   var runIndex = DATA.runs.length - 1;
   var query = '';
   var openKeys = new Set(['root']);
+  var closedKeys = new Set();
   var els = new Map();
   var index = new Map();
 
@@ -142,7 +143,10 @@ export const VIEWER_JS = String.raw`
     span(run.root, null, 'root');
   }
 
-  function lazy(key, cls, summary, fill) {
+  // Open state survives re-rendering (search, expand all): nodes open by default (the root's turns)
+  // stay open unless closed by hand, others stay closed unless opened.
+  function isOpen(key, byDefault) { return byDefault ? !closedKeys.has(key) : openKeys.has(key); }
+  function lazy(key, cls, summary, fill, byDefault) {
     var d = h('details', cls);
     d.dataset.key = key;
     var sm = h('summary');
@@ -157,10 +161,10 @@ export const VIEWER_JS = String.raw`
       d.appendChild(body);
     };
     d.addEventListener('toggle', function () {
-      if (d.open) { openKeys.add(key); d.fill(); } else openKeys.delete(key);
+      if (d.open) { openKeys.add(key); closedKeys.delete(key); d.fill(); } else { openKeys.delete(key); closedKeys.add(key); }
     });
     els.set(key, d);
-    if (openKeys.has(key)) { d.open = true; d.fill(); }
+    if (isOpen(key, byDefault)) { d.open = true; d.fill(); }
     return d;
   }
 
@@ -202,7 +206,6 @@ export const VIEWER_JS = String.raw`
 
   function renderTurn(s, t, ti, run) {
     var key = s.id + '/t' + ti;
-    if (s.kind === 'root' && !openKeys.has(key + '!seen')) { openKeys.add(key); openKeys.add(key + '!seen'); }
     return lazy(key, 'turn', function (sm) {
       sm.appendChild(h('b', '', turnLabel(t)));
       if (t.model) sm.appendChild(h('span', 'meta', t.model));
@@ -223,7 +226,7 @@ export const VIEWER_JS = String.raw`
         else body.appendChild(lazy(key + '/reply', '', function (sm) { sm.appendChild(h('span', 'meta', 'whole reply (' + fmtInt(t.reply.length) + ' chars)')); }, function (b) { b.appendChild(pre(t.reply)); }));
       }
       t.blocks.forEach(function (b, bi) { body.appendChild(renderBlock(b, key + '/b' + bi, run)); });
-    });
+    }, s.kind === 'root');
   }
 
   function renderBlock(b, key, run) {
@@ -246,7 +249,7 @@ export const VIEWER_JS = String.raw`
   function reveal(key) {
     var chain = [];
     for (var k = key; k != null; k = index.get(k) && index.get(k).parent) chain.unshift(k);
-    chain.forEach(function (k) { var e = els.get(k); if (e && e.tagName === 'DETAILS' && !e.open) { e.open = true; openKeys.add(k); e.fill(); } });
+    chain.forEach(function (k) { var e = els.get(k); if (e && e.tagName === 'DETAILS' && !e.open) { e.open = true; openKeys.add(k); closedKeys.delete(k); e.fill(); } });
     var el = els.get(key);
     if (!el) return;
     el.scrollIntoView({ block: 'center' });
@@ -368,7 +371,7 @@ export const VIEWER_JS = String.raw`
       sel.id = 'run';
       DATA.runs.forEach(function (r, i) { var o = h('option', '', oneLine(r.question, 60) + ' \u00B7 ' + r.run.slice(0, 8)); o.value = String(i); sel.appendChild(o); });
       sel.value = String(runIndex);
-      sel.addEventListener('change', function () { runIndex = Number(sel.value); openKeys = new Set(['root']); render(); });
+      sel.addEventListener('change', function () { runIndex = Number(sel.value); openKeys = new Set(['root']); closedKeys = new Set(); render(); });
       bar.appendChild(sel);
     }
     var input = h('input');
@@ -377,10 +380,15 @@ export const VIEWER_JS = String.raw`
     input.placeholder = 'Search prompts, code, outputs, replies\u2026';
     bar.appendChild(input);
     var all = h('button', '', 'expand all');
-    all.addEventListener('click', function () { index.forEach(function (v, k) { if (v.kind !== 'block') openKeys.add(k); }); render(); });
+    all.addEventListener('click', function () { closedKeys = new Set(); index.forEach(function (v, k) { if (v.kind !== 'block') openKeys.add(k); }); render(); });
     bar.appendChild(all);
     var none = h('button', '', 'collapse all');
-    none.addEventListener('click', function () { openKeys = new Set(['root']); render(); });
+    none.addEventListener('click', function () {
+      openKeys = new Set(['root']);
+      closedKeys = new Set();
+      index.forEach(function (v, k) { if (v.kind === 'turn') closedKeys.add(k); });
+      render();
+    });
     bar.appendChild(none);
     top.appendChild(bar);
     var results = h('div');

@@ -182,6 +182,25 @@ describe.skipIf(browser === undefined && !requireBrowser)('trace html in headles
     );
     expect(marks).toContain(DEEP);
   });
+
+  it('shows the last run of a shared file and switches runs with the picker', async () => {
+    const file = join(dir, 'shared.jsonl');
+    const { rlm } = setup(new FnModel((req) => `FINAL(answer to ${lastUser(req).split('\n')[0]})`), {
+      trace: file,
+    });
+    await rlm.answer({ question: 'first run', context: 'c' });
+    await rlm.answer({ question: 'second run', context: 'c' });
+    const html = join(dir, 'shared.html');
+    writeFileSync(html, renderTraceHtml(parseTrace(readFileSync(file, 'utf8'))));
+    await page.open(html);
+    const answer = () => page.evaluate<string>('document.querySelector(".qa.answer").textContent');
+    expect(await page.evaluate('document.querySelectorAll("#run option").length')).toBe(2);
+    expect(await answer()).toMatch(/^answer to second run/);
+    await page.evaluate(
+      '(() => { const s = document.getElementById("run"); s.value = "0"; s.dispatchEvent(new Event("change")); })()',
+    );
+    expect(await answer()).toMatch(/^answer to first run/);
+  });
 });
 
 describe.skipIf(browser === undefined && !requireBrowser)('trace html of a run with 500 sub-calls', () => {
