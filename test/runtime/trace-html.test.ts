@@ -1,9 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTrace, type TraceEvent } from '../../src/runtime/trace.ts';
 import { renderTraceHtml, scriptJson } from '../../src/runtime/trace-html.ts';
+import { VIEWER_JS } from '../../src/runtime/trace-html-viewer.ts';
 import { BrowserPage, chromiumPath } from '../helpers/chromium.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { setup } from './helpers/setup.ts';
@@ -57,6 +59,9 @@ describe('trace html page', () => {
     expect(html).toContain(DEEP);
     expect(scriptJson({ a: '</script><!--' })).toBe('{"a":"\\u003c/script>\\u003c!--"}');
     expect(JSON.parse(scriptJson({ a: '</script>\u2028' }))).toEqual({ a: '</script>\u2028' });
+    // The viewer is plain script: it compiles, and only DOM text setters put data on the page.
+    expect(() => new vm.Script(VIEWER_JS)).not.toThrow();
+    expect(VIEWER_JS).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
   });
 });
 
