@@ -9,6 +9,7 @@
 export const VIEWER_JS = String.raw`
 (function () {
   'use strict';
+  var T0 = performance.now();
   var DATA = JSON.parse(document.getElementById('rlm-data').textContent);
   var runIndex = DATA.runs.length - 1;
   var query = '';
@@ -353,7 +354,8 @@ export const VIEWER_JS = String.raw`
     });
   }
 
-  window.rlmTrace = { reveal: reveal, data: DATA };
   render();
+  // How long the first render took (the page's own cost of opening, for benchmarks).
+  window.rlmTrace = { reveal: reveal, data: DATA, renderMs: performance.now() - T0 };
 })();
 `;
