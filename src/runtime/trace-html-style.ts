@@ -38,7 +38,7 @@ pre.out.err { border-color:#f1b6b3; background:#fff7f6; }
 .block-head { font-size:12.5px; color:var(--mute); margin:6px 0 0; }
 .tk-k { color:#a3208e; } .tk-s { color:#1a7f37; } .tk-n { color:#b35900; } .tk-c { color:#7d8792; font-style:italic; } .tk-f { color:#1f5fbf; font-weight:600; }
 mark { background:#ffe066; color:inherit; border-radius:2px; }
-.flash > summary { animation:flash 1.6s ease-out; }
+.flash > summary, .block.flash { animation:flash 1.6s ease-out; }
 @keyframes flash { from { background:#ffe066; } to { background:transparent; } }
 #results { max-height:240px; overflow:auto; margin:6px 0 0; font-size:13px; }
 #results:empty { display:none; }
