@@ -44,6 +44,7 @@ export type { RlmResult, RunStatus } from './runtime/result.ts';
 // The RLM runtime
 export { RLM } from './runtime/rlm.ts';
 export { JsonlTraceFile, parseTrace, type TraceEvent, type TraceLevel } from './runtime/trace.ts';
+export { renderTraceHtml } from './runtime/trace-html.ts';
 export { type RenderOptions, renderTraceFile, renderTraceTree } from './runtime/trace-render.ts';
 export {
   type BlockNode,

@@ -1,70 +1,20 @@
 /**
- * The stylesheet and script inlined into `rlm trace html` pages. The script reads the JSON the page
+ * The script inlined into `rlm trace html` pages. The script reads the JSON the page
  * carries and builds the view with DOM calls only (`textContent`, never `innerHTML`), so model text is
  * shown, never interpreted. Nodes render when first opened, which keeps a run of hundreds of sub-calls
  * quick to open. Plain ES2017 in a string: it runs in the browser, not in Node, and must not contain a
  * backtick or a dollar-brace.
  */
 
-export const VIEWER_CSS = String.raw`
-:root { --fg:#1d232b; --mute:#66707c; --line:#dde2e8; --bg:#f7f8fa; --card:#fff; --ok:#17803d; --bad:#c8312b;
-  --warn:#a76200; --d0:#3f4a57; --d1:#2563c9; --d2:#7b3fc4; --d3:#0f8a80; --d4:#b5478a; }
-* { box-sizing: border-box; }
-body { margin:0; font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; color:var(--fg); background:var(--bg); }
-header { position:sticky; top:0; z-index:2; background:var(--card); border-bottom:1px solid var(--line); padding:8px 16px; }
-main { padding:12px 16px 80px; }
-h1 { font-size:15px; margin:0 8px 0 0; display:inline; }
-.bar { display:flex; gap:8px; align-items:center; flex-wrap:wrap; }
-.bar input[type=search] { flex:1; min-width:200px; padding:5px 8px; border:1px solid var(--line); border-radius:6px; font:inherit; }
-button, select { font:inherit; padding:4px 9px; border:1px solid var(--line); border-radius:6px; background:#fff; cursor:pointer; }
-.card { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px 12px; margin:0 0 12px; }
-.label { color:var(--mute); font-size:12px; text-transform:uppercase; letter-spacing:.04em; margin:0 0 2px; }
-.qa { white-space:pre-wrap; word-break:break-word; margin:0 0 8px; }
-.qa.answer { font-weight:600; }
-.stats { display:flex; flex-wrap:wrap; gap:4px 18px; color:var(--mute); font-size:13px; }
-.stats b { color:var(--fg); font-weight:600; }
-.ok { color:var(--ok); } .bad { color:var(--bad); } .warn { color:var(--warn); }
-details { margin:2px 0; }
-details > summary { cursor:pointer; list-style:none; padding:3px 6px; border-radius:5px; white-space:nowrap; overflow:hidden; text-overflow:ellipsis; }
-details > summary::-webkit-details-marker { display:none; }
-details > summary::before { content:"\25B8"; display:inline-block; width:14px; color:var(--mute); }
-details[open] > summary::before { content:"\25BE"; }
-details > summary:hover { background:#eef1f5; }
-.body { margin-left:14px; padding-left:10px; border-left:2px solid var(--line); }
-.span > .body { border-left-color:var(--dc,var(--line)); }
-.span.d0 { --dc:var(--d0); } .span.d1 { --dc:var(--d1); } .span.d2 { --dc:var(--d2); } .span.d3 { --dc:var(--d3); } .span.d4 { --dc:var(--d4); }
-.badge { display:inline-block; font-size:11px; font-weight:600; color:#fff; background:var(--dc,var(--d0)); border-radius:4px; padding:0 5px; margin-right:6px; }
-.meta { color:var(--mute); font-size:12.5px; margin-left:6px; }
-.preview { color:var(--fg); margin-left:8px; }
-pre { margin:4px 0 8px; padding:8px 10px; background:#fbfcfd; border:1px solid var(--line); border-radius:6px; white-space:pre-wrap; word-break:break-word; font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; max-height:480px; overflow:auto; }
-pre.code { background:#f6f8fb; }
-pre.out.err { border-color:#f1b6b3; background:#fff7f6; }
-.block { margin:6px 0 10px; }
-.block-head { font-size:12.5px; color:var(--mute); margin:6px 0 0; }
-.tk-k { color:#a3208e; } .tk-s { color:#1a7f37; } .tk-n { color:#b35900; } .tk-c { color:#7d8792; font-style:italic; } .tk-f { color:#1f5fbf; font-weight:600; }
-mark { background:#ffe066; color:inherit; border-radius:2px; }
-.flash > summary { animation:flash 1.6s ease-out; }
-@keyframes flash { from { background:#ffe066; } to { background:transparent; } }
-#results { max-height:240px; overflow:auto; margin:6px 0 0; font-size:13px; }
-#results:empty { display:none; }
-.hit { padding:3px 6px; cursor:pointer; border-radius:5px; white-space:nowrap; overflow:hidden; text-overflow:ellipsis; }
-.hit:hover { background:#eef1f5; }
-.hit .where { color:var(--mute); margin-right:8px; }
-.timeline { position:relative; overflow-y:auto; max-height:260px; border:1px solid var(--line); border-radius:6px; background:#fbfcfd; }
-.tl-bar { position:absolute; height:8px; border-radius:2px; background:var(--dc); opacity:.85; cursor:pointer; min-width:2px; }
-.tl-bar:hover { opacity:1; outline:1px solid #000; }
-.tl-bar.d1 { --dc:var(--d1); } .tl-bar.d2 { --dc:var(--d2); } .tl-bar.d3 { --dc:var(--d3); } .tl-bar.d4 { --dc:var(--d4); } .tl-bar.cached { opacity:.35; }
-.axis { display:flex; justify-content:space-between; color:var(--mute); font-size:11.5px; margin-top:2px; }
-.msg-role { font-size:12px; color:var(--mute); margin-top:4px; }
-`;
-
 export const VIEWER_JS = String.raw`
 (function () {
   'use strict';
+  var T0 = performance.now();
   var DATA = JSON.parse(document.getElementById('rlm-data').textContent);
   var runIndex = DATA.runs.length - 1;
   var query = '';
   var openKeys = new Set(['root']);
+  var closedKeys = new Set();
   var els = new Map();
   var index = new Map();
 
@@ -141,7 +91,10 @@ export const VIEWER_JS = String.raw`
     span(run.root, null, 'root');
   }
 
-  function lazy(key, cls, summary, fill) {
+  // Open state survives re-rendering (search, expand all): nodes open by default (the root's turns)
+  // stay open unless closed by hand, others stay closed unless opened.
+  function isOpen(key, byDefault) { return byDefault ? !closedKeys.has(key) : openKeys.has(key); }
+  function lazy(key, cls, summary, fill, byDefault) {
     var d = h('details', cls);
     d.dataset.key = key;
     var sm = h('summary');
@@ -156,10 +109,10 @@ export const VIEWER_JS = String.raw`
       d.appendChild(body);
     };
     d.addEventListener('toggle', function () {
-      if (d.open) { openKeys.add(key); d.fill(); } else openKeys.delete(key);
+      if (d.open) { openKeys.add(key); closedKeys.delete(key); d.fill(); } else { openKeys.delete(key); closedKeys.add(key); }
     });
     els.set(key, d);
-    if (openKeys.has(key)) { d.open = true; d.fill(); }
+    if (isOpen(key, byDefault)) { d.open = true; d.fill(); }
     return d;
   }
 
@@ -183,7 +136,7 @@ export const VIEWER_JS = String.raw`
     }, function (body) {
       if (s.kind !== 'root') {
         body.appendChild(h('div', 'label', 'prompt' + (s.contextChars ? ' \u00B7 context ' + fmtInt(s.contextChars) + ' chars' : '') + (s.cached ? ' \u00B7 answered from the cache' : '')));
-        body.appendChild(pre(s.prompt));
+        body.appendChild(pre(s.prompt, 'prompt'));
       }
       if (s.system != null) {
         body.appendChild(lazy(s.id + '/sys', '', function (sm) { sm.appendChild(h('span', 'meta', 'system prompt (' + fmtInt(DATA.texts[s.system].length) + ' chars)')); }, function (b) { b.appendChild(pre(DATA.texts[s.system])); }));
@@ -201,7 +154,6 @@ export const VIEWER_JS = String.raw`
 
   function renderTurn(s, t, ti, run) {
     var key = s.id + '/t' + ti;
-    if (s.kind === 'root' && !openKeys.has(key + '!seen')) { openKeys.add(key); openKeys.add(key + '!seen'); }
     return lazy(key, 'turn', function (sm) {
       sm.appendChild(h('b', '', turnLabel(t)));
       if (t.model) sm.appendChild(h('span', 'meta', t.model));
@@ -222,7 +174,7 @@ export const VIEWER_JS = String.raw`
         else body.appendChild(lazy(key + '/reply', '', function (sm) { sm.appendChild(h('span', 'meta', 'whole reply (' + fmtInt(t.reply.length) + ' chars)')); }, function (b) { b.appendChild(pre(t.reply)); }));
       }
       t.blocks.forEach(function (b, bi) { body.appendChild(renderBlock(b, key + '/b' + bi, run)); });
-    });
+    }, s.kind === 'root');
   }
 
   function renderBlock(b, key, run) {
@@ -245,7 +197,7 @@ export const VIEWER_JS = String.raw`
   function reveal(key) {
     var chain = [];
     for (var k = key; k != null; k = index.get(k) && index.get(k).parent) chain.unshift(k);
-    chain.forEach(function (k) { var e = els.get(k); if (e && e.tagName === 'DETAILS' && !e.open) { e.open = true; openKeys.add(k); e.fill(); } });
+    chain.forEach(function (k) { var e = els.get(k); if (e && e.tagName === 'DETAILS' && !e.open) { e.open = true; openKeys.add(k); closedKeys.delete(k); e.fill(); } });
     var el = els.get(key);
     if (!el) return;
     el.scrollIntoView({ block: 'center' });
@@ -273,7 +225,6 @@ export const VIEWER_JS = String.raw`
     events.forEach(function (e) { cur += e[1]; if (cur > peak) peak = cur; });
     box.appendChild(h('div', 'label', 'sub-calls over time \u00B7 ' + spans.length + ' sub-calls \u00B7 at most ' + peak + ' at once \u00B7 colour = depth'));
     var tl = h('div', 'timeline');
-    tl.style.height = Math.min(260, lanes.length * 11 + 6) + 'px';
     var inner = h('div');
     inner.style.position = 'relative';
     inner.style.height = (lanes.length * 11 + 6) + 'px';
@@ -368,7 +319,7 @@ export const VIEWER_JS = String.raw`
       sel.id = 'run';
       DATA.runs.forEach(function (r, i) { var o = h('option', '', oneLine(r.question, 60) + ' \u00B7 ' + r.run.slice(0, 8)); o.value = String(i); sel.appendChild(o); });
       sel.value = String(runIndex);
-      sel.addEventListener('change', function () { runIndex = Number(sel.value); openKeys = new Set(['root']); render(); });
+      sel.addEventListener('change', function () { runIndex = Number(sel.value); openKeys = new Set(['root']); closedKeys = new Set(); render(); });
       bar.appendChild(sel);
     }
     var input = h('input');
@@ -377,10 +328,15 @@ export const VIEWER_JS = String.raw`
     input.placeholder = 'Search prompts, code, outputs, replies\u2026';
     bar.appendChild(input);
     var all = h('button', '', 'expand all');
-    all.addEventListener('click', function () { index.forEach(function (v, k) { if (v.kind !== 'block') openKeys.add(k); }); render(); });
+    all.addEventListener('click', function () { closedKeys = new Set(); index.forEach(function (v, k) { if (v.kind !== 'block') openKeys.add(k); }); render(); });
     bar.appendChild(all);
     var none = h('button', '', 'collapse all');
-    none.addEventListener('click', function () { openKeys = new Set(['root']); render(); });
+    none.addEventListener('click', function () {
+      openKeys = new Set(['root']);
+      closedKeys = new Set();
+      index.forEach(function (v, k) { if (v.kind === 'turn') closedKeys.add(k); });
+      render();
+    });
     bar.appendChild(none);
     top.appendChild(bar);
     var results = h('div');
@@ -398,7 +354,8 @@ export const VIEWER_JS = String.raw`
     });
   }
 
-  window.rlmTrace = { reveal: reveal, data: DATA };
   render();
+  // How long the first render took (the page's own cost of opening, for benchmarks).
+  window.rlmTrace = { reveal: reveal, data: DATA, renderMs: performance.now() - T0 };
 })();
 `;

@@ -5,7 +5,8 @@
  * script only ever sets `textContent`.
  */
 import type { TraceEvent } from './trace.ts';
-import { VIEWER_CSS, VIEWER_JS } from './trace-html-viewer.ts';
+import { VIEWER_CSS } from './trace-html-style.ts';
+import { VIEWER_JS } from './trace-html-viewer.ts';
 import { buildTrajectories, type SpanNode, type Trajectory } from './trajectory.ts';
 
 /**

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/runtime/options.ts';
 import { parseTrace, type TraceEvent } from '../../src/runtime/trace.ts';
+import { renderTraceTree } from '../../src/runtime/trace-render.ts';
 import { buildTrajectory, type SpanNode } from '../../src/runtime/trajectory.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { setup } from './helpers/setup.ts';
@@ -114,6 +115,12 @@ describe('full trace', () => {
     const leaf = sub.turns[0]?.blocks[0]?.subcalls[0] as SpanNode;
     expect(leaf.kind).toBe('leaf');
     expect(leaf.answer).toBe(`leaf says ${'x'.repeat(3000)}`);
+
+    // `trace show --full` prints them whole too; the one-line view stays cut.
+    const whole = renderTraceTree(events, { full: true });
+    expect(whole).toContain(LONG_PROMPT);
+    expect(whole).toContain(`⇐ leaf says ${'x'.repeat(3000)}`);
+    expect(renderTraceTree(events)).not.toContain(LONG_PROMPT.slice(0, 300));
   });
 
   it('summary level writes no requests or blobs and cuts sub-call texts to previews', async () => {

@@ -1,9 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTrace, type TraceEvent } from '../../src/runtime/trace.ts';
 import { renderTraceHtml, scriptJson } from '../../src/runtime/trace-html.ts';
+import { VIEWER_JS } from '../../src/runtime/trace-html-viewer.ts';
 import { BrowserPage, chromiumPath } from '../helpers/chromium.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { setup } from './helpers/setup.ts';
@@ -57,6 +59,9 @@ describe('trace html page', () => {
     expect(html).toContain(DEEP);
     expect(scriptJson({ a: '</script><!--' })).toBe('{"a":"\\u003c/script>\\u003c!--"}');
     expect(JSON.parse(scriptJson({ a: '</script>\u2028' }))).toEqual({ a: '</script>\u2028' });
+    // The viewer is plain script: it compiles, and only DOM text setters put data on the page.
+    expect(() => new vm.Script(VIEWER_JS)).not.toThrow();
+    expect(VIEWER_JS).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
   });
 });
 
@@ -66,6 +71,26 @@ if (browser === undefined && !requireBrowser) {
   console.warn(
     'trace-html: SKIPPED the browser tests: no chromium on this machine (apt-get install -y chromium; .ci/run does)',
   );
+}
+
+/** 250 sub-RLMs that each ask one leaf: 500 sub-calls, in batches of 8 at a time. */
+async function bigTrace(): Promise<TraceEvent[]> {
+  const file = join(dir, 'big.jsonl');
+  const model = new FnModel((req) => {
+    const last = lastUser(req);
+    if (req.depth === 2) return `leaf answer for ${last.slice(0, 20)}`;
+    if (req.depth === 1) {
+      return last.includes('[block') ? 'FINAL(sub done)' : repl('print(await llm_query("leaf " + context))');
+    }
+    if (last.includes('[block')) return 'FINAL(all done)';
+    return repl(
+      'const parts = Array.from({ length: 250 }, (_, i) => "part " + i)\nconst r = await Promise.all(parts.map((p) => llm_query("look at " + p, p)))\nprint(r.length)',
+    );
+  });
+  const { rlm } = setup(model, { trace: file });
+  const r = await rlm.answer({ question: 'Big?', context: 'c' });
+  expect(r.subCalls).toBe(500);
+  return parseTrace(readFileSync(file, 'utf8'));
 }
 
 describe.skipIf(browser === undefined && !requireBrowser)('trace html in headless chromium', () => {
@@ -162,4 +187,52 @@ describe.skipIf(browser === undefined && !requireBrowser)('trace html in headles
     );
     expect(marks).toContain(DEEP);
   });
+
+  it('shows the last run of a shared file and switches runs with the picker', async () => {
+    const file = join(dir, 'shared.jsonl');
+    const { rlm } = setup(new FnModel((req) => `FINAL(answer to ${lastUser(req).split('\n')[0]})`), {
+      trace: file,
+    });
+    await rlm.answer({ question: 'first run', context: 'c' });
+    await rlm.answer({ question: 'second run', context: 'c' });
+    const html = join(dir, 'shared.html');
+    writeFileSync(html, renderTraceHtml(parseTrace(readFileSync(file, 'utf8'))));
+    await page.open(html);
+    const answer = () => page.evaluate<string>('document.querySelector(".qa.answer").textContent');
+    expect(await page.evaluate('document.querySelectorAll("#run option").length')).toBe(2);
+    expect(await answer()).toMatch(/^answer to second run/);
+    await page.evaluate(
+      '(() => { const s = document.getElementById("run"); s.value = "0"; s.dispatchEvent(new Event("change")); })()',
+    );
+    expect(await answer()).toMatch(/^answer to first run/);
+  });
+});
+
+describe.skipIf(browser === undefined && !requireBrowser)('trace html of a run with 500 sub-calls', () => {
+  it('draws every sub-call on the timeline but renders tree nodes only when opened', async () => {
+    if (browser === undefined) throw new Error('RLM_REQUIRE_BROWSER=1 but no chromium is installed');
+    const file = join(dir, 'big.html');
+    writeFileSync(file, renderTraceHtml(await bigTrace()));
+    const page = await BrowserPage.launch(browser);
+    try {
+      await page.open(file);
+      expect(await page.evaluate('document.querySelectorAll(".tl-bar").length')).toBe(500);
+      expect(await page.evaluate('document.querySelectorAll(".tl-bar.d2").length')).toBe(250);
+      // The root's block lists its 250 sub-RLMs, closed; nothing below them exists yet.
+      expect(await page.evaluate('document.querySelectorAll("details.span.d1").length')).toBe(250);
+      expect(await page.evaluate('document.querySelectorAll("details.span.d2").length')).toBe(0);
+      expect(await page.evaluate('document.querySelectorAll("#app *").length')).toBeLessThan(5000);
+      // Clicking a bar of the timeline opens the way to that sub-call.
+      await page.evaluate('document.querySelector(".tl-bar.d2").click()');
+      const opened = await page.evaluate<string>(
+        'Array.from(document.querySelectorAll("details.span.d2[open]")).map((d) => d.dataset.key).join()',
+      );
+      expect(opened).toMatch(/^s\d+$/);
+      expect(await page.evaluate(`document.querySelector("details[data-key=${opened}]").innerText`)).toMatch(
+        /leaf answer for leaf part \d+/,
+      );
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
 });

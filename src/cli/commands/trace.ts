@@ -57,6 +57,11 @@ export default async function trace(argv: string[], io: CliIO): Promise<number> 
       io.stdout.write(html);
     } else {
       const target = path.resolve(io.cwd, out);
+      if (target === path.resolve(io.cwd, file))
+        throw new RlmError(
+          'BAD_INPUT',
+          `trace html: the page would overwrite the trace ${target}; give --out F`,
+        );
       await writeFileAtomic(target, html);
       io.stderr.write(`rlm: wrote ${target}\n`);
     }

@@ -99,6 +99,7 @@ describe('rlm trace', () => {
       [['trace', 'html', file, '--full'], /--full and --json are for show/],
       [['trace', 'show', file, '--out', 'x.html'], /--out is for html/],
       [['trace', 'html', path.join(root, 'not.jsonl')], /is not an rlm trace/],
+      [['trace', 'html', file, '--out', file], /would overwrite the trace .*run\.jsonl; give --out F/],
     ];
     for (const [args, message] of cases) {
       const r = await cli(args);
