@@ -261,6 +261,26 @@ describe('importClaude', () => {
     });
   });
 
+  it('treats agent-*.jsonl beside the sessions (older Claude Code) as subagent runs of their session', async () => {
+    buildTree();
+    writeFileSync(
+      join(projects, '-srv-api', 'agent-old1.jsonl'),
+      sessionText({
+        session: 'sess-api',
+        cwd: '/srv/api',
+        exchanges: [
+          { user: '<command-name>/grep</command-name> timezone', assistant: 'found tz.ts', time: at(2) },
+        ],
+      }),
+    );
+    const store = new MemoryChunkStore();
+    await importClaude(store, { projectsDir: projects });
+    const api = timeline(store, { project: '/srv/api' });
+    expect(api).toEqual([expect.objectContaining({ session: 'sess-api', exchanges: 1, subagents: 1 })]);
+    const hit = (await recall(store, 'tz.ts', { k: 1 })).results[0]!;
+    expect(hit).toMatchObject({ session: 'sess-api', agent: 'old1' });
+  });
+
   it('imports one session file given directly', async () => {
     const { api } = buildTree();
     const store = new MemoryChunkStore();
