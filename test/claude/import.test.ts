@@ -105,7 +105,13 @@ describe('importClaude', () => {
     buildTree();
     writeSession(projects, '/opt/legacy', {
       session: 'sess-old',
-      exchanges: [{ user: 'hello there', assistant: 'hi', time: at(-600) }],
+      exchanges: [
+        {
+          user: '<command-name>/init</command-name>\n<command-args>hello there</command-args>',
+          assistant: 'hi',
+          time: at(-600),
+        },
+      ],
     });
     const store = new MemoryChunkStore();
     await importClaude(store, { projectsDir: projects });
@@ -114,6 +120,7 @@ describe('importClaude', () => {
         .map((p) => p.project)
         .sort(),
     ).toEqual(['/home/ana/my-app', '/opt/legacy', '/srv/api']);
+    expect(timeline(store, { project: 'legacy' })[0]!.title).toBe('/init hello there');
   });
 
   it('lists projects and a timeline with titles, times and counts', async () => {
