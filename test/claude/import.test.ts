@@ -228,6 +228,30 @@ describe('importClaude', () => {
     await reopened.close();
   });
 
+  it('imports a shortened file again from scratch, keeping its unchanged first part', async () => {
+    const exchanges = Array.from({ length: 30 }, (_, i) => ({
+      user: `question ${i} about item${i}`,
+      assistant: `answer ${i} ${'filler text '.repeat(40)}`,
+      time: at(i),
+    }));
+    const file = writeSession(projects, '/srv/cut', { session: 'cut', cwd: '/srv/cut', exchanges });
+    const store = new MemoryChunkStore();
+    await importClaude(store, { projectsDir: projects, partChars: 6000 });
+    writeSession(projects, '/srv/cut', {
+      session: 'cut',
+      cwd: '/srv/cut',
+      exchanges: exchanges.slice(0, 12),
+    });
+    const r = await importClaude(store, { projectsDir: projects, partChars: 6000 });
+    expect(r).toMatchObject({ rewritten: 1, imported: 1 });
+    expect(timeline(store)[0]).toMatchObject({ session: 'cut', exchanges: 12 });
+    expect((await recall(store, 'item3', { k: 1 })).results[0]!.text).toMatch(
+      /^User: question 3 about item3/,
+    );
+    expect((await recall(store, 'item20')).results).toEqual([]);
+    expect(store.documents().every((d) => d.path === file)).toBe(true);
+  });
+
   it('leaves an unfinished last line for the next import', async () => {
     const file = writeSession(projects, '/srv/api', {
       session: 's1',
