@@ -294,6 +294,8 @@ export class BaseStore implements ChunkStoreApi {
         for (const id of item.drop ?? []) if (this.graph.document(id)) drops.push(id);
         const doc = item.add && prepareImported(this.graph.document(item.add.id), item.add, report);
         if (doc) pending.push(doc);
+        // An unchanged document that was also to be dropped is kept: it is its own replacement.
+        else if (item.add) drops = drops.filter((id) => id !== item.add!.id);
         chars += item.add?.text.length ?? 0;
         if (chars >= (opts.segmentChars ?? SEGMENT_TARGET_CHARS)) await flush();
       }

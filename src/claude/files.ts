@@ -85,19 +85,22 @@ export async function sessionAt(
   }
   const name = basename(abs, '.jsonl');
   const parent = dirname(abs);
-  const isAgent = basename(parent) === 'subagents';
+  // Newer Claude Code writes subagent runs to `subagents/agent-<id>.jsonl`, older versions beside the sessions.
+  const nested = basename(parent) === 'subagents';
+  const isAgent = nested || name.startsWith('agent-');
+  // PROJECTS/<enc>/<session>/subagents/x.jsonl, PROJECTS/<enc>/subagents/x.jsonl or PROJECTS/<enc>/x.jsonl
   const projectFolder =
     folder ??
-    (isAgent
-      ? basename(dirname(dirname(parent))) === 'projects'
+    (!nested
+      ? parent
+      : basename(dirname(dirname(parent))) === 'projects'
         ? dirname(parent)
-        : dirname(dirname(parent))
-      : parent);
+        : dirname(dirname(parent)));
   const found: FoundSession = { file: abs, folder: projectFolder, size };
   if (isAgent) {
     found.agent = name.replace(/^agent-/, '');
     const owner = dirname(parent);
-    if (owner !== projectFolder) found.session = basename(owner);
+    if (nested && owner !== projectFolder) found.session = basename(owner);
   } else {
     found.session = name;
   }

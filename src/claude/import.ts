@@ -21,6 +21,8 @@ export interface ClaudeImportOptions {
   /** Text per commit (default: the store's). */
   segmentChars?: number;
   signal?: AbortSignal;
+  /** Called before each session file: files done, files in all, and the file about to be read. */
+  onProgress?: (done: number, total: number, file: string) => void;
 }
 
 /** What an import did. `documents`, `chunks` and `tokens` are the store's totals afterwards. */
@@ -111,7 +113,8 @@ async function* plan(
     known.set(f.file, head);
     if (head.cwd && !folderCwd.has(f.folder)) folderCwd.set(f.folder, head.cwd);
   }
-  for (const f of found) {
+  for (const [i, f] of found.entries()) {
+    opts.onProgress?.(i, found.length, f.file);
     try {
       yield* importFile(f, stored.get(f.file), known.get(f.file), folderCwd, report, opts);
     } catch (err) {

@@ -229,7 +229,9 @@ export async function* readSessionParts(
         if (done) yield done;
       }
       ex = { text: '', hasUser: true, lastRole: null };
-      if (part.prompt === undefined && msg.text.trim() !== '') part.prompt = shorten(msg.text);
+      // Slash commands arrive wrapped in tags (<command-name>/init</command-name>); the title keeps the words.
+      const words = msg.text.replace(/<[^>]*>/g, ' ').trim();
+      if (part.prompt === undefined && words !== '') part.prompt = shorten(words);
     }
     ex ??= { text: '', hasUser: false, lastRole: null };
     const cur: Exchange = ex;

@@ -105,7 +105,13 @@ describe('importClaude', () => {
     buildTree();
     writeSession(projects, '/opt/legacy', {
       session: 'sess-old',
-      exchanges: [{ user: 'hello there', assistant: 'hi', time: at(-600) }],
+      exchanges: [
+        {
+          user: '<command-name>/init</command-name>\n<command-args>hello there</command-args>',
+          assistant: 'hi',
+          time: at(-600),
+        },
+      ],
     });
     const store = new MemoryChunkStore();
     await importClaude(store, { projectsDir: projects });
@@ -114,6 +120,7 @@ describe('importClaude', () => {
         .map((p) => p.project)
         .sort(),
     ).toEqual(['/home/ana/my-app', '/opt/legacy', '/srv/api']);
+    expect(timeline(store, { project: 'legacy' })[0]!.title).toBe('/init hello there');
   });
 
   it('lists projects and a timeline with titles, times and counts', async () => {
@@ -221,6 +228,30 @@ describe('importClaude', () => {
     await reopened.close();
   });
 
+  it('imports a shortened file again from scratch, keeping its unchanged first part', async () => {
+    const exchanges = Array.from({ length: 30 }, (_, i) => ({
+      user: `question ${i} about item${i}`,
+      assistant: `answer ${i} ${'filler text '.repeat(40)}`,
+      time: at(i),
+    }));
+    const file = writeSession(projects, '/srv/cut', { session: 'cut', cwd: '/srv/cut', exchanges });
+    const store = new MemoryChunkStore();
+    await importClaude(store, { projectsDir: projects, partChars: 6000 });
+    writeSession(projects, '/srv/cut', {
+      session: 'cut',
+      cwd: '/srv/cut',
+      exchanges: exchanges.slice(0, 12),
+    });
+    const r = await importClaude(store, { projectsDir: projects, partChars: 6000 });
+    expect(r).toMatchObject({ rewritten: 1, imported: 1 });
+    expect(timeline(store)[0]).toMatchObject({ session: 'cut', exchanges: 12 });
+    expect((await recall(store, 'item3', { k: 1 })).results[0]!.text).toMatch(
+      /^User: question 3 about item3/,
+    );
+    expect((await recall(store, 'item20')).results).toEqual([]);
+    expect(store.documents().every((d) => d.path === file)).toBe(true);
+  });
+
   it('leaves an unfinished last line for the next import', async () => {
     const file = writeSession(projects, '/srv/api', {
       session: 's1',
@@ -259,6 +290,26 @@ describe('importClaude', () => {
       path: join(projects, '-srv-api', 'broken.jsonl'),
       note: 'unreadable: ENOENT',
     });
+  });
+
+  it('treats agent-*.jsonl beside the sessions (older Claude Code) as subagent runs of their session', async () => {
+    buildTree();
+    writeFileSync(
+      join(projects, '-srv-api', 'agent-old1.jsonl'),
+      sessionText({
+        session: 'sess-api',
+        cwd: '/srv/api',
+        exchanges: [
+          { user: '<command-name>/grep</command-name> timezone', assistant: 'found tz.ts', time: at(2) },
+        ],
+      }),
+    );
+    const store = new MemoryChunkStore();
+    await importClaude(store, { projectsDir: projects });
+    const api = timeline(store, { project: '/srv/api' });
+    expect(api).toEqual([expect.objectContaining({ session: 'sess-api', exchanges: 1, subagents: 1 })]);
+    const hit = (await recall(store, 'tz.ts', { k: 1 })).results[0]!;
+    expect(hit).toMatchObject({ session: 'sess-api', agent: 'old1' });
   });
 
   it('imports one session file given directly', async () => {

@@ -1,7 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { writeSession } from '../../benchmarks/claude-corpus.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/rlm.js', import.meta.url));
@@ -91,6 +94,38 @@ describe('the rlm bin', () => {
       /^rlm: needs Node\.js 24 or newer, but this is Node\.js 20\.11\.1 .*nvm install 24/,
     );
   });
+  it('runs the Claude Code hook from the compiled package: silent, exit 0, imported in the background', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rlm-bin-hook-'));
+    try {
+      const file = writeSession(join(dir, 'projects'), '/home/x/proj', {
+        session: 's1',
+        cwd: '/home/x/proj',
+        exchanges: [
+          { user: 'how do we deploy', assistant: 'with the vault token', time: '2026-01-01T00:00:00Z' },
+        ],
+      });
+      const store = join(dir, 'store');
+      const r = spawnSync(
+        BIN,
+        ['claude', 'ingest', '--hook', '--store', store, '--log', join(dir, 'hook.log')],
+        {
+          input: JSON.stringify({ transcript_path: file, hook_event_name: 'SessionEnd' }),
+          encoding: 'utf8',
+        },
+      );
+      expect([r.status, r.stdout, r.stderr]).toEqual([0, '', '']);
+      let out = '';
+      for (let i = 0; i < 150 && !out.includes('vault token'); i++) {
+        await new Promise((done) => setTimeout(done, 200));
+        if (existsSync(join(store, 'rlm-store.json')))
+          out = spawnSync(BIN, ['claude', 'recall', 'deploy', '--store', store], { encoding: 'utf8' }).stdout;
+      }
+      expect(out).toContain('User: how do we deploy');
+      expect(existsSync(join(dir, 'hook.log'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('the published package', () => {

@@ -80,6 +80,15 @@ describe('importDocuments', () => {
     await store.close();
   });
 
+  it('keeps a document that is dropped and added back unchanged', async () => {
+    const store = await ChunkStore.open(dir, { create: true });
+    await store.importDocuments(() => items({ add: doc('a', 'alpha') }, { add: doc('b', 'beta') }));
+    const r = await store.importDocuments(() => items({ drop: ['a', 'b'], add: doc('a', 'alpha') }));
+    expect(r).toMatchObject({ skipped: 1, removed: 1, documents: 1 });
+    expect(store.documents().map((d) => d.id)).toEqual(['a']);
+    await store.close();
+  });
+
   it('commits whole documents per step: a failing importer leaves the committed ones and an openable store', async () => {
     const store = await ChunkStore.open(dir, { create: true });
     async function* failing(): AsyncGenerator<ImportItem> {

@@ -11,6 +11,7 @@ import { claudeConfigDir } from '../../runtime/options.ts';
 import { roundScore } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { ProgressBar } from '../progress.ts';
 import { openStore, positionals, storeDir } from '../store-arg.ts';
 
 const HELP = `usage: rlm claude <command> [options] --store DIR
@@ -34,6 +35,12 @@ commands:
   forget --project P                       delete a project's sessions from the store
   hooks install|remove [--settings FILE]   add/remove SessionEnd and PreCompact hooks that run
                                            rlm claude ingest (default settings: ~/.claude/settings.json)
+
+--json output: ingest {files, imported, unchanged, rewritten, exchanges, documents, chunks, tokens, notes,
+elapsedMs}; projects {projects:[{project, sessions, exchanges, first, last}]}; timeline {sessions:[{session,
+project, title, start, end, exchanges, subagents}]}; recall {results:[{id, score, session, project, time,
+branch, model, agent, text}]} (with --answer: {answer, status, iterations, subCalls, usage, elapsedMs,
+sessions}); forget {projects, sessions, documents}.
 
 --store DIR (or $RLM_STORE) names the store; --json prints data as JSON. P is a project's path or its
 last segments (\`my-app\`); D is an ISO date or time (a bare date covers its whole day).
@@ -97,15 +104,25 @@ async function ingest(argv: string[], io: CliIO): Promise<number> {
     if (!existsSync(path.resolve(io.cwd, s)))
       throw new RlmError('BAD_INPUT', `--session: no such file: ${path.resolve(io.cwd, s)}`);
   const store = await openStore(values.store, io, { create: true });
+  const bar = new ProgressBar(io.stderr);
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
   let report: ClaudeImportReport;
   try {
-    report = await importClaude(
-      store,
-      values.session
+    report = await importClaude(store, {
+      ...(values.session
         ? { sessions: values.session.map((s) => path.resolve(io.cwd, s)) }
-        : { projectsDir: path.resolve(io.cwd, values.dir ?? path.join(claudeConfigDir(io.env), 'projects')) },
-    );
+        : {
+            projectsDir: path.resolve(io.cwd, values.dir ?? path.join(claudeConfigDir(io.env), 'projects')),
+          }),
+      signal: controller.signal,
+      onProgress: (done, total, file) =>
+        bar.update(done, total, `${done}/${total} sessions ${path.basename(file)}`),
+    });
   } finally {
+    bar.done();
+    process.off('SIGINT', onSignal);
     await store.close();
   }
   for (const n of report.notes) io.stderr.write(`rlm: note: ${n.path}: ${n.note}\n`);

@@ -49,6 +49,13 @@ describe('rlm claude', () => {
     expect(again.stdout).toMatch(/^2 session files: 0 imported \(0 new exchanges\), 2 unchanged; store: /);
   });
 
+  it('shows progress on a terminal, and clears it', async () => {
+    const r = await cli(['claude', 'ingest', '--store', join(dir, 'tty-store')], { env, tty: true });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/\] +0% 0\/2 sessions sess-login\.jsonl/);
+    expect(r.stderr.endsWith('\r\x1b[2K')).toBe(true);
+  });
+
   it('says so when the projects folder is missing, without failing', async () => {
     const r = await cli(
       ['claude', 'ingest', '--dir', join(dir, 'nowhere'), '--store', join(dir, 'empty-store')],
