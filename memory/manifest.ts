@@ -3,6 +3,7 @@
  * documents and links files. Everything it does not name is either older or not yet committed.
  */
 import path from 'node:path';
+import * as z from 'zod';
 import { RlmError } from '../src/errors.ts';
 import { corrupt } from './fsutil.ts';
 import type { DocumentRecord, Link, MemoryConfig } from './types.ts';
@@ -53,74 +54,95 @@ export function segmentFile(dir: string, segment: string, part: SegmentPart): st
   return path.join(dir, SEGMENTS_DIR, `${segment}.${part}.json`);
 }
 
+const fileName = z
+  .string()
+  .min(1, 'must be a file name')
+  .refine((name) => !/[\\/]/.test(name), 'must be a file name in the store folder, not a path');
+const whole = z.number().int('must be an integer').min(0, 'must be >= 0');
+
+/** What any version of the manifest has: read first, so a newer schema is refused before its fields are judged. */
+const manifestHeader = z.looseObject({
+  format: z.literal(STORE_FORMAT, `not an rlm store manifest (format should be "${STORE_FORMAT}")`),
+  schema: z.number('schema version missing').int('schema version missing'),
+});
+
+/**
+ * The manifest `rlm-store.json` (memory/SCHEMA.md). Fields it does not know are kept, so a later minor
+ * addition does not make older rlm versions call the store corrupt.
+ */
+export const manifestSchema = z.looseObject({
+  ...manifestHeader.shape,
+  generation: whole,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  tokenizer: z.string(),
+  nextSegment: whole,
+  segments: z.array(z.string().regex(/^seg-\d{6,}$/, 'must be a segment name (seg-NNNNNN)')),
+  documents: fileName,
+  links: fileName,
+  embedder: z.object({ spec: z.string().min(1), dimensions: z.number().int().min(1) }).nullable(),
+  memory: z
+    .looseObject({
+      journal: z.string().regex(/^memories-\d+\.jsonl$/, 'must be a journal file name (memories-N.jsonl)'),
+      settings: z.looseObject({}),
+    })
+    .optional(),
+});
+
+/** `documents-G.json`: the current documents; each record needs what reading its chunks needs. */
+export const documentsFileSchema = z.looseObject({
+  version: z.number().int(),
+  documents: z.array(
+    z.looseObject({
+      id: z.string(),
+      path: z.string().nullable(),
+      hash: z.string(),
+      segment: z.string(),
+      first: whole,
+      chunks: whole,
+    }),
+  ),
+});
+
+/** `links-G.json`: the hand-set links. */
+export const linksFileSchema = z.looseObject({
+  version: z.number().int(),
+  links: z.array(
+    z.looseObject({
+      from: z.string(),
+      to: z.string(),
+      type: z.enum(['supports', 'contradicts', 'summarizes'], 'must be supports, contradicts or summarizes'),
+    }),
+  ),
+});
+
+/** Checks `value` against `schema`; STORE_CORRUPT naming the file and the first bad field otherwise. */
+function check<T>(schema: z.ZodType, value: unknown, file: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return value as T;
+  const issue = parsed.error.issues[0] as z.core.$ZodIssue;
+  const where = issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
+  throw corrupt(file, `${where}${issue.message}`);
+}
+
 /** Validates a parsed manifest, or throws STORE_CORRUPT / BAD_INPUT naming the file. */
 export function checkManifest(value: unknown, file: string): Manifest {
-  const m = value as Partial<Manifest> | null;
-  if (typeof m !== 'object' || m === null || m.format !== STORE_FORMAT) {
-    throw corrupt(file, `not an rlm store manifest (format should be "${STORE_FORMAT}")`);
-  }
-  if (typeof m.schema !== 'number') throw corrupt(file, 'schema version missing');
-  if (m.schema > SCHEMA_VERSION) {
+  const header = check<{ schema: number }>(manifestHeader, value, file);
+  if (header.schema > SCHEMA_VERSION) {
     throw new RlmError(
       'BAD_INPUT',
-      `store ${path.dirname(file)} has schema ${m.schema}, newer than this rlm understands (${SCHEMA_VERSION}); upgrade rlm`,
+      `store ${path.dirname(file)} has schema ${header.schema}, newer than this rlm understands (${SCHEMA_VERSION}); upgrade rlm`,
     );
   }
-  const okString = (v: unknown) => typeof v === 'string' && v.length > 0;
-  if (!Number.isInteger(m.generation) || !Number.isInteger(m.nextSegment))
-    throw corrupt(file, 'generation or nextSegment missing');
-  if (
-    !Array.isArray(m.segments) ||
-    !m.segments.every((s) => typeof s === 'string' && /^seg-\d{6,}$/.test(s))
-  ) {
-    throw corrupt(file, 'segments must be a list of segment names');
-  }
-  if (!okString(m.documents) || !okString(m.links))
-    throw corrupt(file, 'documents or links file name missing');
-  if (/[\\/]/.test(m.documents!) || /[\\/]/.test(m.links!))
-    throw corrupt(file, 'file names must not contain a path');
-  if (m.memory !== undefined) {
-    const mem = m.memory as Partial<MemoryConfig> | null;
-    if (
-      typeof mem !== 'object' ||
-      mem === null ||
-      typeof mem.journal !== 'string' ||
-      !/^memories-\d+\.jsonl$/.test(mem.journal) ||
-      typeof mem.settings !== 'object'
-    ) {
-      throw corrupt(file, 'memory must be {journal: "memories-N.jsonl", settings}');
-    }
-  }
-  return m as Manifest;
+  return check<Manifest>(manifestSchema, value, file);
 }
 
+/** Validates a parsed documents file, or throws STORE_CORRUPT naming the file. */
 export function checkDocuments(value: unknown, file: string): DocumentsFile {
-  const d = value as Partial<DocumentsFile> | null;
-  if (typeof d !== 'object' || d === null || !Array.isArray(d.documents))
-    throw corrupt(file, 'no documents array');
-  for (const [i, doc] of d.documents.entries()) {
-    const ok =
-      typeof doc?.id === 'string' &&
-      typeof doc.segment === 'string' &&
-      Number.isInteger(doc.first) &&
-      Number.isInteger(doc.chunks) &&
-      typeof doc.hash === 'string';
-    if (!ok) throw corrupt(file, `document ${i} lacks id, segment, first, chunks or hash`);
-  }
-  return d as DocumentsFile;
+  return check<DocumentsFile>(documentsFileSchema, value, file);
 }
 
+/** Validates a parsed links file, or throws STORE_CORRUPT naming the file. */
 export function checkLinks(value: unknown, file: string): LinksFile {
-  const l = value as Partial<LinksFile> | null;
-  if (typeof l !== 'object' || l === null || !Array.isArray(l.links)) throw corrupt(file, 'no links array');
-  for (const [i, link] of l.links.entries()) {
-    if (
-      typeof link?.from !== 'string' ||
-      typeof link.to !== 'string' ||
-      (link.type !== 'supports' && link.type !== 'contradicts' && link.type !== 'summarizes')
-    ) {
-      throw corrupt(file, `link ${i} is not {from, to, type: supports|contradicts|summarizes}`);
-    }
-  }
-  return l as LinksFile;
+  return check<LinksFile>(linksFileSchema, value, file);
 }

@@ -1,7 +1,8 @@
 /**
  * rlm — Recursive Language Models for TypeScript. The hand-picked public API of the runtime: everything
  * else is internal and may change without notice. The chunk graph, the sandbox and the MCP server have
- * their own entry points, so importing `rlm` loads none of them (nor any SDK) until a run needs it:
+ * their own entry points, so importing `rlm` loads none of them (nor any SDK; only zod, for the options) until
+ * a run needs it:
  *
  * - `rlm/memory` — `ChunkStore`, `MemoryChunkStore`, embedders, `repairStore`, `countTokens`;
  * - `rlm/sandbox` — `createSandbox` (isolated-vm);

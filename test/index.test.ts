@@ -22,10 +22,11 @@ function loads(entry: string): { files: string[]; packages: string[] } {
 const under = (files: string[], dir: string) => files.filter((f) => f.startsWith(dir));
 
 describe('entry points', () => {
-  it('`rlm` loads the runtime and its providers, but no npm package, store, sandbox or MCP server', () => {
+  it('`rlm` loads the runtime and its providers, but no SDK, store, sandbox or MCP server', () => {
     const { files, packages } = loads('src/index.ts');
-    // No SDK (Anthropic, MCP), no isolated-vm, no tiktoken: each loads when a run first needs it.
-    expect(packages).toEqual([]);
+    // Only zod, which checks options and rules files as they arrive. No SDK (Anthropic, MCP), no
+    // isolated-vm, no tiktoken: each loads when a run first needs it.
+    expect(packages).toEqual(['zod']);
     expect(files).toContain('src/runtime/rlm.ts');
     expect(files).toContain('src/runtime/providers/anthropic.ts');
     expect(under(files, 'memory/')).toEqual([]);

@@ -5,6 +5,12 @@
  *
  * The code mirrors the algorithm's steps one function each and uses string slices for clarity; the
  * analyzer memoises stems, so each distinct word is stemmed once per process.
+ *
+ * Differences from Snowball: none in the stemmer. It gives the reference stem for all 42,649 words of
+ * Snowball's English vocabulary list (snowball-data `ba91f32`, 2026; test/memory/search/stem-snowball.test.ts).
+ * What differs is around it, in the analyzer: text is cut into words at anything but letters, digits and
+ * marks, so apostrophes never reach the stemmer (`dog's` is `dog` + `s`) and the possessive rules only
+ * matter for direct callers; words with digits are kept as typed; stems are folded to plain letters.
  */
 import { longestSuffix, suffixTable, words } from './suffix.ts';
 

@@ -8,6 +8,14 @@ import { RlmError } from '../errors.ts';
 import type { SandboxHost } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
 import type { Model } from './model.ts';
+import {
+  checkLimit,
+  DEFAULTS,
+  LIMIT_ENV,
+  LIMIT_NAMES,
+  type LimitName,
+  outputTokensSchema,
+} from './option-schema.ts';
 import type { PriceTable } from './pricing.ts';
 import { TRACE_LEVELS, type TraceEvent, type TraceLevel } from './trace.ts';
 
@@ -114,76 +122,7 @@ export interface ResolvedOptions {
   modelFactory: ModelFactory | undefined;
 }
 
-/** Default values of the numeric limits. */
-export const DEFAULTS = {
-  maxDepth: 2,
-  maxIterations: 20,
-  maxSubIterations: 8,
-  maxSubCalls: 500,
-  maxTokens: Number.POSITIVE_INFINITY,
-  maxCostUsd: Number.POSITIVE_INFINITY,
-  maxWallMs: 30 * 60_000,
-  maxConsecutiveErrors: 5,
-  maxOutputCharsPerBlock: 10_000,
-  maxSubCallChars: 200_000,
-  inlineContextChars: 16_000,
-  subCallConcurrency: 8,
-  maxAnswerChars: 200_000,
-} as const;
-
-type NumericKey = keyof typeof DEFAULTS;
-
-/** Env variable for each numeric option that has one. */
-const ENV_NUMBERS: Partial<Record<NumericKey, string>> = {
-  maxDepth: 'RLM_MAX_DEPTH',
-  maxIterations: 'RLM_MAX_ITERATIONS',
-  maxSubIterations: 'RLM_MAX_SUB_ITERATIONS',
-  maxSubCalls: 'RLM_MAX_SUB_CALLS',
-  maxTokens: 'RLM_MAX_TOKENS',
-  maxCostUsd: 'RLM_MAX_COST_USD',
-  maxWallMs: 'RLM_MAX_WALL_MS',
-  subCallConcurrency: 'RLM_SUB_CALL_CONCURRENCY',
-  maxAnswerChars: 'RLM_MAX_ANSWER_CHARS',
-};
-
-/** Smallest accepted value; integers unless listed in FRACTIONAL. */
-const MINIMUM: Record<NumericKey, number> = {
-  maxDepth: 0,
-  maxIterations: 1,
-  maxSubIterations: 1,
-  maxSubCalls: 0,
-  maxTokens: 1,
-  maxCostUsd: 0,
-  maxWallMs: 1,
-  maxConsecutiveErrors: 1,
-  maxOutputCharsPerBlock: 100,
-  maxSubCallChars: 100,
-  inlineContextChars: 0,
-  subCallConcurrency: 1,
-  maxAnswerChars: 100,
-};
-const FRACTIONAL = new Set<NumericKey>(['maxCostUsd']);
-const UNBOUNDED = new Set<NumericKey>(['maxTokens', 'maxCostUsd', 'maxWallMs', 'maxSubCalls']);
-
-function checkNumber(key: NumericKey, value: unknown, from: string): number {
-  const n = typeof value === 'string' ? Number(value.trim()) : value;
-  const ok =
-    typeof n === 'number' &&
-    !Number.isNaN(n) &&
-    n >= MINIMUM[key] &&
-    (Number.isFinite(n) ? FRACTIONAL.has(key) || Number.isInteger(n) : UNBOUNDED.has(key) && n > 0);
-  if (!ok) {
-    const kind = FRACTIONAL.has(key) ? 'a number' : 'an integer';
-    throw new RlmError(
-      'VALIDATION',
-      `${from} must be ${kind} >= ${MINIMUM[key]}, got ${JSON.stringify(value)}`,
-      {
-        option: key,
-      },
-    );
-  }
-  return n as number;
-}
+export { DEFAULTS } from './option-schema.ts';
 
 /**
  * Applies env fallbacks and defaults, and validates. Throws VALIDATION for a bad value and BAD_INPUT when
@@ -198,13 +137,13 @@ export function resolveOptions(
     const v = e[name]?.trim();
     return v === undefined || v === '' ? undefined : v;
   };
-  const num = {} as Record<NumericKey, number>;
-  for (const key of Object.keys(DEFAULTS) as NumericKey[]) {
+  const num = {} as Record<LimitName, number>;
+  for (const key of LIMIT_NAMES) {
     const given = opts[key];
-    const envName = ENV_NUMBERS[key];
+    const envName = LIMIT_ENV[key];
     const fromEnv = envName === undefined ? undefined : nonEmpty(envName);
-    if (given !== undefined) num[key] = checkNumber(key, given, key);
-    else if (fromEnv !== undefined) num[key] = checkNumber(key, fromEnv, envName as string);
+    if (given !== undefined) num[key] = checkLimit(key, given, key);
+    else if (fromEnv !== undefined) num[key] = checkLimit(key, fromEnv, envName as string);
     else num[key] = DEFAULTS[key];
   }
   const model = opts.model ?? nonEmpty('RLM_MODEL');
@@ -217,7 +156,7 @@ export function resolveOptions(
   const subModel = opts.subModel ?? nonEmpty('RLM_SUB_MODEL') ?? model;
   const envOutput = nonEmpty('RLM_MAX_OUTPUT_TOKENS');
   const maxOutputTokens = opts.maxOutputTokens ?? (envOutput === undefined ? undefined : Number(envOutput));
-  if (maxOutputTokens !== undefined && !(Number.isInteger(maxOutputTokens) && maxOutputTokens > 0)) {
+  if (maxOutputTokens !== undefined && !outputTokensSchema.safeParse(maxOutputTokens).success) {
     const from = opts.maxOutputTokens !== undefined ? 'maxOutputTokens' : 'RLM_MAX_OUTPUT_TOKENS';
     throw new RlmError(
       'VALIDATION',

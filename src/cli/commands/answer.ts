@@ -2,12 +2,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../../errors.ts';
 import type { Model } from '../../runtime/model.ts';
+import { checkLimit, type LimitName } from '../../runtime/option-schema.ts';
 import { createModel } from '../../runtime/providers/index.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
 import { TRACE_LEVELS, type TraceEvent, type TraceLevel } from '../../runtime/trace.ts';
 import { answerResult } from '../../shapes.ts';
-import { intFlag, parseCommandArgs } from '../args.ts';
+import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, readStdin, writeJson } from '../io.ts';
 import { StatusLine } from '../status-line.ts';
 import { storeDir as resolveStoreDir } from '../store-arg.ts';
@@ -82,15 +83,15 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
   const model: Model = createModel(spec, { env: io.env });
   const subSpec = values['sub-model'] ?? io.env.RLM_SUB_MODEL;
   const subModel: Model = subSpec ? createModel(subSpec, { env: io.env }) : model;
-  const maxDepth = intFlag(values['max-depth'], 'max-depth', 0);
-  const maxIterations = intFlag(values['max-iterations'], 'max-iterations', 1);
-  const maxSubCalls = intFlag(values['max-sub-calls'], 'max-sub-calls', 0);
-  const maxCost = values['max-cost'] === undefined ? undefined : Number(values['max-cost']);
-  if (maxCost !== undefined && !(maxCost > 0))
-    throw new RlmError(
-      'BAD_INPUT',
-      `--max-cost must be a positive number of USD, got '${values['max-cost']}'`,
-    );
+  // Checked against the same schemas as the library's options and the MCP tool's arguments.
+  const flag = (name: string, limit: LimitName) => {
+    const value = values[name as 'max-depth'];
+    return value === undefined ? undefined : checkLimit(limit, value, `--${name}`, 'BAD_INPUT');
+  };
+  const maxDepth = flag('max-depth', 'maxDepth');
+  const maxIterations = flag('max-iterations', 'maxIterations');
+  const maxSubCalls = flag('max-sub-calls', 'maxSubCalls');
+  const maxCost = flag('max-cost', 'maxCostUsd');
 
   const traceLevel = values['trace-level'];
   if (traceLevel !== undefined && !TRACE_LEVELS.includes(traceLevel as TraceLevel))

@@ -7,6 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { RlmError } from '../../errors.ts';
 import type { AnswerInput } from '../../runtime/input.ts';
+import { boundedLimit, DEFAULTS } from '../../runtime/option-schema.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
 import type { TraceEvent } from '../../runtime/trace.ts';
@@ -68,20 +69,15 @@ export function answerInput(limits: McpLimits) {
         .min(1)
         .optional()
         .describe('Model for sub-calls. Default: RLM_SUB_MODEL, else the root model.'),
-      max_depth: z
-        .number()
-        .int()
-        .min(0)
-        .max(limits.maxDepth)
+      // The library's own bounds (option-schema.ts), capped by the server's limits.
+      max_depth: boundedLimit('maxDepth', limits.maxDepth)
         .optional()
-        .describe('Deepest recursion depth (default 2: root, sub-RLMs, plain leaf calls).'),
-      max_iterations: z
-        .number()
-        .int()
-        .min(1)
-        .max(limits.maxIterations)
+        .describe(
+          `Deepest recursion depth (default ${DEFAULTS.maxDepth}: root, sub-RLMs, plain leaf calls).`,
+        ),
+      max_iterations: boundedLimit('maxIterations', limits.maxIterations)
         .optional()
-        .describe('Root turns before the model must answer (default 20).'),
+        .describe(`Root turns before the model must answer (default ${DEFAULTS.maxIterations}).`),
     })
     .strict();
 }

@@ -4,23 +4,55 @@
  * built from the same rules do not share state.
  */
 import { readFileSync } from 'node:fs';
+import * as z from 'zod';
 import { RlmError } from '../../errors.ts';
 import { abortedError, sleep } from '../../http-retry.ts';
 import type { Model, ModelRequest, ModelResponse } from '../model.ts';
 
-/** One rule of a scripted model, as written in the rules file. */
-export interface ScriptRule {
-  /** Only calls at this recursion depth match (any depth when unset). */
-  depth?: number;
-  /** JS regex source, compiled with the `s` flag, tested against the last user message (any when unset). */
-  match?: string;
-  /** The reply; `$1`..`$9` are replaced by the match's groups. */
-  reply: string;
-  /** How many calls this rule may answer (unlimited when unset). */
-  times?: number;
-  /** Sleep this long before answering: a slow model for benchmarks. */
-  delayMs?: number;
-}
+const count = (what: string) =>
+  z
+    .number({ error: `"${what}" must be a non-negative integer` })
+    .int({ error: `"${what}" must be a non-negative integer` })
+    .min(0, { error: `"${what}" must be a non-negative integer` });
+
+/** One rule of a scripted model, as written in the rules file (the `scripted:FILE` format of DESIGN.md). */
+export const scriptRuleSchema = z
+  .object(
+    {
+      depth: count('depth')
+        .optional()
+        .describe('Only calls at this recursion depth match (any depth when unset).'),
+      match: z
+        .string({ error: '"match" must be a string' })
+        .refine(isRegex, { error: (issue) => `bad regex: ${regexError(issue.input as string)}` })
+        .optional()
+        .describe(
+          'JS regex source, compiled with the `s` flag, tested against the last user message (any when unset).',
+        ),
+      reply: z
+        .string({ error: '"reply" must be a string' })
+        .describe("The reply; `$1`..`$9` are replaced by the match's groups."),
+      times: count('times')
+        .optional()
+        .describe('How many calls this rule may answer (unlimited when unset).'),
+      delayMs: z
+        .number({ error: '"delayMs" must be a non-negative number' })
+        .min(0, { error: '"delayMs" must be a non-negative number' })
+        .optional()
+        .describe('Sleep this long before answering: a slow model for benchmarks.'),
+    },
+    { error: 'must be an object' },
+  )
+  .strict();
+
+/** A rules file: `{"rules": [...]}`. */
+export const scriptRulesSchema = z.object(
+  { rules: z.array(scriptRuleSchema, { error: 'expected {"rules": [...]}' }) },
+  { error: 'expected {"rules": [...]}' },
+);
+
+/** One rule of a scripted model; see {@link scriptRuleSchema}. */
+export type ScriptRule = z.input<typeof scriptRuleSchema>;
 
 export interface ScriptRules {
   rules: ScriptRule[];
@@ -127,47 +159,41 @@ function lastUserMessage(request: ModelRequest): string {
 }
 
 function compileRules(input: unknown, where: string): CompiledRule[] {
-  const bad = (msg: string, index?: number): RlmError =>
-    new RlmError('BAD_INPUT', `${where}${index === undefined ? '' : ` rule ${index}`}: ${msg}`, {
+  const parsed = scriptRulesSchema.safeParse(input);
+  if (!parsed.success) {
+    // The first problem, named as a user finds it in the file: "rules.json rule 3: "times" must be ...".
+    const issue = parsed.error.issues[0] as z.core.$ZodIssue;
+    const [top, index] = issue.path;
+    const rule = top === 'rules' && typeof index === 'number' ? index : undefined;
+    const message =
+      issue.code === 'unrecognized_keys'
+        ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (known: depth, match, reply, times, delayMs)`
+        : rule === undefined && top === 'rules' && issue.path.length === 1
+          ? 'expected {"rules": [...]}'
+          : issue.message;
+    throw new RlmError('BAD_INPUT', `${where}${rule === undefined ? '' : ` rule ${rule}`}: ${message}`, {
       source: where,
-      ...(index === undefined ? {} : { rule: index }),
+      ...(rule === undefined ? {} : { rule }),
     });
-  if (!input || typeof input !== 'object' || !Array.isArray((input as ScriptRules).rules)) {
-    throw bad('expected {"rules": [...]}');
   }
-  return (input as ScriptRules).rules.map((raw: unknown, i) => {
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw bad('must be an object', i);
-    const r = raw as Record<string, unknown>;
-    if (typeof r.reply !== 'string') throw bad('"reply" must be a string', i);
-    if (r.depth !== undefined && !isNonNegativeInt(r.depth))
-      throw bad('"depth" must be a non-negative integer', i);
-    if (r.times !== undefined && !isNonNegativeInt(r.times))
-      throw bad('"times" must be a non-negative integer', i);
-    if (
-      r.delayMs !== undefined &&
-      !(typeof r.delayMs === 'number' && r.delayMs >= 0 && Number.isFinite(r.delayMs))
-    ) {
-      throw bad('"delayMs" must be a non-negative number', i);
-    }
-    let regex: RegExp | undefined;
-    if (r.match !== undefined) {
-      if (typeof r.match !== 'string') throw bad('"match" must be a string', i);
-      try {
-        regex = new RegExp(r.match, 's');
-      } catch (err) {
-        throw bad(`bad regex: ${err instanceof Error ? err.message : String(err)}`, i);
-      }
-    }
-    return {
-      depth: r.depth as number | undefined,
-      regex,
-      reply: r.reply,
-      left: r.times === undefined ? Number.POSITIVE_INFINITY : (r.times as number),
-      delayMs: (r.delayMs as number | undefined) ?? 0,
-    };
-  });
+  return parsed.data.rules.map((r) => ({
+    depth: r.depth,
+    regex: r.match === undefined ? undefined : new RegExp(r.match, 's'),
+    reply: r.reply,
+    left: r.times ?? Number.POSITIVE_INFINITY,
+    delayMs: r.delayMs ?? 0,
+  }));
 }
 
-function isNonNegativeInt(v: unknown): v is number {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0;
+function isRegex(source: string): boolean {
+  return regexError(source) === undefined;
+}
+
+function regexError(source: string): string | undefined {
+  try {
+    new RegExp(source, 's');
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
 }

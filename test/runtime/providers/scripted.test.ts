@@ -1,11 +1,18 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { smokeRules } from '../../../benchmarks/policies/smoke.ts';
 import { countTokens } from '../../../memory/tokens.ts';
 import { isRlmError, type RlmError } from '../../../src/errors.ts';
 import type { ModelRequest } from '../../../src/runtime/model.ts';
-import { ScriptedModel, type ScriptRule } from '../../../src/runtime/providers/scripted.ts';
+import {
+  ScriptedModel,
+  type ScriptRule,
+  scriptRulesSchema,
+} from '../../../src/runtime/providers/scripted.ts';
+
+const EXAMPLES = join(import.meta.dirname, '../../../examples');
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-scripted-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -156,5 +163,32 @@ describe('ScriptedModel', () => {
       expect(caught(() => new ScriptedModel({ rules } as never)).code).toBe('BAD_INPUT');
     }
     expect(caught(() => new ScriptedModel({ nope: [] } as never)).message).toContain('expected {"rules"');
+  });
+
+  it('names a misspelt field instead of ignoring it, and says which rule and field are wrong', () => {
+    const typo = caught(
+      () => new ScriptedModel([{ reply: 'a' }, { reply: 'b', time: 1 }] as never, { source: 'r.json' }),
+    );
+    expect(typo.code).toBe('BAD_INPUT');
+    expect(typo.message).toBe(
+      'r.json rule 1: unknown field "time" (known: depth, match, reply, times, delayMs)',
+    );
+    expect(typo.details.rule).toBe(1);
+    const times = caught(() => new ScriptedModel([{ reply: 'b', times: -2 }], { source: 'r.json' }));
+    expect(times.message).toBe('r.json rule 0: "times" must be a non-negative integer');
+    const regex = caught(() => new ScriptedModel([{ reply: 'b', match: '(' }], { source: 'r.json' }));
+    expect(regex.message).toMatch(/^r\.json rule 0: bad regex: /);
+  });
+
+  it('accepts every rules file the project ships (examples, the benchmark smoke policy) under the one schema', () => {
+    const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.json'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      expect(
+        scriptRulesSchema.safeParse(JSON.parse(readFileSync(join(EXAMPLES, f), 'utf8'))).success,
+        f,
+      ).toBe(true);
+    }
+    expect(scriptRulesSchema.safeParse(smokeRules()).success).toBe(true);
   });
 });
