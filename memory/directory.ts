@@ -5,6 +5,7 @@
  */
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { isRlmError } from '../src/errors.ts';
 import { ACCESS_FILE, ACCESS_LOG, AccessLog } from './access.ts';
 import { corrupt, exists, parseJson, readJson, writeFileAtomic } from './fsutil.ts';
 import type { SegmentSource } from './graph.ts';
@@ -121,8 +122,25 @@ export class DirectoryPersistence implements Persistence {
     return checkManifest(await readJson(this.manifestPath), this.manifestPath);
   }
 
+  /**
+   * The committed state. Readers take no lock, so a writer in another process may commit and delete the
+   * generation files named by the manifest just read: a missing file under a manifest that has since
+   * moved on is read again from the newer manifest, and only one missing under an unchanged manifest
+   * is corruption.
+   */
   async readState(): Promise<CommittedState> {
-    const m = await this.readManifest();
+    for (let attempt = 1; ; attempt++) {
+      const m = await this.readManifest();
+      try {
+        return await this.readGeneration(m);
+      } catch (err) {
+        if (attempt >= 20 || !isRlmError(err, 'STORE_CORRUPT')) throw err;
+        if ((await this.readManifest()).generation === m.generation) throw err;
+      }
+    }
+  }
+
+  private async readGeneration(m: Manifest): Promise<CommittedState> {
     const docsFile = path.join(this.dir, m.documents);
     const linksFile = path.join(this.dir, m.links);
     const docs = checkDocuments(await readJsonOrCorrupt(docsFile), docsFile);

@@ -66,16 +66,16 @@ describe('store file schemas', () => {
     expect(thrown(() => checkDocuments(badDoc, 'd.json')).message).toMatch(/documents\.0\.first/);
     const badLink = { version: 1, links: [{ from: 'a', to: 'b', type: 'related_to' }] };
     expect(thrown(() => checkLinks(badLink, 'l.json')).message).toMatch(
-      /links\.0\.type: must be supports or contradicts/,
+      /links\.0\.type: must be supports, contradicts or summarizes/,
     );
   });
 
   it('refuse a newer schema with BAD_INPUT before judging fields it may have changed', async () => {
     const { manifest } = await realStore();
     const err = thrown(() =>
-      checkManifest({ format: manifest.format, schema: 2, segments: 'new shape' }, '/s/rlm-store.json'),
+      checkManifest({ format: manifest.format, schema: 3, segments: 'new shape' }, '/s/rlm-store.json'),
     );
     expect(err.code).toBe('BAD_INPUT');
-    expect(err.message).toMatch(/schema 2, newer than this rlm understands \(1\); upgrade rlm/);
+    expect(err.message).toMatch(/schema 3, newer than this rlm understands \(2\); upgrade rlm/);
   });
 });
