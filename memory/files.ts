@@ -20,6 +20,8 @@ export interface ScannedFile {
 export interface ScanResult {
   files: ScannedFile[];
   notes: { path: string; note: string }[];
+  /** Set when the walk stopped at `maxBytes` or `maxEntries`: `files` is then only part of what is there. */
+  truncated?: 'bytes' | 'entries';
 }
 
 export interface ScanOptions {
@@ -27,6 +29,12 @@ export interface ScanOptions {
   includeHidden?: boolean;
   /** Directory names never entered, in addition to dot-directories (default: node_modules). */
   skipDirs?: readonly string[];
+  /** Stop once the files found hold more than this many bytes (a bounded look at `/`, say). */
+  maxBytes?: number;
+  /** Stop once this many directory entries have been looked at. */
+  maxEntries?: number;
+  /** Checked between directories: an aborted walk throws ABORTED. */
+  signal?: AbortSignal;
 }
 
 /** A document read as text, or the reason it was not. */
@@ -62,10 +70,22 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
   const includeHidden = opts.includeHidden ?? false;
   const files = new Map<string, number>();
   const notes: { path: string; note: string }[] = [];
+  const maxBytes = opts.maxBytes ?? Number.POSITIVE_INFINITY;
+  const maxEntries = opts.maxEntries ?? Number.POSITIVE_INFINITY;
+  let bytes = 0;
+  let entriesSeen = 0;
+  let truncated: ScanResult['truncated'];
+  const take = (file: string, size: number): void => {
+    if (!files.has(file)) bytes += size;
+    files.set(file, size);
+    if (bytes > maxBytes) truncated = 'bytes';
+  };
   /** Real paths of directories on the current descent, to detect symlink cycles. */
   const visiting = new Set<string>();
 
   const walk = async (dir: string): Promise<void> => {
+    if (truncated !== undefined) return;
+    if (opts.signal?.aborted) throw new RlmError('ABORTED', 'the scan was cancelled');
     let real: string;
     try {
       real = await fs.realpath(dir);
@@ -94,6 +114,11 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
+      if (truncated !== undefined) break;
+      if (++entriesSeen > maxEntries) {
+        truncated = 'entries';
+        break;
+      }
       const hidden = entry.name.startsWith('.');
       if (hidden && !includeHidden) continue;
       const full = join(dir, entry.name);
@@ -106,7 +131,7 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
         if (st === null) notes.push({ path: full, note: 'broken symlink skipped' });
         else if (st.isDirectory()) {
           if (!skipDirs.has(entry.name)) await walk(full);
-        } else if (st.isFile()) files.set(full, st.size);
+        } else if (st.isFile()) take(full, st.size);
       }
     }
     visiting.delete(real);
@@ -115,7 +140,7 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
   const addFile = async (file: string): Promise<void> => {
     const st = await statOrNull(file);
     if (st === null) notes.push({ path: file, note: 'vanished while scanning' });
-    else files.set(file, st.size);
+    else take(file, st.size);
   };
 
   for (const given of paths) {
@@ -123,12 +148,17 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
     const st = await statOrNull(abs);
     if (st === null) throw new RlmError('BAD_INPUT', `no such file or directory: ${given}`, { path: abs });
     if (st.isDirectory()) await walk(abs);
-    else if (st.isFile()) files.set(abs, st.size);
+    else if (st.isFile()) take(abs, st.size);
     else notes.push({ path: abs, note: 'not a regular file' });
+    if (truncated !== undefined) break;
   }
 
   const sorted = [...files.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return { files: sorted.map(([path, bytes]) => ({ path, bytes })), notes };
+  return {
+    files: sorted.map(([path, bytes]) => ({ path, bytes })),
+    notes,
+    ...(truncated === undefined ? {} : { truncated }),
+  };
 }
 
 async function statOrNull(path: string): Promise<Stats | null> {

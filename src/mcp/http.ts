@@ -200,7 +200,7 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
         sessions.delete(id);
       },
     });
-    const server = createServer(ctx);
+    const server = createServer(ctx, { fenceToCwd: true });
     const session: Session = { transport, server, lastSeen: now(), active: 0 };
     server.server.onclose = () => {
       const id = transport.sessionId;

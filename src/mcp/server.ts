@@ -3,14 +3,30 @@
  * (stdio, or one HTTP session); the {@link ServerContext} behind it is shared by all of them.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { FileAccess } from './access.ts';
 import { createServerContext, type ServerContext, type ServerContextOptions } from './context.ts';
 import { registerAnswer } from './tools/answer.ts';
 import { registerIngest } from './tools/ingest.ts';
 import { registerReadTools } from './tools/read.ts';
 import { registerStatus } from './tools/status.ts';
 
+/** What belongs to one connection (one McpServer) rather than to the whole process. */
+export interface Connection {
+  /** The file-access fences: check every path a caller names before reading it. */
+  readonly access: FileAccess;
+}
+
 /** Registers one tool (or a family of tools) on a server; every tool module exports one. */
-export type ToolRegistrar = (server: McpServer, ctx: ServerContext) => void;
+export type ToolRegistrar = (server: McpServer, ctx: ServerContext, conn: Connection) => void;
+
+/** Options of {@link createServer}. */
+export interface CreateServerOptions {
+  /**
+   * Without `allowPaths` in the context, fence reads to the working folder (HTTP, where any local
+   * program may be the caller); by default a stdio server reads what its parent asks.
+   */
+  fenceToCwd?: boolean;
+}
 
 /**
  * The tool modules, in listing order. A new tool: add its registrar here and its name to
@@ -43,7 +59,10 @@ const INSTRUCTIONS =
  * Creates an McpServer with every rlm tool. Pass a {@link ServerContext} to share stores between servers
  * (HTTP sessions), or options to build a private one.
  */
-export function createServer(context: ServerContext | ServerContextOptions = {}): McpServer {
+export function createServer(
+  context: ServerContext | ServerContextOptions = {},
+  opts: CreateServerOptions = {},
+): McpServer {
   const ctx = isContext(context) ? context : createServerContext(context);
   const server = new McpServer(
     { name: 'rlm', title: 'rlm: Recursive Language Models', version: ctx.version },
@@ -53,7 +72,9 @@ export function createServer(context: ServerContext | ServerContextOptions = {})
       maxToolInputElements: ctx.limits.maxInputElements,
     },
   );
-  for (const register of REGISTRARS) register(server, ctx);
+  const allowed = ctx.allowPaths ?? (opts.fenceToCwd ? [ctx.cwd] : undefined);
+  const conn: Connection = { access: new FileAccess(server, ctx.cwd, allowed) };
+  for (const register of REGISTRARS) register(server, ctx, conn);
   return server;
 }
 

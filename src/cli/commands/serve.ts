@@ -32,6 +32,8 @@ options:
   --model SPEC         default model (else $RLM_MODEL), e.g. anthropic:claude-sonnet-4-5
   --sub-model SPEC     default sub-call model (else $RLM_SUB_MODEL, else the model)
   --store DIR          default store folder (else $RLM_STORE)
+  --allow-path DIR     folder tool calls may read files and stores from (repeatable); default: any
+                       over stdio, the working folder over HTTP. MCP roots from the client narrow it
   --allow-scripted     let tool calls name scripted:FILE models (tests, demos); off by default, since
                        the server would read a file the caller names
 
@@ -53,6 +55,7 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     'sub-model': { type: 'string' },
     store: { type: 'string' },
     'allow-scripted': { type: 'boolean' },
+    'allow-path': { type: 'string', multiple: true },
   });
   if (values.help) {
     io.stdout.write(HELP);
@@ -90,6 +93,7 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     defaults,
     log,
     allowScriptedModels: values['allow-scripted'] === true,
+    ...(values['allow-path'] === undefined ? {} : { allowPaths: values['allow-path'] }),
   });
 
   const controller = new AbortController();

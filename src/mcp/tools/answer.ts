@@ -2,7 +2,6 @@
  * `rlm_answer`: one recursive long-context run per call. Every call builds its own RLM run, so concurrent
  * calls share no sandbox, model counters or budget; only open store handles are shared (read-only here).
  */
-import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { RlmError } from '../../errors.ts';
@@ -12,8 +11,10 @@ import { RLM } from '../../runtime/rlm.ts';
 import type { TraceEvent } from '../../runtime/trace.ts';
 import type { ServerContext } from '../context.ts';
 import { describeChars, type McpLimits } from '../limits.ts';
+import { filesOf } from '../paths.ts';
 import { type Progress, progressFor } from '../progress.ts';
 import { guard } from '../results.ts';
+import type { Connection } from '../server.ts';
 
 /** Input schema of `rlm_answer`; limits come from the server's configuration. */
 export function answerInput(limits: McpLimits) {
@@ -100,7 +101,7 @@ export const answerOutput = z.object({
 type AnswerArgs = z.output<ReturnType<typeof answerInput>>;
 
 /** Registers `rlm_answer` on `server`. */
-export function registerAnswer(server: McpServer, ctx: ServerContext): void {
+export function registerAnswer(server: McpServer, ctx: ServerContext, conn: Connection): void {
   server.registerTool(
     'rlm_answer',
     {
@@ -116,7 +117,7 @@ export function registerAnswer(server: McpServer, ctx: ServerContext): void {
     (args, extra) =>
       guard('rlm_answer', ctx, async () => {
         const progress = progressFor(extra, (err) => ctx.log(`rlm serve: progress not sent: ${String(err)}`));
-        const result = await runAnswer(ctx, args, extra.signal, progress);
+        const result = await runAnswer(ctx, conn, args, extra.signal, progress);
         const shown = publicResult(result);
         const failed = result.status === 'error' || result.status === 'aborted';
         ctx.log(
@@ -134,6 +135,7 @@ export function registerAnswer(server: McpServer, ctx: ServerContext): void {
 /** Builds the run for one call and answers. Exported for tests of argument handling. */
 export async function runAnswer(
   ctx: ServerContext,
+  conn: Connection,
   args: AnswerArgs,
   signal: AbortSignal,
   progress: Progress,
@@ -144,8 +146,15 @@ export async function runAnswer(
   const input: AnswerInput = { question: args.question, signal };
   if (args.context !== undefined) input.context = args.context;
   if (args.paths !== undefined) {
-    input.paths = args.paths.map((p) => path.resolve(ctx.cwd, p));
+    input.paths = await filesOf(conn.access, args.paths, {
+      maxBytes: ctx.limits.maxPathsBytes,
+      tooLarge:
+        'more than one call reads; ingest them once with rlm_ingest and pass `store`, or name fewer files',
+      maxEntries: ctx.limits.maxPathsEntries,
+      signal,
+    });
   } else {
+    if (args.store !== undefined) await conn.access.check(args.store, signal);
     const dir = args.store ?? (args.context === undefined ? ctx.defaults.store : undefined);
     if (dir !== undefined) input.store = await ctx.stores.get(dir);
   }

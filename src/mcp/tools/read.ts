@@ -10,7 +10,8 @@ import { RlmError } from '../../errors.ts';
 import { searchResults } from '../../shapes.ts';
 import type { ServerContext } from '../context.ts';
 import { guard, structured } from '../results.ts';
-import { storeArg, storeDir } from './store-arg.ts';
+import type { Connection } from '../server.ts';
+import { checkedStoreDir, storeArg } from './store-arg.ts';
 
 const READ_ONLY = {
   readOnlyHint: true,
@@ -52,7 +53,7 @@ export const grepOutput = z.object({
 });
 
 /** Registers `rlm_search`, `rlm_peek` and `rlm_grep` on `server`. */
-export function registerReadTools(server: McpServer, ctx: ServerContext): void {
+export function registerReadTools(server: McpServer, ctx: ServerContext, conn: Connection): void {
   const limits = ctx.limits;
   const queryText = (what: string) =>
     z
@@ -95,7 +96,7 @@ export function registerReadTools(server: McpServer, ctx: ServerContext): void {
     },
     (args) =>
       guard('rlm_search', ctx, async () => {
-        const store = await ctx.stores.get(storeDir(ctx, args.store));
+        const store = await ctx.stores.get(await checkedStoreDir(ctx, conn, args.store));
         const opts: SearchOptions = { k: args.k ?? 10 };
         if (args.document !== undefined) opts.document = args.document;
         if (args.tags !== undefined) opts.tags = args.tags;
@@ -127,7 +128,7 @@ export function registerReadTools(server: McpServer, ctx: ServerContext): void {
     },
     (args) =>
       guard('rlm_peek', ctx, async () => {
-        const store = await ctx.stores.get(storeDir(ctx, args.store));
+        const store = await ctx.stores.get(await checkedStoreDir(ctx, conn, args.store));
         const chunk = store.getChunk(args.id);
         if (chunk === undefined) {
           throw new RlmError(
@@ -178,7 +179,7 @@ export function registerReadTools(server: McpServer, ctx: ServerContext): void {
     },
     (args) =>
       guard('rlm_grep', ctx, async () => {
-        const store = await ctx.stores.get(storeDir(ctx, args.store));
+        const store = await ctx.stores.get(await checkedStoreDir(ctx, conn, args.store));
         const opts: GrepOptions = { limit: args.limit ?? 100 };
         if (args.literal !== undefined) opts.literal = args.literal;
         if (args.ignore_case !== undefined) opts.ignoreCase = args.ignore_case;
