@@ -46,6 +46,8 @@ export interface McpLimits {
    * carries a large answer twice (a 5 M-character answer sent twice overflowed the SDK client's buffer).
    */
   maxTextAnswerChars: number;
+  /** Longest silence between progress notifications of a run whose caller asked for progress. */
+  heartbeatMs: number;
 }
 
 const MiB = 1024 * 1024;
@@ -67,6 +69,7 @@ export const DEFAULT_LIMITS: Readonly<McpLimits> = {
   maxInputElements: 100_000,
   maxJsonDepth: 64,
   maxTextAnswerChars: 100_000,
+  heartbeatMs: 3_000,
 };
 
 /** A character count for refusal messages, digits grouped so the limit reads at a glance. */

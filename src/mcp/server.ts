@@ -67,7 +67,7 @@ export function createServer(
   const server = new McpServer(
     { name: 'rlm', title: 'rlm: Recursive Language Models', version: ctx.version },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, logging: {} },
       instructions: INSTRUCTIONS,
       maxToolInputElements: ctx.limits.maxInputElements,
     },

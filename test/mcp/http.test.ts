@@ -105,7 +105,10 @@ describe('serveHttp', () => {
       { onprogress: (p) => seen.push(p) },
     )) as CallToolResult;
     expect(r.structuredContent).toMatchObject({ answer: 'Paris', status: 'final' });
-    expect(seen.map((p) => p.message)).toEqual(['iteration 1 of 20: model replied']);
+    // Heartbeats ("still ...") join in when the run is slow; the milestones are fixed.
+    expect(seen.map((p) => p.message).filter((m) => !m?.startsWith('still '))).toEqual([
+      'iteration 1 of 20: model replied',
+    ]);
     expect(handle.sessions).toBe(1);
   });
 
