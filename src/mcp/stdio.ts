@@ -25,6 +25,13 @@ export interface StdioServeOptions {
   stdout?: Writable;
   /** Stops serving at once: the in-flight calls are cancelled and get no response. */
   signal?: AbortSignal;
+  /**
+   * The parent's process id, checked every `parentCheckMs` (default `process.ppid` every 2 s). When it
+   * changes, the client that started us is gone (it crashed without closing our stdin, or its end of the
+   * pipe is not read any more): in-flight calls are cancelled and serving stops.
+   */
+  parentPid?: () => number;
+  parentCheckMs?: number;
 }
 
 /**
@@ -67,6 +74,14 @@ export async function serveStdio(ctx: ServerContext, opts: StdioServeOptions = {
     ctx.log(`rlm serve: stdout ${err ? `failed (${err.message})` : 'closed'}; cancelling in-flight calls`);
     stop();
   };
+  const parentPid = opts.parentPid ?? (() => process.ppid);
+  const parent = parentPid();
+  const watchParent = setInterval(() => {
+    if (parentPid() === parent || stopping) return;
+    ctx.log(`rlm serve: the parent process (${parent}) is gone; cancelling in-flight calls`);
+    stop();
+  }, opts.parentCheckMs ?? 2_000);
+  watchParent.unref();
   stdin.once('end', endOfInput);
   stdin.once('close', endOfInput);
   stdout.on('error', outputFailed);
@@ -79,6 +94,7 @@ export async function serveStdio(ctx: ServerContext, opts: StdioServeOptions = {
     await closed;
     await ctx.idle();
   } finally {
+    clearInterval(watchParent);
     stdin.off('end', endOfInput);
     stdin.off('close', endOfInput);
     stdout.off('error', outputFailed);

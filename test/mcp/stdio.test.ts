@@ -143,6 +143,41 @@ describe('serveStdio in process', () => {
     expect(logs.some((l) => l.startsWith('rlm serve: rlm_answer aborted'))).toBe(true);
   });
 
+  it('cancels in-flight calls when the parent process is gone', async () => {
+    const model = scripted(dir, 'orphan.json', [{ depth: 0, reply: 'FINAL(never)', delayMs: 60_000 }]);
+    const toServer = new PassThrough();
+    const fromServer = new PassThrough();
+    let aborted!: () => void;
+    const done = new Promise<void>((resolve) => {
+      aborted = resolve;
+    });
+    const logs: string[] = [];
+    const ctx = createServerContext({
+      env: { RLM_MODEL: model },
+      log: (l) => {
+        logs.push(l);
+        if (l.startsWith('rlm serve: rlm_answer aborted')) aborted();
+      },
+    });
+    let ppid = 4242;
+    const served = serveStdio(ctx, {
+      stdin: toServer,
+      stdout: fromServer,
+      parentPid: () => ppid,
+      parentCheckMs: 10,
+    });
+    const initialized = new Promise((resolve) => fromServer.once('data', resolve));
+    // stdin stays open: a crashed parent need not close it.
+    toServer.write(pipedLines([callTool(2, 'rlm_answer', { question: 'q', context: 'c' })]));
+    await initialized;
+    // Reparented: the client that started the server is gone.
+    ppid = 1;
+    await done;
+    await served;
+    await ctx.close();
+    expect(logs).toContain('rlm serve: the parent process (4242) is gone; cancelling in-flight calls');
+  });
+
   it('cancels in-flight calls instead when its signal fires or stdout fails after input ended', async () => {
     const model = scripted(dir, 'slow.json', [{ depth: 0, reply: 'FINAL(never)', delayMs: 60_000 }]);
     for (const how of ['signal', 'stdout'] as const) {
