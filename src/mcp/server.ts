@@ -50,10 +50,12 @@ export const TOOL_NAMES = [
 ] as const;
 
 const INSTRUCTIONS =
-  'rlm answers questions over contexts far larger than your window. Call rlm_answer with the question and ' +
-  'the context (inline text, file/folder paths, or a store folder) instead of reading the material yourself. ' +
-  'For a corpus you will ask about repeatedly, build a store once with rlm_ingest and pass `store`. ' +
-  'rlm_search, rlm_peek and rlm_grep look things up in a store directly; rlm_status shows the configuration.';
+  'rlm answers questions over contexts far larger than your window. Call rlm_answer with a self-contained ' +
+  'question (its model never sees this conversation) and the material: file/folder `paths` or a store ' +
+  'folder rather than pasted text. A call can take minutes and costs model calls. For a corpus you will ask ' +
+  'about repeatedly, build a store once with rlm_ingest and pass `store`. rlm_search, rlm_peek and rlm_grep ' +
+  'look things up in a store directly and cheaply; rlm_status shows the working folder, the readable folders ' +
+  'and the configuration.';
 
 /**
  * Creates an McpServer with every rlm tool. Pass a {@link ServerContext} to share stores between servers

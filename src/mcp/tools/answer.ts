@@ -27,7 +27,9 @@ export function answerInput(limits: McpLimits) {
         .trim()
         .min(1, 'question must not be empty')
         .max(limits.maxQuestionChars, tooLong('question', limits.maxQuestionChars))
-        .describe('The question to answer.'),
+        .describe(
+          'The question, self-contained: the answering model sees only this and the context, not your conversation.',
+        ),
       context: z
         .union([
           z.string().max(limits.maxContextChars, tooLong('context', limits.maxContextChars)),
@@ -42,7 +44,7 @@ export function answerInput(limits: McpLimits) {
         ])
         .optional()
         .describe(
-          'The context itself: one text, or a list of documents. It never enters your own context window.',
+          'The context itself, for text you already hold: one text, or a list of documents. For files use `paths`.',
         ),
       paths: z
         .array(z.string().min(1, 'paths must not contain empty strings'))
@@ -111,8 +113,12 @@ export function registerAnswer(server: McpServer, ctx: ServerContext, conn: Conn
       title: 'Answer over a long context (Recursive Language Model)',
       description:
         'Answers a question over a context too large for your window: text, files/folders, or an rlm store. ' +
-        'A model explores the context by writing JavaScript in a sandbox and recursing into sub-calls; only ' +
-        'the answer comes back. Sends progress per iteration and sub-call when asked; cancel to stop the run.',
+        'A separate model explores the context by writing JavaScript in a sandbox and recursing into sub-calls; ' +
+        'only the answer comes back. That model never sees this conversation: make the question self-contained ' +
+        '(name the files, terms and what a good answer looks like). A call can take minutes and makes paid ' +
+        'model calls (often dozens). Do not paste large text into `context`: pass file or folder `paths` ' +
+        '(relative to the server\u2019s working folder, see rlm_status), or a `store` built once with rlm_ingest ' +
+        'for material you will ask about again. Sends progress (with a heartbeat) when asked; cancel to stop.',
       inputSchema: answerInput(ctx.limits),
       outputSchema: answerOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
