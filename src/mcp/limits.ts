@@ -30,6 +30,10 @@ export interface McpLimits {
   maxIterations: number;
   /** Largest `k` (search) or `limit` (grep). */
   maxResults: number;
+  /** Largest `max_chars` of one `rlm_grep` result. */
+  maxGrepChars: number;
+  /** Ids one `rlm_peek` call may read. */
+  maxPeekIds: number;
   /**
    * Bytes of one JSON-RPC message a transport reads. Kept well above `maxContextChars` (JSON escapes and
    * UTF-8 make bytes outnumber characters) so an oversized context meets the readable argument check
@@ -65,6 +69,8 @@ export const DEFAULT_LIMITS: Readonly<McpLimits> = {
   maxDepth: 5,
   maxIterations: 100,
   maxResults: 1_000,
+  maxGrepChars: 200_000,
+  maxPeekIds: 50,
   maxMessageBytes: 256 * MiB,
   maxInputElements: 100_000,
   maxJsonDepth: 64,
