@@ -15,6 +15,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerContext } from './context.ts';
+import { LineBatcher } from './line-batch.ts';
 import { createServer } from './server.ts';
 
 /** Options of {@link serveStdio}. */
@@ -45,8 +46,11 @@ export async function serveStdio(ctx: ServerContext, opts: StdioServeOptions = {
   const stdin = opts.stdin ?? process.stdin;
   const stdout = opts.stdout ?? process.stdout;
   const mcp = createServer(ctx);
+  // Whole lines only reach the SDK's reader, which is quadratic in the chunks of one message otherwise.
+  const lines = new LineBatcher(ctx.limits.maxMessageBytes);
+  stdin.pipe(lines);
   const transport = new AnsweringTransport(
-    new StdioServerTransport(stdin, stdout, { maxBufferSize: ctx.limits.maxMessageBytes }),
+    new StdioServerTransport(lines, stdout, { maxBufferSize: ctx.limits.maxMessageBytes }),
   );
   const closed = new Promise<void>((resolve) => {
     mcp.server.onclose = resolve;
@@ -82,21 +86,27 @@ export async function serveStdio(ctx: ServerContext, opts: StdioServeOptions = {
     stop();
   }, opts.parentCheckMs ?? 2_000);
   watchParent.unref();
-  stdin.once('end', endOfInput);
-  stdin.once('close', endOfInput);
+  // The end of the batched lines, not of stdin: the last lines may still be passing through the batcher.
+  lines.once('end', endOfInput);
+  // A stdin destroyed without ending delivers nothing more.
+  const inputClosed = () => {
+    if (!stdin.readableEnded) endOfInput();
+  };
+  stdin.once('close', inputClosed);
   stdout.on('error', outputFailed);
   stdout.once('close', outputFailed);
   opts.signal?.addEventListener('abort', stop, { once: true });
   try {
     if (opts.signal?.aborted) return;
     await mcp.connect(transport);
-    if (stdin.readableEnded) endOfInput();
+    if (lines.readableEnded) endOfInput();
     await closed;
     await ctx.idle();
   } finally {
+    stdin.unpipe(lines);
     clearInterval(watchParent);
-    stdin.off('end', endOfInput);
-    stdin.off('close', endOfInput);
+    lines.off('end', endOfInput);
+    stdin.off('close', inputClosed);
     stdout.off('error', outputFailed);
     stdout.off('close', outputFailed);
     opts.signal?.removeEventListener('abort', stop);
