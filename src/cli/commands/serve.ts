@@ -38,7 +38,8 @@ options:
                        the server would read a file the caller names
 
 environment: RLM_MODEL, RLM_SUB_MODEL, RLM_STORE, RLM_MCP_TOKEN (HTTP bearer token), provider keys
-(ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL...), RLM_MAX_* run limits.
+(ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL...), RLM_MAX_* run limits, RLM_TRACE (JSONL trace
+file every rlm_answer run is appended to; results name it).
 `;
 
 export default async function serve(argv: string[], io: CliIO): Promise<number> {
