@@ -1,5 +1,5 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
@@ -47,7 +47,12 @@ const callTool = (id: number, name: string, args: Record<string, unknown>) => ({
 
 interface Reply {
   id?: number;
-  result?: { isError?: boolean; structuredContent?: Record<string, unknown>; tools?: unknown[] };
+  result?: {
+    isError?: boolean;
+    content?: unknown;
+    structuredContent?: Record<string, unknown>;
+    tools?: unknown[];
+  };
   error?: unknown;
 }
 
@@ -301,5 +306,35 @@ describe('rlm serve as a subprocess over stdio', () => {
     expect(replies.get(3)?.result?.structuredContent).toMatchObject({ answer: 'piped', status: 'final' });
     expect(stderr).toMatch(/rlm serve: rlm_answer final after 1 iterations/);
     expect(stderr).not.toMatch(/aborted/);
+  });
+
+  it('fences reads with --allow-path from a subprocess', async () => {
+    const model = scripted(dir, 'fenced.json', [{ depth: 0, reply: 'FINAL(read)' }]);
+    mkdirSync(join(dir, 'open'), { recursive: true });
+    writeFileSync(join(dir, 'open', 'a.txt'), 'fine');
+    writeFileSync(join(dir, 'closed.txt'), 'not for you');
+    const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(
+      process.execPath,
+      ['--no-node-snapshot', launcher, 'serve', '--allow-path', 'open'],
+      { env: { PATH: process.env.PATH, RLM_MODEL: model }, cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.stdin.end(
+      pipedLines([
+        callTool(2, 'rlm_answer', { question: 'q', paths: ['open/a.txt'] }),
+        callTool(3, 'rlm_answer', { question: 'q', paths: ['closed.txt'] }),
+      ]),
+    );
+    expect(await exited).toBe(0);
+    const replies = repliesIn(stdout);
+    expect(replies.get(2)?.result?.structuredContent).toMatchObject({ answer: 'read' });
+    expect(replies.get(3)?.result?.isError).toBe(true);
+    expect(JSON.stringify(replies.get(3)?.result?.content)).toContain(
+      `closed.txt (${join(dir, 'closed.txt')}) is outside the folders this server may read (${join(dir, 'open')})`,
+    );
   });
 });
