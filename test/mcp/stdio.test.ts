@@ -312,10 +312,11 @@ describe('rlm serve as a subprocess over stdio', () => {
     const model = scripted(dir, 'fenced.json', [{ depth: 0, reply: 'FINAL(read)' }]);
     mkdirSync(join(dir, 'open'), { recursive: true });
     writeFileSync(join(dir, 'open', 'a.txt'), 'fine');
+    writeFileSync(join(dir, 'open', 'big.txt'), 'x'.repeat(1024 * 1024));
     writeFileSync(join(dir, 'closed.txt'), 'not for you');
     const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(
       process.execPath,
-      ['--no-node-snapshot', launcher, 'serve', '--allow-path', 'open'],
+      ['--no-node-snapshot', launcher, 'serve', '--allow-path', 'open', '--max-paths-mb', '1'],
       { env: { PATH: process.env.PATH, RLM_MODEL: model }, cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] },
     );
     let stdout = '';
@@ -327,6 +328,7 @@ describe('rlm serve as a subprocess over stdio', () => {
       pipedLines([
         callTool(2, 'rlm_answer', { question: 'q', paths: ['open/a.txt'] }),
         callTool(3, 'rlm_answer', { question: 'q', paths: ['closed.txt'] }),
+        callTool(4, 'rlm_answer', { question: 'q', paths: ['open'] }),
       ]),
     );
     expect(await exited).toBe(0);
@@ -336,5 +338,6 @@ describe('rlm serve as a subprocess over stdio', () => {
     expect(JSON.stringify(replies.get(3)?.result?.content)).toContain(
       `closed.txt (${join(dir, 'closed.txt')}) is outside the folders this server may read (${join(dir, 'open')})`,
     );
+    expect(JSON.stringify(replies.get(4)?.result?.content)).toContain('paths hold more than 1 MiB of files');
   });
 });
