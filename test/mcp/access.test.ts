@@ -208,6 +208,16 @@ describe('bounded paths', () => {
     );
   });
 
+  it('refuses paths with no files in them', async () => {
+    mkdirSync(join(work, 'empty', '.hidden'), { recursive: true });
+    writeFileSync(join(work, 'empty', '.hidden', 'x.txt'), 'hidden');
+    const { call } = await connect(context());
+    const r = await call('rlm_answer', { question: 'q', paths: ['empty'] });
+    expect(textOf(r)).toBe(
+      'rlm_answer: no files to read in empty (dot-folders and node_modules are skipped) [BAD_INPUT]',
+    );
+  });
+
   it('refuses a walk past the entry bound', async () => {
     const { call } = await connect(context({ limits: { maxPathsEntries: 1 } }));
     const r = await call('rlm_answer', { question: 'q', paths: ['.'] });

@@ -187,6 +187,12 @@ export async function runAnswer(
       maxEntries: ctx.limits.maxPathsEntries,
       signal,
     });
+    if (input.paths.length === 0) {
+      throw new RlmError(
+        'BAD_INPUT',
+        `no files to read in ${args.paths.join(', ')} (dot-folders and node_modules are skipped)`,
+      );
+    }
     watch.phase(`reading and indexing ${input.paths.length} file${input.paths.length === 1 ? '' : 's'}`);
   } else {
     if (args.store !== undefined) await conn.access.check(args.store, signal);
