@@ -35,6 +35,8 @@ export interface ScanResult {
   files: ScannedFile[];
   notes: { path: string; note: string }[];
   passedOver: PassedOver;
+  /** Set when the walk stopped at `maxBytes` or `maxEntries`: `files` is then only part of what is there. */
+  truncated?: 'bytes' | 'entries';
 }
 
 export interface ScanOptions {
@@ -46,6 +48,12 @@ export interface ScanOptions {
   noIgnore?: boolean;
   /** `.gitignore`-style patterns, relative to each scanned folder, of paths to leave out. */
   exclude?: readonly string[];
+  /** Stop once the files found hold more than this many bytes (a bounded look at `/`, say). */
+  maxBytes?: number;
+  /** Stop once this many directory entries have been looked at. */
+  maxEntries?: number;
+  /** Checked between directories: an aborted walk throws ABORTED. */
+  signal?: AbortSignal;
 }
 
 /** A document read as text, or the reason it was not. */
@@ -94,10 +102,22 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
   const files = new Map<string, number>();
   const notes: { path: string; note: string }[] = [];
   const passedOver: PassedOver = { hidden: 0, folders: 0, ignored: 0, excluded: 0 };
+  const maxBytes = opts.maxBytes ?? Number.POSITIVE_INFINITY;
+  const maxEntries = opts.maxEntries ?? Number.POSITIVE_INFINITY;
+  let bytes = 0;
+  let entriesSeen = 0;
+  let truncated: ScanResult['truncated'];
+  const take = (file: string, size: number): void => {
+    if (!files.has(file)) bytes += size;
+    files.set(file, size);
+    if (bytes > maxBytes) truncated = 'bytes';
+  };
   /** Real paths of directories on the current descent, to detect symlink cycles. */
   const visiting = new Set<string>();
 
   const walk = async (dir: string, ignores: IgnoreSet[], excludes: IgnoreSet[]): Promise<void> => {
+    if (truncated !== undefined) return;
+    if (opts.signal?.aborted) throw new RlmError('ABORTED', 'the scan was cancelled');
     let real: string;
     try {
       real = await fs.realpath(dir);
@@ -127,6 +147,11 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
     const here = opts.noIgnore ? ignores : [...ignores, ...(await readIgnoreFiles(dir, entries))];
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
+      if (truncated !== undefined) break;
+      if (++entriesSeen > maxEntries) {
+        truncated = 'entries';
+        break;
+      }
       const full = join(dir, entry.name);
       let st: Stats | null | undefined;
       let isDir = entry.isDirectory();
@@ -160,7 +185,7 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
       }
       st ??= entry.isFile() ? await statOrNull(full) : await lstatOrNull(full);
       if (st === null) notes.push({ path: full, note: 'vanished while scanning' });
-      else if (st.isFile()) files.set(full, st.size);
+      else if (st.isFile()) take(full, st.size);
       else notes.push({ path: full, note: `${specialKind(st)} skipped (not a regular file; never opened)` });
     }
     visiting.delete(real);
@@ -173,12 +198,18 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
     if (st.isDirectory()) {
       const excludes = excludeRules.length > 0 ? [{ base: abs, rules: excludeRules }] : [];
       await walk(abs, [], excludes);
-    } else if (st.isFile()) files.set(abs, st.size);
+    } else if (st.isFile()) take(abs, st.size);
     else notes.push({ path: abs, note: `${specialKind(st)} skipped (not a regular file; never opened)` });
+    if (truncated !== undefined) break;
   }
 
   const sorted = [...files.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return { files: sorted.map(([path, bytes]) => ({ path, bytes })), notes, passedOver };
+  return {
+    files: sorted.map(([path, bytes]) => ({ path, bytes })),
+    notes,
+    passedOver,
+    ...(truncated === undefined ? {} : { truncated }),
+  };
 }
 
 async function readIgnoreFiles(dir: string, entries: Dirent[]): Promise<IgnoreSet[]> {

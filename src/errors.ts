@@ -17,7 +17,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'PROVIDER'
   | 'ABORTED'
-  | 'BAD_INPUT';
+  | 'BAD_INPUT'
+  | 'ACCESS_DENIED';
 
 /** The one error base class of rlm. `code` is stable; `message` is for people. */
 export class RlmError extends Error {

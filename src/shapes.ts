@@ -73,7 +73,7 @@ export function grepResults(
       id: m.id,
       offset: m.offset,
       text: m.text,
-      path: lookup(documentOf(m.id))?.path ?? null,
+      path: chunkPath(m.id, lookup),
     })),
     truncated: result.truncated,
   };
@@ -138,6 +138,11 @@ export function answerResult(r: RlmResult): {
 function documentOf(chunkId: string): string {
   const colon = chunkId.lastIndexOf(':');
   return colon === -1 ? chunkId : chunkId.slice(0, colon);
+}
+
+/** The file a chunk's document came from (null for text ingested without one). */
+export function chunkPath(chunkId: string, lookup: DocumentLookup): string | null {
+  return lookup(documentOf(chunkId))?.path ?? null;
 }
 
 /** `{results:[{id, score, text, topic, importance, weight, created, tags, archived}]}` of `rlm recall --json` and `rlm_recall`. */

@@ -3,6 +3,7 @@
  * log. Built once per process; HTTP sessions each get their own McpServer over the same context.
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { RlmOptions } from '../runtime/options.ts';
 import { DEFAULT_LIMITS, type McpLimits } from './limits.ts';
 import { StoreRegistry } from './stores.ts';
@@ -45,6 +46,11 @@ export interface ServerContextOptions {
    * makes the server read a file the caller names. The server's own defaults may always be scripted.
    */
   allowScriptedModels?: boolean;
+  /**
+   * Folders tool calls may read from (`rlm serve --allow-path`), relative to `cwd`. Unset: no server
+   * fence over stdio, the working folder over HTTP. The client's MCP roots narrow it further.
+   */
+  allowPaths?: readonly string[];
 }
 
 /** The resolved, shared state of a server. */
@@ -57,6 +63,8 @@ export interface ServerContext {
   readonly run: RunOverrides;
   /** See {@link ServerContextOptions.allowScriptedModels}. */
   readonly allowScriptedModels: boolean;
+  /** See {@link ServerContextOptions.allowPaths}; absolute. */
+  readonly allowPaths: readonly string[] | undefined;
   readonly version: string;
   log(line: string): void;
   /** Counts `work` as an in-flight tool call until it settles; returns it unchanged. */
@@ -98,6 +106,7 @@ export function createServerContext(opts: ServerContextOptions = {}): ServerCont
     stores,
     run: opts.run ?? {},
     allowScriptedModels: opts.allowScriptedModels ?? false,
+    allowPaths: opts.allowPaths?.map((d) => path.resolve(cwd, d)),
     version: packageVersion(),
     log,
     track(work) {

@@ -200,7 +200,7 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
         sessions.delete(id);
       },
     });
-    const server = createServer(ctx);
+    const server = createServer(ctx, { fenceToCwd: true });
     const session: Session = { transport, server, lastSeen: now(), active: 0 };
     server.server.onclose = () => {
       const id = transport.sessionId;
@@ -290,6 +290,22 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
       session.active--;
       session.lastSeen = now();
     });
+    const ids = requestIds(parsed?.body);
+    if (ids.length > 0) {
+      const open = session;
+      res.once('close', () => {
+        if (res.writableFinished) return;
+        // The client went away before its answer: without resumable streams nobody can receive it, so the
+        // run is cancelled as if the client had asked, instead of spending on a result no one reads.
+        for (const requestId of ids) {
+          open.transport.onmessage?.({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId, reason: 'the client connection closed' },
+          });
+        }
+      });
+    }
     await session.transport.handleRequest(req, res, parsed?.body);
     if (fresh && session.transport.sessionId === undefined) await session.server.close();
   };
@@ -333,6 +349,17 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
       await ctx.idle();
     },
   };
+}
+
+/** Ids of the JSON-RPC requests (not notifications or responses) in a message or batch. */
+function requestIds(body: unknown): (string | number)[] {
+  const ids: (string | number)[] = [];
+  for (const m of Array.isArray(body) ? body : [body]) {
+    if (typeof m !== 'object' || m === null) continue;
+    const { id, method } = m as { id?: unknown; method?: unknown };
+    if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')) ids.push(id);
+  }
+  return ids;
 }
 
 /** The whole body, or undefined as soon as it grows past `max` bytes (the rest is not read). */

@@ -3,6 +3,7 @@
  * (stdio, or one HTTP session); the {@link ServerContext} behind it is shared by all of them.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { FileAccess } from './access.ts';
 import { createServerContext, type ServerContext, type ServerContextOptions } from './context.ts';
 import { registerAnswer } from './tools/answer.ts';
 import { registerClaudeTools } from './tools/claude.ts';
@@ -11,8 +12,23 @@ import { registerMemoryTools } from './tools/memory.ts';
 import { registerReadTools } from './tools/read.ts';
 import { registerStatus } from './tools/status.ts';
 
+/** What belongs to one connection (one McpServer) rather than to the whole process. */
+export interface Connection {
+  /** The file-access fences: check every path a caller names before reading it. */
+  readonly access: FileAccess;
+}
+
 /** Registers one tool (or a family of tools) on a server; every tool module exports one. */
-export type ToolRegistrar = (server: McpServer, ctx: ServerContext) => void;
+export type ToolRegistrar = (server: McpServer, ctx: ServerContext, conn: Connection) => void;
+
+/** Options of {@link createServer}. */
+export interface CreateServerOptions {
+  /**
+   * Without `allowPaths` in the context, fence reads to the working folder (HTTP, where any local
+   * program may be the caller); by default a stdio server reads what its parent asks.
+   */
+  fenceToCwd?: boolean;
+}
 
 /**
  * The tool modules, in listing order. A new tool: add its registrar here and its name to
@@ -45,28 +61,35 @@ export const TOOL_NAMES = [
 ] as const;
 
 const INSTRUCTIONS =
-  'rlm answers questions over contexts far larger than your window. Call rlm_answer with the question and ' +
-  'the context (inline text, file/folder paths, or a store folder) instead of reading the material yourself. ' +
-  'For a corpus you will ask about repeatedly, build a store once with rlm_ingest and pass `store`. ' +
-  'rlm_search, rlm_peek and rlm_grep look things up in a store directly; rlm_status shows the configuration. ' +
-  'rlm_remember / rlm_recall / rlm_forget / rlm_topics keep memories (decisions, preferences, facts) across conversations. ' +
-  "rlm_claude_recall / rlm_claude_timeline / rlm_claude_projects search the user's own Claude Code history.";
+  'rlm answers questions over contexts far larger than your window. Call rlm_answer with a self-contained ' +
+  'question (its model never sees this conversation) and the material: file/folder `paths` or a store ' +
+  'folder rather than pasted text. A call can take minutes and costs model calls. For a corpus you will ask ' +
+  'about repeatedly, build a store once with rlm_ingest and pass `store`. rlm_search, rlm_peek and rlm_grep ' +
+  'look things up in a store directly and cheaply; rlm_status shows the working folder, the readable folders ' +
+  'and the configuration. rlm_remember / rlm_recall / rlm_forget / rlm_topics keep memories (decisions, ' +
+  'preferences, facts) across conversations. rlm_claude_recall / rlm_claude_timeline / rlm_claude_projects ' +
+  "search the user's own Claude Code history.";
 
 /**
  * Creates an McpServer with every rlm tool. Pass a {@link ServerContext} to share stores between servers
  * (HTTP sessions), or options to build a private one.
  */
-export function createServer(context: ServerContext | ServerContextOptions = {}): McpServer {
+export function createServer(
+  context: ServerContext | ServerContextOptions = {},
+  opts: CreateServerOptions = {},
+): McpServer {
   const ctx = isContext(context) ? context : createServerContext(context);
   const server = new McpServer(
     { name: 'rlm', title: 'rlm: Recursive Language Models', version: ctx.version },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, logging: {} },
       instructions: INSTRUCTIONS,
       maxToolInputElements: ctx.limits.maxInputElements,
     },
   );
-  for (const register of REGISTRARS) register(server, ctx);
+  const allowed = ctx.allowPaths ?? (opts.fenceToCwd ? [ctx.cwd] : undefined);
+  const conn: Connection = { access: new FileAccess(server, ctx.cwd, allowed) };
+  for (const register of REGISTRARS) register(server, ctx, conn);
   return server;
 }
 

@@ -15,6 +15,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerContext } from './context.ts';
+import { LineBatcher } from './line-batch.ts';
 import { createServer } from './server.ts';
 
 /** Options of {@link serveStdio}. */
@@ -25,6 +26,13 @@ export interface StdioServeOptions {
   stdout?: Writable;
   /** Stops serving at once: the in-flight calls are cancelled and get no response. */
   signal?: AbortSignal;
+  /**
+   * The parent's process id, checked every `parentCheckMs` (default `process.ppid` every 2 s). When it
+   * changes, the client that started us is gone (it crashed without closing our stdin, or its end of the
+   * pipe is not read any more): in-flight calls are cancelled and serving stops.
+   */
+  parentPid?: () => number;
+  parentCheckMs?: number;
 }
 
 /**
@@ -38,8 +46,11 @@ export async function serveStdio(ctx: ServerContext, opts: StdioServeOptions = {
   const stdin = opts.stdin ?? process.stdin;
   const stdout = opts.stdout ?? process.stdout;
   const mcp = createServer(ctx);
+  // Whole lines only reach the SDK's reader, which is quadratic in the chunks of one message otherwise.
+  const lines = new LineBatcher(ctx.limits.maxMessageBytes);
+  stdin.pipe(lines);
   const transport = new AnsweringTransport(
-    new StdioServerTransport(stdin, stdout, { maxBufferSize: ctx.limits.maxMessageBytes }),
+    new StdioServerTransport(lines, stdout, { maxBufferSize: ctx.limits.maxMessageBytes }),
   );
   const closed = new Promise<void>((resolve) => {
     mcp.server.onclose = resolve;
@@ -67,20 +78,35 @@ export async function serveStdio(ctx: ServerContext, opts: StdioServeOptions = {
     ctx.log(`rlm serve: stdout ${err ? `failed (${err.message})` : 'closed'}; cancelling in-flight calls`);
     stop();
   };
-  stdin.once('end', endOfInput);
-  stdin.once('close', endOfInput);
+  const parentPid = opts.parentPid ?? (() => process.ppid);
+  const parent = parentPid();
+  const watchParent = setInterval(() => {
+    if (parentPid() === parent || stopping) return;
+    ctx.log(`rlm serve: the parent process (${parent}) is gone; cancelling in-flight calls`);
+    stop();
+  }, opts.parentCheckMs ?? 2_000);
+  watchParent.unref();
+  // The end of the batched lines, not of stdin: the last lines may still be passing through the batcher.
+  lines.once('end', endOfInput);
+  // A stdin destroyed without ending delivers nothing more.
+  const inputClosed = () => {
+    if (!stdin.readableEnded) endOfInput();
+  };
+  stdin.once('close', inputClosed);
   stdout.on('error', outputFailed);
   stdout.once('close', outputFailed);
   opts.signal?.addEventListener('abort', stop, { once: true });
   try {
     if (opts.signal?.aborted) return;
     await mcp.connect(transport);
-    if (stdin.readableEnded) endOfInput();
+    if (lines.readableEnded) endOfInput();
     await closed;
     await ctx.idle();
   } finally {
-    stdin.off('end', endOfInput);
-    stdin.off('close', endOfInput);
+    stdin.unpipe(lines);
+    clearInterval(watchParent);
+    lines.off('end', endOfInput);
+    stdin.off('close', inputClosed);
     stdout.off('error', outputFailed);
     stdout.off('close', outputFailed);
     opts.signal?.removeEventListener('abort', stop);

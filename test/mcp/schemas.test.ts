@@ -74,11 +74,18 @@ const CASES: Record<string, ToolCase[]> = {
   ],
   rlm_peek: [
     ok('one chunk', (f) => ({ id: f.chunk, store: f.store })),
+    ok('several chunks, a range', (f) => ({ id: [f.chunk, f.chunk], start: 2, end: 9, store: f.store })),
     fails('unknown id', (f) => ({ id: 'no:1', store: f.store })),
   ],
   rlm_grep: [
     ok('matches', (f) => ({ pattern: 'budget|crew', store: f.store })),
     ok('truncated', (f) => ({ pattern: 'e', store: f.store, limit: 1 })),
+    ok('context lines, character budget', (f) => ({
+      pattern: 'the',
+      store: f.store,
+      context_lines: 2,
+      max_chars: 100,
+    })),
     fails('bad regex', (f) => ({ pattern: '(', store: f.store })),
   ],
   rlm_status: [

@@ -58,6 +58,17 @@ describe('createServer', () => {
     expect(tools.find((t) => t.name === 'rlm_ingest')?.annotations?.destructiveHint).toBe(false);
   });
 
+  it('tells the calling model what rlm_answer needs, costs and prefers', async () => {
+    const { tools } = await s.client.listTools();
+    const answer = tools.find((t) => t.name === 'rlm_answer')!.description ?? '';
+    expect(answer).toContain('never sees this conversation: make the question self-contained');
+    expect(answer).toContain('A call can take minutes and makes paid model calls');
+    expect(answer).toContain('Do not paste large text into `context`: pass file or folder `paths`');
+    const status = tools.find((t) => t.name === 'rlm_status')!.description ?? '';
+    expect(status).toContain('working folder that relative paths resolve against');
+    expect(s.client.getServerCapabilities()?.logging).toEqual({});
+  });
+
   it('introduces itself with its name, version and instructions', () => {
     expect(s.client.getServerVersion()).toMatchObject({ name: 'rlm' });
     expect(s.client.getInstructions()).toContain('rlm_answer');

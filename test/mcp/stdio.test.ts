@@ -1,5 +1,5 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
@@ -48,7 +48,12 @@ const callTool = (id: number, name: string, args: Record<string, unknown>) => ({
 
 interface Reply {
   id?: number;
-  result?: { isError?: boolean; structuredContent?: Record<string, unknown>; tools?: unknown[] };
+  result?: {
+    isError?: boolean;
+    content?: unknown;
+    structuredContent?: Record<string, unknown>;
+    tools?: unknown[];
+  };
   error?: unknown;
 }
 
@@ -142,6 +147,41 @@ describe('serveStdio in process', () => {
     const replies = repliesIn(raw);
     expect([...replies.keys()].sort()).toEqual([1, 3]);
     expect(logs.some((l) => l.startsWith('rlm serve: rlm_answer aborted'))).toBe(true);
+  });
+
+  it('cancels in-flight calls when the parent process is gone', async () => {
+    const model = scripted(dir, 'orphan.json', [{ depth: 0, reply: 'FINAL(never)', delayMs: 60_000 }]);
+    const toServer = new PassThrough();
+    const fromServer = new PassThrough();
+    let aborted!: () => void;
+    const done = new Promise<void>((resolve) => {
+      aborted = resolve;
+    });
+    const logs: string[] = [];
+    const ctx = createServerContext({
+      env: { RLM_MODEL: model },
+      log: (l) => {
+        logs.push(l);
+        if (l.startsWith('rlm serve: rlm_answer aborted')) aborted();
+      },
+    });
+    let ppid = 4242;
+    const served = serveStdio(ctx, {
+      stdin: toServer,
+      stdout: fromServer,
+      parentPid: () => ppid,
+      parentCheckMs: 10,
+    });
+    const initialized = new Promise((resolve) => fromServer.once('data', resolve));
+    // stdin stays open: a crashed parent need not close it.
+    toServer.write(pipedLines([callTool(2, 'rlm_answer', { question: 'q', context: 'c' })]));
+    await initialized;
+    // Reparented: the client that started the server is gone.
+    ppid = 1;
+    await done;
+    await served;
+    await ctx.close();
+    expect(logs).toContain('rlm serve: the parent process (4242) is gone; cancelling in-flight calls');
   });
 
   it('cancels in-flight calls instead when its signal fires or stdout fails after input ended', async () => {
@@ -267,5 +307,38 @@ describe('rlm serve as a subprocess over stdio', () => {
     expect(replies.get(3)?.result?.structuredContent).toMatchObject({ answer: 'piped', status: 'final' });
     expect(stderr).toMatch(/rlm serve: rlm_answer final after 1 iterations/);
     expect(stderr).not.toMatch(/aborted/);
+  });
+
+  it('fences reads with --allow-path from a subprocess', async () => {
+    const model = scripted(dir, 'fenced.json', [{ depth: 0, reply: 'FINAL(read)' }]);
+    mkdirSync(join(dir, 'open'), { recursive: true });
+    writeFileSync(join(dir, 'open', 'a.txt'), 'fine');
+    writeFileSync(join(dir, 'open', 'big.txt'), 'x'.repeat(1024 * 1024));
+    writeFileSync(join(dir, 'closed.txt'), 'not for you');
+    const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(
+      process.execPath,
+      ['--no-node-snapshot', launcher, 'serve', '--allow-path', 'open', '--max-paths-mb', '1'],
+      { env: { PATH: process.env.PATH, RLM_MODEL: model }, cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.stdin.end(
+      pipedLines([
+        callTool(2, 'rlm_answer', { question: 'q', paths: ['open/a.txt'] }),
+        callTool(3, 'rlm_answer', { question: 'q', paths: ['closed.txt'] }),
+        callTool(4, 'rlm_answer', { question: 'q', paths: ['open'] }),
+      ]),
+    );
+    expect(await exited).toBe(0);
+    const replies = repliesIn(stdout);
+    expect(replies.get(2)?.result?.structuredContent).toMatchObject({ answer: 'read' });
+    expect(replies.get(3)?.result?.isError).toBe(true);
+    expect(JSON.stringify(replies.get(3)?.result?.content)).toContain(
+      `closed.txt (${join(dir, 'closed.txt')}) is outside the folders this server may read (${join(dir, 'open')})`,
+    );
+    expect(JSON.stringify(replies.get(4)?.result?.content)).toContain('paths hold more than 1 MiB of files');
   });
 });

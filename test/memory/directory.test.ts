@@ -9,12 +9,12 @@ import { tempDir } from './helpers/corpus.ts';
 
 /** A reader that saw the manifest of `stale` first, as a process does when a writer commits just after. */
 class LateReader extends DirectoryPersistence {
-  constructor(
-    dir: string,
-    private stale: Manifest,
-    private staleReads: number,
-  ) {
+  private readonly stale: Manifest;
+  private staleReads: number;
+  constructor(dir: string, stale: Manifest, staleReads: number) {
     super(dir);
+    this.stale = stale;
+    this.staleReads = staleReads;
   }
   override async readManifest(): Promise<Manifest> {
     if (this.staleReads > 0) {

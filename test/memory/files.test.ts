@@ -53,6 +53,23 @@ describe('scanPaths', () => {
     expect(files.map((f) => f.path)).toContain(join(root, 'docs', '.hidden'));
   });
 
+  it('stops at a byte or entry bound and says so', async () => {
+    const all = await scanPaths([root]);
+    expect(all.truncated).toBeUndefined();
+    const bytes = await scanPaths([root], { maxBytes: 8 });
+    expect(bytes.truncated).toBe('bytes');
+    expect(bytes.files.map((f) => f.bytes)).toEqual([5, 4]);
+    const entries = await scanPaths([root], { maxEntries: 2 });
+    expect(entries.truncated).toBe('entries');
+    expect(entries.files.length).toBeLessThan(all.files.length);
+    expect((await scanPaths([root], { maxBytes: 13, maxEntries: 100 })).truncated).toBeUndefined();
+  });
+
+  it('stops with ABORTED when its signal fires', async () => {
+    const err = await scanPaths([root], { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    expect(isRlmError(err, 'ABORTED')).toBe(true);
+  });
+
   it('fails with BAD_INPUT on a missing path', async () => {
     const missing = join(root, 'nope.txt');
     const err = await scanPaths([missing]).catch((e: unknown) => e);

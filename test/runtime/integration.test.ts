@@ -128,4 +128,3 @@ describe('RLM with the isolated-vm sandbox', () => {
     expect(events.find((e) => e.type === 'final')).toMatchObject({ answer: 'z'.repeat(3000) });
   });
 });
-

@@ -10,6 +10,7 @@ import {
   DEFAULT_SESSION_IDLE_MS,
   serveHttp,
 } from '../../mcp/http.ts';
+import { DEFAULT_LIMITS } from '../../mcp/limits.ts';
 import { serveStdio } from '../../mcp/stdio.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK } from '../io.ts';
@@ -32,12 +33,16 @@ options:
   --model SPEC         default model (else $RLM_MODEL), e.g. anthropic:claude-sonnet-4-6
   --sub-model SPEC     default sub-call model (else $RLM_SUB_MODEL, else the model)
   --store DIR          default store folder (else $RLM_STORE)
+  --allow-path DIR     folder tool calls may read files and stores from (repeatable); default: any
+                       over stdio, the working folder over HTTP. MCP roots from the client narrow it
+  --max-paths-mb N     MiB of files one rlm_answer call may read through paths (default ${DEFAULT_LIMITS.maxPathsBytes / 1024 / 1024});
+                       more belongs in a store built once with rlm_ingest
   --allow-scripted     let tool calls name scripted:FILE models (tests, demos); off by default, since
                        the server would read a file the caller names
 
 environment: RLM_MODEL, RLM_SUB_MODEL, RLM_STORE, RLM_MCP_TOKEN (HTTP bearer token), provider keys
-(ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL...), RLM_MAX_* run limits, RLM_TRACE (a trace file
-every run appends to; results carry their runId) and RLM_TRACE_LEVEL.
+(ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL...), RLM_MAX_* run limits, RLM_TRACE (JSONL trace
+file every rlm_answer run is appended to; results name it and carry their runId) and RLM_TRACE_LEVEL.
 `;
 
 export default async function serve(argv: string[], io: CliIO): Promise<number> {
@@ -54,6 +59,8 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     'sub-model': { type: 'string' },
     store: { type: 'string' },
     'allow-scripted': { type: 'boolean' },
+    'allow-path': { type: 'string', multiple: true },
+    'max-paths-mb': { type: 'string' },
   });
   if (values.help) {
     io.stdout.write(HELP);
@@ -71,6 +78,7 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
   if (transport === 'stdio' && (port !== undefined || values.host !== undefined)) {
     throw new RlmError('BAD_INPUT', '--port and --host need --transport http');
   }
+  const maxPathsMb = intFlag(values['max-paths-mb'], 'max-paths-mb', 1);
   const maxSessions = intFlag(values['max-sessions'], 'max-sessions', 1);
   const idleMinutes = intFlag(values['idle-minutes'], 'idle-minutes', 1);
   const maxBodyMb = intFlag(values['max-body-mb'], 'max-body-mb', 1);
@@ -91,6 +99,8 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     defaults,
     log,
     allowScriptedModels: values['allow-scripted'] === true,
+    ...(values['allow-path'] === undefined ? {} : { allowPaths: values['allow-path'] }),
+    ...(maxPathsMb === undefined ? {} : { limits: { maxPathsBytes: maxPathsMb * 1024 * 1024 } }),
   });
 
   const controller = new AbortController();

@@ -5,17 +5,19 @@
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
-import { RlmError } from '../../errors.ts';
+import { isRlmError, RlmError } from '../../errors.ts';
 import type { AnswerInput } from '../../runtime/input.ts';
 import { boundedLimit, DEFAULTS } from '../../runtime/option-schema.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
-import type { TraceEvent } from '../../runtime/trace.ts';
 import { answerResult } from '../../shapes.ts';
 import type { ServerContext } from '../context.ts';
 import { describeChars, type McpLimits } from '../limits.ts';
-import { type Progress, progressFor } from '../progress.ts';
+import { filesOf } from '../paths.ts';
+import { progressFor } from '../progress.ts';
 import { guard } from '../results.ts';
+import { type LogSender, RunWatch } from '../run-watch.ts';
+import type { Connection } from '../server.ts';
 
 /** Input schema of `rlm_answer`; limits come from the server's configuration. */
 export function answerInput(limits: McpLimits) {
@@ -27,7 +29,9 @@ export function answerInput(limits: McpLimits) {
         .trim()
         .min(1, 'question must not be empty')
         .max(limits.maxQuestionChars, tooLong('question', limits.maxQuestionChars))
-        .describe('The question to answer.'),
+        .describe(
+          'The question, self-contained: the answering model sees only this and the context, not your conversation.',
+        ),
       context: z
         .union([
           z.string().max(limits.maxContextChars, tooLong('context', limits.maxContextChars)),
@@ -42,7 +46,7 @@ export function answerInput(limits: McpLimits) {
         ])
         .optional()
         .describe(
-          'The context itself: one text, or a list of documents. It never enters your own context window.',
+          'The context itself, for text you already hold: one text, or a list of documents. For files use `paths`.',
         ),
       paths: z
         .array(z.string().min(1, 'paths must not contain empty strings'))
@@ -92,24 +96,26 @@ export const answerOutput = z.object({
   usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number() }),
   elapsedMs: z.number(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
-  runId: z
-    .string()
-    .optional()
-    .describe('Id of the run in the trace (RLM_TRACE): rlm trace show|html FILE --run ID'),
+  runId: z.string().optional().describe('Id of the run, as in its trace.'),
+  trace: z.string().optional().describe('JSONL trace file the run was appended to (when RLM_TRACE is set).'),
 });
 
 type AnswerArgs = z.output<ReturnType<typeof answerInput>>;
 
 /** Registers `rlm_answer` on `server`. */
-export function registerAnswer(server: McpServer, ctx: ServerContext): void {
+export function registerAnswer(server: McpServer, ctx: ServerContext, conn: Connection): void {
   server.registerTool(
     'rlm_answer',
     {
       title: 'Answer over a long context (Recursive Language Model)',
       description:
         'Answers a question over a context too large for your window: text, files/folders, or an rlm store. ' +
-        'A model explores the context by writing JavaScript in a sandbox and recursing into sub-calls; only ' +
-        'the answer comes back. Sends progress per iteration and sub-call when asked; cancel to stop the run.',
+        'A separate model explores the context by writing JavaScript in a sandbox and recursing into sub-calls; ' +
+        'only the answer comes back. That model never sees this conversation: make the question self-contained ' +
+        '(name the files, terms and what a good answer looks like). A call can take minutes and makes paid ' +
+        'model calls (often dozens). Do not paste large text into `context`: pass file or folder `paths` ' +
+        '(relative to the server\u2019s working folder, see rlm_status), or a `store` built once with rlm_ingest ' +
+        'for material you will ask about again. Sends progress (with a heartbeat) when asked; cancel to stop.',
       inputSchema: answerInput(ctx.limits),
       outputSchema: answerOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -117,45 +123,84 @@ export function registerAnswer(server: McpServer, ctx: ServerContext): void {
     (args, extra) =>
       guard('rlm_answer', ctx, async () => {
         const progress = progressFor(extra, (err) => ctx.log(`rlm serve: progress not sent: ${String(err)}`));
-        const result = await runAnswer(ctx, args, extra.signal, progress);
-        // The run id finds the run in a trace (rlm trace show|html FILE --run ID).
-        const shown = {
-          ...answerResult(result),
-          ...(result.runId === undefined ? {} : { runId: result.runId }),
+        const log: LogSender = (level, data) => {
+          server.server
+            .sendLoggingMessage({ level, logger: 'rlm', data }, extra.sessionId)
+            .catch((err: unknown) => ctx.log(`rlm serve: log notification not sent: ${String(err)}`));
         };
+        const watch = new RunWatch(progress, log, ctx.limits.heartbeatMs);
+        watch.start();
+        let run: AnswerRun;
+        try {
+          run = await runAnswer(ctx, conn, args, extra.signal, watch);
+        } catch (err) {
+          if (isRlmError(err, 'ABORTED')) ctx.log('rlm serve: rlm_answer aborted before the run started');
+          throw err;
+        } finally {
+          watch.stop();
+        }
+        const { result } = run;
         const failed = result.status === 'error' || result.status === 'aborted';
         ctx.log(
           `rlm serve: rlm_answer ${result.status} after ${result.iterations} iterations, ${result.subCalls} sub-calls, ${result.elapsedMs} ms`,
         );
         return {
           content: [{ type: 'text', text: renderText(result, ctx.limits.maxTextAnswerChars) }],
-          structuredContent: shown,
+          structuredContent: publicResult(run),
           ...(failed ? { isError: true } : {}),
         };
       }),
   );
 }
 
+/** A finished run and where its trace went, if one is kept. */
+export interface AnswerRun {
+  result: RlmResult;
+  /** Absolute path of the JSONL trace (RLM_TRACE or the server's `trace` option). */
+  trace?: string;
+}
+
 /** Builds the run for one call and answers. Exported for tests of argument handling. */
 export async function runAnswer(
   ctx: ServerContext,
+  conn: Connection,
   args: AnswerArgs,
   signal: AbortSignal,
-  progress: Progress,
-): Promise<RlmResult> {
+  watch: RunWatch,
+): Promise<AnswerRun> {
   if (args.paths !== undefined && args.store !== undefined) {
     throw new RlmError('BAD_INPUT', 'give `paths` or `store`, not both');
   }
+  callerModel(ctx, 'model', args.model);
+  callerModel(ctx, 'sub_model', args.sub_model);
   const input: AnswerInput = { question: args.question, signal };
   if (args.context !== undefined) input.context = args.context;
   if (args.paths !== undefined) {
-    input.paths = args.paths.map((p) => path.resolve(ctx.cwd, p));
+    watch.phase(`looking through ${args.paths.length === 1 ? 'the path' : `${args.paths.length} paths`}`);
+    input.paths = await filesOf(conn.access, args.paths, {
+      maxBytes: ctx.limits.maxPathsBytes,
+      tooLarge:
+        'more than one call reads; ingest them once with rlm_ingest and pass `store`, or name fewer files',
+      maxEntries: ctx.limits.maxPathsEntries,
+      signal,
+    });
+    if (input.paths.length === 0) {
+      throw new RlmError(
+        'BAD_INPUT',
+        `no files to read in ${args.paths.join(', ')} (dot-folders and node_modules are skipped)`,
+      );
+    }
+    watch.phase(`reading and indexing ${input.paths.length} file${input.paths.length === 1 ? '' : 's'}`);
   } else {
+    if (args.store !== undefined) await conn.access.check(args.store, signal);
     const dir = args.store ?? (args.context === undefined ? ctx.defaults.store : undefined);
-    if (dir !== undefined) input.store = await ctx.stores.get(dir);
+    if (dir !== undefined) {
+      watch.phase(`opening the store ${dir}`);
+      input.store = await ctx.stores.get(dir);
+    }
   }
-  callerModel(ctx, 'model', args.model);
-  callerModel(ctx, 'sub_model', args.sub_model);
+  // A cancel that arrived while the input loaded stops the run before any paid model call.
+  if (signal.aborted) throw new RlmError('ABORTED', 'the call was cancelled');
   const model = args.model ?? ctx.defaults.model;
   const subModel = args.sub_model ?? ctx.defaults.subModel;
   const rlm = new RLM({
@@ -165,9 +210,11 @@ export async function runAnswer(
     ...(subModel === undefined ? {} : { subModel }),
     ...(args.max_depth === undefined ? {} : { maxDepth: args.max_depth }),
     ...(args.max_iterations === undefined ? {} : { maxIterations: args.max_iterations }),
-    ...(progress.enabled ? { onEvent: progressListener(progress) } : {}),
+    onEvent: (e) => watch.onEvent(e),
   });
-  return rlm.answer(input);
+  const result = await rlm.answer(input);
+  const trace = rlm.options.trace;
+  return { result, ...(trace === undefined ? {} : { trace: path.resolve(ctx.cwd, trace) }) };
 }
 
 /**
@@ -185,27 +232,12 @@ function callerModel(ctx: ServerContext, field: string, spec: string | undefined
   }
 }
 
-/** Turns trace events into progress: one notification per root iteration and one per sub-call. */
-function progressListener(progress: Progress): (e: TraceEvent) => void {
-  let maxIterations = 0;
-  let subCalls = 0;
-  return (e) => {
-    if (e.type === 'run_start') {
-      maxIterations = e.maxIterations;
-    } else if (e.type === 'model_call' && e.depth === 0) {
-      progress.report(
-        e.kind === 'last_call'
-          ? 'out of iterations: asking for the final answer'
-          : `iteration ${e.iteration} of ${maxIterations}: model replied`,
-      );
-    } else if (e.type === 'subcall_start') {
-      subCalls++;
-      const prompt = e.prompt.replace(/\s+/g, ' ').trim();
-      const preview = prompt.length > 80 ? `${prompt.slice(0, 80)}…` : prompt;
-      progress.report(
-        `sub-call ${subCalls} at depth ${e.calleeDepth}${e.cached ? ' (cached)' : ''}: ${preview}`,
-      );
-    }
+/** The contract fields, plus the run id and the trace file that let a user look the run up. */
+function publicResult({ result: r, trace }: AnswerRun): Record<string, unknown> {
+  return {
+    ...answerResult(r),
+    ...(r.runId === undefined ? {} : { runId: r.runId }),
+    ...(trace === undefined ? {} : { trace }),
   };
 }
 

@@ -8,7 +8,8 @@ import { type HistoryFilter, listProjects, recall, timeline } from '../../claude
 import { roundScore } from '../../shapes.ts';
 import type { ServerContext } from '../context.ts';
 import { guard, structured } from '../results.ts';
-import { storeArg, storeDir } from './store-arg.ts';
+import type { Connection } from '../server.ts';
+import { checkedStoreDir, storeArg } from './store-arg.ts';
 
 const READ_ONLY = {
   readOnlyHint: true,
@@ -85,7 +86,7 @@ function filterOf(args: {
 }
 
 /** Registers the three Claude Code history tools on `server`. */
-export function registerClaudeTools(server: McpServer, ctx: ServerContext): void {
+export function registerClaudeTools(server: McpServer, ctx: ServerContext, conn: Connection): void {
   server.registerTool(
     'rlm_claude_recall',
     {
@@ -118,7 +119,7 @@ export function registerClaudeTools(server: McpServer, ctx: ServerContext): void
     },
     (args) =>
       guard('rlm_claude_recall', ctx, async () => {
-        const store = await ctx.stores.get(storeDir(ctx, args.store));
+        const store = await ctx.stores.get(await checkedStoreDir(ctx, conn, args.store));
         const found = await recall(store, args.query, { ...filterOf(args), k: args.k ?? 10 });
         const results = found.results.map((r) => ({ ...r, score: roundScore(r.score) }));
         const text =
@@ -145,7 +146,7 @@ export function registerClaudeTools(server: McpServer, ctx: ServerContext): void
     },
     (args) =>
       guard('rlm_claude_timeline', ctx, async () => {
-        const store = await ctx.stores.get(storeDir(ctx, args.store));
+        const store = await ctx.stores.get(await checkedStoreDir(ctx, conn, args.store));
         return structured({ sessions: timeline(store, filterOf(args)) });
       }),
   );
@@ -163,7 +164,7 @@ export function registerClaudeTools(server: McpServer, ctx: ServerContext): void
     },
     (args) =>
       guard('rlm_claude_projects', ctx, async () => {
-        const store = await ctx.stores.get(storeDir(ctx, args.store));
+        const store = await ctx.stores.get(await checkedStoreDir(ctx, conn, args.store));
         return structured({ projects: listProjects(store) });
       }),
   );

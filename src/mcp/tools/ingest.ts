@@ -1,14 +1,14 @@
 /** `rlm_ingest`: adds files and folders to a store, with progress per file. */
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import type { ChunkerName, IngestOptions } from '../../../memory/types.ts';
-import { RlmError } from '../../errors.ts';
 import type { ServerContext } from '../context.ts';
+import { filesOf } from '../paths.ts';
 import { progressFor } from '../progress.ts';
 import { guard, structured } from '../results.ts';
-import { storeArg, storeDir } from './store-arg.ts';
+import type { Connection } from '../server.ts';
+import { checkedStoreDir, storeArg } from './store-arg.ts';
 
 const CHUNKERS = ['size', 'paragraph', 'lines', 'turn', 'markdown'] as const satisfies readonly ChunkerName[];
 
@@ -26,7 +26,7 @@ export const ingestOutput = z.object({
 });
 
 /** Registers `rlm_ingest` on `server`. */
-export function registerIngest(server: McpServer, ctx: ServerContext): void {
+export function registerIngest(server: McpServer, ctx: ServerContext, conn: Connection): void {
   const limits = ctx.limits;
   server.registerTool(
     'rlm_ingest',
@@ -73,8 +73,13 @@ export function registerIngest(server: McpServer, ctx: ServerContext): void {
     (args, extra) =>
       guard('rlm_ingest', ctx, async () => {
         // Check everything that can fail cheaply before the store is opened: opening creates it.
-        const dir = storeDir(ctx, args.store);
-        const paths = await existingPaths(ctx, args.paths);
+        const dir = await checkedStoreDir(ctx, conn, args.store, extra.signal);
+        const paths = await filesOf(conn.access, args.paths, {
+          maxBytes: limits.maxIngestBytes,
+          tooLarge: 'ingest them in parts, or with `rlm ingest` in a terminal',
+          maxEntries: limits.maxPathsEntries,
+          signal: extra.signal,
+        });
         const store = await ctx.stores.get(dir, { create: true });
         const progress = progressFor(extra, (err) => ctx.log(`rlm serve: progress not sent: ${String(err)}`));
         const opts: IngestOptions = { signal: extra.signal };
@@ -108,26 +113,4 @@ export function registerIngest(server: McpServer, ctx: ServerContext): void {
         } satisfies z.output<typeof ingestOutput>);
       }),
   );
-}
-
-/**
- * The given paths resolved against the server's working directory, or BAD_INPUT naming the first one that
- * cannot be read, so that a call that is bound to fail creates no store.
- */
-async function existingPaths(ctx: ServerContext, given: readonly string[]): Promise<string[]> {
-  const resolved: string[] = [];
-  for (const p of given) {
-    const abs = path.resolve(ctx.cwd, p);
-    try {
-      await stat(abs);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? String(err);
-      const where = abs === p ? p : `${p} (${abs})`;
-      throw code === 'ENOENT'
-        ? new RlmError('BAD_INPUT', `no such file or directory: ${where}`, { path: abs })
-        : new RlmError('BAD_INPUT', `cannot read ${where}: ${code}`, { path: abs }, { cause: err });
-    }
-    resolved.push(abs);
-  }
-  return resolved;
 }

@@ -11,7 +11,8 @@ import { autoConsolidate } from '../../runtime/consolidate.ts';
 import { recallResults } from '../../shapes.ts';
 import type { ServerContext } from '../context.ts';
 import { guard, structured } from '../results.ts';
-import { storeArg, storeDir } from './store-arg.ts';
+import type { Connection } from '../server.ts';
+import { checkedStoreDir, storeArg } from './store-arg.ts';
 
 const topicArg = z.string().min(1, 'topic must not be empty').max(MAX_TOPIC_CHARS);
 const tagsArg = z.array(z.string().min(1).max(200)).max(50);
@@ -48,9 +49,10 @@ export const topicsOutput = z.object({
 });
 
 /** Registers the memory tools on `server`. */
-export function registerMemoryTools(server: McpServer, ctx: ServerContext): void {
-  const open = (dir: string | undefined, create = false) =>
-    ctx.stores.get(storeDir(ctx, dir), create ? { create: true } : {});
+export function registerMemoryTools(server: McpServer, ctx: ServerContext, conn: Connection): void {
+  // A store named by the caller is a path like any other: the server's file fence applies.
+  const open = async (dir: string | undefined, create = false) =>
+    ctx.stores.get(await checkedStoreDir(ctx, conn, dir), create ? { create: true } : {});
 
   server.registerTool(
     'rlm_remember',

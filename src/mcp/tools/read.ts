@@ -7,10 +7,12 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { CHUNK_TYPES, type ChunkType, type GrepOptions, type SearchOptions } from '../../../memory/types.ts';
 import { RlmError } from '../../errors.ts';
-import { grepResults, peekResult, searchResults } from '../../shapes.ts';
+import { chunkPath, peekResult, searchResults } from '../../shapes.ts';
 import type { ServerContext } from '../context.ts';
+import { grepView } from '../grep-view.ts';
 import { guard, structured } from '../results.ts';
-import { storeArg, storeDir } from './store-arg.ts';
+import type { Connection } from '../server.ts';
+import { checkedStoreDir, storeArg } from './store-arg.ts';
 
 const READ_ONLY = {
   readOnlyHint: true,
@@ -18,6 +20,12 @@ const READ_ONLY = {
   idempotentHint: true,
   openWorldHint: false,
 } as const;
+
+const chunkId = z.string().min(1, 'id must not be empty').max(1000);
+
+/** Characters of grep output by default, and of one matching line. */
+const DEFAULT_GREP_CHARS = 20_000;
+const GREP_LINE_CHARS = 500;
 
 const documentsArg = z
   .array(z.string().min(1))
@@ -38,7 +46,7 @@ export const searchOutput = z.object({
   ),
 });
 
-export const peekOutput = z.object({
+const peekChunk = z.object({
   id: z.string(),
   text: z.string(),
   tokens: z.number().int(),
@@ -46,17 +54,33 @@ export const peekOutput = z.object({
   path: z.string().nullable(),
   tags: z.array(z.string()),
   links: z.array(z.object({ from: z.string(), to: z.string(), type: z.string(), strength: z.number() })),
+  range: z
+    .object({ start: z.number().int(), end: z.number().int(), chars: z.number().int() })
+    .optional()
+    .describe('With start/end: the slice of the chunk text returned, and the whole text\u2019s length.'),
+});
+
+/** One chunk (the `rlm peek --json` object); with several ids, the others follow in `more`. */
+export const peekOutput = peekChunk.extend({
+  more: z.array(peekChunk).optional().describe('The chunks of the other requested ids, in order.'),
 });
 
 export const grepOutput = z.object({
   matches: z.array(
-    z.object({ id: z.string(), offset: z.number().int(), text: z.string(), path: z.string().nullable() }),
+    z.object({
+      id: z.string(),
+      offset: z.number().int(),
+      text: z.string(),
+      path: z.string().nullable(),
+      before: z.string().optional(),
+      after: z.string().optional(),
+    }),
   ),
   truncated: z.boolean(),
 });
 
 /** Registers `rlm_search`, `rlm_peek` and `rlm_grep` on `server`. */
-export function registerReadTools(server: McpServer, ctx: ServerContext): void {
+export function registerReadTools(server: McpServer, ctx: ServerContext, conn: Connection): void {
   const limits = ctx.limits;
   const queryText = (what: string) =>
     z
@@ -99,7 +123,7 @@ export function registerReadTools(server: McpServer, ctx: ServerContext): void {
     },
     (args) =>
       guard('rlm_search', ctx, async () => {
-        const store = await ctx.stores.get(storeDir(ctx, args.store));
+        const store = await ctx.stores.get(await checkedStoreDir(ctx, conn, args.store));
         const opts: SearchOptions = { k: args.k ?? 10 };
         if (args.document !== undefined) opts.document = args.document;
         if (args.tags !== undefined) opts.tags = args.tags;
@@ -113,16 +137,24 @@ export function registerReadTools(server: McpServer, ctx: ServerContext): void {
   server.registerTool(
     'rlm_peek',
     {
-      title: 'Read one chunk of an rlm store',
+      title: 'Read chunks of an rlm store',
       description:
-        'Returns a chunk\u2019s text with its document, tags and links (ids come from rlm_search or rlm_grep).',
+        'Returns a chunk\u2019s text with its document, tags and links (ids come from rlm_search or rlm_grep). ' +
+        'Pass several ids to read them in one call, and start/end to read only a character range of each. ' +
+        'Reading through this tool records no access statistics: it changes nothing.',
       inputSchema: z
         .object({
           id: z
-            .string()
-            .min(1, 'id must not be empty')
-            .max(1000)
-            .describe('Chunk id, like DOCUMENT:ORDINAL.'),
+            .union([
+              chunkId,
+              z
+                .array(chunkId)
+                .min(1, 'id must not be an empty list')
+                .max(limits.maxPeekIds, `id has more than ${limits.maxPeekIds} entries`),
+            ])
+            .describe('Chunk id, like DOCUMENT:ORDINAL, or a list of them.'),
+          start: z.number().int().min(0).optional().describe('First character of the chunk text to return.'),
+          end: z.number().int().min(0).optional().describe('Character after the last one to return.'),
           store: storeArg,
         })
         .strict(),
@@ -131,18 +163,34 @@ export function registerReadTools(server: McpServer, ctx: ServerContext): void {
     },
     (args) =>
       guard('rlm_peek', ctx, async () => {
-        const store = await ctx.stores.get(storeDir(ctx, args.store));
-        const chunk = store.getChunk(args.id);
-        if (chunk === undefined) {
-          throw new RlmError(
-            'NOT_FOUND',
-            `no chunk with id ${args.id} (ids look like DOCUMENT:ORDINAL; try rlm_search)`,
-          );
-        }
-        store.touch([chunk.id]);
-        const value = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));
+        const store = await ctx.stores.get(await checkedStoreDir(ctx, conn, args.store));
+        const ids = typeof args.id === 'string' ? [args.id] : args.id;
+        const ranged = args.start !== undefined || args.end !== undefined;
+        const views = ids.map((id) => {
+          const chunk = store.getChunk(id);
+          if (chunk === undefined) {
+            throw new RlmError(
+              'NOT_FOUND',
+              `no chunk with id ${id} (ids look like DOCUMENT:ORDINAL; try rlm_search)`,
+            );
+          }
+          // No store.touch: the tool is annotated read-only, and access statistics are a write.
+          const whole = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));
+          if (!ranged) return whole;
+          const start = Math.min(args.start ?? 0, chunk.text.length);
+          const end = Math.max(start, Math.min(args.end ?? chunk.text.length, chunk.text.length));
+          return {
+            ...whole,
+            text: chunk.text.slice(start, end),
+            range: { start, end, chars: chunk.text.length },
+          };
+        });
+        const [first, ...rest] = views as [(typeof views)[number], ...typeof views];
+        const value = rest.length === 0 ? first : { ...first, more: rest };
         // The chunk text itself is what a reader wants in `content`; the metadata stays structured.
-        return structured(value, chunk.text);
+        const text =
+          views.length === 1 ? first.text : views.map((v) => `--- ${v.id}\n${v.text}`).join('\n\n');
+        return structured(value, text);
       }),
   );
 
@@ -151,8 +199,10 @@ export function registerReadTools(server: McpServer, ctx: ServerContext): void {
     {
       title: 'Regex search over an rlm store',
       description:
-        'Finds a JavaScript regex (or a literal string) in every chunk; returns the matching lines with chunk ids. ' +
-        'A pattern that runs too long is stopped with a TIMEOUT error.',
+        'Finds a JavaScript regex (or a literal string) in every chunk; returns the matching lines with chunk ids, ' +
+        'optionally with context lines. The result is bounded in characters (long lines are cut around the ' +
+        'match; `truncated` says when matches were left out). A pattern that runs too long is stopped with a ' +
+        'TIMEOUT error.',
       inputSchema: z
         .object({
           pattern: queryText('pattern').describe('JavaScript regex source, or a literal with literal=true.'),
@@ -167,6 +217,22 @@ export function registerReadTools(server: McpServer, ctx: ServerContext): void {
             .optional()
             .describe('Most matches (default 100).'),
           document: documentsArg,
+          context_lines: z
+            .number()
+            .int()
+            .min(0)
+            .max(20)
+            .optional()
+            .describe('Lines of context before and after each matching line (default 0).'),
+          max_chars: z
+            .number()
+            .int()
+            .min(100)
+            .max(limits.maxGrepChars)
+            .optional()
+            .describe(
+              `Characters of all returned text together (default ${DEFAULT_GREP_CHARS}); long lines are cut around the match.`,
+            ),
         })
         .strict(),
       outputSchema: grepOutput,
@@ -174,13 +240,22 @@ export function registerReadTools(server: McpServer, ctx: ServerContext): void {
     },
     (args) =>
       guard('rlm_grep', ctx, async () => {
-        const store = await ctx.stores.get(storeDir(ctx, args.store));
+        const store = await ctx.stores.get(await checkedStoreDir(ctx, conn, args.store));
         const opts: GrepOptions = { limit: args.limit ?? 100 };
         if (args.literal !== undefined) opts.literal = args.literal;
         if (args.ignore_case !== undefined) opts.ignoreCase = args.ignore_case;
         if (args.document !== undefined) opts.document = args.document;
         const result = await store.grep(args.pattern, opts);
-        return structured(grepResults(result, (d) => store.findDocument(d)));
+        const view = grepView(result.matches, (id) => store.getChunk(id)?.text, {
+          maxChars: Math.min(args.max_chars ?? DEFAULT_GREP_CHARS, limits.maxGrepChars),
+          maxLineChars: GREP_LINE_CHARS,
+          contextLines: args.context_lines ?? 0,
+        });
+        const lookup = (d: string) => store.findDocument(d);
+        return structured({
+          matches: view.matches.map((m) => ({ ...m, path: chunkPath(m.id, lookup) })),
+          truncated: result.truncated || view.truncated,
+        });
       }),
   );
 }

@@ -11,12 +11,18 @@ import { isRlmError } from '../../errors.ts';
 import { resolveOptions } from '../../runtime/options.ts';
 import type { ServerContext } from '../context.ts';
 import { guard, structured } from '../results.ts';
+import type { Connection } from '../server.ts';
 import { storeArg } from './store-arg.ts';
 
 const nullableNumber = z.number().nullable();
 
 export const statusOutput = z.object({
   server: z.object({ name: z.string(), version: z.string() }),
+  workingFolder: z.string(),
+  fileAccess: z.object({
+    allowedFolders: z.array(z.string()).nullable(),
+    roots: z.array(z.string()).nullable(),
+  }),
   defaults: z.object({
     model: z.string().nullable(),
     subModel: z.string().nullable(),
@@ -54,25 +60,27 @@ export const statusOutput = z.object({
       maxContextChars: z.number().int(),
       maxContextDocuments: z.number().int(),
       maxPaths: z.number().int(),
+      maxPathsBytes: z.number().int(),
     }),
   }),
   problems: z.array(z.string()),
 });
 
 /** Registers `rlm_status` on `server`. */
-export function registerStatus(server: McpServer, ctx: ServerContext): void {
+export function registerStatus(server: McpServer, ctx: ServerContext, conn: Connection): void {
   server.registerTool(
     'rlm_status',
     {
       title: 'rlm server status',
       description:
-        'Shows the default models and whether their providers are configured, the store\u2019s totals and the ' +
-        'limits in force, with a list of configuration problems. Call it first when a tool reports a setup error.',
+        'Shows the working folder that relative paths resolve against, which folders may be read, the default ' +
+        'models and whether their providers are configured, the store\u2019s totals and the limits in force, with ' +
+        'a list of configuration problems. Call it first when a tool reports a setup error.',
       inputSchema: z.object({ store: storeArg }).strict(),
       outputSchema: statusOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    (args) =>
+    (args, extra) =>
       guard('rlm_status', ctx, async () => {
         const problems: string[] = [];
         const d = ctx.defaults;
@@ -86,8 +94,15 @@ export function registerStatus(server: McpServer, ctx: ServerContext): void {
         }
         const dir = args.store ?? d.store;
         let store: Record<string, unknown> | null = null;
+        let roots: string[] | null = null;
+        try {
+          roots = (await conn.access.roots(extra.signal)) ?? null;
+        } catch (err) {
+          problems.push(isRlmError(err) ? err.message : String(err));
+        }
         if (dir !== undefined) {
           try {
+            if (args.store !== undefined) await conn.access.check(args.store, extra.signal);
             const opened = await ctx.stores.get(dir);
             const s = opened.stats();
             store = {
@@ -105,6 +120,8 @@ export function registerStatus(server: McpServer, ctx: ServerContext): void {
         }
         return structured({
           server: { name: 'rlm', version: ctx.version },
+          workingFolder: ctx.cwd,
+          fileAccess: { allowedFolders: conn.access.allowedFolders ?? null, roots },
           defaults: { model: d.model ?? null, subModel: d.subModel ?? null, store: d.store ?? null },
           providers: providers(ctx.env),
           store,
@@ -212,5 +229,6 @@ function inputLimits(ctx: ServerContext): Record<string, number> {
     maxContextChars: l.maxContextChars,
     maxContextDocuments: l.maxContextDocuments,
     maxPaths: l.maxPaths,
+    maxPathsBytes: l.maxPathsBytes,
   };
 }

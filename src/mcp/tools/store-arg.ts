@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { RlmError } from '../../errors.ts';
 import type { ServerContext } from '../context.ts';
+import type { Connection } from '../server.ts';
 
 /** Optional store folder; the server's default (RLM_STORE) applies when it is left out. */
 export const storeArg = z
@@ -16,5 +17,20 @@ export function storeDir(ctx: ServerContext, given: string | undefined): string 
   if (dir === undefined) {
     throw new RlmError('BAD_INPUT', 'store is required: pass `store` or start the server with RLM_STORE set');
   }
+  return dir;
+}
+
+/**
+ * Like {@link storeDir}, and a store folder named by the caller must lie inside the connection's
+ * file-access fences (the server's own default is trusted).
+ */
+export async function checkedStoreDir(
+  ctx: ServerContext,
+  conn: Connection,
+  given: string | undefined,
+  signal?: AbortSignal,
+): Promise<string> {
+  const dir = storeDir(ctx, given);
+  if (given !== undefined) await conn.access.check(given, signal);
   return dir;
 }

@@ -1,8 +1,15 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { isRlmError } from '../../../src/errors.ts';
+import { FileAccess } from '../../../src/mcp/access.ts';
+import type { ServerContext } from '../../../src/mcp/context.ts';
+import { RunWatch } from '../../../src/mcp/run-watch.ts';
+import { createServer } from '../../../src/mcp/server.ts';
+import { runAnswer } from '../../../src/mcp/tools/answer.ts';
+import type { Model } from '../../../src/runtime/model.ts';
 import { parseTrace } from '../../../src/runtime/trace.ts';
 import { fakeSandboxes } from '../../runtime/helpers/fake-sandbox.ts';
 import { type Connected, connect, textOf } from '../helpers/connect.ts';
@@ -16,6 +23,11 @@ afterEach(async () => {
   await open?.close();
   open = undefined;
 });
+
+/** A connection without file fences, for calling runAnswer directly. */
+function fenceless(ctx: ServerContext) {
+  return { access: new FileAccess(createServer(ctx), ctx.cwd, undefined) };
+}
 
 /** A server whose runs use the node:vm sandbox double, with `model` as RLM_MODEL. */
 async function start(model: string, extra: Parameters<typeof connect>[0] = {}): Promise<Connected> {
@@ -71,7 +83,8 @@ describe('rlm_answer', () => {
       },
       { depth: 1, reply: 'part one is about cats' },
     ]);
-    const { client } = await start(model);
+    // No heartbeat within the test's lifetime: only the milestones are counted.
+    const { client } = await start(model, { limits: { heartbeatMs: 3_600_000 } });
     const seen: Progress[] = [];
     const r = await client.callTool(
       { name: 'rlm_answer', arguments: { question: 'go', context: 'text', max_depth: 1 } },
@@ -99,7 +112,41 @@ describe('rlm_answer', () => {
     };
     const r = await client.callTool({ name: 'rlm_answer', arguments: { question: 'q', context: 'c' } });
     expect(r.structuredContent).toMatchObject({ answer: 'ok' });
-    expect(notes).toEqual([]);
+    expect(notes.filter((n) => (n as { method: string }).method === 'notifications/progress')).toEqual([]);
+  });
+
+  it('sends run milestones as log notifications, at the level the client sets', async () => {
+    const model = scripted(dir, 'logged.json', [{ depth: 0, reply: 'FINAL(ok)' }]);
+    const { client } = await start(model);
+    const logged: { level: string; logger?: string | undefined; data: unknown }[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      logged.push(n.params);
+    });
+    const r = await client.callTool({ name: 'rlm_answer', arguments: { question: 'q', context: 'c' } });
+    const runId = (r.structuredContent as { runId: string }).runId;
+    expect(logged.map((l) => [l.level, l.logger])).toEqual([
+      ['info', 'rlm'],
+      ['info', 'rlm'],
+    ]);
+    expect(logged[0]?.data).toBe(`run ${runId} started: model ${model}, 1 characters of context`);
+    expect(logged[1]?.data).toMatch(
+      new RegExp(`^run ${runId} final after 1 iterations, 0 sub-calls, \\$0\\.0000, \\d+ ms$`),
+    );
+    await client.setLoggingLevel('error');
+    logged.length = 0;
+    await client.callTool({ name: 'rlm_answer', arguments: { question: 'q', context: 'c' } });
+    expect(logged).toEqual([]);
+  });
+
+  it('names the trace file and run id when a trace is kept', async () => {
+    const trace = join(dir, 'named.jsonl');
+    const model = scripted(dir, 'traced.json', [{ depth: 0, reply: 'FINAL(ok)' }]);
+    const { call } = await start(model, { env: { RLM_MODEL: model, RLM_TRACE: trace } });
+    const r = await call('rlm_answer', { question: 'q', context: 'c' });
+    const s = r.structuredContent as { runId: string; trace: string };
+    expect(s.trace).toBe(trace);
+    const events = parseTrace(readFileSync(trace, 'utf8'));
+    expect(events.every((e) => e.run === s.runId)).toBe(true);
   });
 
   it('cancellation stops the run and its sub-calls', async () => {
@@ -296,5 +343,77 @@ describe('rlm_answer errors', () => {
       /^a{100}\n\n\[rlm: answer cut at 100 characters of 150 characters; the whole answer is in the structured content \(answer\)\]\n\n\[rlm: status final/,
     );
     expect(textOf(r)).not.toContain('ab');
+  });
+
+  it('keeps sending progress while it waits on a slow model call', async () => {
+    // The model answers only once the client has heard a heartbeat: no timing decides the outcome.
+    let release!: () => void;
+    const heard = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const gate: Model = {
+      spec: 'gate',
+      async complete() {
+        await heard;
+        return {
+          text: 'FINAL(ok)',
+          usage: { inputTokens: 1, outputTokens: 1 },
+          model: 'gate',
+          stopReason: 'end_turn',
+        };
+      },
+    };
+    const { client } = await start('gate', {
+      run: { sandboxFactory: fakeSandboxes().factory, modelFactory: async () => gate },
+      limits: { heartbeatMs: 20 },
+    });
+    const seen: string[] = [];
+    const r = await client.callTool(
+      { name: 'rlm_answer', arguments: { question: 'q', context: 'c' } },
+      undefined,
+      {
+        onprogress: (p) => {
+          seen.push(p.message ?? '');
+          if (p.message?.startsWith('still waiting for the model (iteration 1 of 20)')) release();
+        },
+      },
+    );
+    expect(r.structuredContent).toMatchObject({ answer: 'ok' });
+    expect(seen[0]).toMatch(/^still waiting for the model \(iteration 1 of 20\) \(\d+ s\)$/);
+    expect(seen).toContain('iteration 1 of 20: model replied');
+  });
+
+  it('a call cancelled while its input loads makes no model call', async () => {
+    let calls = 0;
+    const counting: Model = {
+      spec: 'count',
+      async complete() {
+        calls++;
+        return {
+          text: 'FINAL(x)',
+          usage: { inputTokens: 1, outputTokens: 1 },
+          model: 'count',
+          stopReason: 'end_turn',
+        };
+      },
+    };
+    const s = await start('count', {
+      run: { sandboxFactory: fakeSandboxes().factory, modelFactory: async () => counting },
+    });
+    writeFileSync(join(dir, 'input.txt'), 'some input');
+    const controller = new AbortController();
+    const watch = new RunWatch({ enabled: false, report: () => {} }, () => {}, 1000);
+    // filesOf runs first; the signal fires while it does.
+    const run = runAnswer(
+      s.ctx,
+      fenceless(s.ctx),
+      { question: 'q', paths: [join(dir, 'input.txt')] },
+      controller.signal,
+      watch,
+    );
+    controller.abort();
+    const err = await run.catch((e: unknown) => e);
+    expect(isRlmError(err, 'ABORTED')).toBe(true);
+    expect(calls).toBe(0);
   });
 });

@@ -99,6 +99,63 @@ describe('store reads', () => {
     expect(textOf(missing)).toMatch(/^rlm_peek: no chunk with id nope:0 .*\[NOT_FOUND\]$/);
   });
 
+  it('rlm_peek reads several ids and character ranges, and records no access', async () => {
+    const ids = (await s.call('rlm_grep', { pattern: 'budget|crew' })).structuredContent as {
+      matches: { id: string }[];
+    };
+    const [a, b] = ids.matches.map((m) => m.id);
+    const store = await s.ctx.stores.get('store');
+    const before = store.accessStats(a!).count;
+    const both = await s.call('rlm_peek', { id: [a, b] });
+    const value = both.structuredContent as {
+      id: string;
+      text: string;
+      more: { id: string; text: string }[];
+    };
+    expect(value.id).toBe(a);
+    expect(value.more.map((m) => m.id)).toEqual([b]);
+    expect(textOf(both)).toBe(`--- ${a}\n${value.text}\n\n--- ${b}\n${value.more[0]!.text}`);
+    const ranged = await s.call('rlm_peek', { id: a, start: 4, end: 10 });
+    expect(ranged.structuredContent).toMatchObject({
+      text: value.text.slice(4, 10),
+      range: { start: 4, end: 10, chars: value.text.length },
+    });
+    expect(ranged.structuredContent).not.toHaveProperty('more');
+    const past = await s.call('rlm_peek', { id: a, start: 1000, end: 5 });
+    expect(past.structuredContent).toMatchObject({
+      text: '',
+      range: { start: value.text.length, end: value.text.length },
+    });
+    expect(store.accessStats(a!).count).toBe(before);
+    const one = await s.call('rlm_peek', { id: [a, 'nope:1'] });
+    expect(textOf(one)).toMatch(/^rlm_peek: no chunk with id nope:1 .*\[NOT_FOUND\]$/);
+  });
+
+  it('rlm_grep returns context lines and stays within its character budget', async () => {
+    const other = await ChunkStore.open(join(dir, 'lines-store'), { create: true });
+    const lines = [
+      'alpha',
+      'beta',
+      'gamma HIT one',
+      'delta',
+      'epsilon',
+      `${'x'.repeat(2000)} HIT long ${'y'.repeat(2000)}`,
+    ];
+    await other.ingestText('lines', lines.join('\n'));
+    await other.close();
+    const r = await s.call('rlm_grep', { pattern: 'HIT', context_lines: 2, store: 'lines-store' });
+    const m = (r.structuredContent as { matches: { text: string; before?: string; after?: string }[] })
+      .matches;
+    expect(m[0]).toMatchObject({ text: 'gamma HIT one', before: 'alpha\nbeta', after: `delta\nepsilon` });
+    expect(m[1]!.text).toMatch(/^…x+ HIT long y+…$/);
+    expect(m[1]!.text.length).toBeLessThanOrEqual(502);
+    expect(m[1]).toMatchObject({ after: '', before: expect.stringMatching(/^delta\nepsilon$/) });
+    const small = await s.call('rlm_grep', { pattern: 'HIT', store: 'lines-store', max_chars: 100 });
+    expect(small.structuredContent).toMatchObject({ matches: [{ text: 'gamma HIT one' }], truncated: true });
+    const plain = await s.call('rlm_grep', { pattern: 'gamma', store: 'lines-store' });
+    expect((plain.structuredContent as { matches: object[] }).matches[0]).not.toHaveProperty('before');
+  });
+
   it('rlm_grep finds lines by regex and literal', async () => {
     const r = await s.call('rlm_grep', { pattern: 'forty\\s+units' });
     expect(r.structuredContent).toMatchObject({

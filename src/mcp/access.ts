@@ -1,0 +1,150 @@
+/**
+ * Which files a client may have the server read. Tools like `rlm_answer` carry a read-only annotation that
+ * some hosts approve without asking, so reading "any file the process can read" is too much. Two fences,
+ * both applied when present:
+ * - the server's allowed folders: `rlm serve --allow-path DIR` (repeatable); over HTTP, where the caller
+ *   may be another program entirely, the server's working folder when none is given;
+ * - the client's MCP roots, when the client offers them (a client that declares roots but lists none
+ *   gets no file access).
+ * Paths are compared after resolving symlinks, so a link inside an allowed folder cannot lead out of it.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { RlmError } from '../errors.ts';
+
+/** How long to wait for a client's answer to roots/list. */
+const ROOTS_TIMEOUT_MS = 10_000;
+
+/** The file-access fences of one connection (one McpServer). */
+export class FileAccess {
+  readonly #server: McpServer;
+  readonly #cwd: string;
+  readonly #allowed: readonly string[] | undefined;
+  #realAllowed: Promise<string[]> | undefined;
+  #roots: Promise<string[] | undefined> | undefined;
+
+  /**
+   * @param allowed folders reads must stay inside (resolved against `cwd`); undefined: no server fence.
+   */
+  constructor(server: McpServer, cwd: string, allowed: readonly string[] | undefined) {
+    this.#server = server;
+    this.#cwd = cwd;
+    this.#allowed = allowed?.map((d) => path.resolve(cwd, d));
+    server.server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+      this.#roots = undefined;
+    });
+  }
+
+  /** The server's allowed folders (absolute), or undefined when it sets none. */
+  get allowedFolders(): readonly string[] | undefined {
+    return this.#allowed;
+  }
+
+  /**
+   * The folders of the client's roots, or undefined when the client offers none (it does not declare the
+   * roots capability). Asked once per connection and again after the client says they changed.
+   */
+  roots(signal?: AbortSignal): Promise<string[] | undefined> {
+    if (this.#server.server.getClientCapabilities()?.roots === undefined) return Promise.resolve(undefined);
+    this.#roots ??= this.#fetchRoots(signal).catch((err: unknown) => {
+      this.#roots = undefined;
+      throw err;
+    });
+    return this.#roots;
+  }
+
+  async #fetchRoots(signal?: AbortSignal): Promise<string[]> {
+    let listed: { roots: { uri: string }[] };
+    try {
+      listed = await this.#server.server.listRoots(undefined, {
+        timeout: ROOTS_TIMEOUT_MS,
+        ...(signal === undefined ? {} : { signal }),
+      });
+    } catch (err) {
+      throw new RlmError(
+        'ACCESS_DENIED',
+        `could not get the client's roots (${err instanceof Error ? err.message : String(err)}), so no file is read`,
+        {},
+        { cause: err },
+      );
+    }
+    const dirs: string[] = [];
+    for (const r of listed.roots) {
+      // Only file: roots name folders; anything else cannot contain a local path.
+      if (!r.uri.startsWith('file:')) continue;
+      try {
+        dirs.push(await real(fileURLToPath(r.uri)));
+      } catch {
+        // a malformed or missing root contains nothing
+      }
+    }
+    return dirs;
+  }
+
+  /**
+   * `given` resolved against the working folder, or ACCESS_DENIED naming it when it lies outside the
+   * fences. A path that does not exist yet (a store to create) is judged by its nearest existing parent.
+   */
+  async check(given: string, signal?: AbortSignal): Promise<string> {
+    const abs = path.resolve(this.#cwd, given);
+    await this.checkResolved(abs, given, signal);
+    return abs;
+  }
+
+  /** Like {@link check} for a path already absolute; `shown` is how the caller named it. */
+  async checkResolved(abs: string, shown: string = abs, signal?: AbortSignal): Promise<void> {
+    if (this.#allowed === undefined && this.#server.server.getClientCapabilities()?.roots === undefined)
+      return;
+    const target = await real(abs);
+    const actual = target === abs ? abs : `${abs} -> ${target}`;
+    const named = shown === abs ? actual : `${shown} (${actual})`;
+    if (this.#allowed !== undefined) {
+      this.#realAllowed ??= Promise.all(this.#allowed.map(real));
+      const allowed = await this.#realAllowed;
+      if (!allowed.some((dir) => inside(target, dir))) {
+        throw new RlmError(
+          'ACCESS_DENIED',
+          `${named} is outside the folders this server may read (${this.#allowed.join(', ')}); ` +
+            'the server is started with --allow-path to widen them',
+          { path: abs },
+        );
+      }
+    }
+    const roots = await this.roots(signal);
+    if (roots !== undefined && !roots.some((dir) => inside(target, dir))) {
+      throw new RlmError(
+        'ACCESS_DENIED',
+        roots.length === 0
+          ? `${named} cannot be read: the client shares no roots`
+          : `${named} is outside the client's roots (${roots.join(', ')})`,
+        { path: abs },
+      );
+    }
+  }
+}
+
+/** True when `p` is `dir` or below it (both absolute and resolved). */
+export function inside(p: string, dir: string): boolean {
+  if (p === dir) return true;
+  const rel = path.relative(dir, p);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+}
+
+/** The real path of `p`, or of its nearest existing ancestor joined with the rest. */
+async function real(p: string): Promise<string> {
+  const rest: string[] = [];
+  let at = path.resolve(p);
+  for (;;) {
+    try {
+      return path.join(await fs.realpath(at), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(at);
+      if (parent === at) return path.resolve(p);
+      rest.push(path.basename(at));
+      at = parent;
+    }
+  }
+}

@@ -1,0 +1,250 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { type CallToolResult, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { inside } from '../../src/mcp/access.ts';
+import { createServerContext, type ServerContext, type ServerContextOptions } from '../../src/mcp/context.ts';
+import { serveHttp } from '../../src/mcp/http.ts';
+import { createServer } from '../../src/mcp/server.ts';
+import { fakeSandboxes } from '../runtime/helpers/fake-sandbox.ts';
+import { textOf } from './helpers/connect.ts';
+import { scripted } from './helpers/rules.ts';
+
+// Real paths, since the fences compare paths with symlinks resolved (macOS /tmp is a link).
+const base = realpathSync(mkdtempSync(join(tmpdir(), 'rlm-mcp-access-')));
+const work = join(base, 'work');
+const outside = join(base, 'outside');
+let model: string;
+
+beforeAll(() => {
+  mkdirSync(join(work, 'docs'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(work, 'docs', 'a.txt'), 'The launch is on Tuesday.\n');
+  writeFileSync(join(outside, 'secret.txt'), 'the secret is 1234\n');
+  // A link inside the allowed folder that leads out of it.
+  symlinkSync(join(outside, 'secret.txt'), join(work, 'docs', 'link.txt'));
+  symlinkSync(outside, join(work, 'out-dir'));
+  model = scripted(base, 'final.json', [{ depth: 0, reply: 'FINAL(done)' }]);
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+function context(opts: ServerContextOptions = {}): ServerContext {
+  const ctx = createServerContext({
+    cwd: work,
+    env: { RLM_MODEL: model },
+    log: () => {},
+    run: { sandboxFactory: fakeSandboxes().factory },
+    ...opts,
+  });
+  cleanups.push(() => ctx.close());
+  return ctx;
+}
+
+/** An in-memory client; with `roots`, it offers them (and can change them later). */
+async function connect(ctx: ServerContext, roots?: string[]) {
+  const server = createServer(ctx);
+  const client = new Client(
+    { name: 'access-test', version: '0' },
+    roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } },
+  );
+  const current = { roots: roots ?? [] };
+  if (roots !== undefined) {
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: current.roots.map((r) => ({ uri: pathToFileURL(r).href, name: r })),
+    }));
+  }
+  const [s, c] = InMemoryTransport.createLinkedPair();
+  await server.connect(s);
+  await client.connect(c);
+  cleanups.push(async () => {
+    await client.close();
+    await server.close();
+  });
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  return {
+    call,
+    async setRoots(next: string[]) {
+      current.roots = next;
+      await client.sendRootsListChanged();
+    },
+  };
+}
+
+describe('file access: --allow-path', () => {
+  it('reads inside the allowed folders and refuses, by name, what lies outside', async () => {
+    const { call } = await connect(context({ allowPaths: ['.'] }));
+    const ok = await call('rlm_answer', { question: 'q', paths: ['docs/a.txt'] });
+    expect(ok.structuredContent).toMatchObject({ answer: 'done' });
+    const secret = join(outside, 'secret.txt');
+    const r = await call('rlm_answer', { question: 'q', paths: [secret] });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toBe(
+      `rlm_answer: ${secret} is outside the folders this server may read (${work}); ` +
+        'the server is started with --allow-path to widen them [ACCESS_DENIED]',
+    );
+    const up = await call('rlm_answer', { question: 'q', paths: ['../outside'] });
+    expect(textOf(up)).toContain(`../outside (${outside}) is outside the folders`);
+  });
+
+  it('follows symlinks before judging, both named and found inside a folder', async () => {
+    const { call } = await connect(context({ allowPaths: ['.'] }));
+    const named = await call('rlm_answer', { question: 'q', paths: ['out-dir'] });
+    expect(textOf(named)).toContain(
+      `out-dir (${join(work, 'out-dir')} -> ${outside}) is outside the folders`,
+    );
+    const found = await call('rlm_answer', { question: 'q', paths: ['docs'] });
+    expect(found.isError).toBe(true);
+    expect(textOf(found)).toContain(`${join(work, 'docs', 'link.txt')} -> ${join(outside, 'secret.txt')}`);
+    expect(JSON.stringify(found)).not.toContain('1234');
+  });
+
+  it('fences stores and ingest too', async () => {
+    const { call } = await connect(context({ allowPaths: ['.'] }));
+    const store = join(outside, 'store');
+    for (const [tool, args] of [
+      ['rlm_ingest', { paths: ['docs/a.txt'], store }],
+      ['rlm_ingest', { paths: [join(outside, 'secret.txt')], store: 'inside-store' }],
+      ['rlm_search', { query: 'x', store }],
+      ['rlm_grep', { pattern: 'x', store }],
+      ['rlm_peek', { id: 'a:0', store }],
+      ['rlm_answer', { question: 'q', store }],
+    ] as const) {
+      const r = await call(tool, args);
+      expect(textOf(r), tool).toMatch(/is outside the folders this server may read.*\[ACCESS_DENIED\]$/);
+    }
+    const status = await call('rlm_status', { store });
+    expect((status.structuredContent as { problems: string[] }).problems.join()).toContain('is outside');
+    const fine = await call('rlm_ingest', { paths: ['docs/a.txt'], store: 'inside-store' });
+    expect(fine.structuredContent).toMatchObject({ added: 1 });
+  });
+
+  it('rlm_status reports the working folder and the fences', async () => {
+    const fenced = await connect(context({ allowPaths: ['docs'] }));
+    const r = await fenced.call('rlm_status', {});
+    expect(r.structuredContent).toMatchObject({
+      workingFolder: work,
+      fileAccess: { allowedFolders: [join(work, 'docs')], roots: null },
+    });
+    const open = await connect(context());
+    expect((await open.call('rlm_status', {})).structuredContent).toMatchObject({
+      fileAccess: { allowedFolders: null, roots: null },
+    });
+  });
+});
+
+describe('file access: MCP roots', () => {
+  it('honours the client roots, and their changes', async () => {
+    const { call, setRoots } = await connect(context(), [join(work, 'docs')]);
+    expect((await call('rlm_answer', { question: 'q', paths: ['docs/a.txt'] })).isError).toBeFalsy();
+    const secret = join(outside, 'secret.txt');
+    const r = await call('rlm_answer', { question: 'q', paths: [secret] });
+    expect(textOf(r)).toBe(
+      `rlm_answer: ${secret} is outside the client's roots (${join(work, 'docs')}) [ACCESS_DENIED]`,
+    );
+    await setRoots([outside]);
+    // The notification and the next call race only inside one in-memory pair: wait for it to land.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await call('rlm_answer', { question: 'q', paths: [secret] })).isError).toBeFalsy();
+    expect((await call('rlm_status', {})).structuredContent).toMatchObject({
+      fileAccess: { roots: [outside] },
+    });
+    await setRoots([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(textOf(await call('rlm_answer', { question: 'q', paths: [secret] }))).toContain(
+      'the client shares no roots',
+    );
+  });
+
+  it('narrows --allow-path further, never widens it', async () => {
+    const { call } = await connect(context({ allowPaths: ['docs'] }), [base]);
+    const r = await call('rlm_answer', { question: 'q', paths: [join(outside, 'secret.txt')] });
+    expect(textOf(r)).toContain('is outside the folders this server may read');
+  });
+});
+
+describe('file access: HTTP', () => {
+  it('reads only the working folder by default', async () => {
+    const ctx = context();
+    const handle = await serveHttp(ctx, { port: 0 });
+    cleanups.unshift(() => handle.close());
+    const client = new Client({ name: 'access-http', version: '0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
+    cleanups.unshift(() => client.close());
+    const call = async (args: Record<string, unknown>) =>
+      (await client.callTool({ name: 'rlm_answer', arguments: args })) as CallToolResult;
+    expect((await call({ question: 'q', paths: ['docs/a.txt'] })).structuredContent).toMatchObject({
+      answer: 'done',
+    });
+    const r = await call({ question: 'q', paths: [join(outside, 'secret.txt')] });
+    expect(textOf(r)).toContain(`is outside the folders this server may read (${work})`);
+  });
+});
+
+describe('bounded paths', () => {
+  it('refuses paths holding more bytes than one call reads, pointing to a store', async () => {
+    const { call } = await connect(context({ limits: { maxPathsBytes: 10 } }));
+    const r = await call('rlm_answer', { question: 'q', paths: ['docs/a.txt'] });
+    expect(textOf(r)).toBe(
+      'rlm_answer: paths hold more than 10 bytes of files: more than one call reads; ingest them once ' +
+        'with rlm_ingest and pass `store`, or name fewer files [BAD_INPUT]',
+    );
+    // rlm_ingest builds stores to be large: it has its own, larger bound.
+    expect((await call('rlm_ingest', { paths: ['docs/a.txt'], store: 's' })).isError).toBeFalsy();
+    const ingest = await connect(context({ limits: { maxIngestBytes: 10 } }));
+    expect(textOf(await ingest.call('rlm_ingest', { paths: ['docs/a.txt'], store: 's' }))).toBe(
+      'rlm_ingest: paths hold more than 10 bytes of files: ingest them in parts, or with `rlm ingest` ' +
+        'in a terminal [BAD_INPUT]',
+    );
+  });
+
+  it('refuses paths with no files in them', async () => {
+    mkdirSync(join(work, 'empty', '.hidden'), { recursive: true });
+    writeFileSync(join(work, 'empty', '.hidden', 'x.txt'), 'hidden');
+    const { call } = await connect(context());
+    const r = await call('rlm_answer', { question: 'q', paths: ['empty'] });
+    expect(textOf(r)).toBe(
+      'rlm_answer: no files to read in empty (dot-folders and node_modules are skipped) [BAD_INPUT]',
+    );
+  });
+
+  it('refuses a walk past the entry bound', async () => {
+    const { call } = await connect(context({ limits: { maxPathsEntries: 1 } }));
+    const r = await call('rlm_answer', { question: 'q', paths: ['.'] });
+    expect(textOf(r)).toBe(
+      'rlm_answer: paths hold more than 1 files and folders: name narrower paths [BAD_INPUT]',
+    );
+  });
+
+  it('refuses `/` with the default bounds instead of reading the disk', async () => {
+    const { call } = await connect(context());
+    for (const tool of ['rlm_answer', 'rlm_ingest']) {
+      const r = await call(
+        tool,
+        tool === 'rlm_answer' ? { question: 'q', paths: ['/'] } : { paths: ['/'], store: 's2' },
+      );
+      expect(r.isError, tool).toBe(true);
+      expect(textOf(r), tool).toMatch(/paths hold more than .* \[BAD_INPUT\]$/);
+    }
+  });
+});
+
+describe('inside', () => {
+  it('compares whole path segments', () => {
+    expect(inside('/a/b', '/a')).toBe(true);
+    expect(inside('/a', '/a')).toBe(true);
+    expect(inside('/ab', '/a')).toBe(false);
+    expect(inside('/a/..b', '/a')).toBe(true);
+    expect(inside('/', '/a')).toBe(false);
+  });
+});
