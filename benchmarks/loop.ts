@@ -46,7 +46,7 @@ const stubSandbox: SandboxFactory = async (host: SandboxHost): Promise<Sandbox> 
       if (cmd === 'CALL') for (let i = 0; i < k; i++) await host.llmQuery?.(`prompt ${n++}`, undefined, sig);
       if (cmd === 'BATCH')
         await host.llmQueryBatched?.(
-          Array.from({ length: k }, () => `prompt ${n++}`),
+          Array.from({ length: k }, () => ({ prompt: `prompt ${n++}` })),
           sig,
         );
       return {

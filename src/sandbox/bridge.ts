@@ -16,7 +16,8 @@ import {
   type SearchOptions,
 } from '../../memory/types.ts';
 import { isRlmError } from '../errors.ts';
-import type { SandboxHost } from './host.ts';
+import { storeDocuments } from './documents.ts';
+import type { DocumentEntry, SandboxHost, SubCallItem } from './host.ts';
 
 /** Where the context's text lives, as far as host calls are concerned. */
 export type ContextMode = 'loaded' | 'host' | 'none';
@@ -167,6 +168,22 @@ export class HostBridge {
     await runner?.close();
   }
 
+  /** The documents of a multi-document or store context; `doc:N` entries when the host gave none. */
+  private listDocuments(): DocumentEntry[] {
+    const given = this.opts.host.documents;
+    if (given !== undefined) return given.map((d) => ({ ...d }));
+    const store = this.opts.host.store;
+    if (store !== undefined) return storeDocuments(store);
+    if (this.opts.contextMode === 'none') return [];
+    return this.opts.documents.map((text, i) => ({
+      id: `doc:${i}`,
+      path: `doc:${i}`,
+      chars: text.length,
+      chunks: 1,
+      modified: null,
+    }));
+  }
+
   private store(): ChunkReader {
     const store = this.opts.host.store;
     if (!store) throw new HostCallError('no chunk store is loaded');
@@ -176,21 +193,33 @@ export class HostBridge {
   private async dispatch(op: string, p: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     const host = this.opts.host;
     switch (op) {
-      case 'llm': {
+      case 'llm':
+      case 'rlm': {
         if (!host.llmQuery) throw new HostCallError('no model configured (pass --model)');
-        const context = typeof p.context === 'string' ? p.context : undefined;
-        return String(await host.llmQuery(str(p.prompt, 'prompt'), context, signal));
+        const item = subCallItem(p, 'prompt');
+        const opts = { kind: op, ...(item.model === undefined ? {} : { model: item.model }) } as const;
+        return String(await host.llmQuery(item.prompt, item.context, signal, opts));
       }
-      case 'llm_batched': {
-        const prompts = Array.isArray(p.prompts) ? p.prompts.map((x, i) => str(x, `prompt ${i}`)) : [];
+      case 'llm_batched':
+      case 'rlm_batched': {
+        const kind = op === 'rlm_batched' ? 'rlm' : 'llm';
+        const items = Array.isArray(p.items)
+          ? p.items.map((x, i) => subCallItem(x, `item ${i}: prompt`))
+          : [];
         if (host.llmQueryBatched) {
-          const answers = await host.llmQueryBatched(prompts, signal);
+          const answers = await host.llmQueryBatched(items, signal, { kind });
           return answers.map((a) => String(a));
         }
         if (!host.llmQuery) throw new HostCallError('no model configured (pass --model)');
         const one = host.llmQuery;
-        return Promise.all(prompts.map(async (q) => String(await one(q, undefined, signal))));
+        return Promise.all(
+          items.map(async (q) =>
+            String(await one(q.prompt, q.context, signal, { kind, ...(q.model ? { model: q.model } : {}) })),
+          ),
+        );
       }
+      case 'list_documents':
+        return this.listDocuments();
       case 'peek':
         return this.peek(p);
       case 'grep':
@@ -312,8 +341,19 @@ export class HostBridge {
 const DISPLAY: Record<string, string> = {
   llm: 'llm_query',
   llm_batched: 'llm_query_batched',
+  rlm: 'rlm_query',
+  rlm_batched: 'rlm_query_batched',
   search: 'search_chunks',
 };
+
+/** A sub-call item as the isolate sent it: a string prompt, an optional string context and model. */
+function subCallItem(v: unknown, what: string): SubCallItem {
+  const o = (v ?? {}) as Record<string, unknown>;
+  const item: SubCallItem = { prompt: str(o.prompt, what) };
+  if (typeof o.context === 'string') item.context = o.context;
+  if (typeof o.model === 'string') item.model = o.model;
+  return item;
+}
 
 function displayName(op: string): string {
   return DISPLAY[op] ?? op;

@@ -26,7 +26,7 @@ describe('RLM with the isolated-vm sandbox', () => {
     expect(r).toMatchObject({ answer: 'tally=4', status: 'final', iterations: 3 });
   });
 
-  it('recurses: root → sub-RLM with its own sandbox → plain leaf, llm_query with and without await', async () => {
+  it('recurses: root → sub-RLM with its own sandbox → plain leaf, rlm_query and llm_query with and without await', async () => {
     const events: TraceEvent[] = [];
     const model = new FnModel((req: ModelRequest) => {
       const last = lastUser(req);
@@ -37,7 +37,7 @@ describe('RLM with the isolated-vm sandbox', () => {
       }
       if (last.includes('[block 1]')) return `Done.\n${repl('FINAL(results.join(" | "))')}`;
       return repl(
-        'const results = await llm_query_batched(["a", "b"]);\nconst one = await llm_query("x", context);',
+        'const results = await rlm_query_batched(["a", "b"]);\nconst one = await rlm_query("x", context);',
       );
     });
     const rlm = new RLM({ model, env: {}, onEvent: (e) => events.push(e) });
@@ -128,4 +128,3 @@ describe('RLM with the isolated-vm sandbox', () => {
     expect(events.find((e) => e.type === 'final')).toMatchObject({ answer: 'z'.repeat(3000) });
   });
 });
-

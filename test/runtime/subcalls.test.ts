@@ -12,7 +12,7 @@ describe('sub-calls and depth', () => {
       const last = lastUser(req);
       if (req.depth === 0) {
         if (last.includes('[block 1]')) return 'FINAL(done)';
-        return repl('sub = await llm_query("Add the numbers", "1 2 3")\nprint("sub said", sub)');
+        return repl('sub = await rlm_query("Add the numbers", "1 2 3")\nprint("sub said", sub)');
       }
       if (req.depth === 1) {
         if (last.includes('[block 1]')) return 'FINAL_VAR(leaf)';

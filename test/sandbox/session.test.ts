@@ -185,7 +185,7 @@ describe('llm_query', () => {
   });
 
   it('uses llmQueryBatched when given', async () => {
-    const sb = await sandbox({ llmQueryBatched: async (ps) => ps.map((p) => p.toUpperCase()) });
+    const sb = await sandbox({ llmQueryBatched: async (ps) => ps.map((p) => p.prompt.toUpperCase()) });
     expect((await sb.run("llm_query_batched(['a', 'b'])")).stdout).toBe('[ "A", "B" ]\n');
   });
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../../errors.ts';
 import type { Model } from '../../runtime/model.ts';
+import { resolveOptions } from '../../runtime/options.ts';
 import { createModel } from '../../runtime/providers/index.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
@@ -72,9 +73,11 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
       'BAD_INPUT',
       'answer: no model: pass --model SPEC or set RLM_MODEL (e.g. anthropic:claude-sonnet-4-5)',
     );
-  const model: Model = createModel(spec, { env: io.env });
+  // The concurrency in force (RLM_SUB_CALL_CONCURRENCY) also bounds providers with their own limit.
+  const concurrency = resolveOptions({ model: spec, env: io.env }).subCallConcurrency;
+  const model: Model = createModel(spec, { env: io.env, concurrency });
   const subSpec = values['sub-model'] ?? io.env.RLM_SUB_MODEL;
-  const subModel: Model = subSpec ? createModel(subSpec, { env: io.env }) : model;
+  const subModel: Model = subSpec ? createModel(subSpec, { env: io.env, concurrency }) : model;
   const maxDepth = intFlag(values['max-depth'], 'max-depth', 0);
   const maxIterations = intFlag(values['max-iterations'], 'max-iterations', 1);
   const maxSubCalls = intFlag(values['max-sub-calls'], 'max-sub-calls', 0);

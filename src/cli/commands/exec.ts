@@ -8,7 +8,7 @@ import path from 'node:path';
 import { isRlmError, RlmError } from '../../errors.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, type LoadedInput, loadInput } from '../../runtime/input.ts';
 import type { Model } from '../../runtime/model.ts';
-import type { SandboxHost } from '../../sandbox/host.ts';
+import type { SandboxHost, SubCallItem, SubCallOptions } from '../../sandbox/host.ts';
 import { createSandbox } from '../../sandbox/session.ts';
 import type { BlockError, BlockResult } from '../../sandbox/types.ts';
 import { parseCommandArgs } from '../args.ts';
@@ -95,9 +95,20 @@ async function readText(file: string): Promise<string> {
   }
 }
 
-/** Plain completions for llm_query, so `rlm exec --model` can try sub-calls without the RLM loop. */
+/**
+ * Plain completions for llm_query and rlm_query (no RLM loop here, so both are one completion), so
+ * `rlm exec --model` can try sub-calls. Only the one model given is available.
+ */
 function modelHost(model: Model): Pick<SandboxHost, 'llmQuery' | 'llmQueryBatched'> {
-  const llmQuery = async (prompt: string, context: string | undefined, signal: AbortSignal) => {
+  const llmQuery = async (
+    prompt: string,
+    context: string | undefined,
+    signal: AbortSignal,
+    opts: SubCallOptions = {},
+  ) => {
+    if (opts.model !== undefined && opts.model !== model.spec) {
+      return `Error: BAD_INPUT: no model "${opts.model}" is configured; use ${model.spec}`;
+    }
     const content = context === undefined ? prompt : `${prompt}\n\n${context}`;
     const res = await model.complete({
       system: 'Answer the request directly and concisely.',
@@ -107,16 +118,21 @@ function modelHost(model: Model): Pick<SandboxHost, 'llmQuery' | 'llmQueryBatche
     });
     return res.text;
   };
-  const llmQueryBatched = async (prompts: string[], signal: AbortSignal) => {
-    const out: string[] = new Array(prompts.length);
+  const llmQueryBatched = async (items: SubCallItem[], signal: AbortSignal) => {
+    const out: string[] = new Array(items.length);
     let next = 0;
     const worker = async () => {
-      while (next < prompts.length) {
+      while (next < items.length) {
         const i = next++;
-        out[i] = await llmQuery(prompts[i]!, undefined, signal);
+        const item = items[i] as SubCallItem;
+        try {
+          out[i] = await llmQuery(item.prompt, item.context, signal, item.model ? { model: item.model } : {});
+        } catch (err) {
+          out[i] = `Error: PROVIDER: ${(err as Error)?.message ?? String(err)}`;
+        }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(4, prompts.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(4, items.length) }, worker));
     return out;
   };
   return { llmQuery, llmQueryBatched };

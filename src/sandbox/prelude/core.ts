@@ -114,20 +114,59 @@ function plainOptions(opts, fn) {
 
 const unavailable = 'is unavailable: no model configured (pass --model)';
 
-function llm_query(prompt, context) {
-  if (!config.llm) throw new $Error('llm_query ' + unavailable);
-  const p = stringArg(prompt, 'llm_query(prompt): prompt');
-  let c = null;
-  if (context !== undefined && context !== null) c = typeof context === 'string' ? context : answerText(context);
-  return hostCall('llm', { prompt: p, context: c });
+function subCallItem(x, fn, what) {
+  if (typeof x === 'string') return { prompt: x };
+  if (x === null || typeof x !== 'object') throw new $TypeError(fn + ': ' + what + ' must be a string or {prompt, context?, model?}');
+  const prompt = x.prompt;
+  if (typeof prompt !== 'string') throw new $TypeError(fn + ': ' + what + '.prompt must be a string');
+  const item = { prompt: prompt };
+  const c = x.context;
+  if (c !== undefined && c !== null) item.context = typeof c === 'string' ? c : answerText(c);
+  const m = x.model;
+  if (m !== undefined && m !== null) item.model = stringArg(m, fn + ': ' + what + '.model');
+  return item;
 }
 
-function llm_query_batched(prompts) {
-  if (!config.llm) throw new $Error('llm_query_batched ' + unavailable);
-  if (!isArray(prompts)) throw new $TypeError('llm_query_batched takes an array of prompt strings');
+function single(op, fn, prompt, context, opts) {
+  if (!config.llm) throw new $Error(fn + ' ' + unavailable);
+  let item;
+  if (prompt !== null && typeof prompt === 'object') item = subCallItem(prompt, fn, 'the request');
+  else item = { prompt: stringArg(prompt, fn + '(prompt): prompt') };
+  if (context !== undefined && context !== null) item.context = typeof context === 'string' ? context : answerText(context);
+  if (opts !== undefined && opts !== null) {
+    if (typeof opts !== 'object') throw new $TypeError(fn + '(prompt, context, {model}): options must be an object');
+    const m = opts.model;
+    if (m !== undefined && m !== null) item.model = stringArg(m, fn + ': model');
+  }
+  return hostCall(op, item);
+}
+
+function batched(op, fn, items) {
+  if (!config.llm) throw new $Error(fn + ' ' + unavailable);
+  if (!isArray(items)) throw new $TypeError(fn + ' takes an array of prompts or {prompt, context?, model?} objects');
   const list = [];
-  for (let i = 0; i < prompts.length; i++) list[i] = stringArg(prompts[i], 'llm_query_batched: prompt ' + i);
-  return hostCall('llm_batched', { prompts: list });
+  for (let i = 0; i < items.length; i++) list[i] = subCallItem(items[i], fn, 'item ' + i);
+  return hostCall(op, { items: list });
+}
+
+function llm_query(prompt, context, opts) {
+  return single('llm', 'llm_query', prompt, context, opts);
+}
+
+function rlm_query(prompt, context, opts) {
+  return single('rlm', 'rlm_query', prompt, context, opts);
+}
+
+function llm_query_batched(items) {
+  return batched('llm_batched', 'llm_query_batched', items);
+}
+
+function rlm_query_batched(items) {
+  return batched('rlm_batched', 'rlm_query_batched', items);
+}
+
+function list_documents() {
+  return hostCall('list_documents', {});
 }
 
 function noStore(fn) {
@@ -405,6 +444,9 @@ function init(ref, configJson) {
     neighbors: neighbors,
     llm_query: llm_query,
     llm_query_batched: llm_query_batched,
+    rlm_query: rlm_query,
+    rlm_query_batched: rlm_query_batched,
+    list_documents: list_documents,
     FINAL: FINAL,
     FINAL_VAR: FINAL_VAR,
     print: print,
