@@ -18,7 +18,7 @@ import {
   turnFeedback,
 } from '../prompts/messages.ts';
 import type { ContextShape, PromptLimits } from '../prompts/shape.ts';
-import type { SandboxHost } from '../sandbox/host.ts';
+import type { DocumentEntry, SandboxHost } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
 import { abortError, raceAbort, throwIfAborted } from './abort.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, textShape } from './input.ts';
@@ -37,6 +37,8 @@ export interface LoopParams {
   question: string;
   context?: string | string[];
   store?: ChunkReader;
+  /** What `list_documents()` returns (root over a store or ingested paths). */
+  documents?: DocumentEntry[];
   shape: ContextShape;
   maxIterations: number;
   /** The run's signal, or one linked to the calling block for a sub-RLM. */
@@ -76,6 +78,7 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
     maxSubCallChars: o.maxSubCallChars,
     subCallConcurrency: o.subCallConcurrency,
     maxAnswerChars: o.maxAnswerChars,
+    models: [state.subModel.spec, ...state.modelSpecs().filter((m) => m !== state.subModel.spec)],
   };
   const system = buildSystemPrompt(p.role, p.shape, limits);
   const messages: ChatMessage[] = [
@@ -273,6 +276,7 @@ class LazySandbox {
     this.#host = {
       ...(context === undefined ? {} : { context }),
       ...(p.store === undefined ? {} : { store: p.store }),
+      ...(p.documents === undefined ? {} : { documents: p.documents }),
       ...createSubCalls(state, p.depth, p.span, runChild),
     };
   }

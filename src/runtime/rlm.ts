@@ -88,6 +88,7 @@ export class RLM {
         question: input.question,
         ...(loaded.context === undefined ? {} : { context: loaded.context }),
         ...(loaded.store === undefined ? {} : { store: loaded.store }),
+        ...(loaded.documents === undefined ? {} : { documents: loaded.documents }),
         shape: loaded.shape,
         maxIterations: o.maxIterations,
         signal: state.signal,

@@ -108,6 +108,7 @@ export class HostBridge {
   private controller: AbortController | null = null;
   private expired: string | null = null;
   private grepRunner: GrepRunner | null = null;
+  private paths: Map<string, string> | null = null;
 
   constructor(opts: BridgeOptions) {
     this.opts = opts;
@@ -246,6 +247,7 @@ export class HostBridge {
           score: h.score,
           preview: h.preview,
           document: h.document,
+          path: this.pathOf(h.document),
           tokens: h.tokens,
           tags: h.tags,
           type: h.type,
@@ -324,7 +326,14 @@ export class HostBridge {
     // No timeoutMs from the model: the host's default bounds a catastrophic regex (a grep worker is
     // shared by every later grep of the session, and of every session on the same store).
     const store = this.opts.host.store;
-    if (store) return store.grep(pattern, opts);
+    if (store) {
+      const r = await store.grep(pattern, opts);
+      const matches = r.matches.map((m) => ({
+        ...m,
+        path: this.pathOf(store.getChunk(m.id)?.document ?? m.id),
+      }));
+      return { matches, truncated: r.truncated };
+    }
     if (this.opts.contextMode !== 'host') throw new HostCallError('no chunk store is loaded');
     if (this.grepRunner === null) {
       const corpus: GrepChunk[] = this.opts.documents.map((text, i) => ({
@@ -334,7 +343,17 @@ export class HostBridge {
       }));
       this.grepRunner = new GrepRunner(corpus);
     }
-    return this.grepRunner.grep(pattern, opts);
+    const r = await this.grepRunner.grep(pattern, opts);
+    return { matches: r.matches.map((m) => ({ ...m, path: this.pathOf(m.id) })), truncated: r.truncated };
+  }
+
+  /** A document's shown path (list_documents), or the id itself when it has none. */
+  private pathOf(documentId: string): string {
+    if (this.paths === null) {
+      this.paths = new Map();
+      for (const d of this.listDocuments()) this.paths.set(d.id, d.path);
+    }
+    return this.paths.get(documentId) ?? documentId;
   }
 }
 

@@ -191,11 +191,26 @@ function peek(a, b, c) {
   return hostCall('peek', payload);
 }
 
+/** One "more matches" notice per block at most: a loop of greps must not flood the output. */
+let grepNoticed = false;
+
+function grepResult(matches, truncated, opts) {
+  defineProperty(matches, 'truncated', { value: truncated === true, writable: true, enumerable: false, configurable: true });
+  let limited = false;
+  try {
+    limited = opts !== null && typeof opts === 'object' && opts.limit !== undefined;
+  } catch (e) {}
+  if (truncated && !limited && !grepNoticed) {
+    grepNoticed = true;
+    write('[grep: showing the first ' + matches.length + ' matches; the result has truncated = true. Pass {limit: N} for more]\n');
+  }
+  return matches;
+}
+
 function grep(pattern, opts) {
   if (config.context === 'loaded' && !config.store) {
     const r = grepLocal(pattern, opts);
-    if (r[1]) write('[grep: more than ' + r[0].length + ' matches; showing the first ' + r[0].length + ', pass {limit: N} for more]\n');
-    return r[0];
+    return grepResult(r[0], r[1], opts);
   }
   if (!config.store && config.context === 'none') throw noStore('grep');
   const plan = grepPlan(pattern, opts);
@@ -203,8 +218,7 @@ function grep(pattern, opts) {
   payload.opts.literal = plan.literal;
   payload.opts.ignoreCase = plan.ignoreCase;
   const r = hostCall('grep', payload);
-  if (r.truncated) write('[grep: more than ' + r.matches.length + ' matches; showing the first ' + r.matches.length + ', pass {limit: N} for more]\n');
-  return r.matches;
+  return grepResult(r.matches, r.truncated, opts);
 }
 
 function search_chunks(query, opts) {
@@ -378,6 +392,7 @@ function runBlock(fn, file, names) {
     takeOutput();
     finalAnswer = null;
     grepRunning = false;
+    grepNoticed = false;
     lastResult = null;
     // What a script-level var does, done here: the names become global properties, values kept.
     const list = jsonParse(names);
