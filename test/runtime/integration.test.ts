@@ -156,4 +156,22 @@ describe('RLM with the isolated-vm sandbox', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('tells the model a ```javascript fence did not run, and that a rejected block ran nothing', async () => {
+    const model = new FnModel((req) => {
+      const last = lastUser(req);
+      if (last.includes('[turn 2')) return 'FINAL(done)';
+      if (last.includes('[turn 1'))
+        return repl('const seen = 1;\nObject.prototype.hasOwnProperty.call({}, "x")');
+      return 'Counting first.\n```javascript\nprint(context.length)\n```';
+    });
+    await new RLM({ model, env: {} }).answer({ question: 'q', context: 'c' });
+    expect(lastUser(model.requests[1]!)).toContain(
+      'The ```javascript block at line 2 of your reply did not run: only ```repl blocks run.',
+    );
+    expect(lastUser(model.requests[1]!)).not.toContain('no ```repl block and no FINAL');
+    const fed = lastUser(model.requests[2]!);
+    expect(fed).toContain('write Object.hasOwn(o, k)');
+    expect(fed).toContain('none of its code ran and none of its declarations exist');
+  });
 });
