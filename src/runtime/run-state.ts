@@ -128,6 +128,7 @@ export class RunState {
           system,
           messages,
           depth: site.depth,
+          span: site.span,
           signal,
           ...(this.opts.maxOutputTokens === undefined ? {} : { maxOutputTokens: this.opts.maxOutputTokens }),
         }),

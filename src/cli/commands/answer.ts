@@ -27,6 +27,8 @@ options:
   --max-iterations N   root turns before a forced final answer (default 20)
   --max-sub-calls N    sub-calls over the whole run (default 500)
   --max-cost USD       stop when the run has cost this much (default: no limit)
+  --max-output-tokens N  output token cap per model reply, sent to every provider
+                       (default: $RLM_MAX_OUTPUT_TOKENS, else the provider's)
   --trace FILE         append every event as JSON lines (see \`rlm trace show FILE\`)
   --json               print {answer, status, iterations, subCalls, maxDepthReached, usage, elapsedMs}
 
@@ -44,6 +46,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
     'max-iterations': { type: 'string' },
     'max-sub-calls': { type: 'string' },
     'max-cost': { type: 'string' },
+    'max-output-tokens': { type: 'string' },
     trace: { type: 'string' },
     json: { type: 'boolean' },
   });
@@ -81,6 +84,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
   const maxDepth = intFlag(values['max-depth'], 'max-depth', 0);
   const maxIterations = intFlag(values['max-iterations'], 'max-iterations', 1);
   const maxSubCalls = intFlag(values['max-sub-calls'], 'max-sub-calls', 0);
+  const maxOutputTokens = intFlag(values['max-output-tokens'], 'max-output-tokens', 1);
   const maxCost = values['max-cost'] === undefined ? undefined : Number(values['max-cost']);
   if (maxCost !== undefined && !(maxCost > 0))
     throw new RlmError(
@@ -101,6 +105,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
       ...(maxDepth !== undefined ? { maxDepth } : {}),
       ...(maxIterations !== undefined ? { maxIterations } : {}),
       ...(maxSubCalls !== undefined ? { maxSubCalls } : {}),
+      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
       ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
       ...(values.trace ? { trace: path.resolve(io.cwd, values.trace) } : {}),
       onEvent: (e: TraceEvent) => status.event(e),

@@ -81,6 +81,15 @@ export function answerInput(limits: McpLimits) {
         .max(limits.maxIterations)
         .optional()
         .describe('Root turns before the model must answer (default 20).'),
+      max_output_tokens: z
+        .number()
+        .int()
+        .min(1)
+        .max(1_000_000)
+        .optional()
+        .describe(
+          'Output token cap of every model reply, sent to the provider. Default: RLM_MAX_OUTPUT_TOKENS, else the provider default.',
+        ),
     })
     .strict();
 }
@@ -158,6 +167,7 @@ export async function runAnswer(
     ...(subModel === undefined ? {} : { subModel }),
     ...(args.max_depth === undefined ? {} : { maxDepth: args.max_depth }),
     ...(args.max_iterations === undefined ? {} : { maxIterations: args.max_iterations }),
+    ...(args.max_output_tokens === undefined ? {} : { maxOutputTokens: args.max_output_tokens }),
     ...(progress.enabled ? { onEvent: progressListener(progress) } : {}),
   });
   return rlm.answer(input);

@@ -1,5 +1,5 @@
 /**
- * Model specs (`anthropic:MODEL`, `openai:MODEL`, `claude-code[:MODEL]`, `scripted:FILE`) to
+ * Model specs (`anthropic:MODEL`, `openai:MODEL`, `claude-code[:MODEL]`, `scripted:FILE`, `replay:TRACE`) to
  * {@link Model}s. Everything a provider needs from the environment is read here, from the `env`
  * passed in, and checked at creation so the CLI fails before doing any work.
  */
@@ -8,20 +8,22 @@ import type { Model } from '../model.ts';
 import { AnthropicModel } from './anthropic.ts';
 import { CLAUDE_NOT_FOUND, ClaudeCodeModel, findClaudeExecutable } from './claude-code.ts';
 import { OPENAI_DEFAULT_BASE_URL, OpenAIModel } from './openai.ts';
+import { ReplayModel } from './replay.ts';
 import type { BackoffOptions } from './retry.ts';
 import { ScriptedModel } from './scripted.ts';
 
 export { AnthropicModel, type AnthropicModelOptions } from './anthropic.ts';
 export { ClaudeCodeModel, type ClaudeCodeModelOptions } from './claude-code.ts';
 export { OpenAIModel, type OpenAIModelOptions } from './openai.ts';
+export { ReplayModel, type ReplayModelOptions } from './replay.ts';
 export type { BackoffOptions } from './retry.ts';
 export { ScriptedModel, type ScriptedModelOptions, type ScriptRule, type ScriptRules } from './scripted.ts';
 
-export type ProviderName = 'anthropic' | 'openai' | 'claude-code' | 'scripted';
+export type ProviderName = 'anthropic' | 'openai' | 'claude-code' | 'scripted' | 'replay';
 
 export interface ParsedModelSpec {
   provider: ProviderName;
-  /** Model name, or the rules file for `scripted`; undefined only for a bare `claude-code`. */
+  /** Model name, the rules file for `scripted` or the trace for `replay`; undefined only for a bare `claude-code`. */
   model: string | undefined;
 }
 
@@ -40,7 +42,7 @@ export interface CreateModelOptions {
   backoff?: BackoffOptions;
 }
 
-const USAGE = 'use anthropic:MODEL, openai:MODEL, claude-code[:MODEL] or scripted:FILE';
+const USAGE = 'use anthropic:MODEL, openai:MODEL, claude-code[:MODEL], scripted:FILE or replay:TRACE.jsonl';
 
 /** Splits a spec into provider and model; BAD_INPUT for an unknown scheme or a missing model. */
 export function parseModelSpec(spec: string): ParsedModelSpec {
@@ -55,6 +57,7 @@ export function parseModelSpec(spec: string): ParsedModelSpec {
     case 'anthropic':
     case 'openai':
     case 'scripted':
+    case 'replay':
       if (!model) throw unknown();
       return { provider: scheme, model };
     default:
@@ -116,6 +119,8 @@ export function createModel(spec: string, opts: CreateModelOptions = {}): Model 
       });
     case 'scripted':
       return ScriptedModel.fromFile(parsed.model as string);
+    case 'replay':
+      return ReplayModel.fromFile(parsed.model as string);
   }
 }
 
