@@ -1,5 +1,5 @@
 /**
- * Model specs (`anthropic:MODEL`, `openai:MODEL`, `claude-code[:MODEL]`, `scripted:FILE`, `replay:TRACE`) to
+ * Model specs (`anthropic:MODEL`, `openai:MODEL`, `claude-code[:MODEL]`, `scripted:FILE`, `replay:TRACE`, `relay:DIR`) to
  * {@link Model}s. Everything a provider needs from the environment is read here, from the `env`
  * passed in, and checked at creation so the CLI fails before doing any work.
  */
@@ -8,6 +8,7 @@ import type { Model } from '../model.ts';
 import { AnthropicModel } from './anthropic.ts';
 import { CLAUDE_NOT_FOUND, ClaudeCodeModel, findClaudeExecutable } from './claude-code.ts';
 import { OPENAI_DEFAULT_BASE_URL, OpenAIModel } from './openai.ts';
+import { RelayModel } from './relay.ts';
 import { ReplayModel } from './replay.ts';
 import type { BackoffOptions } from './retry.ts';
 import { ScriptedModel } from './scripted.ts';
@@ -15,11 +16,12 @@ import { ScriptedModel } from './scripted.ts';
 export { AnthropicModel, type AnthropicModelOptions } from './anthropic.ts';
 export { ClaudeCodeModel, type ClaudeCodeModelOptions } from './claude-code.ts';
 export { OpenAIModel, type OpenAIModelOptions } from './openai.ts';
+export { RelayModel, type RelayModelOptions } from './relay.ts';
 export { ReplayModel, type ReplayModelOptions } from './replay.ts';
 export type { BackoffOptions } from './retry.ts';
 export { ScriptedModel, type ScriptedModelOptions, type ScriptRule, type ScriptRules } from './scripted.ts';
 
-export type ProviderName = 'anthropic' | 'openai' | 'claude-code' | 'scripted' | 'replay';
+export type ProviderName = 'anthropic' | 'openai' | 'claude-code' | 'scripted' | 'replay' | 'relay';
 
 export interface ParsedModelSpec {
   provider: ProviderName;
@@ -42,7 +44,8 @@ export interface CreateModelOptions {
   backoff?: BackoffOptions;
 }
 
-const USAGE = 'use anthropic:MODEL, openai:MODEL, claude-code[:MODEL], scripted:FILE or replay:TRACE.jsonl';
+const USAGE =
+  'use anthropic:MODEL, openai:MODEL, claude-code[:MODEL], scripted:FILE, replay:TRACE.jsonl or relay:DIR';
 
 /** Splits a spec into provider and model; BAD_INPUT for an unknown scheme or a missing model. */
 export function parseModelSpec(spec: string): ParsedModelSpec {
@@ -58,6 +61,7 @@ export function parseModelSpec(spec: string): ParsedModelSpec {
     case 'openai':
     case 'scripted':
     case 'replay':
+    case 'relay':
       if (!model) throw unknown();
       return { provider: scheme, model };
     default:
@@ -121,6 +125,8 @@ export function createModel(spec: string, opts: CreateModelOptions = {}): Model 
       return ScriptedModel.fromFile(parsed.model as string);
     case 'replay':
       return ReplayModel.fromFile(parsed.model as string);
+    case 'relay':
+      return new RelayModel(parsed.model as string);
   }
 }
 
