@@ -116,7 +116,7 @@ function checkName(state: Walk, node: AnyNode, name: string): void {
 }
 
 /** `X.prototype` (static name). */
-function isPrototypeOf(node: AnyNode): boolean {
+function isPrototypeMember(node: AnyNode): boolean {
   return node.type === 'MemberExpression' && staticName(node.property, node.computed) === 'prototype';
 }
 
@@ -150,7 +150,7 @@ const visitors = {
     if (node.type !== 'MemberExpression') return;
     const name = staticName(node.property, node.computed);
     if (name === null) return;
-    if (name === 'hasOwnProperty' && isPrototypeOf(node.object)) {
+    if (name === 'hasOwnProperty' && isPrototypeMember(node.object)) {
       // The everyday idiom behind most prototype rejections: say what works instead, ahead of the rest.
       state.issues.unshift({
         code: 'VALIDATION',
