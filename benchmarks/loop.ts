@@ -145,7 +145,7 @@ async function slowCalls(batched: boolean): Promise<number> {
  * the longest the event loop went without a turn meanwhile (what a timer, an MCP ping or the block's
  * wall limit would have waited).
  */
-async function hugeBatch(): Promise<{ ms: number; maxLoopGapMs: number }> {
+export async function hugeBatch(): Promise<{ ms: number; maxLoopGapMs: number }> {
   const m = model((req) =>
     req.depth > 0 ? 'label' : isFeedback(req) ? 'FINAL(done)' : block(`BATCH ${HUGE_BATCH}`),
   );
@@ -188,6 +188,7 @@ export async function benchLoop(): Promise<Record<string, number>> {
   result.sequentialCallsPerSec = round(BATCH / (sequentialMs / 1000));
   result.batchedCallsPerSec = round(BATCH / (batchedMs / 1000));
   result.batchedSpeedup = round(sequentialMs / batchedMs);
+  await hugeBatch(); // warm-up: the first batch also compiles the scheduling paths
   const huge = await hugeBatch();
   result.batch30kMs = Math.round(huge.ms);
   result.batch30kMaxLoopGapMs = round(huge.maxLoopGapMs);

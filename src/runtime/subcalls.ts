@@ -46,8 +46,10 @@ type SubCallHost = Required<Pick<SandboxHost, 'llmQuery' | 'llmQueryBatched'>>;
 
 const PREVIEW = 2000;
 const preview = (s: string): string => (s.length > PREVIEW ? `${s.slice(0, PREVIEW)}…` : s);
-/** Items a batch worker handles between two turns of the event loop. */
-const ITEMS_PER_YIELD = 64;
+/** Items a batch worker handles between two turns of the event loop (all workers together: × concurrency). */
+const ITEMS_PER_YIELD = 16;
+/** Items checked before fanning out between two turns of the event loop. */
+const CHECKS_PER_YIELD = 1024;
 
 /** The error string model code receives for a failed sub-call. */
 export function subCallError(err: unknown): string {
@@ -248,6 +250,7 @@ export function createSubCalls(
     const answers: string[] = new Array(items.length);
     const jobs: { index: number; job: Job }[] = [];
     for (let i = 0; i < items.length; i++) {
+      if (i > 0 && i % CHECKS_PER_YIELD === 0) await yieldToLoop();
       const item = items[i] as SubCallItem;
       const job = check(
         opts.model !== undefined && item.model === undefined ? { ...item, model: opts.model } : item,
