@@ -104,4 +104,10 @@ describe('createServer', () => {
       await srv.close();
     }
   });
+
+  it('refuses relay: model specs (they write files and wait for a person)', async () => {
+    const r = await s.call('rlm_answer', { question: 'q', context: 'text', model: 'relay:/tmp/x' });
+    expect(r.isError).toBe(true);
+    expect(JSON.stringify(r.content)).toContain('relay: model specs are not available over MCP');
+  });
 });

@@ -219,8 +219,8 @@ describe('context helpers', () => {
     const r = await sb.run("FINAL(grep('needle', { ignoreCase: true, context: 3 }))");
     expect(r.ok).toBe(true);
     expect(JSON.parse(r.final ?? 'null')).toEqual([
-      { id: 'doc:0', offset: 15, text: 'the NEEDLE is here', before: 'ne\n', after: '\nbe' },
-      { id: 'doc:0', offset: 43, text: 'another needle line', before: 'ta\n', after: '\n' },
+      { id: 'doc:0', path: 'doc:0', offset: 15, text: 'the NEEDLE is here', before: 'ne\n', after: '\nbe' },
+      { id: 'doc:0', path: 'doc:0', offset: 43, text: 'another needle line', before: 'ta\n', after: '\n' },
     ]);
   });
 

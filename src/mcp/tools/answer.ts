@@ -160,6 +160,15 @@ export async function runAnswer(
   }
   const model = args.model ?? ctx.defaults.model;
   const subModel = args.sub_model ?? ctx.defaults.subModel;
+  for (const spec of [args.model, args.sub_model]) {
+    // A relay writes request files and waits up to an hour for hand-written replies: a local tool only.
+    if (spec?.trim().startsWith('relay:')) {
+      throw new RlmError(
+        'BAD_INPUT',
+        'relay: model specs are not available over MCP; use `rlm answer --model relay:DIR`',
+      );
+    }
+  }
   const rlm = new RLM({
     ...ctx.run,
     env: ctx.env,

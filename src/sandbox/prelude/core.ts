@@ -195,7 +195,8 @@ function peek(a, b, c) {
 let grepNoticed = false;
 
 function grepResult(matches, truncated, opts) {
-  defineProperty(matches, 'truncated', { value: truncated === true, writable: true, enumerable: false, configurable: true });
+  // A null-prototype descriptor: a literal would read get/set from a prototype model code may have poisoned.
+  defineProperty(matches, 'truncated', descriptor(truncated === true, true, false, true));
   let limited = false;
   try {
     limited = opts !== null && typeof opts === 'object' && opts.limit !== undefined;
