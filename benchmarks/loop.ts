@@ -17,6 +17,7 @@ const ITERATIONS = 200;
 const SUB_CALLS = 500;
 const BATCH = 16;
 const SLOW_MS = 100;
+const HUGE_BATCH = 30_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round = (n: number) => Math.round(n * 1000) / 1000;
@@ -33,8 +34,8 @@ function model(reply: (req: ModelRequest) => string, delayMs = 0): Model {
 }
 
 /**
- * A sandbox that evaluates nothing: `CALL n` makes n sequential llm_query calls, `BATCH n` one
- * llm_query_batched of n distinct prompts, anything else prints "1".
+ * A sandbox that evaluates nothing: `CALL n` makes n sequential llm_query calls (`RCALL n`: rlm_query),
+ * `BATCH n` one llm_query_batched of n distinct prompts, anything else prints "1".
  */
 const stubSandbox: SandboxFactory = async (host: SandboxHost): Promise<Sandbox> => {
   let n = 0;
@@ -43,10 +44,13 @@ const stubSandbox: SandboxFactory = async (host: SandboxHost): Promise<Sandbox> 
       const sig = signal ?? new AbortController().signal;
       const [cmd, count] = code.trim().split(/\s+/);
       const k = Number(count ?? 0);
-      if (cmd === 'CALL') for (let i = 0; i < k; i++) await host.llmQuery?.(`prompt ${n++}`, undefined, sig);
+      if (cmd === 'CALL' || cmd === 'RCALL') {
+        const kind = cmd === 'RCALL' ? 'rlm' : 'llm';
+        for (let i = 0; i < k; i++) await host.llmQuery?.(`prompt ${n++}`, undefined, sig, { kind });
+      }
       if (cmd === 'BATCH')
         await host.llmQueryBatched?.(
-          Array.from({ length: k }, () => `prompt ${n++}`),
+          Array.from({ length: k }, () => ({ prompt: `prompt ${n++}` })),
           sig,
         );
       return {
@@ -86,7 +90,10 @@ async function perIteration(sandboxFactory: SandboxFactory, code: string): Promi
 async function perSubCall(maxDepth: number, sandboxFactory: SandboxFactory = stubSandbox): Promise<number> {
   const isolate = sandboxFactory !== stubSandbox;
   const run = async (calls: number) => {
-    const code = isolate ? `for (let i = 0; i < ${calls}; i++) llm_query('prompt ' + i)` : `CALL ${calls}`;
+    const fn = maxDepth > 1 ? 'rlm_query' : 'llm_query';
+    const code = isolate
+      ? `for (let i = 0; i < ${calls}; i++) ${fn}('prompt ' + i)`
+      : `${maxDepth > 1 ? 'RCALL' : 'CALL'} ${calls}`;
     const m = model((req) => {
       if (req.depth > 0) return maxDepth > 1 ? 'FINAL(sub)' : 'leaf';
       return isFeedback(req) ? 'FINAL(done)' : block(code);
@@ -133,6 +140,41 @@ async function slowCalls(batched: boolean): Promise<number> {
   return performance.now() - t;
 }
 
+/**
+ * "Classify every line": one batch of `HUGE_BATCH` items to an instant model. Returns the wall time and
+ * the longest the event loop went without a turn meanwhile (what a timer, an MCP ping or the block's
+ * wall limit would have waited).
+ */
+export async function hugeBatch(): Promise<{ ms: number; maxLoopGapMs: number }> {
+  const m = model((req) =>
+    req.depth > 0 ? 'label' : isFeedback(req) ? 'FINAL(done)' : block(`BATCH ${HUGE_BATCH}`),
+  );
+  const rlm = new RLM({
+    model: m,
+    sandboxFactory: stubSandbox,
+    env: {},
+    maxDepth: 1,
+    cache: false,
+    maxSubCalls: Number.POSITIVE_INFINITY,
+  });
+  let last = performance.now();
+  let maxGap = 0;
+  let running = true;
+  const tick = (): void => {
+    const now = performance.now();
+    maxGap = Math.max(maxGap, now - last);
+    last = now;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const t = performance.now();
+  const r = await rlm.answer({ question: 'bench', context: 'ctx' });
+  const ms = performance.now() - t;
+  running = false;
+  if (r.subCalls !== HUGE_BATCH) throw new Error(`expected ${HUGE_BATCH} sub-calls, got ${r.subCalls}`);
+  return { ms, maxLoopGapMs: maxGap };
+}
+
 /** Runs the loop benchmarks; figures in ms unless named otherwise. */
 export async function benchLoop(): Promise<Record<string, number>> {
   await perIteration(stubSandbox, 'print(1)'); // warm-up
@@ -146,6 +188,10 @@ export async function benchLoop(): Promise<Record<string, number>> {
   result.sequentialCallsPerSec = round(BATCH / (sequentialMs / 1000));
   result.batchedCallsPerSec = round(BATCH / (batchedMs / 1000));
   result.batchedSpeedup = round(sequentialMs / batchedMs);
+  await hugeBatch(); // warm-up: the first batch also compiles the scheduling paths
+  const huge = await hugeBatch();
+  result.batch30kMs = Math.round(huge.ms);
+  result.batch30kMaxLoopGapMs = round(huge.maxLoopGapMs);
   if (existsSync(new URL('../src/sandbox/session.ts', import.meta.url))) {
     const { defaultSandboxFactory } = await import('../src/runtime/rlm.ts');
     result.iterationWithIsolateMs = round(await perIteration(defaultSandboxFactory, 'print(1)'));

@@ -90,6 +90,7 @@ SECTIONS.loop = {
     `| overhead per sub-RLM call (own session) | ${fmt(f.subRlmCallOverheadMs, 3)} ms | ≤ 10 ms: ${verdict((f.subRlmCallOverheadMs ?? Infinity) <= 10)} |`,
     `| overhead per sub-call made from isolate code | ${fmt(f.subCallWithIsolateMs, 3)} ms | |`,
     `| 100 ms model: sequential vs batched sub-calls | ${fmt(f.sequentialCallsPerSec, 1)} vs ${fmt(f.batchedCallsPerSec, 1)} calls/s (×${fmt(f.batchedSpeedup, 1)}) | |`,
+    `| one batch of 30,000 items (instant model): wall time, longest event-loop stall | ${fmt(f.batch30kMs, 0)} ms, ${fmt(f.batch30kMaxLoopGapMs, 1)} ms | stall ≤ 100 ms: ${verdict((f.batch30kMaxLoopGapMs ?? Infinity) <= 100)} |`,
   ],
 };
 

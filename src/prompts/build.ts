@@ -7,10 +7,10 @@ import {
   API_LINES,
   CODE_SECTION,
   FINISH_SECTION,
+  RLM_KIND,
   ROOT_EXAMPLE,
   ROOT_INTRO,
   ROOT_STRATEGY,
-  SUB_KIND,
 } from './root.ts';
 import { type ContextShape, estimateTokens, type PromptLimits } from './shape.ts';
 import { SUB_INTRO, SUB_STRATEGY } from './sub.ts';
@@ -64,7 +64,17 @@ export function describeContext(shape: ContextShape): string {
         ? ' Read it through the functions below.'
         : ' It is too large to load whole: read it through the functions below.';
   }
-  return text;
+  return text + documentList(shape);
+}
+
+/** The first documents by path, size and chunks; the rest are counted and left to list_documents(). */
+function documentList(shape: ContextShape): string {
+  const list = shape.documentList ?? [];
+  if (list.length === 0 || shape.documents < 2) return '';
+  const rows = list.map((d) => `- ${d.path} (${fmt(d.chars)} chars, ${fmt(d.chunks)} chunks)`);
+  const rest = shape.documents - list.length;
+  const more = rest > 0 ? `\n- ... and ${fmt(rest)} more: list_documents() returns them all.` : '';
+  return `\nDocuments:\n${rows.join('\n')}${more}`;
 }
 
 function contextVar(shape: ContextShape): string {
@@ -85,19 +95,29 @@ function peekDocuments(shape: ContextShape): string {
   return ` (documents joined by a newline); \`peek('doc:N', start?, end?)\` reads document N (doc:0 to doc:${last})`;
 }
 
+/** Characters of one llm_query piece: the limit, less room for the question wrapped around it. */
+function pieceChars(limits: PromptLimits): number {
+  return Math.max(1000, Math.floor((limits.maxSubCallChars * 0.8) / 1000) * 1000);
+}
+
 function apiSection(shape: ContextShape, limits: PromptLimits): string {
   const hasStore = shape.chunks > 0;
   const callee = limits.depth + 1;
   const lines: string[] = ['## Functions', API_LINES.context, API_LINES.print];
   if (shape.kind !== 'none') {
+    if (shape.kind === 'store' || shape.documents > 1) lines.push(API_LINES.documents);
     // A store run has `context` only when it is loaded in the isolate; without it peek(start, end) throws.
     if (shape.kind !== 'store' || shape.inIsolate) lines.push(API_LINES.peek);
     lines.push(API_LINES.grep);
     if (hasStore) lines.push(API_LINES.search, API_LINES.chunks);
   }
   if (callee > limits.maxDepth) lines.push(API_LINES.noLlm);
-  else lines.push(API_LINES.llmQuery, API_LINES.llmBatched);
+  else {
+    lines.push(API_LINES.llmQuery, API_LINES.rlmQuery, API_LINES.batched);
+    if ((limits.models?.length ?? 0) > 1) lines.push(API_LINES.models);
+  }
   lines.push(API_LINES.final);
+  const models = limits.models ?? [];
   const vars = {
     contextVar: contextVar(shape),
     peekJoin:
@@ -106,10 +126,16 @@ function apiSection(shape: ContextShape, limits: PromptLimits): string {
         : shape.documents > 1 && shape.inIsolate
           ? ' (documents joined by a newline)'
           : '',
-    subKind: callee < limits.maxDepth ? SUB_KIND.rlm : SUB_KIND.leaf,
+    unit: hasStore ? 'chunk' : shape.kind === 'documents' ? 'document (`doc:N`)' : 'text (`doc:0`)',
+    rlmKind: fill(callee < limits.maxDepth ? RLM_KIND.rlm : RLM_KIND.leaf, {
+      subChars: limits.maxSubCallChars,
+    }),
     subChars: limits.maxSubCallChars,
     subTokens: estimateTokens(limits.maxSubCallChars),
+    piece: pieceChars(limits),
     concurrency: limits.subCallConcurrency,
+    models: models.join(', '),
+    defaultModel: models[0] ?? '',
   };
   return fill(lines.join('\n'), vars);
 }
@@ -117,19 +143,19 @@ function apiSection(shape: ContextShape, limits: PromptLimits): string {
 function example(shape: ContextShape, limits: PromptLimits): string | null {
   if (limits.depth + 1 > limits.maxDepth || shape.kind === 'none') return null;
   if (!shape.inIsolate) return shape.chunks > 0 ? ROOT_EXAMPLE.store : null;
-  // Leave room in each piece for the question wrapped around it.
-  const piece = Math.max(1000, Math.floor((limits.maxSubCallChars * 0.8) / 1000) * 1000);
   const textExpr = shape.kind === 'documents' || shape.documents > 1 ? "context.join('\\n\\n')" : 'context';
-  return fill(ROOT_EXAMPLE.text, { textExpr, piece: String(piece) });
+  return fill(ROOT_EXAMPLE.text, { textExpr, piece: String(pieceChars(limits)) });
 }
 
 function rootStrategy(shape: ContextShape, limits: PromptLimits): string {
   const hasLlm = limits.depth + 1 <= limits.maxDepth;
   const narrow = shape.chunks > 0 ? 'grep and search_chunks' : 'grep';
-  const steps = ROOT_STRATEGY.filter((s) => hasLlm || s.needsLlm !== true).map(
-    (s, i) => `${i + 1}. ${s.text}`,
-  );
-  return fill(['## How to work', ...steps].join('\n'), { narrow, subChars: limits.maxSubCallChars });
+  // Over a store without loaded text there is no `context` to print: explore it through the functions.
+  const first = shape.kind === 'store' && !shape.inIsolate ? 'store' : 'text';
+  const steps = ROOT_STRATEGY.filter(
+    (s) => (hasLlm || s.needsLlm !== true) && (s.only === undefined || s.only === first),
+  ).map((s, i) => `${i + 1}. ${s.text}`);
+  return fill(['## How to work', ...steps].join('\n'), { narrow, piece: pieceChars(limits) });
 }
 
 /** Builds the system prompt of a root or sub-RLM run over a context of the given shape. */
@@ -141,7 +167,7 @@ export function buildSystemPrompt(role: PromptRole, shape: ContextShape, limits:
     apiSection(shape, limits),
     role === 'root' ? rootStrategy(shape, limits) : SUB_STRATEGY,
     role === 'root' ? example(shape, limits) : null,
-    fill(FINISH_SECTION, { maxIterations: limits.maxIterations }),
+    fill(FINISH_SECTION, { maxIterations: limits.maxIterations, answerChars: limits.maxAnswerChars }),
   ];
   return parts.filter((p): p is string => p !== null).join('\n\n');
 }

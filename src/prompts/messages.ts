@@ -24,10 +24,15 @@ export function firstMessage(question: string, shape: ContextShape, inlineContex
   return lines.join('\n');
 }
 
+/** Added to a block rejected before it ran: a model otherwise assumes its first lines took effect. */
+export const NOT_RUN_NOTE =
+  'The block was rejected before running: none of its code ran and none of its declarations exist.';
+
 function describeError(err: NonNullable<BlockFeedback['error']>): string {
   const where =
     err.line === undefined ? '' : ` at line ${err.line}${err.column === undefined ? '' : `:${err.column}`}`;
-  return `Error (${err.code}${where}): ${err.message}`;
+  const rejected = err.code === 'VALIDATION' || err.code === 'SYNTAX' ? `\n${NOT_RUN_NOTE}` : '';
+  return `Error (${err.code}${where}): ${err.message}${rejected}`;
 }
 
 /**

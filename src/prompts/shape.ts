@@ -19,6 +19,8 @@ export interface ContextShape {
   chunks: number;
   /** Character length of the first documents, for a quick sense of the layout. */
   documentChars?: number[];
+  /** The first documents by path (or name), for multi-document and store contexts; bounded. */
+  documentList?: { path: string; chars: number; chunks: number }[];
   /** True when the text is loaded in the sandbox as the `context` variable. */
   inIsolate: boolean;
 }
@@ -38,7 +40,12 @@ export interface PromptLimits {
   subCallConcurrency: number;
   /** Longest answer FINAL may give, in characters. */
   maxAnswerChars: number;
+  /** Model specs a sub-call may pick, the default (the sub-model) first. */
+  models?: string[];
 }
+
+/** How many documents the prompt lists by name; `list_documents()` gives them all. */
+export const PROMPT_DOCUMENTS = 20;
 
 /** The empty context (a sub-call without a context argument). */
 export const NO_CONTEXT: ContextShape = {

@@ -14,6 +14,6 @@ export const SUB_STRATEGY = [
   '## How to work',
   '1. If the request already shows all the text you need, answer at once with FINAL(answer).',
   '2. Otherwise inspect `context` with code: its size first, then searches and slices; use llm_query only for ' +
-    'parts that need reading comprehension.',
+    'parts that need reading comprehension, in pieces within its size limit.',
   '3. If the text does not contain what is asked, say so in one line.',
 ].join('\n');

@@ -105,6 +105,22 @@ export class Budget {
     this.subCalls++;
   }
 
+  /**
+   * Claims up to `n` sub-calls at once for a batch, before any starts: returns how many fit (the caller
+   * refuses the rest). Never trips: a batch that does not fit is the model's to reshape.
+   */
+  claimSubCalls(n: number): number {
+    if (this.#tripped !== null) return 0;
+    const granted = Math.max(0, Math.min(n, this.limits.maxSubCalls - this.subCalls));
+    this.subCalls += granted;
+    return granted;
+  }
+
+  /** Gives back claimed sub-calls that were not made (a cache hit, an aborted batch). */
+  refundSubCall(n = 1): void {
+    this.subCalls = Math.max(0, this.subCalls - n);
+  }
+
   /** Throws the tripped error, if any: a cheap check before starting more work. */
   assertOpen(): void {
     if (this.#tripped !== null) throw this.#tripped;

@@ -6,7 +6,9 @@
 
 import type { ChunkReader } from '../../memory/types.ts';
 import { RlmError } from '../errors.ts';
-import { type ContextShape, estimateTokens, NO_CONTEXT } from '../prompts/shape.ts';
+import { type ContextShape, estimateTokens, NO_CONTEXT, PROMPT_DOCUMENTS } from '../prompts/shape.ts';
+import { storeDocuments } from '../sandbox/documents.ts';
+import type { DocumentEntry } from '../sandbox/host.ts';
 
 /** What the caller asks about. At most one of `paths` and `store`. */
 export interface AnswerInput {
@@ -26,6 +28,8 @@ export interface LoadedInput {
   context?: string | string[];
   store?: ChunkReader;
   shape: ContextShape;
+  /** What `list_documents()` returns, for a store or ingested paths. */
+  documents?: DocumentEntry[];
   /** Releases what loading opened (not a store the caller passed in). */
   close(): Promise<void>;
 }
@@ -56,7 +60,7 @@ export function textShape(context: string | string[] | undefined, maxContextChar
     tokens: estimateTokens(chars),
     documents: context.length,
     chunks: 0,
-    documentChars: context.slice(0, 20).map((d) => d.length),
+    documentChars: context.slice(0, PROMPT_DOCUMENTS).map((d) => d.length),
     inIsolate: chars <= maxContextChars,
   };
 }
@@ -77,6 +81,7 @@ function storeShape(
   store: ChunkReader,
   context: string | string[] | undefined,
   maxContextChars: number,
+  documents: readonly DocumentEntry[],
 ): ContextShape {
   const s = store.stats();
   const chars = context === undefined ? 0 : totalChars(context);
@@ -86,6 +91,9 @@ function storeShape(
     tokens: s.tokens,
     documents: s.documents,
     chunks: s.chunks,
+    documentList: documents
+      .slice(0, PROMPT_DOCUMENTS)
+      .map((d) => ({ path: d.path, chars: d.chars, chunks: d.chunks })),
     inIsolate: context !== undefined && chars <= maxContextChars,
   };
 }
@@ -117,28 +125,34 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
     }
     const docs = mem.documents().map((d) => documentText(mem, d.id));
     const loaded = context ?? (docs.length === 1 ? (docs[0] as string) : docs);
+    const documents = storeDocuments(mem);
     return {
       context: loaded,
       store: mem,
-      shape: storeShape(mem, loaded, maxContextChars),
+      documents,
+      shape: storeShape(mem, loaded, maxContextChars, documents),
       close: () => mem.close(),
     };
   }
   if (typeof store === 'string') {
     const { ChunkStore } = await import('../../memory/store.ts');
     const opened = await ChunkStore.open(store);
+    const documents = storeDocuments(opened);
     return {
       ...(context === undefined ? {} : { context }),
       store: opened,
-      shape: storeShape(opened, context, maxContextChars),
+      documents,
+      shape: storeShape(opened, context, maxContextChars, documents),
       close: () => opened.close(),
     };
   }
   if (store !== undefined) {
+    const documents = storeDocuments(store);
     return {
       ...(context === undefined ? {} : { context }),
       store,
-      shape: storeShape(store, context, maxContextChars),
+      documents,
+      shape: storeShape(store, context, maxContextChars, documents),
       close: noop,
     };
   }

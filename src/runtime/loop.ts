@@ -18,11 +18,11 @@ import {
   turnFeedback,
 } from '../prompts/messages.ts';
 import type { ContextShape, PromptLimits } from '../prompts/shape.ts';
-import type { SandboxHost } from '../sandbox/host.ts';
+import type { DocumentEntry, SandboxHost } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
 import { abortError, raceAbort, throwIfAborted } from './abort.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, textShape } from './input.ts';
-import type { ChatMessage } from './model.ts';
+import type { ChatMessage, Model } from './model.ts';
 import { type FinalCall, MAX_REPLY_CHARS, type ParsedReply, parseReply } from './parse.ts';
 import type { RunStatus } from './result.ts';
 import type { RunState } from './run-state.ts';
@@ -37,12 +37,16 @@ export interface LoopParams {
   question: string;
   context?: string | string[];
   store?: ChunkReader;
+  /** What `list_documents()` returns (root over a store or ingested paths). */
+  documents?: DocumentEntry[];
   shape: ContextShape;
   maxIterations: number;
   /** The run's signal, or one linked to the calling block for a sub-RLM. */
   signal: AbortSignal;
   /** Short context shown in the first message (sub-RLMs), so an answer can come at once. */
   inlineContext?: string;
+  /** The model of this loop's own turns, when a sub-call picked one; default the depth's model. */
+  model?: Model;
 }
 
 /** How the loop ended. */
@@ -74,6 +78,7 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
     maxSubCallChars: o.maxSubCallChars,
     subCallConcurrency: o.subCallConcurrency,
     maxAnswerChars: o.maxAnswerChars,
+    models: [state.subModel.spec, ...state.modelSpecs().filter((m) => m !== state.subModel.spec)],
   };
   const system = buildSystemPrompt(p.role, p.shape, limits);
   const messages: ChatMessage[] = [
@@ -93,7 +98,13 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
     for (let turn = 1; turn <= p.maxIterations; turn++) {
       iterations = turn;
       // A copy per call: a provider or test double may keep the request it was given.
-      const site = { span, depth, iteration: turn, kind: 'turn' as const };
+      const site = {
+        span,
+        depth,
+        iteration: turn,
+        kind: 'turn' as const,
+        ...(p.model ? { model: p.model } : {}),
+      };
       const reply = await state.callModel(site, system, messages.slice(), signal);
       messages.push({ role: 'assistant', content: reply.text });
       const parsed = parseReply(reply.text);
@@ -163,7 +174,13 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
     // Out of turns: one last request, answered without running code.
     const last = messages[messages.length - 1] as ChatMessage;
     messages[messages.length - 1] = { role: 'user', content: `${last.content}\n\n${LAST_CALL_MESSAGE}` };
-    const site = { span, depth, iteration: p.maxIterations + 1, kind: 'last_call' as const };
+    const site = {
+      span,
+      depth,
+      iteration: p.maxIterations + 1,
+      kind: 'last_call' as const,
+      ...(p.model ? { model: p.model } : {}),
+    };
     const reply = await state.callModel(site, system, messages.slice(), signal);
     throwIfAborted(signal);
     const parsed = parseReply(reply.text);
@@ -233,6 +250,7 @@ function childRunner(state: RunState): ChildRunner {
       shape: textShape(req.context, maxContext),
       maxIterations: state.opts.maxSubIterations,
       signal: req.signal,
+      model: req.model,
       ...(inline ? { inlineContext: ctx } : {}),
     });
   };
@@ -259,6 +277,7 @@ class LazySandbox {
     this.#host = {
       ...(context === undefined ? {} : { context }),
       ...(p.store === undefined ? {} : { store: p.store }),
+      ...(p.documents === undefined ? {} : { documents: p.documents }),
       ...createSubCalls(state, p.depth, p.span, runChild),
     };
   }

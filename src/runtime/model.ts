@@ -1,6 +1,6 @@
 /**
  * The one seam between rlm and a language model: `complete` takes a conversation and returns text plus
- * usage. Providers (anthropic, openai, claude-code, scripted) implement it; tests pass doubles.
+ * usage. Providers (anthropic, openai, claude-code, scripted, replay) implement it; tests pass doubles.
  */
 
 export interface ChatMessage {
@@ -13,6 +13,8 @@ export interface ModelRequest {
   messages: ChatMessage[];
   /** Recursion depth of the call (0 = root). Scripted models match on it. */
   depth: number;
+  /** Trace span of the call (`root` or a sub-call id); replay models key on it. Providers ignore it. */
+  span?: string;
   maxOutputTokens?: number;
   signal?: AbortSignal;
 }

@@ -31,6 +31,11 @@ export interface RlmOptions {
   model?: string | Model;
   /** Model for every sub-call (depth ≥ 1). Default: `model`. Env: RLM_SUB_MODEL. */
   subModel?: string | Model;
+  /**
+   * Further models model code may pick per sub-call (`llm_query(p, c, {model: 'openai:small'})`); `model`
+   * and `subModel` are always available. Default none. Env: RLM_MODELS (comma-separated specs).
+   */
+  models?: (string | Model)[];
   /** Deepest call depth: depth < maxDepth runs an RLM with a REPL, depth = maxDepth a plain completion. Default 2. Env: RLM_MAX_DEPTH. */
   maxDepth?: number;
   /** Root turns before the last "answer now" request. Default 20. Env: RLM_MAX_ITERATIONS. */
@@ -95,6 +100,7 @@ export interface RlmOptions {
 export interface ResolvedOptions {
   model: string | Model;
   subModel: string | Model;
+  models: (string | Model)[];
   maxDepth: number;
   maxIterations: number;
   maxSubIterations: number;
@@ -168,6 +174,12 @@ export function resolveOptions(
     ...num,
     model,
     subModel,
+    models:
+      opts.models ??
+      (nonEmpty('RLM_MODELS') ?? '')
+        .split(',')
+        .map((m) => m.trim())
+        .filter((m) => m !== ''),
     cache: opts.cache ?? true,
     maxOutputTokens,
     sandbox: { ...opts.sandbox },

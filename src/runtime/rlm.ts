@@ -12,7 +12,7 @@ import { linkedController } from './abort.ts';
 import { type AnswerInput, DEFAULT_MAX_CONTEXT_CHARS, type LoadedInput, loadInput } from './input.ts';
 import { runLoop } from './loop.ts';
 import type { Model } from './model.ts';
-import { type ResolvedOptions, type RlmOptions, resolveOptions } from './options.ts';
+import { type ModelFactory, type ResolvedOptions, type RlmOptions, resolveOptions } from './options.ts';
 import type { RlmResult } from './result.ts';
 import { RunState } from './run-state.ts';
 import { answerPreview, JsonlTraceFile, type TraceEvent, Tracer, type TraceSink } from './trace.ts';
@@ -24,9 +24,14 @@ export async function defaultSandboxFactory(host: SandboxHost, limits?: SandboxL
   return createSandbox(host, limits);
 }
 
-async function defaultModelFactory(spec: string, env: Record<string, string | undefined>): Promise<Model> {
+async function defaultModelFactory(
+  spec: string,
+  env: Record<string, string | undefined>,
+  concurrency: number,
+): Promise<Model> {
   const { createModel } = await import('./providers/index.ts');
-  return createModel(spec, { env });
+  // A provider with its own process limit (claude-code) runs as many calls as the prompt promises.
+  return createModel(spec, { env, concurrency });
 }
 
 /** A Recursive Language Model runner. One instance can answer many questions, one after another or at once. */
@@ -48,7 +53,7 @@ export class RLM {
     const o = this.#opts;
     const started = performance.now();
     const maxContext = o.sandbox.maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS;
-    const [rootModel, subModel] = await this.#models();
+    const [rootModel, subModel, extraModels] = await this.#models();
     const loaded: LoadedInput = await loadInput(input, maxContext);
     // Created after the fallible setup so a failed call leaves no listener on a long-lived signal.
     const controller = linkedController(o.signal, input.signal);
@@ -63,6 +68,7 @@ export class RLM {
         opts: o,
         rootModel,
         subModel,
+        extraModels,
         tracer,
         sandboxFactory: o.sandboxFactory ?? defaultSandboxFactory,
         controller,
@@ -85,6 +91,7 @@ export class RLM {
         question: input.question,
         ...(loaded.context === undefined ? {} : { context: loaded.context }),
         ...(loaded.store === undefined ? {} : { store: loaded.store }),
+        ...(loaded.documents === undefined ? {} : { documents: loaded.documents }),
         shape: loaded.shape,
         maxIterations: o.maxIterations,
         signal: state.signal,
@@ -119,13 +126,20 @@ export class RLM {
     }
   }
 
-  async #models(): Promise<[Model, Model]> {
+  async #models(): Promise<[Model, Model, Model[]]> {
     const o = this.#opts;
-    const make = o.modelFactory ?? defaultModelFactory;
+    const make: ModelFactory =
+      o.modelFactory ?? ((spec, env) => defaultModelFactory(spec, env, o.subCallConcurrency));
     const root = typeof o.model === 'string' ? await make(o.model, o.env) : o.model;
-    if (o.subModel === o.model) return [root, root];
-    const sub = typeof o.subModel === 'string' ? await make(o.subModel, o.env) : o.subModel;
-    return [root, sub];
+    const sub =
+      o.subModel === o.model
+        ? root
+        : typeof o.subModel === 'string'
+          ? await make(o.subModel, o.env)
+          : o.subModel;
+    const extra: Model[] = [];
+    for (const m of o.models) extra.push(typeof m === 'string' ? await make(m, o.env) : m);
+    return [root, sub, extra];
   }
 }
 

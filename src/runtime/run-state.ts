@@ -19,12 +19,16 @@ export interface CallSite {
   depth: number;
   iteration: number;
   kind: ModelCallEvent['kind'];
+  /** The model to call instead of the depth's default (a per-call `model` of a sub-call). */
+  model?: Model;
 }
 
 export class RunState {
   readonly opts: ResolvedOptions;
   readonly rootModel: Model;
   readonly subModel: Model;
+  /** Every model a sub-call may pick by spec: root, sub-model and the `models` option. */
+  readonly models: ReadonlyMap<string, Model>;
   readonly budget: Budget;
   readonly tracer: Tracer;
   /** Records each model request in the trace (level `full`). */
@@ -44,6 +48,8 @@ export class RunState {
     opts: ResolvedOptions;
     rootModel: Model;
     subModel: Model;
+    /** Further models sub-calls may pick by spec. */
+    extraModels?: Model[];
     tracer: Tracer;
     sandboxFactory: SandboxFactory;
     controller: AbortController;
@@ -51,6 +57,11 @@ export class RunState {
     this.opts = init.opts;
     this.rootModel = init.rootModel;
     this.subModel = init.subModel;
+    const models = new Map<string, Model>();
+    for (const m of [init.rootModel, init.subModel, ...(init.extraModels ?? [])]) {
+      if (!models.has(m.spec)) models.set(m.spec, m);
+    }
+    this.models = models;
     this.tracer = init.tracer;
     this.requests = new RequestRecorder(init.tracer);
     this.sandboxFactory = init.sandboxFactory;
@@ -71,6 +82,16 @@ export class RunState {
   /** The model that serves calls at `depth`. */
   modelFor(depth: number): Model {
     return depth === 0 ? this.rootModel : this.subModel;
+  }
+
+  /** A configured model by its spec, or undefined. */
+  modelBySpec(spec: string): Model | undefined {
+    return this.models.get(String(spec).trim());
+  }
+
+  /** The specs a sub-call may name. */
+  modelSpecs(): string[] {
+    return [...this.models.keys()];
   }
 
   /** A new span id for a sub-call. */
@@ -101,7 +122,7 @@ export class RunState {
   ): Promise<ModelResponse> {
     throwIfAborted(signal);
     this.budget.assertOpen();
-    const model = this.modelFor(site.depth);
+    const model = site.model ?? this.modelFor(site.depth);
     const started = performance.now();
     if (site.depth > this.maxDepthReached) this.maxDepthReached = site.depth;
     this.requests.request(site, system, messages);
@@ -112,6 +133,7 @@ export class RunState {
           system,
           messages,
           depth: site.depth,
+          span: site.span,
           signal,
           ...(this.opts.maxOutputTokens === undefined ? {} : { maxOutputTokens: this.opts.maxOutputTokens }),
         }),

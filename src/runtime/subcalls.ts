@@ -1,15 +1,23 @@
 /**
- * The host side of `llm_query` and `llm_query_batched` for a session at a given depth. A call from depth d
- * runs at d + 1: a sub-RLM (own sandbox) below maxDepth, a plain leaf completion at maxDepth, and nothing
- * beyond. Failures come back to model code as strings starting with "Error:" so one bad call never sinks a
- * batch; only the run's budget can stop everything, and it does so by aborting the run, not by throwing.
+ * The host side of the sub-calls for a session at a given depth. A call from depth d runs at d + 1:
+ * `llm_query` is always one plain completion; `rlm_query` is a sub-RLM with its own sandbox while
+ * d + 1 < maxDepth and a plain completion at maxDepth; nothing runs beyond. Failures come back to model
+ * code as strings starting with "Error:" so one bad call never sinks a batch; only the run's budget can
+ * stop everything, and it does so by aborting the run, not by throwing.
+ *
+ * Batches are built for "classify every line" over tens of thousands of items: the sub-call budget is
+ * claimed before fanning out (the excess is refused at once), a fixed pool of workers pulls items (so
+ * abort listeners and semaphore waiters stay bounded by the concurrency, not the batch size), and the
+ * pool yields to the event loop as it goes so timers, pings and the block's wall limit keep running.
  */
 import { createHash } from 'node:crypto';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { isRlmError } from '../errors.ts';
 import { buildLeafPrompt } from '../prompts/build.ts';
 import { LEAF_CONTEXT_HEADER } from '../prompts/leaf.ts';
-import type { SandboxHost } from '../sandbox/host.ts';
+import type { SandboxHost, SubCallItem, SubCallKind, SubCallOptions } from '../sandbox/host.ts';
 import { abortError, linkedController } from './abort.ts';
+import type { Model } from './model.ts';
 import type { RunStatus } from './result.ts';
 import type { RunState } from './run-state.ts';
 
@@ -20,6 +28,8 @@ export interface ChildRequest {
   question: string;
   context: string | undefined;
   signal: AbortSignal;
+  /** The model the sub-RLM's own turns use (its sub-calls use the run's sub-model). */
+  model: Model;
 }
 
 /** How a sub-RLM ended. */
@@ -36,6 +46,10 @@ type SubCallHost = Required<Pick<SandboxHost, 'llmQuery' | 'llmQueryBatched'>>;
 
 const PREVIEW = 2000;
 const preview = (s: string): string => (s.length > PREVIEW ? `${s.slice(0, PREVIEW)}…` : s);
+/** Items a batch worker handles between two turns of the event loop (all workers together: × concurrency). */
+const ITEMS_PER_YIELD = 16;
+/** Items checked before fanning out between two turns of the event loop. */
+const CHECKS_PER_YIELD = 1024;
 
 /** `{[key]: blobId}` when the trace is full and `text` is longer than its preview, else nothing. */
 function fullText<K extends string>(
@@ -51,6 +65,8 @@ function fullText<K extends string>(
 
 /** The error string model code receives for a failed sub-call. */
 export function subCallError(err: unknown): string {
+  const rlm = (err as { rlm?: { code: string; message: string } })?.rlm;
+  if (rlm !== undefined) return `Error: ${rlm.code}: ${rlm.message}`;
   if (isRlmError(err)) return `Error: ${err.code}: ${err.message}`;
   return `Error: RUNTIME: ${(err as Error)?.message ?? String(err)}`;
 }
@@ -59,6 +75,14 @@ function cacheKey(spec: string, kind: string, prompt: string, context: string | 
   return createHash('sha256')
     .update(JSON.stringify([spec, kind, prompt, context ?? null]))
     .digest('base64url');
+}
+
+/** A checked sub-call, ready to run. */
+interface Job {
+  prompt: string;
+  context: string | undefined;
+  kind: 'rlm' | 'leaf';
+  model: Model;
 }
 
 /** Builds the sub-call functions for a session running at `callerDepth` in span `callerSpan`. */
@@ -70,40 +94,68 @@ export function createSubCalls(
 ): SubCallHost {
   const depth = callerDepth + 1;
   const { maxDepth, maxSubCallChars } = state.opts;
-  const kind: 'rlm' | 'leaf' = depth < maxDepth ? 'rlm' : 'leaf';
+  const fn = (kind: SubCallKind) => (kind === 'rlm' ? 'rlm_query' : 'llm_query');
 
-  const execute = async (id: string, prompt: string, context: string | undefined, signal: AbortSignal) => {
+  /** A job, or the "Error: ..." string refusing it; no model is called and nothing is counted. */
+  const check = (item: SubCallItem, requested: SubCallKind): Job | string => {
+    if (depth > maxDepth) {
+      return `Error: DEPTH_EXCEEDED: ${fn(requested)} is not available at depth ${callerDepth} (max depth ${maxDepth})`;
+    }
+    const prompt = String(item.prompt);
+    const context = item.context === undefined || item.context === null ? undefined : String(item.context);
+    const kind = requested === 'rlm' && depth < maxDepth ? 'rlm' : 'leaf';
+    const size = kind === 'leaf' ? prompt.length + (context?.length ?? 0) : prompt.length;
+    if (size > maxSubCallChars) {
+      const what = kind === 'leaf' ? 'prompt plus context' : 'prompt';
+      return `Error: BAD_INPUT: the ${what} is ${size} characters; a plain completion takes at most ${maxSubCallChars}. Split it into smaller pieces.`;
+    }
+    const model = item.model === undefined ? state.modelFor(depth) : state.modelBySpec(item.model);
+    if (model === undefined) {
+      return `Error: BAD_INPUT: no model "${String(item.model).slice(0, 100)}" is configured; use one of ${state.modelSpecs().join(', ')}`;
+    }
+    return { prompt, context, kind, model };
+  };
+
+  /** Runs one job (the sub-call budget already counted when `reserved`). Throws an error with `rlm`. */
+  const execute = async (id: string, job: Job, signal: AbortSignal, reserved: boolean) => {
     const started = performance.now();
     const release = await state.semaphore(depth).acquire(signal);
     try {
-      state.budget.reserveSubCall();
+      if (!reserved) state.budget.reserveSubCall();
       state.tracer.emit(callerSpan, callerDepth, {
         type: 'subcall_start',
         id,
         calleeDepth: depth,
-        kind,
-        prompt: preview(prompt),
-        ...fullText(state, callerSpan, callerDepth, 'promptBlob', prompt),
-        contextChars: context?.length ?? 0,
+        kind: job.kind,
+        prompt: preview(job.prompt),
+        ...fullText(state, callerSpan, callerDepth, 'promptBlob', job.prompt),
+        contextChars: job.context?.length ?? 0,
         cached: false,
       });
       let answer: string;
       let status: string | undefined;
-      if (kind === 'leaf') {
-        const content = context === undefined ? prompt : prompt + LEAF_CONTEXT_HEADER + context;
-        const site = { span: id, depth, iteration: 0, kind: 'leaf' as const };
+      if (job.kind === 'leaf') {
+        const content =
+          job.context === undefined ? job.prompt : job.prompt + LEAF_CONTEXT_HEADER + job.context;
+        const site = { span: id, depth, iteration: 0, kind: 'leaf' as const, model: job.model };
         answer = (
           await state.callModel(site, buildLeafPrompt(), [{ role: 'user', content }], signal)
         ).text.trim();
       } else {
-        const out = await runChild({ depth, span: id, question: prompt, context, signal });
+        const out = await runChild({
+          depth,
+          span: id,
+          question: job.prompt,
+          context: job.context,
+          signal,
+          model: job.model,
+        });
         if (out.status === 'error' || out.status === 'aborted' || out.status === 'budget') {
           throw Object.assign(new Error(out.error?.message ?? out.status), { rlm: out.error });
         }
         answer = out.answer;
         status = out.status;
       }
-      const ms = Math.round(performance.now() - started);
       state.tracer.emit(callerSpan, callerDepth, {
         type: 'subcall_end',
         id,
@@ -112,7 +164,7 @@ export function createSubCalls(
         answer: preview(answer),
         ...fullText(state, callerSpan, callerDepth, 'answerBlob', answer),
         cached: false,
-        durationMs: ms,
+        durationMs: Math.round(performance.now() - started),
         ...(status === undefined ? {} : { status }),
       });
       return answer;
@@ -139,36 +191,24 @@ export function createSubCalls(
     }
   };
 
-  const llmQuery = async (
-    prompt: string,
-    context: string | undefined,
-    blockSignal: AbortSignal,
-  ): Promise<string> => {
-    const p = String(prompt);
-    const c = context === undefined || context === null ? undefined : String(context);
-    if (depth > maxDepth) {
-      return `Error: DEPTH_EXCEEDED: llm_query is not available at depth ${callerDepth} (max depth ${maxDepth})`;
-    }
-    const size = kind === 'leaf' ? p.length + (c?.length ?? 0) : p.length;
-    if (size > maxSubCallChars) {
-      const what = kind === 'leaf' ? 'prompt plus context' : 'prompt';
-      return `Error: BAD_INPUT: the ${what} is ${size} characters; a sub-call takes at most ${maxSubCallChars}. Split it.`;
-    }
-    const ctl = linkedController(state.signal, blockSignal);
-    const key = state.opts.cache ? cacheKey(state.modelFor(depth).spec, kind, p, c) : '';
+  /** One checked job through the per-run cache. Never throws: failures become "Error:" strings. */
+  const run = async (job: Job, signal: AbortSignal, reserved: boolean): Promise<string> => {
+    const key = state.opts.cache ? cacheKey(job.model.spec, job.kind, job.prompt, job.context) : '';
     try {
       const hit = state.opts.cache ? state.cache.get(key) : undefined;
       if (hit !== undefined) {
+        // A cached answer costs nothing: give back what the batch claimed for it.
+        if (reserved) state.budget.refundSubCall();
         state.cacheHits++;
         const id = state.nextSpan();
         const base = { id, calleeDepth: depth, cached: true } as const;
         state.tracer.emit(callerSpan, callerDepth, {
           type: 'subcall_start',
           ...base,
-          kind,
-          prompt: preview(p),
-          ...fullText(state, callerSpan, callerDepth, 'promptBlob', p),
-          contextChars: c?.length ?? 0,
+          kind: job.kind,
+          prompt: preview(job.prompt),
+          ...fullText(state, callerSpan, callerDepth, 'promptBlob', job.prompt),
+          contextChars: job.context?.length ?? 0,
         });
         const answer = await hit;
         state.tracer.emit(callerSpan, callerDepth, {
@@ -181,7 +221,7 @@ export function createSubCalls(
         });
         return answer;
       }
-      const work = execute(state.nextSpan(), p, c, ctl.signal);
+      const work = execute(state.nextSpan(), job, signal, reserved);
       if (state.opts.cache) {
         state.cache.set(key, work);
         // Failures are not remembered: the next identical call tries again.
@@ -189,17 +229,84 @@ export function createSubCalls(
       }
       return await work;
     } catch (err) {
-      const rlm = (err as { rlm?: { code: string; message: string } }).rlm;
-      return rlm === undefined ? subCallError(err) : `Error: ${rlm.code}: ${rlm.message}`;
+      return subCallError(err);
+    }
+  };
+
+  const llmQuery = async (
+    prompt: string,
+    context: string | undefined,
+    blockSignal: AbortSignal,
+    opts: SubCallOptions = {},
+  ): Promise<string> => {
+    const job = check(
+      {
+        prompt,
+        ...(context === undefined ? {} : { context }),
+        ...(opts.model === undefined ? {} : { model: opts.model }),
+      },
+      opts.kind ?? 'llm',
+    );
+    if (typeof job === 'string') return job;
+    const ctl = linkedController(state.signal, blockSignal);
+    try {
+      return await run(job, ctl.signal, false);
     } finally {
       ctl.abort();
     }
   };
 
-  const llmQueryBatched = (prompts: string[], signal: AbortSignal): Promise<string[]> => {
-    if (!Array.isArray(prompts))
-      return Promise.resolve(['Error: BAD_INPUT: llm_query_batched takes an array of prompts']);
-    return Promise.all(prompts.map((p) => llmQuery(p, undefined, signal)));
+  const llmQueryBatched = async (
+    items: SubCallItem[],
+    blockSignal: AbortSignal,
+    opts: SubCallOptions = {},
+  ): Promise<string[]> => {
+    const requested = opts.kind ?? 'llm';
+    if (!Array.isArray(items)) return [`Error: BAD_INPUT: ${fn(requested)}_batched takes an array`];
+    const answers: string[] = new Array(items.length);
+    const jobs: { index: number; job: Job }[] = [];
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0 && i % CHECKS_PER_YIELD === 0) await yieldToLoop();
+      const item = items[i] as SubCallItem;
+      const job = check(
+        opts.model !== undefined && item.model === undefined ? { ...item, model: opts.model } : item,
+        requested,
+      );
+      if (typeof job === 'string') answers[i] = job;
+      else jobs.push({ index: i, job });
+    }
+    // The budget is claimed for the whole batch before anything starts; what does not fit is refused now.
+    const granted = state.budget.claimSubCalls(jobs.length);
+    if (granted < jobs.length) {
+      const refusal =
+        `Error: BUDGET_EXCEEDED: the run's sub-call budget (${state.budget.limits.maxSubCalls}) had room for ` +
+        `${granted} of this batch's ${jobs.length} calls; this item was not run. Use fewer, larger pieces.`;
+      for (let k = granted; k < jobs.length; k++) answers[(jobs[k] as { index: number }).index] = refusal;
+    }
+    const ctl = linkedController(state.signal, blockSignal);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      let done = 0;
+      while (next < granted && !ctl.signal.aborted) {
+        const { index, job } = jobs[next++] as { index: number; job: Job };
+        answers[index] = await run(job, ctl.signal, true);
+        if (++done % ITEMS_PER_YIELD === 0) await yieldToLoop();
+      }
+    };
+    try {
+      const workers: Promise<void>[] = [];
+      for (let w = 0; w < Math.min(state.opts.subCallConcurrency, granted); w++) workers.push(worker());
+      await Promise.all(workers);
+    } finally {
+      if (next < granted) {
+        // Claimed but never started (the batch was aborted): not spent.
+        state.budget.refundSubCall(granted - next);
+        const stopped = subCallError(ctl.signal.aborted ? abortError(ctl.signal) : new Error('not run'));
+        for (let k = next; k < granted; k++) answers[(jobs[k] as { index: number }).index] = stopped;
+      }
+      ctl.abort();
+    }
+    return answers;
   };
 
   return { llmQuery, llmQueryBatched };

@@ -16,7 +16,8 @@ import {
   type SearchOptions,
 } from '../../memory/types.ts';
 import { isRlmError } from '../errors.ts';
-import type { SandboxHost } from './host.ts';
+import { storeDocuments } from './documents.ts';
+import type { DocumentEntry, SandboxHost, SubCallItem } from './host.ts';
 
 /** Where the context's text lives, as far as host calls are concerned. */
 export type ContextMode = 'loaded' | 'host' | 'none';
@@ -107,6 +108,7 @@ export class HostBridge {
   private controller: AbortController | null = null;
   private expired: string | null = null;
   private grepRunner: GrepRunner | null = null;
+  private paths: Map<string, string> | null = null;
 
   constructor(opts: BridgeOptions) {
     this.opts = opts;
@@ -167,6 +169,22 @@ export class HostBridge {
     await runner?.close();
   }
 
+  /** The documents of a multi-document or store context; `doc:N` entries when the host gave none. */
+  private listDocuments(): DocumentEntry[] {
+    const given = this.opts.host.documents;
+    if (given !== undefined) return given.map((d) => ({ ...d }));
+    const store = this.opts.host.store;
+    if (store !== undefined) return storeDocuments(store);
+    if (this.opts.contextMode === 'none') return [];
+    return this.opts.documents.map((text, i) => ({
+      id: `doc:${i}`,
+      path: `doc:${i}`,
+      chars: text.length,
+      chunks: 1,
+      modified: null,
+    }));
+  }
+
   private store(): ChunkReader {
     const store = this.opts.host.store;
     if (!store) throw new HostCallError('no chunk store is loaded');
@@ -176,21 +194,33 @@ export class HostBridge {
   private async dispatch(op: string, p: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     const host = this.opts.host;
     switch (op) {
-      case 'llm': {
+      case 'llm':
+      case 'rlm': {
         if (!host.llmQuery) throw new HostCallError('no model configured (pass --model)');
-        const context = typeof p.context === 'string' ? p.context : undefined;
-        return String(await host.llmQuery(str(p.prompt, 'prompt'), context, signal));
+        const item = subCallItem(p, 'prompt');
+        const opts = { kind: op, ...(item.model === undefined ? {} : { model: item.model }) } as const;
+        return String(await host.llmQuery(item.prompt, item.context, signal, opts));
       }
-      case 'llm_batched': {
-        const prompts = Array.isArray(p.prompts) ? p.prompts.map((x, i) => str(x, `prompt ${i}`)) : [];
+      case 'llm_batched':
+      case 'rlm_batched': {
+        const kind = op === 'rlm_batched' ? 'rlm' : 'llm';
+        const items = Array.isArray(p.items)
+          ? p.items.map((x, i) => subCallItem(x, `item ${i}: prompt`))
+          : [];
         if (host.llmQueryBatched) {
-          const answers = await host.llmQueryBatched(prompts, signal);
+          const answers = await host.llmQueryBatched(items, signal, { kind });
           return answers.map((a) => String(a));
         }
         if (!host.llmQuery) throw new HostCallError('no model configured (pass --model)');
         const one = host.llmQuery;
-        return Promise.all(prompts.map(async (q) => String(await one(q, undefined, signal))));
+        return Promise.all(
+          items.map(async (q) =>
+            String(await one(q.prompt, q.context, signal, { kind, ...(q.model ? { model: q.model } : {}) })),
+          ),
+        );
       }
+      case 'list_documents':
+        return this.listDocuments();
       case 'peek':
         return this.peek(p);
       case 'grep':
@@ -219,6 +249,7 @@ export class HostBridge {
           score: h.score,
           preview: h.preview,
           document: h.document,
+          path: this.pathOf(h.document),
           tokens: h.tokens,
           tags: h.tags,
           type: h.type,
@@ -297,7 +328,14 @@ export class HostBridge {
     // No timeoutMs from the model: the host's default bounds a catastrophic regex (a grep worker is
     // shared by every later grep of the session, and of every session on the same store).
     const store = this.opts.host.store;
-    if (store) return store.grep(pattern, opts);
+    if (store) {
+      const r = await store.grep(pattern, opts);
+      const matches = r.matches.map((m) => ({
+        ...m,
+        path: this.pathOf(store.getChunk(m.id)?.document ?? m.id),
+      }));
+      return { matches, truncated: r.truncated };
+    }
     if (this.opts.contextMode !== 'host') throw new HostCallError('no chunk store is loaded');
     if (this.grepRunner === null) {
       const corpus: GrepChunk[] = this.opts.documents.map((text, i) => ({
@@ -307,15 +345,36 @@ export class HostBridge {
       }));
       this.grepRunner = new GrepRunner(corpus);
     }
-    return this.grepRunner.grep(pattern, opts);
+    const r = await this.grepRunner.grep(pattern, opts);
+    return { matches: r.matches.map((m) => ({ ...m, path: this.pathOf(m.id) })), truncated: r.truncated };
+  }
+
+  /** A document's shown path (list_documents), or the id itself when it has none. */
+  private pathOf(documentId: string): string {
+    if (this.paths === null) {
+      this.paths = new Map();
+      for (const d of this.listDocuments()) this.paths.set(d.id, d.path);
+    }
+    return this.paths.get(documentId) ?? documentId;
   }
 }
 
 const DISPLAY: Record<string, string> = {
   llm: 'llm_query',
   llm_batched: 'llm_query_batched',
+  rlm: 'rlm_query',
+  rlm_batched: 'rlm_query_batched',
   search: 'search_chunks',
 };
+
+/** A sub-call item as the isolate sent it: a string prompt, an optional string context and model. */
+function subCallItem(v: unknown, what: string): SubCallItem {
+  const o = (v ?? {}) as Record<string, unknown>;
+  const item: SubCallItem = { prompt: str(o.prompt, what) };
+  if (typeof o.context === 'string') item.context = o.context;
+  if (typeof o.model === 'string') item.model = o.model;
+  return item;
+}
 
 function displayName(op: string): string {
   return DISPLAY[op] ?? op;

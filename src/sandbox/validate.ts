@@ -127,6 +127,11 @@ function checkName(state: Walk, node: AnyNode, name: string): void {
   }
 }
 
+/** `X.prototype` (static name). */
+function isPrototypeMember(node: AnyNode): boolean {
+  return node.type === 'MemberExpression' && staticName(node.property, node.computed) === 'prototype';
+}
+
 function checkProperty(state: Walk, node: AnyNode, name: string): void {
   const advice = BLOCKED_PROPERTIES.get(name);
   if (advice !== undefined)
@@ -157,6 +162,17 @@ const visitors = {
     if (node.type !== 'MemberExpression') return;
     const name = staticName(node.property, node.computed);
     if (name === null) return;
+    if (name === 'hasOwnProperty' && isPrototypeMember(node.object)) {
+      // The everyday idiom behind most prototype rejections: say what works instead, ahead of the rest.
+      state.issues.unshift({
+        code: 'VALIDATION',
+        rule: 'prototype-access',
+        message:
+          'X.prototype.hasOwnProperty.call(o, k) is blocked (no prototype access): write Object.hasOwn(o, k)',
+        ...at(node),
+      });
+      return;
+    }
     checkProperty(state, node.property, name);
     if (name === 'eval' || FUNCTION_CONSTRUCTORS.has(name)) checkName(state, node.property, name);
     const obj = node.object;

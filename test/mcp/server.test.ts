@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_NAMES } from '../../src/mcp/server.ts';
+import { sendJson, startFakeServer } from '../runtime/providers/fake-server.ts';
 import { type Connected, connect } from './helpers/connect.ts';
 
 let s: Connected;
@@ -20,7 +21,17 @@ describe('createServer', () => {
     }
     const answer = tools.find((t) => t.name === 'rlm_answer')!;
     expect(Object.keys(answer.inputSchema.properties ?? {}).sort()).toEqual(
-      ['context', 'max_depth', 'max_iterations', 'model', 'paths', 'question', 'store', 'sub_model'].sort(),
+      [
+        'context',
+        'max_depth',
+        'max_iterations',
+        'max_output_tokens',
+        'model',
+        'paths',
+        'question',
+        'store',
+        'sub_model',
+      ].sort(),
     );
     expect(answer.inputSchema.required).toEqual(['question']);
     expect(Object.keys(answer.outputSchema?.properties ?? {})).toEqual(
@@ -86,5 +97,35 @@ describe('createServer', () => {
     } finally {
       await small.close();
     }
+  });
+
+  it('rlm_answer sends max_output_tokens to the provider', async () => {
+    const srv = await startFakeServer((_req, _i, res) =>
+      sendJson(res, 200, {
+        model: 'local',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'FINAL(42)' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 3, completion_tokens: 2 },
+      }),
+    );
+    const c = await connect({ env: { OPENAI_BASE_URL: `${srv.url}/v1` } });
+    try {
+      const r = await c.call('rlm_answer', {
+        question: 'q',
+        context: 'text',
+        model: 'openai:local',
+        max_output_tokens: 55,
+      });
+      expect(r.structuredContent).toMatchObject({ answer: '42', status: 'final' });
+      expect(srv.requests.map((q) => q.body.max_tokens)).toEqual([55]);
+    } finally {
+      await c.close();
+      await srv.close();
+    }
+  });
+
+  it('refuses relay: model specs (they write files and wait for a person)', async () => {
+    const r = await s.call('rlm_answer', { question: 'q', context: 'text', model: 'relay:/tmp/x' });
+    expect(r.isError).toBe(true);
+    expect(JSON.stringify(r.content)).toContain('relay: model specs are not available over MCP');
   });
 });

@@ -2,6 +2,9 @@
  * The loop against the real isolated-vm sandbox (src/sandbox/session.ts) and the scripted provider:
  * persistence across blocks, FINAL_VAR, recursion with a sandbox per sub-RLM, batching and abort.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../src/runtime/model.ts';
 import { ScriptedModel } from '../../src/runtime/providers/scripted.ts';
@@ -26,7 +29,7 @@ describe('RLM with the isolated-vm sandbox', () => {
     expect(r).toMatchObject({ answer: 'tally=4', status: 'final', iterations: 3 });
   });
 
-  it('recurses: root → sub-RLM with its own sandbox → plain leaf, llm_query with and without await', async () => {
+  it('recurses: root → sub-RLM with its own sandbox → plain leaf, rlm_query and llm_query with and without await', async () => {
     const events: TraceEvent[] = [];
     const model = new FnModel((req: ModelRequest) => {
       const last = lastUser(req);
@@ -37,7 +40,7 @@ describe('RLM with the isolated-vm sandbox', () => {
       }
       if (last.includes('[block 1]')) return `Done.\n${repl('FINAL(results.join(" | "))')}`;
       return repl(
-        'const results = await llm_query_batched(["a", "b"]);\nconst one = await llm_query("x", context);',
+        'const results = await rlm_query_batched(["a", "b"]);\nconst one = await rlm_query("x", context);',
       );
     });
     const rlm = new RLM({ model, env: {}, onEvent: (e) => events.push(e) });
@@ -126,5 +129,49 @@ describe('RLM with the isolated-vm sandbox', () => {
     const whole = events.map((e) => JSON.stringify(e)).join('\n');
     expect(whole.split('z'.repeat(3000)).length - 1).toBe(1);
     expect(events.find((e) => e.type === 'final')).toMatchObject({ answer: 'z'.repeat(3000) });
+  });
+
+  it('lists the documents of ingested paths in the prompt and in list_documents()', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rlm-docs-'));
+    mkdirSync(join(dir, 'notes'));
+    writeFileSync(join(dir, 'notes', 'a.md'), 'Alpha notes about the harbour.\n');
+    writeFileSync(join(dir, 'notes', 'b.md'), 'Beta notes.\n');
+    try {
+      const model = new FnModel((req) =>
+        lastUser(req).includes('[block 1]')
+          ? 'FINAL(done)'
+          : repl(
+              'print(JSON.stringify(list_documents().map((d) => [d.path, d.chunks])))\nprint(grep("harbour")[0].path)',
+            ),
+      );
+      await new RLM({ model, env: {} }).answer({ question: 'q', paths: [join(dir, 'notes')] });
+      const system = model.requests[0]?.system ?? '';
+      expect(system).toContain('- notes/a.md (31 chars, 1 chunks)');
+      expect(system).not.toContain(dir);
+      const fed = lastUser(model.requests[1]!);
+      expect(fed).toContain('[["notes/a.md",1],["notes/b.md",1]]');
+      expect(fed).toContain('\nnotes/a.md');
+      expect(fed).not.toContain(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('tells the model a ```javascript fence did not run, and that a rejected block ran nothing', async () => {
+    const model = new FnModel((req) => {
+      const last = lastUser(req);
+      if (last.includes('[turn 2')) return 'FINAL(done)';
+      if (last.includes('[turn 1'))
+        return repl('const seen = 1;\nObject.prototype.hasOwnProperty.call({}, "x")');
+      return 'Counting first.\n```javascript\nprint(context.length)\n```';
+    });
+    await new RLM({ model, env: {} }).answer({ question: 'q', context: 'c' });
+    expect(lastUser(model.requests[1]!)).toContain(
+      'The ```javascript block at line 2 of your reply did not run: only ```repl blocks run.',
+    );
+    expect(lastUser(model.requests[1]!)).not.toContain('no ```repl block and no FINAL');
+    const fed = lastUser(model.requests[2]!);
+    expect(fed).toContain('write Object.hasOwn(o, k)');
+    expect(fed).toContain('none of its code ran and none of its declarations exist');
   });
 });

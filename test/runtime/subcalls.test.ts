@@ -12,7 +12,7 @@ describe('sub-calls and depth', () => {
       const last = lastUser(req);
       if (req.depth === 0) {
         if (last.includes('[block 1]')) return 'FINAL(done)';
-        return repl('sub = await llm_query("Add the numbers", "1 2 3")\nprint("sub said", sub)');
+        return repl('sub = await rlm_query("Add the numbers", "1 2 3")\nprint("sub said", sub)');
       }
       if (req.depth === 1) {
         if (last.includes('[block 1]')) return 'FINAL_VAR(leaf)';
@@ -63,7 +63,9 @@ describe('sub-calls and depth', () => {
     expect(r).toMatchObject({ status: 'final', subCalls: 0, maxDepthReached: 0 });
     expect(model.requests.every((q) => q.depth === 0)).toBe(true);
     expect(lastUser(model.requests[1] as ModelRequest)).toContain('Error: DEPTH_EXCEEDED');
-    expect(model.requests[0]?.system).toContain('`llm_query` is not available at this depth');
+    expect(model.requests[0]?.system).toContain(
+      '`llm_query` and `rlm_query` are not available at this depth',
+    );
   });
 
   it('bounds batched concurrency and turns one failure into an error string', async () => {

@@ -19,7 +19,7 @@ function twoLevelModel(): FnModel {
       return last.includes('[block') ? 'FINAL_VAR(x)' : repl('x = await llm_query("leaf q")');
     return last.includes('[block')
       ? 'FINAL(root answer)'
-      : repl('print(await llm_query("sub q", "sub ctx"))');
+      : repl('print(await rlm_query("sub q", "sub ctx"))');
   });
 }
 

@@ -30,7 +30,7 @@ async function freshSandbox(): Promise<Sandbox> {
         received.push(prompt);
         return `answer:${typeof prompt}:${prompt.length}`;
       },
-      llmQueryBatched: async (prompts) => prompts.map((p) => `batched:${typeof p}`),
+      llmQueryBatched: async (items) => items.map((p) => `batched:${typeof p.prompt}`),
     },
     { cpuMs: 1000, wallMs: 10_000 },
   );
@@ -55,9 +55,9 @@ beforeAll(async () => {
         received.push(prompt, context);
         return `answer:${typeof prompt}:${prompt.length}`;
       },
-      llmQueryBatched: async (prompts) => {
-        received.push(...prompts);
-        return prompts.map((p) => `batched:${typeof p}`);
+      llmQueryBatched: async (items) => {
+        received.push(...items.map((p) => p.prompt), ...items.map((p) => p.context));
+        return items.map((p) => `batched:${typeof p.prompt}`);
       },
     },
     { cpuMs: 1000, wallMs: 10_000 },
@@ -174,7 +174,9 @@ describe('constructor and prototype escapes', () => {
       const prompt = { toString() { out.push('toString called'); return 'p'; } };
       try { llm_query(prompt); } catch (e) { out.push(e.message); }
       FINAL(out)`);
-    expect(results.at(-1)).toBe('llm_query(prompt): prompt must be a string');
+    // An object is read as a {prompt, context, model} request: its toString is never called.
+    expect(results.at(-1)).toBe('llm_query: the request.prompt must be a string');
+    expect(results).not.toContain('toString called');
     expect(results.length).toBeGreaterThanOrEqual(2);
     expect(new Set(results.slice(0, -1))).toEqual(new Set(['null']));
   });

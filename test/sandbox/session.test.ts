@@ -185,7 +185,7 @@ describe('llm_query', () => {
   });
 
   it('uses llmQueryBatched when given', async () => {
-    const sb = await sandbox({ llmQueryBatched: async (ps) => ps.map((p) => p.toUpperCase()) });
+    const sb = await sandbox({ llmQueryBatched: async (ps) => ps.map((p) => p.prompt.toUpperCase()) });
     expect((await sb.run("llm_query_batched(['a', 'b'])")).stdout).toBe('[ "A", "B" ]\n');
   });
 
@@ -219,8 +219,8 @@ describe('context helpers', () => {
     const r = await sb.run("FINAL(grep('needle', { ignoreCase: true, context: 3 }))");
     expect(r.ok).toBe(true);
     expect(JSON.parse(r.final ?? 'null')).toEqual([
-      { id: 'doc:0', offset: 15, text: 'the NEEDLE is here', before: 'ne\n', after: '\nbe' },
-      { id: 'doc:0', offset: 43, text: 'another needle line', before: 'ta\n', after: '\n' },
+      { id: 'doc:0', path: 'doc:0', offset: 15, text: 'the NEEDLE is here', before: 'ne\n', after: '\nbe' },
+      { id: 'doc:0', path: 'doc:0', offset: 43, text: 'another needle line', before: 'ta\n', after: '\n' },
     ]);
   });
 
@@ -229,8 +229,9 @@ describe('context helpers', () => {
     expect((await sb.run("grep('^b.ta$').length")).stdout).toBe('1\n');
     expect((await sb.run("grep('a.p', { literal: true }).length")).stdout).toBe('0\n');
     expect((await sb.run('grep(/NEEDLE/i).length')).stdout).toBe('2\n');
-    const limited = await sb.run("grep('e', { limit: 1 }).length");
-    expect(limited.stdout).toContain('showing the first 1');
+    // An explicit limit is the model's choice: flagged on the result, no notice.
+    const limited = await sb.run("const g = grep('e', { limit: 1 }); [g.length, g.truncated]");
+    expect(limited.stdout).toBe('[ 1, true ]\n');
     const bad = await sb.run("grep('(unclosed')");
     expect(bad.error?.message).toContain('invalid regex');
   });

@@ -151,3 +151,17 @@ describe('validateBlock positions and syntax', () => {
     expect(!r.ok && r.issue.code).toBe('SYNTAX');
   });
 });
+
+describe('what to write instead', () => {
+  it('rejects X.prototype.hasOwnProperty.call with a message naming Object.hasOwn', () => {
+    for (const code of [
+      'Object.prototype.hasOwnProperty.call(o, "k")',
+      'const own = {}.x || Object.prototype.hasOwnProperty.call(o, k);',
+    ]) {
+      const r = validateBlock(code);
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.issue.message).toContain('write Object.hasOwn(o, k)');
+    }
+    expect(validateBlock('Object.hasOwn({a: 1}, "a")').ok).toBe(true);
+  });
+});

@@ -3,12 +3,13 @@ import path from 'node:path';
 import { RlmError } from '../../errors.ts';
 import type { Model } from '../../runtime/model.ts';
 import { checkLimit, type LimitName } from '../../runtime/option-schema.ts';
+import { resolveOptions } from '../../runtime/options.ts';
 import { createModel } from '../../runtime/providers/index.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
 import { TRACE_LEVELS, type TraceEvent, type TraceLevel } from '../../runtime/trace.ts';
 import { answerResult } from '../../shapes.ts';
-import { parseCommandArgs } from '../args.ts';
+import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, readStdin, writeJson } from '../io.ts';
 import { StatusLine } from '../status-line.ts';
 import { storeDir as resolveStoreDir } from '../store-arg.ts';
@@ -29,6 +30,8 @@ options:
   --max-iterations N   root turns before a forced final answer (default 20)
   --max-sub-calls N    sub-calls over the whole run (default 500)
   --max-cost USD       stop when the run has cost this much (default: no limit)
+  --max-output-tokens N  output token cap per model reply, sent to every provider
+                       (default: $RLM_MAX_OUTPUT_TOKENS, else the provider's)
   --trace FILE         append every event as JSON lines (see \`rlm trace show FILE\`, \`rlm trace html FILE\`)
   --trace-level LEVEL  full (default: every model request, whole sub-call prompts and answers) or
                        summary (replies, blocks, outputs, previews: smaller files) (default: $RLM_TRACE_LEVEL)
@@ -50,6 +53,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
     'max-iterations': { type: 'string' },
     'max-sub-calls': { type: 'string' },
     'max-cost': { type: 'string' },
+    'max-output-tokens': { type: 'string' },
     trace: { type: 'string' },
     'trace-level': { type: 'string' },
     json: { type: 'boolean' },
@@ -80,9 +84,11 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
       'BAD_INPUT',
       'answer: no model: pass --model SPEC or set RLM_MODEL (e.g. anthropic:claude-sonnet-4-6)',
     );
-  const model: Model = createModel(spec, { env: io.env });
+  // The concurrency in force (RLM_SUB_CALL_CONCURRENCY) also bounds providers with their own limit.
+  const concurrency = resolveOptions({ model: spec, env: io.env }).subCallConcurrency;
+  const model: Model = createModel(spec, { env: io.env, concurrency });
   const subSpec = values['sub-model'] ?? io.env.RLM_SUB_MODEL;
-  const subModel: Model = subSpec ? createModel(subSpec, { env: io.env }) : model;
+  const subModel: Model = subSpec ? createModel(subSpec, { env: io.env, concurrency }) : model;
   // Checked against the same schemas as the library's options and the MCP tool's arguments.
   const flag = (name: string, limit: LimitName) => {
     const value = values[name as 'max-depth'];
@@ -92,6 +98,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
   const maxIterations = flag('max-iterations', 'maxIterations');
   const maxSubCalls = flag('max-sub-calls', 'maxSubCalls');
   const maxCost = flag('max-cost', 'maxCostUsd');
+  const maxOutputTokens = intFlag(values['max-output-tokens'], 'max-output-tokens', 1);
 
   const traceLevel = values['trace-level'];
   if (traceLevel !== undefined && !TRACE_LEVELS.includes(traceLevel as TraceLevel))
@@ -114,6 +121,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
       ...(maxDepth !== undefined ? { maxDepth } : {}),
       ...(maxIterations !== undefined ? { maxIterations } : {}),
       ...(maxSubCalls !== undefined ? { maxSubCalls } : {}),
+      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
       ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
       ...(values.trace ? { trace: path.resolve(io.cwd, values.trace) } : {}),
       ...(traceLevel === undefined ? {} : { traceLevel: traceLevel as TraceLevel }),

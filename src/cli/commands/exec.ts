@@ -8,16 +8,18 @@ import path from 'node:path';
 import { isRlmError, RlmError } from '../../errors.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, type LoadedInput, loadInput } from '../../runtime/input.ts';
 import type { Model } from '../../runtime/model.ts';
-import type { SandboxHost } from '../../sandbox/host.ts';
+import { resolveOptions } from '../../runtime/options.ts';
+import type { SandboxHost, SubCallItem, SubCallOptions } from '../../sandbox/host.ts';
 import { createSandbox } from '../../sandbox/session.ts';
 import type { BlockError, BlockResult } from '../../sandbox/types.ts';
-import { parseCommandArgs } from '../args.ts';
+import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, readStdin, writeJson } from '../io.ts';
 
-const HELP = `usage: rlm exec [FILE|-] [--context PATH]... [--store DIR] [--model SPEC] [--json]
+const HELP = `usage: rlm exec [FILE|-] [--context PATH]... [--store DIR] [--model SPEC [--max-output-tokens N]] [--json]
 
 Runs JavaScript in a fresh sandbox session with the globals the model gets in \`rlm answer\`: context, peek,
-grep, search_chunks, get_chunk, neighbors, llm_query, llm_query_batched, FINAL, FINAL_VAR, print, console.
+grep, search_chunks, get_chunk, neighbors, list_documents, llm_query, rlm_query, llm_query_batched,
+rlm_query_batched, FINAL, FINAL_VAR, print, console.
 Code comes from FILE, or stdin with - (or no FILE). A line "// ---" splits FILE into blocks that run
 one after the other in the same session, so declarations persist; a block that calls FINAL ends the run.
 
@@ -26,7 +28,9 @@ one after the other in the same session, so declarations persist; a block that c
                    search_chunks, get_chunk and neighbors
   --store DIR      a store built with \`rlm ingest\` (default: $RLM_STORE when no --context); \`context\`
                    is not loaded, read it with peek(id), grep, search_chunks, get_chunk and neighbors
-  --model SPEC     model for llm_query (a plain completion one level down); without it llm_query fails
+  --model SPEC     model for llm_query and rlm_query (both one plain completion here: there is no RLM
+                   loop); without it they fail
+  --max-output-tokens N  output token cap per sub-call reply (default: $RLM_MAX_OUTPUT_TOKENS)
   --json           print {ok, stdout, final, error:{code,message,line,column,block}|null,
                    stats:{cpuMs,wallMs}}, plus blocks:[{ok, stdout, final, error, stats, reset}] when
                    several blocks ran; ok is false and error is the first failed block's when any fails
@@ -88,28 +92,48 @@ async function readText(file: string): Promise<string> {
   }
 }
 
-/** Plain completions for llm_query, so `rlm exec --model` can try sub-calls without the RLM loop. */
-function modelHost(model: Model): Pick<SandboxHost, 'llmQuery' | 'llmQueryBatched'> {
-  const llmQuery = async (prompt: string, context: string | undefined, signal: AbortSignal) => {
+/**
+ * Plain completions for llm_query and rlm_query (no RLM loop here, so both are one completion), so
+ * `rlm exec --model` can try sub-calls. Only the one model given is available.
+ */
+function modelHost(
+  model: Model,
+  maxOutputTokens: number | undefined,
+): Pick<SandboxHost, 'llmQuery' | 'llmQueryBatched'> {
+  const llmQuery = async (
+    prompt: string,
+    context: string | undefined,
+    signal: AbortSignal,
+    opts: SubCallOptions = {},
+  ) => {
+    if (opts.model !== undefined && opts.model !== model.spec) {
+      return `Error: BAD_INPUT: no model "${opts.model}" is configured; use ${model.spec}`;
+    }
     const content = context === undefined ? prompt : `${prompt}\n\n${context}`;
     const res = await model.complete({
       system: 'Answer the request directly and concisely.',
       messages: [{ role: 'user', content }],
       depth: 1,
       signal,
+      ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
     });
     return res.text;
   };
-  const llmQueryBatched = async (prompts: string[], signal: AbortSignal) => {
-    const out: string[] = new Array(prompts.length);
+  const llmQueryBatched = async (items: SubCallItem[], signal: AbortSignal) => {
+    const out: string[] = new Array(items.length);
     let next = 0;
     const worker = async () => {
-      while (next < prompts.length) {
+      while (next < items.length) {
         const i = next++;
-        out[i] = await llmQuery(prompts[i]!, undefined, signal);
+        const item = items[i] as SubCallItem;
+        try {
+          out[i] = await llmQuery(item.prompt, item.context, signal, item.model ? { model: item.model } : {});
+        } catch (err) {
+          out[i] = `Error: PROVIDER: ${(err as Error)?.message ?? String(err)}`;
+        }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(4, prompts.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(4, items.length) }, worker));
     return out;
   };
   return { llmQuery, llmQueryBatched };
@@ -172,6 +196,7 @@ async function execute(argv: string[], io: CliIO): Promise<number> {
     context: { type: 'string', multiple: true },
     store: { type: 'string' },
     model: { type: 'string' },
+    'max-output-tokens': { type: 'string' },
     json: { type: 'boolean' },
   });
   if (values.help) {
@@ -188,10 +213,15 @@ async function execute(argv: string[], io: CliIO): Promise<number> {
     const host: SandboxHost = {
       ...(context === undefined ? {} : { context }),
       ...(loaded.store === undefined ? {} : { store: loaded.store }),
+      ...(loaded.documents === undefined ? {} : { documents: loaded.documents }),
     };
     if (values.model !== undefined) {
       const { createModel } = await import('../../runtime/providers/index.ts');
-      Object.assign(host, modelHost(createModel(values.model, { env: io.env })));
+      const flag = intFlag(values['max-output-tokens'], 'max-output-tokens', 1);
+      const maxOutputTokens = flag ?? resolveOptions({ model: values.model, env: io.env }).maxOutputTokens;
+      Object.assign(host, modelHost(createModel(values.model, { env: io.env }), maxOutputTokens));
+    } else if (values['max-output-tokens'] !== undefined) {
+      throw new RlmError('BAD_INPUT', 'exec: --max-output-tokens needs --model');
     }
     const sandbox = await createSandbox(host);
     const results: BlockResult[] = [];

@@ -82,6 +82,15 @@ export function answerInput(limits: McpLimits) {
       max_iterations: boundedLimit('maxIterations', limits.maxIterations)
         .optional()
         .describe(`Root turns before the model must answer (default ${DEFAULTS.maxIterations}).`),
+      max_output_tokens: z
+        .number()
+        .int()
+        .min(1)
+        .max(1_000_000)
+        .optional()
+        .describe(
+          'Output token cap of every model reply, sent to the provider. Default: RLM_MAX_OUTPUT_TOKENS, else the provider default.',
+        ),
     })
     .strict();
 }
@@ -203,6 +212,15 @@ export async function runAnswer(
   if (signal.aborted) throw new RlmError('ABORTED', 'the call was cancelled');
   const model = args.model ?? ctx.defaults.model;
   const subModel = args.sub_model ?? ctx.defaults.subModel;
+  for (const spec of [args.model, args.sub_model]) {
+    // A relay writes request files and waits up to an hour for hand-written replies: a local tool only.
+    if (spec?.trim().startsWith('relay:')) {
+      throw new RlmError(
+        'BAD_INPUT',
+        'relay: model specs are not available over MCP; use `rlm answer --model relay:DIR`',
+      );
+    }
+  }
   const rlm = new RLM({
     ...ctx.run,
     env: ctx.env,
@@ -210,6 +228,7 @@ export async function runAnswer(
     ...(subModel === undefined ? {} : { subModel }),
     ...(args.max_depth === undefined ? {} : { maxDepth: args.max_depth }),
     ...(args.max_iterations === undefined ? {} : { maxIterations: args.max_iterations }),
+    ...(args.max_output_tokens === undefined ? {} : { maxOutputTokens: args.max_output_tokens }),
     onEvent: (e) => watch.onEvent(e),
   });
   const result = await rlm.answer(input);
@@ -218,15 +237,16 @@ export async function runAnswer(
 }
 
 /**
- * Refuses a model spec from the caller that would make the server read a file it names (`scripted:FILE`),
- * unless the server was started to allow it.
+ * Refuses a model spec from the caller that would make the server read a file it names (`scripted:FILE`,
+ * `replay:TRACE`), unless the server was started to allow it.
  */
 function callerModel(ctx: ServerContext, field: string, spec: string | undefined): void {
   if (spec === undefined || ctx.allowScriptedModels) return;
-  if (/^\s*scripted\s*:/i.test(spec)) {
+  const kind = /^\s*(scripted|replay)\s*:/i.exec(spec)?.[1]?.toLowerCase();
+  if (kind !== undefined) {
     throw new RlmError(
       'BAD_INPUT',
-      `${field}: scripted models are disabled over MCP (they read a file the caller names); ` +
+      `${field}: ${kind} models are disabled over MCP (they read a file the caller names); ` +
         'start the server with --allow-scripted to use them',
     );
   }

@@ -91,21 +91,30 @@ export class ClaudeCodeModel implements Model {
     const release = await this.#slots.acquire(request.signal);
     try {
       const { args, stdin } = buildInvocation(request, this.#opts);
-      const out = await this.#run(args, stdin, request.signal);
+      // The CLI has no flag for it; it reads its output cap from this variable.
+      const env = { ...(this.#opts.env ?? process.env) };
+      if (request.maxOutputTokens !== undefined)
+        env.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(request.maxOutputTokens);
+      const out = await this.#run(args, stdin, request.signal, env);
       return parseResult(out, this.#opts.model);
     } finally {
       release();
     }
   }
 
-  #run(args: string[], stdin: string, signal: AbortSignal | undefined): Promise<string> {
+  #run(
+    args: string[],
+    stdin: string,
+    signal: AbortSignal | undefined,
+    env: Record<string, string | undefined>,
+  ): Promise<string> {
     if (signal?.aborted) return Promise.reject(abortedError(PROVIDER));
     const timeoutMs = this.#opts.timeoutMs ?? 600_000;
     return new Promise<string>((resolve, reject) => {
       let child: ChildProcess;
       try {
         child = spawn(this.#opts.executable ?? 'claude', args, {
-          env: (this.#opts.env ?? process.env) as NodeJS.ProcessEnv,
+          env: env as NodeJS.ProcessEnv,
           ...(this.#opts.cwd ? { cwd: this.#opts.cwd } : {}),
           stdio: ['pipe', 'pipe', 'pipe'],
           // Own process group, so a timeout also takes down whatever the CLI started.

@@ -1,5 +1,5 @@
 /**
- * Model specs (`anthropic:MODEL`, `openai:MODEL`, `claude-code[:MODEL]`, `scripted:FILE`) to
+ * Model specs (`anthropic:MODEL`, `openai:MODEL`, `claude-code[:MODEL]`, `scripted:FILE`, `replay:TRACE`, `relay:DIR`) to
  * {@link Model}s. Everything a provider needs from the environment is read here, from the `env`
  * passed in, and checked at creation so the CLI fails before doing any work.
  */
@@ -9,19 +9,23 @@ import type { Model } from '../model.ts';
 import { AnthropicModel } from './anthropic.ts';
 import { CLAUDE_NOT_FOUND, ClaudeCodeModel, findClaudeExecutable } from './claude-code.ts';
 import { OPENAI_DEFAULT_BASE_URL, OpenAIModel } from './openai.ts';
+import { RelayModel } from './relay.ts';
+import { ReplayModel } from './replay.ts';
 import { ScriptedModel } from './scripted.ts';
 
 export type { BackoffOptions } from '../../http-retry.ts';
 export { AnthropicModel, type AnthropicModelOptions } from './anthropic.ts';
 export { ClaudeCodeModel, type ClaudeCodeModelOptions } from './claude-code.ts';
 export { OpenAIModel, type OpenAIModelOptions } from './openai.ts';
+export { RelayModel, type RelayModelOptions } from './relay.ts';
+export { ReplayModel, type ReplayModelOptions } from './replay.ts';
 export { ScriptedModel, type ScriptedModelOptions, type ScriptRule, type ScriptRules } from './scripted.ts';
 
-export type ProviderName = 'anthropic' | 'openai' | 'claude-code' | 'scripted';
+export type ProviderName = 'anthropic' | 'openai' | 'claude-code' | 'scripted' | 'replay' | 'relay';
 
 export interface ParsedModelSpec {
   provider: ProviderName;
-  /** Model name, or the rules file for `scripted`; undefined only for a bare `claude-code`. */
+  /** Model name, the rules file for `scripted` or the trace for `replay`; undefined only for a bare `claude-code`. */
   model: string | undefined;
 }
 
@@ -40,7 +44,8 @@ export interface CreateModelOptions {
   backoff?: BackoffOptions;
 }
 
-const USAGE = 'use anthropic:MODEL, openai:MODEL, claude-code[:MODEL] or scripted:FILE';
+const USAGE =
+  'use anthropic:MODEL, openai:MODEL, claude-code[:MODEL], scripted:FILE, replay:TRACE.jsonl or relay:DIR';
 
 /** Splits a spec into provider and model; BAD_INPUT for an unknown scheme or a missing model. */
 export function parseModelSpec(spec: string): ParsedModelSpec {
@@ -55,6 +60,8 @@ export function parseModelSpec(spec: string): ParsedModelSpec {
     case 'anthropic':
     case 'openai':
     case 'scripted':
+    case 'replay':
+    case 'relay':
       if (!model) throw unknown();
       return { provider: scheme, model };
     default:
@@ -116,6 +123,10 @@ export function createModel(spec: string, opts: CreateModelOptions = {}): Model 
       });
     case 'scripted':
       return ScriptedModel.fromFile(parsed.model as string);
+    case 'replay':
+      return ReplayModel.fromFile(parsed.model as string);
+    case 'relay':
+      return new RelayModel(parsed.model as string);
   }
 }
 

@@ -131,6 +131,8 @@ function grepShape(id, text, start, around) {
   const line = (from > lineStart ? '…' : '') + StringSlice(text, from, to) + (to < lineEnd ? '…' : '');
   return {
     id: id,
+    // A plain text or document array has no file names: the document id is its name.
+    path: id,
     offset: start,
     text: line,
     before: around > 0 ? StringSlice(text, MathMax(0, from - around), from) : '',

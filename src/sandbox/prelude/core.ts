@@ -120,20 +120,59 @@ function plainOptions(opts, fn) {
 
 const unavailable = 'is unavailable: no model configured (pass --model)';
 
-function llm_query(prompt, context) {
-  if (!config.llm) throw new $Error('llm_query ' + unavailable);
-  const p = stringArg(prompt, 'llm_query(prompt): prompt');
-  let c = null;
-  if (context !== undefined && context !== null) c = typeof context === 'string' ? context : answerText(context);
-  return hostCall('llm', { prompt: p, context: c });
+function subCallItem(x, fn, what) {
+  if (typeof x === 'string') return { prompt: x };
+  if (x === null || typeof x !== 'object') throw new $TypeError(fn + ': ' + what + ' must be a string or {prompt, context?, model?}');
+  const prompt = x.prompt;
+  if (typeof prompt !== 'string') throw new $TypeError(fn + ': ' + what + '.prompt must be a string');
+  const item = { prompt: prompt };
+  const c = x.context;
+  if (c !== undefined && c !== null) item.context = typeof c === 'string' ? c : answerText(c);
+  const m = x.model;
+  if (m !== undefined && m !== null) item.model = stringArg(m, fn + ': ' + what + '.model');
+  return item;
 }
 
-function llm_query_batched(prompts) {
-  if (!config.llm) throw new $Error('llm_query_batched ' + unavailable);
-  if (!isArray(prompts)) throw new $TypeError('llm_query_batched takes an array of prompt strings');
+function single(op, fn, prompt, context, opts) {
+  if (!config.llm) throw new $Error(fn + ' ' + unavailable);
+  let item;
+  if (prompt !== null && typeof prompt === 'object') item = subCallItem(prompt, fn, 'the request');
+  else item = { prompt: stringArg(prompt, fn + '(prompt): prompt') };
+  if (context !== undefined && context !== null) item.context = typeof context === 'string' ? context : answerText(context);
+  if (opts !== undefined && opts !== null) {
+    if (typeof opts !== 'object') throw new $TypeError(fn + '(prompt, context, {model}): options must be an object');
+    const m = opts.model;
+    if (m !== undefined && m !== null) item.model = stringArg(m, fn + ': model');
+  }
+  return hostCall(op, item);
+}
+
+function batched(op, fn, items) {
+  if (!config.llm) throw new $Error(fn + ' ' + unavailable);
+  if (!isArray(items)) throw new $TypeError(fn + ' takes an array of prompts or {prompt, context?, model?} objects');
   const list = [];
-  for (let i = 0; i < prompts.length; i++) list[i] = stringArg(prompts[i], 'llm_query_batched: prompt ' + i);
-  return hostCall('llm_batched', { prompts: list });
+  for (let i = 0; i < items.length; i++) list[i] = subCallItem(items[i], fn, 'item ' + i);
+  return hostCall(op, { items: list });
+}
+
+function llm_query(prompt, context, opts) {
+  return single('llm', 'llm_query', prompt, context, opts);
+}
+
+function rlm_query(prompt, context, opts) {
+  return single('rlm', 'rlm_query', prompt, context, opts);
+}
+
+function llm_query_batched(items) {
+  return batched('llm_batched', 'llm_query_batched', items);
+}
+
+function rlm_query_batched(items) {
+  return batched('rlm_batched', 'rlm_query_batched', items);
+}
+
+function list_documents() {
+  return hostCall('list_documents', {});
 }
 
 function noStore(fn) {
@@ -158,11 +197,27 @@ function peek(a, b, c) {
   return hostCall('peek', payload);
 }
 
+/** One "more matches" notice per block at most: a loop of greps must not flood the output. */
+let grepNoticed = false;
+
+function grepResult(matches, truncated, opts) {
+  // A null-prototype descriptor: a literal would read get/set from a prototype model code may have poisoned.
+  defineProperty(matches, 'truncated', descriptor(truncated === true, true, false, true));
+  let limited = false;
+  try {
+    limited = opts !== null && typeof opts === 'object' && opts.limit !== undefined;
+  } catch (e) {}
+  if (truncated && !limited && !grepNoticed) {
+    grepNoticed = true;
+    write('[grep: showing the first ' + matches.length + ' matches; the result has truncated = true. Pass {limit: N} for more]\n');
+  }
+  return matches;
+}
+
 function grep(pattern, opts) {
   if (config.context === 'loaded' && !config.store) {
     const r = grepLocal(pattern, opts);
-    if (r[1]) write('[grep: more than ' + r[0].length + ' matches; showing the first ' + r[0].length + ', pass {limit: N} for more]\n');
-    return r[0];
+    return grepResult(r[0], r[1], opts);
   }
   if (!config.store && config.context === 'none') throw noStore('grep');
   const plan = grepPlan(pattern, opts);
@@ -170,8 +225,7 @@ function grep(pattern, opts) {
   payload.opts.literal = plan.literal;
   payload.opts.ignoreCase = plan.ignoreCase;
   const r = hostCall('grep', payload);
-  if (r.truncated) write('[grep: more than ' + r.matches.length + ' matches; showing the first ' + r.matches.length + ', pass {limit: N} for more]\n');
-  return r.matches;
+  return grepResult(r.matches, r.truncated, opts);
 }
 
 function search_chunks(query, opts) {
@@ -345,6 +399,7 @@ function runBlock(fn, file, names) {
     takeOutput();
     finalAnswer = null;
     grepRunning = false;
+    grepNoticed = false;
     lastResult = null;
     // What a script-level var does, done here: the names become global properties, values kept.
     const list = jsonParse(names);
@@ -411,6 +466,9 @@ function init(ref, configJson) {
     neighbors: neighbors,
     llm_query: llm_query,
     llm_query_batched: llm_query_batched,
+    rlm_query: rlm_query,
+    rlm_query_batched: rlm_query_batched,
+    list_documents: list_documents,
     FINAL: FINAL,
     FINAL_VAR: FINAL_VAR,
     print: print,

@@ -5,7 +5,10 @@
 import { existsSync } from 'node:fs';
 import vm from 'node:vm';
 import type { SandboxFactory } from '../../../src/runtime/options.ts';
-import type { SandboxHost } from '../../../src/sandbox/host.ts';
+import type { SandboxHost, SubCallItem } from '../../../src/sandbox/host.ts';
+
+const toItem = (x: string | SubCallItem): SubCallItem => (typeof x === 'string' ? { prompt: x } : x);
+
 import type { BlockResult, Sandbox } from '../../../src/sandbox/types.ts';
 
 class VmSandbox implements Sandbox {
@@ -26,10 +29,20 @@ class VmSandbox implements Sandbox {
       FINAL: (v: unknown) => {
         this.#final = show(v);
       },
-      llm_query: (prompt: string, context?: string) =>
-        host.llmQuery ? host.llmQuery(prompt, context, this.#signal) : Promise.resolve('Error: no model'),
-      llm_query_batched: (prompts: string[]) =>
-        host.llmQueryBatched ? host.llmQueryBatched(prompts, this.#signal) : Promise.resolve([]),
+      llm_query: (prompt: string, context?: string, opts?: { model?: string }) =>
+        host.llmQuery
+          ? host.llmQuery(prompt, context, this.#signal, opts)
+          : Promise.resolve('Error: no model'),
+      llm_query_batched: (items: (string | SubCallItem)[]) =>
+        host.llmQueryBatched ? host.llmQueryBatched(items.map(toItem), this.#signal) : Promise.resolve([]),
+      rlm_query: (prompt: string, context?: string, opts?: { model?: string }) =>
+        host.llmQuery
+          ? host.llmQuery(prompt, context, this.#signal, { kind: 'rlm', ...opts })
+          : Promise.resolve('Error: no model'),
+      rlm_query_batched: (items: (string | SubCallItem)[]) =>
+        host.llmQueryBatched
+          ? host.llmQueryBatched(items.map(toItem), this.#signal, { kind: 'rlm' })
+          : Promise.resolve([]),
     });
   }
 

@@ -4,7 +4,10 @@
  * isolated-vm session is tested by its own suite.
  */
 import vm from 'node:vm';
-import type { SandboxHost } from '../../../src/sandbox/host.ts';
+import type { SandboxHost, SubCallItem } from '../../../src/sandbox/host.ts';
+
+const toItem = (x: string | SubCallItem): SubCallItem => (typeof x === 'string' ? { prompt: x } : x);
+
 import type { BlockResult, Sandbox, SandboxLimits } from '../../../src/sandbox/types.ts';
 
 export class FakeSandbox implements Sandbox {
@@ -37,12 +40,22 @@ export class FakeSandbox implements Sandbox {
         if (v === undefined) throw new Error(`variable ${name} is not defined`);
         this.#final = show(v);
       },
-      llm_query: (prompt: string, context?: string) =>
+      llm_query: (prompt: string, context?: string, opts?: { model?: string }) =>
         host.llmQuery
-          ? host.llmQuery(prompt, context, this.#signal ?? never)
+          ? host.llmQuery(prompt, context, this.#signal ?? never, opts)
           : Promise.resolve('Error: no model'),
-      llm_query_batched: (prompts: string[]) =>
-        host.llmQueryBatched ? host.llmQueryBatched(prompts, this.#signal ?? never) : Promise.resolve([]),
+      llm_query_batched: (items: (string | SubCallItem)[]) =>
+        host.llmQueryBatched
+          ? host.llmQueryBatched(items.map(toItem), this.#signal ?? never)
+          : Promise.resolve([]),
+      rlm_query: (prompt: string, context?: string, opts?: { model?: string }) =>
+        host.llmQuery
+          ? host.llmQuery(prompt, context, this.#signal ?? never, { kind: 'rlm', ...opts })
+          : Promise.resolve('Error: no model'),
+      rlm_query_batched: (items: (string | SubCallItem)[]) =>
+        host.llmQueryBatched
+          ? host.llmQueryBatched(items.map(toItem), this.#signal ?? never, { kind: 'rlm' })
+          : Promise.resolve([]),
       sleep: (ms: number) => new Promise((r) => setTimeout(r, ms)),
     });
   }

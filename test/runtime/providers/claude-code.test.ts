@@ -85,6 +85,14 @@ describe('ClaudeCodeModel', () => {
     expect(model.spec).toBe('claude-code:sonnet');
   });
 
+  it('sends maxOutputTokens to the CLI as CLAUDE_CODE_MAX_OUTPUT_TOKENS', async () => {
+    const model = createModel('claude-code', { env: env({ CLAUDE_CODE_PATH: FAKE }) });
+    const capped = JSON.parse((await model.complete({ ...request, maxOutputTokens: 321 })).text);
+    expect(capped.maxOutputTokens).toBe('321');
+    const free = JSON.parse((await model.complete(request)).text);
+    expect(free).not.toHaveProperty('maxOutputTokens');
+  });
+
   it('is reachable through createModel and CLAUDE_CODE_PATH, without --model when none is given', async () => {
     const model = createModel('claude-code', { env: env({ CLAUDE_CODE_PATH: FAKE }) });
     const res = await model.complete({

@@ -28,7 +28,7 @@ function caught(fn: () => unknown): RlmError {
 }
 
 const UNKNOWN =
-  /^unknown model spec ".*" — use anthropic:MODEL, openai:MODEL, claude-code\[:MODEL\] or scripted:FILE$/;
+  /^unknown model spec ".*" — use anthropic:MODEL, openai:MODEL, claude-code\[:MODEL\], scripted:FILE, replay:TRACE\.jsonl or relay:DIR$/;
 
 describe('parseModelSpec', () => {
   it('splits provider and model', () => {
