@@ -52,7 +52,7 @@ function rootReply(turn: number): string {
   }
   if (turn === 2) {
     return `There are 40 incident reports. I'll split them into four batches and ask a sub-model about each.\n${repl(
-      "const sections = context.split(/\\n(?=## Incident)/)\nconst batches = [0, 1, 2, 3].map((b) => sections.slice(b * 10, b * 10 + 10).join('\\n'))\nconst found = await llm_query_batched(batches.map((b) => 'Which of these incidents were caused by an expired TLS certificate? Give each id and how long its outage lasted, or say none.\\n\\n' + b))\nprint(found.map((f, i) => 'batch ' + i + ': ' + f).join('\\n'))",
+      "const sections = context.split(/\\n(?=## Incident)/)\nconst batches = [0, 1, 2, 3].map((b) => sections.slice(b * 10, b * 10 + 10).join('\\n'))\nconst found = await rlm_query_batched(batches.map((b) => 'Which of these incidents were caused by an expired TLS certificate? Give each id and how long its outage lasted, or say none.\\n\\n' + b))\nprint(found.map((f, i) => 'batch ' + i + ': ' + f).join('\\n'))",
     )}`;
   }
   if (turn === 3) {

@@ -27,7 +27,7 @@ function model(): FnModel {
       return repl('const r = await llm_query("leaf q")\nprint(r.length)');
     }
     if (last.includes('[block 1') && last.includes('hello')) {
-      return `Now the sub-call.\n${repl(`print(await llm_query(${JSON.stringify(LONG_PROMPT)}))`)}`;
+      return `Now the sub-call.\n${repl(`print(await rlm_query(${JSON.stringify(LONG_PROMPT)}))`)}`;
     }
     if (last.includes('[block')) return 'FINAL(root answer)';
     return repl('print("hello")');

@@ -29,7 +29,7 @@ function model(): FnModel {
         : repl('x = await llm_query("leaf: find it")\nprint(x.length)');
     }
     if (last.includes('[block 1') && last.includes('counted')) {
-      return `Ask deeper ${EVIL}\n${repl('print(await llm_query("sub: look " + "closer", "ctx ctx"))')}`;
+      return `Ask deeper ${EVIL}\n${repl('print(await rlm_query("sub: look " + "closer", "ctx ctx"))')}`;
     }
     if (last.includes('[block')) return 'FINAL(the answer is 42)';
     return repl(`const n = 3 // ${EVIL}\nprint("counted", n, ${JSON.stringify(EVIL)})`);
@@ -84,7 +84,7 @@ async function bigTrace(): Promise<TraceEvent[]> {
     }
     if (last.includes('[block')) return 'FINAL(all done)';
     return repl(
-      'const parts = Array.from({ length: 250 }, (_, i) => "part " + i)\nconst r = await Promise.all(parts.map((p) => llm_query("look at " + p, p)))\nprint(r.length)',
+      'const parts = Array.from({ length: 250 }, (_, i) => "part " + i)\nconst r = await Promise.all(parts.map((p) => rlm_query("look at " + p, p)))\nprint(r.length)',
     );
   });
   const { rlm } = setup(model, { trace: file });
@@ -136,7 +136,7 @@ describe.skipIf(browser === undefined && !requireBrowser)('trace html in headles
     const kinds = await page.evaluate<string[]>(
       'Array.from(document.querySelectorAll("pre.code span")).map((s) => s.className + ":" + s.textContent)',
     );
-    expect(kinds).toEqual(expect.arrayContaining(['tk-k:const', 'tk-f:print', 'tk-n:3', 'tk-f:llm_query']));
+    expect(kinds).toEqual(expect.arrayContaining(['tk-k:const', 'tk-f:print', 'tk-n:3', 'tk-f:rlm_query']));
     expect(kinds.some((k) => k.startsWith('tk-c://'))).toBe(true);
   });
 

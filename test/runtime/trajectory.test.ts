@@ -25,7 +25,7 @@ describe('trajectory', () => {
         }
         if (last.includes('[block 1')) return 'FINAL(ok)';
         return repl(
-          'print(await llm_query("same"))\nprint(await llm_query("same"))\nprint(await llm_query("boom"))\nundefinedThing()',
+          'print(await rlm_query("same"))\nprint(await rlm_query("same"))\nprint(await rlm_query("boom"))\nundefinedThing()',
         );
       },
       { maxDepth: 1 },
@@ -49,7 +49,7 @@ describe('trajectory', () => {
   it('keeps what a torn trace holds: unfinished spans and no result', async () => {
     const evs = await events((req) => {
       if (req.depth > 0) return 'FINAL(sub)';
-      return lastUser(req).includes('[block') ? 'FINAL(done)' : repl('print(await llm_query("a"))');
+      return lastUser(req).includes('[block') ? 'FINAL(done)' : repl('print(await rlm_query("a"))');
     });
     const cut = evs.slice(
       0,
