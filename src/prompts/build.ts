@@ -143,7 +143,7 @@ function apiSection(shape: ContextShape, limits: PromptLimits): string {
 function example(shape: ContextShape, limits: PromptLimits): string | null {
   if (limits.depth + 1 > limits.maxDepth || shape.kind === 'none') return null;
   if (!shape.inIsolate) return shape.chunks > 0 ? ROOT_EXAMPLE.store : null;
-  const textExpr = shape.kind === 'documents' || shape.documents > 1 ? "context.join('\\n\\n')" : 'context';
+  const textExpr = shape.kind === 'documents' || shape.documents > 1 ? "context.join('\\n')" : 'context';
   return fill(ROOT_EXAMPLE.text, { textExpr, piece: String(pieceChars(limits)) });
 }
 

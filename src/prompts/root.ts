@@ -16,7 +16,7 @@ export const CODE_SECTION = [
     'persistent session; fences in other languages (```js too) are not run.',
   '- Top-level `const`, `let` and `function` declarations stay defined for later blocks; top-level `await` works. ' +
     "A block's last expression is shown, like a console.",
-  '- Plain JavaScript without timers, BigInt, Proxy or Reflect, and no access to built-in prototypes ' +
+  '- Plain JavaScript without timers, BigInt, Proxy, Reflect, eval or Function, and no access to built-in prototypes ' +
     '(write `Object.hasOwn(o, k)`, `Array.isArray(x)`). `print` shows objects two levels deep; use ' +
     '`JSON.stringify` for more.',
   "- After your reply you get each block's output, cut to {{outputChars}} characters per block. Print counts, " +
@@ -28,17 +28,17 @@ export const API_LINES = {
   context: '- `context`: {{contextVar}}',
   print: '- `print(...values)` (or `console.log`): shows values to you.',
   documents:
-    '- `list_documents()` → `[{id, path, title?, chars, chunks, modified}]`: every document of the context.',
-  peek: '- `peek(start, end)` → string: characters start..end of the context{{peekJoin}}.',
+    '- `list_documents()` → `[{id, path, title?, chars, chunks, modified}]`: every document of the context (in the order of `context` when it is an array).',
+  peek: '- `peek(start, end)` → string: characters start..end (two numbers) of the context{{peekJoin}}.',
   grep:
     '- `grep(pattern, {literal, ignoreCase, limit, context})` → `[{id, path, offset, text, before, after}]`: ' +
     'regex (or literal) matches, the first 100 unless `limit` says otherwise (`.truncated` is true when ' +
     'more exist). `id` is the {{unit}} the match is in, `offset` its character position in that {{unit}}, ' +
-    '`path` its document; `text` is the matching line, `before`/`after` the `context` characters around it.',
+    '`path` its document; `text` is the matching line (a whole paragraph when the text has no line breaks), `before`/`after` the `context` characters around it.',
   search:
     '- `search_chunks(query, {k})` → `[{id, path, score, preview, tokens, tags}]`: chunks ranked for a keyword query.',
   chunks:
-    "- `peek(id, start?, end?)` → a chunk's text; `get_chunk(id)` → `{id, document, ordinal, text, tokens, tags}`; " +
+    "- `peek(id, start?, end?)` (a string id) → a chunk's text; chunk ids are `DOCUMENT_ID:N`, N counting from 0 in the document; `get_chunk(id)` → `{id, document, ordinal, text, tokens, tags}`; " +
     '`neighbors(id, type?)` → `[{from, to, type, strength}]` (follows, context_of, related_to, supports, ' +
     'contradicts).',
   llmQuery:

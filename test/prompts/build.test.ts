@@ -104,11 +104,11 @@ describe('system prompts', () => {
   it('offers peek(start, end) only where `context` exists: not for a store without loaded text', () => {
     const storeOnly = buildSystemPrompt('root', store, limits);
     expect(storeOnly).not.toContain('peek(start, end)');
-    expect(storeOnly).toContain("`peek(id, start?, end?)` → a chunk's text");
+    expect(storeOnly).toContain("`peek(id, start?, end?)` (a string id) → a chunk's text");
     // Paths ingested for one run: a store, and the text loaded in the isolate as well.
     const ingested = buildSystemPrompt('root', { ...store, chars: 50_000, inIsolate: true }, limits);
     expect(ingested).toContain('peek(start, end)');
-    expect(ingested).toContain("`peek(id, start?, end?)` → a chunk's text");
+    expect(ingested).toContain("`peek(id, start?, end?)` (a string id) → a chunk's text");
     // A text too large for the isolate is still read through the host.
     const large = buildSystemPrompt('root', { ...text, inIsolate: false }, limits);
     expect(large).toContain('peek(start, end)');
