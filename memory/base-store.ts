@@ -4,7 +4,7 @@
  * {@link Persistence}'s business; this class never touches the file system itself.
  */
 import { resolve } from 'node:path';
-import { RlmError } from '../src/errors.ts';
+import { isRlmError, RlmError } from '../src/errors.ts';
 import type { Embedder } from './embedders/types.ts';
 import { documentIdFor, readDocument, scanPaths } from './files.ts';
 import { ChunkGraph, chunkKey } from './graph.ts';
@@ -184,7 +184,7 @@ export class BaseStore implements ChunkStoreApi {
             bytesDone,
             bytesTotal,
           });
-          await this.writeBatch(pending, opts);
+          await this.writeBatch(pending, opts, report);
           pending = [];
           pendingChars = 0;
         }
@@ -196,7 +196,7 @@ export class BaseStore implements ChunkStoreApi {
         bytesDone,
         bytesTotal,
       });
-      if (pending.length > 0) await this.writeBatch(pending, opts);
+      if (pending.length > 0) await this.writeBatch(pending, opts, report);
       if (opts.prune) {
         const roots = paths.map((p) => resolve(p));
         const gone = vanished(this.graph.documents(), roots, new Set(files.map((f) => f.path)));
@@ -230,7 +230,7 @@ export class BaseStore implements ChunkStoreApi {
         opts,
         report,
       );
-      if (prepared) await this.writeBatch([prepared], opts);
+      if (prepared) await this.writeBatch([prepared], opts, report);
       return this.finishReport(report, started);
     });
   }
@@ -247,8 +247,12 @@ export class BaseStore implements ChunkStoreApi {
     };
   }
 
-  /** Writes one segment for `docs` and commits it. */
-  private async writeBatch(docs: PendingDoc[], opts: IngestOptions): Promise<void> {
+  /**
+   * Writes one segment for `docs` and commits it. When the embedder fails (a dead endpoint), the batch
+   * is committed without vectors and the rest of the ingest skips embedding: BM25 search keeps working,
+   * and the warning says how to rebuild or drop the vectors.
+   */
+  private async writeBatch(docs: PendingDoc[], opts: IngestOptions, report: IngestReport): Promise<void> {
     const state = this.state;
     const name = segmentName(state.nextSegment);
     const createdAt = new Date().toISOString();
@@ -266,14 +270,23 @@ export class BaseStore implements ChunkStoreApi {
       bm25,
       links: { version: SEGMENT_VERSION, segment: name, ...links },
     });
-    if (this.vectors) {
+    if (this.vectors && report.warnings === undefined) {
       const stale = docs.flatMap((d) => {
         const old = this.graph.document(d.record.id);
         return old
           ? Array.from({ length: old.chunks }, (_, i) => chunkKey(old.segment, `${old.id}:${i}`))
           : [];
       });
-      await embedRecords(this.vectors, name, records, stale, () => throwIfAborted(opts.signal));
+      try {
+        await embedRecords(this.vectors, name, records, stale, () => throwIfAborted(opts.signal));
+      } catch (err) {
+        if (isRlmError(err, 'ABORTED')) throw err;
+        const spec = this.vectors.embedder.name;
+        report.warnings = [
+          `the embedder ${spec} failed (${(err as Error).message}); the documents are searchable with BM25 but have no vectors. ` +
+            `When it works again, \`rlm repair --embedder ${spec}\` rebuilds them; \`rlm repair --embedder none\` removes vector search.`,
+        ];
+      }
     }
     const replaced = new Set(docs.filter((d) => d.replaced).map((d) => d.record.id));
     await this.commit({

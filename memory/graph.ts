@@ -3,7 +3,7 @@
  * {@link SegmentSource}. Both the directory store and the in-memory store answer reads through it, so
  * search, grep and links behave the same whichever holds the data.
  */
-import { RlmError } from '../src/errors.ts';
+import { isRlmError, RlmError } from '../src/errors.ts';
 import type { Embedder } from './embedders/types.ts';
 import { GrepRunner } from './grep.ts';
 import { Bm25Index, type Bm25Segment } from './search/bm25.ts';
@@ -323,9 +323,20 @@ export class ChunkGraph {
       ranked = this.index().search(query, { k: depth, filter, fuzzy: opts.fuzzy ?? true });
     }
     if (mode !== 'bm25' && this.vectors) {
-      const [vector] = await this.vectors.embedder.embed([query]);
-      const hits = await this.vectors.index.query(Array.from(vector ?? []), depth, filter);
-      ranked = mode === 'vector' ? hits : reciprocalRankFusion([ranked, hits]);
+      let vector: ArrayLike<number> | undefined;
+      try {
+        [vector] = await this.vectors.embedder.embed([query]);
+      } catch (err) {
+        // Hybrid search degrades to BM25 with a dead embedder; asking for vectors only is an error.
+        if (mode === 'vector' || isRlmError(err, 'ABORTED')) throw err;
+        opts.onWarning?.(
+          `the embedder ${this.vectors.embedder.name} failed (${(err as Error).message}); results are BM25 only`,
+        );
+      }
+      if (vector !== undefined) {
+        const hits = await this.vectors.index.query(Array.from(vector), depth, filter);
+        ranked = mode === 'vector' ? hits : reciprocalRankFusion([ranked, hits]);
+      }
     }
     const out: SearchHit[] = [];
     for (const hit of ranked.slice(0, k)) {

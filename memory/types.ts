@@ -104,6 +104,8 @@ export interface SearchOptions {
   fuzzy?: boolean;
   /** 'bm25' | 'vector' | 'hybrid' (default: hybrid when an embedder is configured, else bm25). */
   mode?: 'bm25' | 'vector' | 'hybrid';
+  /** Told when hybrid search fell back to BM25 because the embedder failed. */
+  onWarning?: (message: string) => void;
 }
 
 export interface SearchHit {
@@ -203,6 +205,8 @@ export interface IngestReport {
   elapsedMs: number;
   /** Files not ingested (binary, unreadable) and what was odd in the others (bad JSONL lines...). */
   notes: { path: string; note: string }[];
+  /** Problems that did not stop the ingest (an embedder that failed: no vectors for these documents). */
+  warnings?: string[];
   /** What the folder scan left out on purpose, counted (ingestPaths only). */
   passedOver?: { hidden: number; folders: number; ignored: number; excluded: number };
 }

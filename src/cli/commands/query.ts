@@ -48,6 +48,7 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
       ...(values.tag ? { tags: values.tag } : {}),
       ...(values.type ? { type: values.type as ChunkType[] } : {}),
       ...(mode ? { mode } : {}),
+      onWarning: (message) => io.stderr.write(`rlm: warning: ${message}\n`),
     });
     if (values.json) {
       writeJson(io, searchResults(hits));
