@@ -31,6 +31,8 @@ export interface SegmentSource {
   texts(segment: string): string[];
   bm25(segment: string): Bm25Segment;
   links(segment: string): SegmentLinks;
+  /** The segment's chunk file, when segments live in files: grep then reads them itself, one at a time. */
+  chunksPath?(segment: string): string;
 }
 
 export interface GraphState {
@@ -363,6 +365,28 @@ export class ChunkGraph {
 
   async grep(pattern: string, opts: GrepOptions = {}): Promise<GrepResult> {
     const docs = toSet(opts.document);
+    if (this.source.chunksPath) {
+      // Stream the chunk files through the worker instead of loading every segment's text here.
+      const order = [...this.state.documents.values()]
+        .filter((d) => d.chunks > 0 && (!docs || docs.has(d.id)))
+        .sort(byPath);
+      const bySegment = new Map<string, string[]>();
+      for (const d of order) {
+        const list = bySegment.get(d.segment);
+        if (list) list.push(d.id);
+        else bySegment.set(d.segment, [d.id]);
+      }
+      const files = this.state.segments
+        .filter((s) => bySegment.has(s))
+        .map((s) => ({ path: this.source.chunksPath!(s), documents: bySegment.get(s)! }));
+      this.grepRunner ??= new GrepRunner();
+      return this.grepRunner.grepFiles(
+        files,
+        order.map((d) => d.id),
+        pattern,
+        opts,
+      );
+    }
     const chunks: { id: string; text: string }[] = [];
     for (const c of this.liveChunks()) {
       if (!docs || docs.has(parseChunkId(c.id)!.document)) chunks.push({ id: c.id, text: c.text });
