@@ -8,7 +8,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Rng } from './rng.ts';
@@ -55,17 +55,24 @@ export function writeMarkdown(dir: string, bytes: number, fileBytes: number, see
   return files;
 }
 
-/** Runs a command under /usr/bin/time: wall ms and peak RSS in MB. */
-function timed(command: string, args: string[]): { ms: number; rssMB: number; stdoutLines: number } {
-  const r = spawnSync('/usr/bin/time', ['-f', 'TIME %e %M', command, ...args], {
+/**
+ * Runs a command under /usr/bin/time: wall ms, CPU ms (user + system: what the command itself cost,
+ * less sensitive than wall time to other load on the machine) and peak RSS in MB.
+ */
+function timed(
+  command: string,
+  args: string[],
+): { ms: number; cpuMs: number; rssMB: number; stdoutLines: number } {
+  const r = spawnSync('/usr/bin/time', ['-f', 'TIME %e %U %S %M', command, ...args], {
     encoding: 'utf8',
     maxBuffer: 1024 * 1024 * 1024,
   });
-  const m = /TIME ([\d.]+) (\d+)\s*$/.exec(r.stderr);
+  const m = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(r.stderr);
   if (r.status !== 0 || !m) throw new Error(`${command} ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
   return {
     ms: Number(m[1]) * 1000,
-    rssMB: Number(m[2]) / 1024,
+    cpuMs: (Number(m[2]) + Number(m[3])) * 1000,
+    rssMB: Number(m[4]) / 1024,
     stdoutLines: r.stdout === '' ? 0 : r.stdout.trimEnd().split('\n').length,
   };
 }
@@ -74,10 +81,14 @@ export async function benchCliScale(log: (s: string) => void = () => {}): Promis
   const mb = Number(process.env.RLM_BENCH_SCALE_MB ?? 100);
   const bytes = mb * 1024 * 1024;
   log('building dist/ for bin/rlm.js');
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: ROOT,
-    stdio: 'pipe',
-  });
+  execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: ROOT,
+      stdio: 'pipe',
+    },
+  );
   const work = mkdtempSync(path.join(tmpdir(), 'rlm-bench-scale-'));
   try {
     const many = path.join(work, 'many');
@@ -86,7 +97,16 @@ export async function benchCliScale(log: (s: string) => void = () => {}): Promis
     const store = path.join(work, 'store');
     const ingest = timed(process.execPath, ['--no-node-snapshot', BIN, 'ingest', many, '--store', store]);
     log(`ingest ${ingest.ms.toFixed(0)} ms, ${ingest.rssMB.toFixed(0)} MB; grep`);
-    const grepArgs = ['--no-node-snapshot', BIN, 'grep', SCALE_PATTERN, '--store', store, '--limit', '100000'];
+    const grepArgs = [
+      '--no-node-snapshot',
+      BIN,
+      'grep',
+      SCALE_PATTERN,
+      '--store',
+      store,
+      '--limit',
+      '100000',
+    ];
     timed(process.execPath, grepArgs); // warm the page cache for both greps alike
     const rlmGrep = timed(process.execPath, grepArgs);
     const gnuGrep = timed('grep', ['-rE', SCALE_PATTERN, many]);
@@ -96,25 +116,38 @@ export async function benchCliScale(log: (s: string) => void = () => {}): Promis
     const one = path.join(work, 'one');
     writeMarkdown(one, bytes / 2, bytes, 7);
     log(`one ${mb / 2} MB file; ingesting`);
-    const big = timed(process.execPath, ['--no-node-snapshot', BIN, 'ingest', one, '--store', path.join(work, 'store1')]);
+    const big = timed(process.execPath, [
+      '--no-node-snapshot',
+      BIN,
+      'ingest',
+      one,
+      '--store',
+      path.join(work, 'store1'),
+    ]);
     return {
+      loadAverage: os.loadavg()[0]!,
       corpusMB: mb,
       files,
       ingestMs: ingest.ms,
+      ingestCpuMs: ingest.cpuMs,
       ingestRssMB: ingest.rssMB,
       ingestRssRatio: ingest.rssMB / mb,
       bigFileMB: mb / 2,
       bigFileIngestMs: big.ms,
+      bigFileIngestCpuMs: big.cpuMs,
       bigFileIngestRssMB: big.rssMB,
       bigFileRssRatio: big.rssMB / (mb / 2),
       rlmGrepMs: rlmGrep.ms,
+      rlmGrepCpuMs: rlmGrep.cpuMs,
       rlmGrepRssMB: rlmGrep.rssMB,
       rlmGrepRssRatio: rlmGrep.rssMB / mb,
       rlmGrepLines: rlmGrep.stdoutLines,
       gnuGrepMs: gnuGrep.ms,
+      gnuGrepCpuMs: gnuGrep.cpuMs,
       gnuGrepRssMB: gnuGrep.rssMB,
       gnuGrepLines: gnuGrep.stdoutLines,
       grepVsGnu: rlmGrep.ms / Math.max(gnuGrep.ms, 1),
+      grepCpuVsGnu: rlmGrep.cpuMs / Math.max(gnuGrep.cpuMs, 10),
     };
   } finally {
     rmSync(work, { recursive: true, force: true });

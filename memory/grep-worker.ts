@@ -47,7 +47,7 @@ export type GrepWorkerRequest =
 /** Worker → host messages. */
 export type GrepWorkerReply =
   | { type: 'loaded'; version: number }
-  | { type: 'segment'; requestId: number }
+  | { type: 'segment'; requestId: number; phase: 'reading' | 'scanning' }
   | { type: 'match'; requestId: number; match: GrepMatch }
   | { type: 'done'; requestId: number; truncated: boolean; timedOut: boolean; chunksSearched: number }
   | { type: 'failed'; requestId: number; message: string };
@@ -97,7 +97,8 @@ function handle(msg: GrepWorkerRequest, post: (reply: GrepWorkerReply) => void):
  * Greps a store's chunk files one at a time: read, parse, scan, drop. Only one segment's text is ever in
  * memory, and nothing crosses the thread boundary but the matches. Matches are reported in `order`
  * (then chunk, then offset), whatever the segments' order; the deadline counts scanning only, not
- * reading, and a `segment` message per file tells the host the thread is alive.
+ * reading, and `segment` messages tell the host when a file is being read (its timer pauses) and
+ * scanned (its timer runs again).
  */
 function grepFiles(
   msg: Extract<GrepWorkerRequest, { type: 'grepFiles' }>,
@@ -125,7 +126,7 @@ function grepFiles(
   let truncated = false;
   let deadline = performance.now() + msg.timeoutMs;
   for (const file of msg.files) {
-    post({ type: 'segment', requestId: msg.requestId });
+    post({ type: 'segment', requestId: msg.requestId, phase: 'reading' });
     const readStarted = performance.now();
     let records: ChunkRecord[];
     try {
@@ -135,6 +136,7 @@ function grepFiles(
       return;
     }
     deadline += performance.now() - readStarted;
+    post({ type: 'segment', requestId: msg.requestId, phase: 'scanning' });
     const wanted = new Set(file.documents);
     const chunks = records
       .filter((r) => wanted.has(r.document))

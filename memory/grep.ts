@@ -348,8 +348,12 @@ export class GrepRunner {
     };
     const run = this.exchange<GrepResult>(worker, request, (reply, resolve, reject) => {
       if (!('requestId' in reply) || reply.requestId !== requestId) return;
-      // Reading a file does not count against the bound: each one restarts the host's timer.
-      if (reply.type === 'segment') arm();
+      // Reading a file does not count against the bound (I/O cannot hang like a regex): the timer
+      // pauses while the worker reads and restarts for each scan.
+      if (reply.type === 'segment') {
+        if (reply.phase === 'reading') clearTimeout(timer);
+        else arm();
+      }
       else if (reply.type === 'match') matches.push(reply.match);
       else if (reply.type === 'failed') reject(new RlmError('RUNTIME', `grep failed: ${reply.message}`));
       else if (reply.type === 'done') {
