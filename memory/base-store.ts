@@ -37,8 +37,13 @@ import type {
 } from './types.ts';
 import type { VectorIndex } from './vectors.ts';
 
-/** Text per segment before it is written and committed; bounds what a crash can lose. */
-export const SEGMENT_TARGET_CHARS = 16 * 1024 * 1024;
+/**
+ * Text per segment before it is written and committed; bounds what a crash can lose and the memory an
+ * ingest holds (a segment's text, records, index and JSON are alive at once: several times this size).
+ * 4 MiB keeps a 100 MB ingest's peak well under its size in transient memory; more, smaller segments
+ * cost little, since search statistics are summed over segments anyway.
+ */
+export const SEGMENT_TARGET_CHARS = 4 * 1024 * 1024;
 
 export class BaseStore implements ChunkStoreApi {
   protected readonly graph: ChunkGraph;

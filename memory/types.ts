@@ -171,7 +171,7 @@ export interface IngestOptions {
    * longer exist there (default false).
    */
   prune?: boolean;
-  /** Text per committed step (default 16 MiB): what a crash can lose, and what memory an ingest holds. */
+  /** Text per committed step (default 4 MiB): what a crash can lose, and what memory an ingest holds. */
   segmentChars?: number;
   onProgress?: (p: IngestProgress) => void;
   signal?: AbortSignal;
