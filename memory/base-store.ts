@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../src/errors.ts';
 import type { Embedder } from './embedders/types.ts';
-import { documentIdFor, readDocument, scanPaths } from './files.ts';
+import { documentIdFor, readDocumentParts, scanPaths } from './files.ts';
 import { ChunkGraph, chunkKey } from './graph.ts';
 import { linkSegment, SignatureIndex, type SignedChunk } from './linker.ts';
 import type { CommittedState, Persistence } from './persistence.ts';
@@ -152,6 +152,7 @@ export class BaseStore implements ChunkStoreApi {
       let bytesDone = 0;
       let pending: PendingDoc[] = [];
       let pendingChars = 0;
+      const staleParts: DocumentRecord[] = [];
       for (const [i, file] of files.entries()) {
         throwIfAborted(opts.signal);
         opts.onProgress?.({
@@ -162,36 +163,47 @@ export class BaseStore implements ChunkStoreApi {
           bytesTotal,
           current: file.path,
         });
-        const doc = await readDocument(file.path);
-        bytesDone += file.bytes;
-        if (!('text' in doc)) {
-          report.notes.push({ path: file.path, note: doc.note });
-          continue;
+        // A big file comes in parts (documents ID, ID.p2, ...), committed as they fill segments.
+        const base = documentIdFor(file.path);
+        let part = 0;
+        for await (const doc of readDocumentParts(file.path, file.bytes, opts.partBytes)) {
+          if (!('text' in doc)) {
+            report.notes.push({ path: file.path, note: doc.note });
+            break;
+          }
+          const id = part === 0 ? base : `${base}.p${part + 1}`;
+          part++;
+          const prepared = prepareDocument(
+            this.graph.document(id),
+            id,
+            file.path,
+            doc.text,
+            doc.notes,
+            opts,
+            report,
+          );
+          if (!prepared) continue;
+          pending.push(prepared);
+          pendingChars += doc.text.length;
+          if (pendingChars >= (opts.segmentChars ?? SEGMENT_TARGET_CHARS)) {
+            opts.onProgress?.({
+              phase: 'commit',
+              filesDone: i,
+              filesTotal: files.length,
+              bytesDone,
+              bytesTotal,
+            });
+            await this.writeBatch(pending, opts, report);
+            pending = [];
+            pendingChars = 0;
+          }
         }
-        const id = documentIdFor(file.path);
-        const prepared = prepareDocument(
-          this.graph.document(id),
-          id,
-          file.path,
-          doc.text,
-          doc.notes,
-          opts,
-          report,
-        );
-        if (!prepared) continue;
-        pending.push(prepared);
-        pendingChars += doc.text.length;
-        if (pendingChars >= (opts.segmentChars ?? SEGMENT_TARGET_CHARS)) {
-          opts.onProgress?.({
-            phase: 'commit',
-            filesDone: i + 1,
-            filesTotal: files.length,
-            bytesDone,
-            bytesTotal,
-          });
-          await this.writeBatch(pending, opts, report);
-          pending = [];
-          pendingChars = 0;
+        bytesDone += file.bytes;
+        // Parts past the file's new end (it shrank) go, as a replaced document's old chunks do.
+        for (let n = Math.max(part, 1) + 1; ; n++) {
+          const old = this.graph.document(`${base}.p${n}`);
+          if (!old) break;
+          staleParts.push(old);
         }
       }
       opts.onProgress?.({
@@ -202,6 +214,7 @@ export class BaseStore implements ChunkStoreApi {
         bytesTotal,
       });
       if (pending.length > 0) await this.writeBatch(pending, opts, report);
+      if (staleParts.length > 0) await this.forget(staleParts);
       if (opts.prune) {
         const roots = paths.map((p) => resolve(p));
         const gone = vanished(this.graph.documents(), roots, new Set(files.map((f) => f.path)));
@@ -333,11 +346,17 @@ export class BaseStore implements ChunkStoreApi {
 
   // ---- removal and manual links ------------------------------------------------------------------
 
+  /** Forgets a document by id, or every document (all parts of a big file) ingested from a path. */
   removeDocument(idOrPath: string): Promise<boolean> {
     return this.exclusive('rm', async () => {
-      const doc = this.findDocument(idOrPath);
-      if (!doc) return false;
-      await this.forget([doc]);
+      const abs = resolve(idOrPath);
+      const fromPath = this.graph
+        .documents()
+        .filter((d) => d.path !== null && (d.path === idOrPath || d.path === abs));
+      const doc = this.graph.document(idOrPath) ? undefined : fromPath[0];
+      const docs = doc ? fromPath : [this.findDocument(idOrPath)].filter((d) => d !== undefined);
+      if (docs.length === 0) return false;
+      await this.forget(docs);
       return true;
     });
   }

@@ -353,8 +353,7 @@ export class GrepRunner {
       if (reply.type === 'segment') {
         if (reply.phase === 'reading') clearTimeout(timer);
         else arm();
-      }
-      else if (reply.type === 'match') matches.push(reply.match);
+      } else if (reply.type === 'match') matches.push(reply.match);
       else if (reply.type === 'failed') reject(new RlmError('RUNTIME', `grep failed: ${reply.message}`));
       else if (reply.type === 'done') {
         if (reply.timedOut) reject(timeoutError(p, matches));
