@@ -219,7 +219,12 @@ describe('corruption and repair', () => {
     );
 
     const asked: number[] = [];
-    const report = await repairStore(dir, { confirm: (d) => (asked.push(d.length), true) });
+    const report = await repairStore(dir, {
+      confirm: (d) => {
+        asked.push(d.length);
+        return true;
+      },
+    });
     expect(asked).toEqual([4]);
     expect(report.applied).toBe(true);
     const store = await ChunkStore.open(dir);
@@ -237,7 +242,12 @@ describe('corruption and repair', () => {
     const at = raw.indexOf(`{"id":"${victim.id}"`);
     writeFileSync(file, `${raw.slice(0, at + 10)}\u0000"{{${raw.slice(at + 14)}`);
     let listed: { id: string; path: string | null }[] = [];
-    const report = await repairStore(dir, { confirm: (d) => ((listed = d), true) });
+    const report = await repairStore(dir, {
+      confirm: (d) => {
+        listed = d;
+        return true;
+      },
+    });
     expect(listed.map((d) => d.id)).toEqual([victim.document]);
     const docs = new Set(before.chunks.map((c) => c.document));
     expect(report.documents).toBe(docs.size - 1);
