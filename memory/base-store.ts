@@ -6,7 +6,8 @@
 import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../src/errors.ts';
 import type { Embedder } from './embedders/types.ts';
-import { documentIdFor, readDocumentParts, scanPaths } from './files.ts';
+import { readDocumentParts } from './file-parts.ts';
+import { documentIdFor, scanPaths } from './files.ts';
 import { ChunkGraph, chunkKey } from './graph.ts';
 import { linkSegment, SignatureIndex, type SignedChunk } from './linker.ts';
 import type { CommittedState, Persistence } from './persistence.ts';

@@ -63,7 +63,7 @@ const IGNORE_FILES = ['.gitignore', '.rlmignore'];
 export const BINARY_NOTE = 'binary file';
 
 /** Extensions that are never text, skipped without reading. */
-const BINARY_EXTENSIONS = new Set(
+export const BINARY_EXTENSIONS = new Set(
   (
     'png jpg jpeg gif webp bmp ico tif tiff psd heic avif svgz ' +
     'pdf doc docx xls xlsx ppt pptx odt ods odp epub ' +
@@ -195,7 +195,8 @@ async function readIgnoreFiles(dir: string, entries: Dirent[]): Promise<IgnoreSe
   return sets;
 }
 
-function specialKind(st: Stats): string {
+/** What kind of non-regular file `st` describes, for notes. */
+export function specialKind(st: Stats): string {
   if (st.isFIFO()) return 'FIFO (named pipe)';
   if (st.isSocket()) return 'socket';
   if (st.isCharacterDevice() || st.isBlockDevice()) return 'device';
@@ -218,7 +219,8 @@ async function statOrNull(path: string): Promise<Stats | null> {
   }
 }
 
-function errorText(err: unknown): string {
+/** An error's code (EACCES…) or message, for notes. */
+export function errorText(err: unknown): string {
   return err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.message) : String(err);
 }
 
@@ -265,84 +267,6 @@ function gunzipText(bytes: Buffer): { bytes: Buffer } | { note: string } {
       return { note: `${BINARY_NOTE} skipped (.gz inflates past ${MAX_GUNZIP_BYTES >> 20} MiB)` };
     return { note: `${BINARY_NOTE} skipped (.gz does not inflate: ${errorText(err)})` };
   }
-}
-
-/** Files larger than this are read as a stream and stored as parts of about this size (see SCHEMA.md). */
-export const PART_BYTES = 8 * 1024 * 1024;
-/** Bytes read from a big file at a time. */
-const READ_BYTES = 1024 * 1024;
-
-/**
- * A file as one text (see {@link readDocument}), or, when larger than `partBytes`, as a stream of parts
- * of about `partBytes` cut after a line end, so memory stays flat whatever the file's size. Only the
- * first part is sniffed for binary content; `.gz` and UTF-16 files are read whole.
- */
-export async function* readDocumentParts(
-  path: string,
-  size: number,
-  partBytes = PART_BYTES,
-): AsyncGenerator<ReadResult> {
-  const ext = extname(path).slice(1).toLowerCase();
-  if (size <= partBytes || ext === 'gz' || BINARY_EXTENSIONS.has(ext)) {
-    yield await readDocument(path);
-    return;
-  }
-  let handle: fs.FileHandle;
-  try {
-    handle = await fs.open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (err) {
-    yield { unreadable: true, note: `unreadable (${errorText(err)}), skipped` };
-    return;
-  }
-  try {
-    const st = await handle.stat();
-    if (!st.isFile()) {
-      yield { unreadable: true, note: `${specialKind(st)} skipped (not a regular file)` };
-      return;
-    }
-    let pending = Buffer.alloc(0);
-    let first = true;
-    for (;;) {
-      const buf = Buffer.allocUnsafe(READ_BYTES);
-      const { bytesRead } = await handle.read(buf, 0, READ_BYTES, null);
-      const done = bytesRead === 0;
-      if (!done)
-        pending =
-          pending.length === 0
-            ? buf.subarray(0, bytesRead)
-            : Buffer.concat([pending, buf.subarray(0, bytesRead)]);
-      while (pending.length >= partBytes || (done && pending.length > 0)) {
-        const cut = done && pending.length < partBytes ? pending.length : cutPoint(pending, partBytes);
-        const piece = pending.subarray(0, cut);
-        pending = Buffer.from(pending.subarray(cut));
-        if (first) {
-          first = false;
-          const whole = decodeDocument(piece);
-          // UTF-16 or binary: decided on the first part, like a whole file.
-          if (!('text' in whole) || whole.notes.some((n) => n.startsWith('decoded as'))) {
-            yield 'text' in whole ? await readDocument(path) : whole;
-            return;
-          }
-          yield whole;
-        } else {
-          const text = new TextDecoder('utf-8').decode(piece);
-          yield { text, notes: isUtf8(piece) ? [] : ['invalid UTF-8 replaced'] };
-        }
-      }
-      if (done) return;
-    }
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Where to end a part: after the last line end within `max` bytes, else at a UTF-8 character boundary. */
-function cutPoint(bytes: Buffer, max: number): number {
-  const nl = bytes.lastIndexOf(0x0a, max - 1);
-  if (nl > max / 2) return nl + 1;
-  let cut = max;
-  while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--;
-  return cut;
 }
 
 /** The decoding half of {@link readDocument}, for bytes already in memory. */

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readDocumentParts } from '../../memory/files.ts';
+import { readDocumentParts } from '../../memory/file-parts.ts';
 import { ChunkStore } from '../../memory/store.ts';
 import { tempDir } from './helpers/corpus.ts';
 
