@@ -14,8 +14,8 @@ import {
   specialKind,
 } from './files.ts';
 
-/** Files larger than this are read as a stream and stored as parts of about this size (see SCHEMA.md). */
-export const PART_BYTES = 8 * 1024 * 1024;
+/** Files larger than this are read as a stream and stored as parts of about this size (see SCHEMA.md): one segment's worth, so a big file costs no more memory than many small ones. */
+export const PART_BYTES = 4 * 1024 * 1024;
 /** Bytes read from a big file at a time. */
 const READ_BYTES = 1024 * 1024;
 
