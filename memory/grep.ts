@@ -367,7 +367,8 @@ export class GrepRunner {
         this.onFailure = null;
         void this.killWorker().finally(() => reject(timeoutError(p, matches)));
       };
-      arm();
+      // A file grep arms the timer when scanning starts: the worker's start and file reads do not count.
+      if (filesRequest === undefined) arm();
     });
     return Promise.race([run, killed]).finally(() => clearTimeout(timer));
   }
