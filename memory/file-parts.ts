@@ -47,36 +47,38 @@ export async function* readDocumentParts(
       yield { unreadable: true, note: `${specialKind(st)} skipped (not a regular file)` };
       return;
     }
-    let pending = Buffer.alloc(0);
+    // One part-sized buffer filled in place: no concatenation garbage, whatever the file's size.
+    let buf = Buffer.allocUnsafe(partBytes);
+    let filled = 0;
     let first = true;
     for (;;) {
-      const buf = Buffer.allocUnsafe(READ_BYTES);
-      const { bytesRead } = await handle.read(buf, 0, READ_BYTES, null);
+      const { bytesRead } = await handle.read(buf, filled, partBytes - filled, null);
+      filled += bytesRead;
       const done = bytesRead === 0;
-      if (!done)
-        pending =
-          pending.length === 0
-            ? buf.subarray(0, bytesRead)
-            : Buffer.concat([pending, buf.subarray(0, bytesRead)]);
-      while (pending.length >= partBytes || (done && pending.length > 0)) {
-        const cut = done && pending.length < partBytes ? pending.length : cutPoint(pending, partBytes);
-        const piece = pending.subarray(0, cut);
-        pending = Buffer.from(pending.subarray(cut));
-        if (first) {
-          first = false;
-          const whole = decodeDocument(piece);
-          // UTF-16 or binary: decided on the first part, like a whole file.
-          if (!('text' in whole) || whole.notes.some((n) => n.startsWith('decoded as'))) {
-            yield 'text' in whole ? await readDocument(path) : whole;
-            return;
-          }
-          yield whole;
-        } else {
-          const text = new TextDecoder('utf-8').decode(piece);
-          yield { text, notes: isUtf8(piece) ? [] : ['invalid UTF-8 replaced'] };
+      if (filled < partBytes && !done) continue;
+      if (filled === 0) return;
+      const cut = done ? filled : cutPoint(buf, partBytes);
+      const piece = buf.subarray(0, cut);
+      let part: ReadResult;
+      if (first) {
+        first = false;
+        part = decodeDocument(piece);
+        // UTF-16 or binary: decided on the first part, like a whole file.
+        if (!('text' in part) || part.notes.some((n) => n.startsWith('decoded as'))) {
+          yield 'text' in part ? await readDocument(path) : part;
+          return;
         }
+      } else {
+        part = {
+          text: new TextDecoder('utf-8').decode(piece),
+          notes: isUtf8(piece) ? [] : ['invalid UTF-8 replaced'],
+        };
       }
-      if (done) return;
+      const next = Buffer.allocUnsafe(partBytes);
+      filled = buf.copy(next, 0, cut, filled);
+      buf = next;
+      yield part;
+      if (done && filled === 0) return;
     }
   } finally {
     await handle.close();
