@@ -16,8 +16,6 @@ import {
 
 /** Files larger than this are read as a stream and stored as parts of about this size (see SCHEMA.md): one segment's worth, so a big file costs no more memory than many small ones. */
 export const PART_BYTES = 4 * 1024 * 1024;
-/** Bytes read from a big file at a time. */
-const READ_BYTES = 1024 * 1024;
 
 /**
  * A file as one text (see {@link readDocument}), or, when larger than `partBytes`, as a stream of parts
