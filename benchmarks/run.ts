@@ -1,5 +1,5 @@
 /**
- * `npm run bench [memory|sandbox|loop|scaling|claude ...]`: runs the runtime micro-benchmarks and rewrites the
+ * `npm run bench [memory|sandbox|cli|loop|scaling|claude ...]`: runs the runtime micro-benchmarks and rewrites the
  * matching sections of BENCHMARKS.md, with the machine and the date. Sections not run are kept.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -75,6 +75,28 @@ SECTIONS.sandbox = {
     `| grep, rare literal: rlm vs GNU \`grep -c\` | ${fmt(f.grepLiteralMBps, 0)} vs ${fmt(f.gnuGrepLiteralMBps, 0)} MB/s (×${fmt(f.grepLiteralVsGnu, 1)}) | ≥ GNU: ${verdict((f.grepLiteralVsGnu ?? 0) >= 1)} |`,
     `| grep, regex alternation: rlm vs GNU | ${fmt(f.grepRegexMBps, 0)} vs ${fmt(f.gnuGrepRegexMBps, 0)} MB/s (×${fmt(f.grepRegexVsGnu, 1)}) | ≥ GNU: ${verdict((f.grepRegexVsGnu ?? 0) >= 1)} |`,
     `| grep, ${f.grepCommonMatches} matching lines: rlm vs GNU | ${fmt(f.grepCommonMBps, 0)} vs ${fmt(f.gnuGrepCommonMBps, 0)} MB/s (×${fmt(f.grepCommonVsGnu, 1)}) | ≥ GNU: ${verdict((f.grepCommonVsGnu ?? 0) >= 1)} |`,
+  ],
+};
+
+SECTIONS.cli = {
+  title: 'The rlm command at scale (`rlm ingest`, `rlm grep`)',
+  run: async (log) => (await import('./cli-scale.ts')).benchCliScale(log),
+  describe: (f) => [
+    `Generated Markdown (RLM_BENCH_SCALE_MB, default 100), each command in its own process under \`/usr/bin/time\`:`,
+    "wall time includes Node's start; CPU is user + system time; RSS is the kernel's peak. GNU grep runs on the",
+    `same files in the same run. **The machine was shared while this ran (1-minute load average ${fmt(f.loadAverage, 1)} on`,
+    `${os.cpus().length} cores), so wall times are inflated several-fold; CPU times and RSS are the steadier figures.**`,
+    '',
+    '| figure | value | target |',
+    '|---|---|---|',
+    `| \`rlm ingest\` of ${fmt(f.corpusMB, 0)} MB in ${f.files} files: wall / CPU | ${fmt(f.ingestMs, 0)} / ${fmt(f.ingestCpuMs, 0)} ms | |`,
+    `| \`rlm ingest\` peak RSS | ${fmt(f.ingestRssMB, 0)} MB (${fmt(f.ingestRssRatio, 1)}× the corpus) | ≤ 3×: ${verdict((f.ingestRssRatio ?? Infinity) <= 3)} |`,
+    `| \`rlm ingest\` of the same ${fmt(f.bigFileMB, 0)} MB as one file: wall / CPU / peak RSS | ${fmt(f.bigFileIngestMs, 0)} / ${fmt(f.bigFileIngestCpuMs, 0)} ms / ${fmt(f.bigFileIngestRssMB, 0)} MB (${fmt(f.bigFileVsManyRss, 2)}× the many-file ingest) | flat in file size (≤ 1.2×): ${verdict((f.bigFileVsManyRss ?? Infinity) <= 1.2)} |`,
+    `| fixed part of any ingest's RSS (Node, modules, tokenizer: a one-line file) | ${fmt(f.baselineRssMB, 0)} MB | |`,
+    `| \`rlm grep '${'ERR-[0-9]{4}-[a-z]+'}'\` (${f.rlmGrepLines} lines): wall / CPU | ${fmt(f.rlmGrepMs, 0)} / ${fmt(f.rlmGrepCpuMs, 0)} ms | |`,
+    `| GNU \`grep -rE\` on the files (${f.gnuGrepLines} lines): wall / CPU | ${fmt(f.gnuGrepMs, 0)} / ${fmt(f.gnuGrepCpuMs, 0)} ms | |`,
+    `| rlm grep ÷ GNU grep, wall (CPU) | ${fmt(f.grepVsGnu, 1)}× (${fmt(f.grepCpuVsGnu, 1)}×) | ≤ 3×: ${verdict((f.grepVsGnu ?? Infinity) <= 3)} |`,
+    `| \`rlm grep\` peak RSS | ${fmt(f.rlmGrepRssMB, 0)} MB (${fmt(f.rlmGrepRssRatio, 1)}× the corpus) | ≤ 2×: ${verdict((f.rlmGrepRssRatio ?? Infinity) <= 2)} |`,
   ],
 };
 

@@ -4,9 +4,10 @@
  * {@link Persistence}'s business; this class never touches the file system itself.
  */
 import { resolve } from 'node:path';
-import { RlmError } from '../src/errors.ts';
+import { isRlmError, RlmError } from '../src/errors.ts';
 import type { Embedder } from './embedders/types.ts';
-import { documentIdFor, readDocument, scanPaths } from './files.ts';
+import { readDocumentParts } from './file-parts.ts';
+import { documentIdFor, scanPaths } from './files.ts';
 import { ChunkGraph, chunkKey } from './graph.ts';
 import { linkSegment, SignatureIndex, type SignedChunk } from './linker.ts';
 import { isJournalEntry } from './memory-model.ts';
@@ -41,8 +42,13 @@ import type {
 } from './types.ts';
 import type { VectorIndex } from './vectors.ts';
 
-/** Text per segment before it is written and committed; bounds what a crash can lose. */
-export const SEGMENT_TARGET_CHARS = 16 * 1024 * 1024;
+/**
+ * Text per segment before it is written and committed; bounds what a crash can lose and the memory an
+ * ingest holds (a segment's text, records, index and JSON are alive at once: several times this size).
+ * 4 MiB keeps a 100 MB ingest's peak well under its size in transient memory; more, smaller segments
+ * cost little, since search statistics are summed over segments anyway.
+ */
+export const SEGMENT_TARGET_CHARS = 4 * 1024 * 1024;
 
 export class BaseStore implements ChunkStoreApi {
   protected readonly graph: ChunkGraph;
@@ -178,6 +184,7 @@ export class BaseStore implements ChunkStoreApi {
       let bytesDone = 0;
       let pending: PendingDoc[] = [];
       let pendingChars = 0;
+      const staleParts: DocumentRecord[] = [];
       for (const [i, file] of files.entries()) {
         throwIfAborted(opts.signal);
         opts.onProgress?.({
@@ -188,36 +195,47 @@ export class BaseStore implements ChunkStoreApi {
           bytesTotal,
           current: file.path,
         });
-        const doc = await readDocument(file.path);
-        bytesDone += file.bytes;
-        if (!('text' in doc)) {
-          report.notes.push({ path: file.path, note: doc.note });
-          continue;
+        // A big file comes in parts (documents ID, ID.p2, ...), committed as they fill segments.
+        const base = documentIdFor(file.path);
+        let part = 0;
+        for await (const doc of readDocumentParts(file.path, file.bytes, opts.partBytes)) {
+          if (!('text' in doc)) {
+            report.notes.push({ path: file.path, note: doc.note });
+            break;
+          }
+          const id = part === 0 ? base : `${base}.p${part + 1}`;
+          part++;
+          const prepared = prepareDocument(
+            this.graph.document(id),
+            id,
+            file.path,
+            doc.text,
+            doc.notes,
+            opts,
+            report,
+          );
+          if (!prepared) continue;
+          pending.push(prepared);
+          pendingChars += doc.text.length;
+          if (pendingChars >= (opts.segmentChars ?? SEGMENT_TARGET_CHARS)) {
+            opts.onProgress?.({
+              phase: 'commit',
+              filesDone: i,
+              filesTotal: files.length,
+              bytesDone,
+              bytesTotal,
+            });
+            await this.writeBatch(pending, opts, { report });
+            pending = [];
+            pendingChars = 0;
+          }
         }
-        const id = documentIdFor(file.path);
-        const prepared = prepareDocument(
-          this.graph.document(id),
-          id,
-          file.path,
-          doc.text,
-          doc.notes,
-          opts,
-          report,
-        );
-        if (!prepared) continue;
-        pending.push(prepared);
-        pendingChars += doc.text.length;
-        if (pendingChars >= (opts.segmentChars ?? SEGMENT_TARGET_CHARS)) {
-          opts.onProgress?.({
-            phase: 'commit',
-            filesDone: i + 1,
-            filesTotal: files.length,
-            bytesDone,
-            bytesTotal,
-          });
-          await this.writeBatch(pending, opts);
-          pending = [];
-          pendingChars = 0;
+        bytesDone += file.bytes;
+        // Parts past the file's new end (it shrank) go, as a replaced document's old chunks do.
+        for (let n = Math.max(part, 1) + 1; ; n++) {
+          const old = this.graph.document(`${base}.p${n}`);
+          if (!old) break;
+          staleParts.push(old);
         }
       }
       opts.onProgress?.({
@@ -227,7 +245,8 @@ export class BaseStore implements ChunkStoreApi {
         bytesDone,
         bytesTotal,
       });
-      if (pending.length > 0) await this.writeBatch(pending, opts);
+      if (pending.length > 0) await this.writeBatch(pending, opts, { report });
+      if (staleParts.length > 0) await this.forget(staleParts);
       if (opts.prune) {
         const roots = paths.map((p) => resolve(p));
         const gone = vanished(this.graph.documents(), roots, new Set(files.map((f) => f.path)));
@@ -261,7 +280,7 @@ export class BaseStore implements ChunkStoreApi {
         opts,
         report,
       );
-      if (prepared) await this.writeBatch([prepared], opts);
+      if (prepared) await this.writeBatch([prepared], opts, { report });
       return this.finishReport(report, started);
     });
   }
@@ -282,7 +301,7 @@ export class BaseStore implements ChunkStoreApi {
       let drops: string[] = [];
       let chars = 0;
       const flush = async () => {
-        if (pending.length > 0) await this.writeBatch(pending, opts, drops);
+        if (pending.length > 0) await this.writeBatch(pending, opts, { report, drop: drops });
         else if (drops.length > 0) await this.forget(drops.flatMap((id) => this.graph.document(id) ?? []));
         report.removed += drops.length;
         pending = [];
@@ -317,15 +336,22 @@ export class BaseStore implements ChunkStoreApi {
   }
 
   /**
-   * Writes one segment for `docs` and commits it, dropping the documents `drop` in the same commit;
-   * `patch` adds what a caller commits along (memory state) to the same manifest write.
+   * Writes one segment for `docs` and commits it, dropping the documents `extra.drop` in the same commit;
+   * `extra.patch` adds what a caller commits along (memory state) to the same manifest write. With a
+   * `report`, a failing embedder (a dead endpoint) does not fail the batch: it is committed without
+   * vectors, the rest of the ingest skips embedding, BM25 search keeps working, and the report's warning
+   * says how to rebuild or drop the vectors.
    */
   protected async writeBatch(
     docs: PendingDoc[],
     opts: IngestOptions,
-    drop: string[] = [],
-    patch: (next: CommittedState) => CommittedState = (next) => next,
+    extra: {
+      report?: IngestReport;
+      drop?: string[];
+      patch?: (next: CommittedState) => CommittedState;
+    } = {},
   ): Promise<void> {
+    const { report, drop = [], patch = (next: CommittedState) => next } = extra;
     const state = this.state;
     const name = segmentName(state.nextSegment);
     const createdAt = new Date().toISOString();
@@ -345,14 +371,23 @@ export class BaseStore implements ChunkStoreApi {
       bm25,
       links: { version: SEGMENT_VERSION, segment: name, ...links },
     });
-    if (this.vectors) {
+    if (this.vectors && report?.warnings === undefined) {
       const stale = [...docs.map((d) => d.record.id), ...dropped.map((d) => d.id)].flatMap((id) => {
         const old = state.documents.get(id);
         return old
           ? Array.from({ length: old.chunks }, (_, i) => chunkKey(old.segment, `${old.id}:${i}`))
           : [];
       });
-      await embedRecords(this.vectors, name, records, stale, () => throwIfAborted(opts.signal));
+      try {
+        await embedRecords(this.vectors, name, records, stale, () => throwIfAborted(opts.signal));
+      } catch (err) {
+        if (report === undefined || isRlmError(err, 'ABORTED')) throw err;
+        const spec = this.vectors.embedder.name;
+        report.warnings = [
+          `the embedder ${spec} failed (${(err as Error).message}); the documents are searchable with BM25 but have no vectors. ` +
+            `When it works again, \`rlm repair --embedder ${spec}\` rebuilds them; \`rlm repair --embedder none\` removes vector search.`,
+        ];
+      }
     }
     const replaced = new Set([...docs.filter((d) => d.replaced).map((d) => d.record.id), ...drop]);
     await this.commit(
@@ -396,11 +431,17 @@ export class BaseStore implements ChunkStoreApi {
 
   // ---- removal and manual links ------------------------------------------------------------------
 
+  /** Forgets a document by id, or every document (all parts of a big file) ingested from a path. */
   removeDocument(idOrPath: string): Promise<boolean> {
     return this.exclusive('rm', async () => {
-      const doc = this.findDocument(idOrPath);
-      if (!doc) return false;
-      await this.forget([doc]);
+      const abs = resolve(idOrPath);
+      const fromPath = this.graph
+        .documents()
+        .filter((d) => d.path !== null && (d.path === idOrPath || d.path === abs));
+      const doc = this.graph.document(idOrPath) ? undefined : fromPath[0];
+      const docs = doc ? fromPath : [this.findDocument(idOrPath)].filter((d) => d !== undefined);
+      if (docs.length === 0) return false;
+      await this.forget(docs);
       return true;
     });
   }

@@ -64,6 +64,10 @@ class DirectorySource implements SegmentSource {
     return parseJson<T>(raw, file);
   }
 
+  chunksPath(segment: string): string {
+    return segmentFile(this.dir, segment, 'chunks');
+  }
+
   meta(segment: string): SegmentMeta {
     const meta = this.read<SegmentMeta>(segment, 'meta');
     const problem = metaProblem(meta, segment);

@@ -71,7 +71,7 @@ const IGNORE_FILES = ['.gitignore', '.rlmignore'];
 export const BINARY_NOTE = 'binary file';
 
 /** Extensions that are never text, skipped without reading. */
-const BINARY_EXTENSIONS = new Set(
+export const BINARY_EXTENSIONS = new Set(
   (
     'png jpg jpeg gif webp bmp ico tif tiff psd heic avif svgz ' +
     'pdf doc docx xls xlsx ppt pptx odt ods odp epub ' +
@@ -226,7 +226,8 @@ async function readIgnoreFiles(dir: string, entries: Dirent[]): Promise<IgnoreSe
   return sets;
 }
 
-function specialKind(st: Stats): string {
+/** What kind of non-regular file `st` describes, for notes. */
+export function specialKind(st: Stats): string {
   if (st.isFIFO()) return 'FIFO (named pipe)';
   if (st.isSocket()) return 'socket';
   if (st.isCharacterDevice() || st.isBlockDevice()) return 'device';
@@ -249,7 +250,8 @@ async function statOrNull(path: string): Promise<Stats | null> {
   }
 }
 
-function errorText(err: unknown): string {
+/** An error's code (EACCES…) or message, for notes. */
+export function errorText(err: unknown): string {
   return err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.message) : String(err);
 }
 

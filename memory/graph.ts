@@ -3,7 +3,7 @@
  * {@link SegmentSource}. Both the directory store and the in-memory store answer reads through it, so
  * search, grep and links behave the same whichever holds the data.
  */
-import { RlmError } from '../src/errors.ts';
+import { isRlmError, RlmError } from '../src/errors.ts';
 import type { Embedder } from './embedders/types.ts';
 import { GrepRunner } from './grep.ts';
 import { Bm25Index, type Bm25Segment } from './search/bm25.ts';
@@ -31,6 +31,8 @@ export interface SegmentSource {
   texts(segment: string): string[];
   bm25(segment: string): Bm25Segment;
   links(segment: string): SegmentLinks;
+  /** The segment's chunk file, when segments live in files: grep then reads them itself, one at a time. */
+  chunksPath?(segment: string): string;
 }
 
 export interface GraphState {
@@ -331,9 +333,20 @@ export class ChunkGraph {
       ranked = this.index().search(query, { k: depth, filter, fuzzy: opts.fuzzy ?? true });
     }
     if (mode !== 'bm25' && this.vectors) {
-      const [vector] = await this.vectors.embedder.embed([query]);
-      const hits = await this.vectors.index.query(Array.from(vector ?? []), depth, filter);
-      ranked = mode === 'vector' ? hits : reciprocalRankFusion([ranked, hits]);
+      let vector: ArrayLike<number> | undefined;
+      try {
+        [vector] = await this.vectors.embedder.embed([query]);
+      } catch (err) {
+        // Hybrid search degrades to BM25 with a dead embedder; asking for vectors only is an error.
+        if (mode === 'vector' || isRlmError(err, 'ABORTED')) throw err;
+        opts.onWarning?.(
+          `the embedder ${this.vectors.embedder.name} failed (${(err as Error).message}); results are BM25 only`,
+        );
+      }
+      if (vector !== undefined) {
+        const hits = await this.vectors.index.query(Array.from(vector), depth, filter);
+        ranked = mode === 'vector' ? hits : reciprocalRankFusion([ranked, hits]);
+      }
     }
     const out: SearchHit[] = [];
     for (const hit of ranked.slice(0, k)) {
@@ -360,6 +373,28 @@ export class ChunkGraph {
 
   async grep(pattern: string, opts: GrepOptions = {}): Promise<GrepResult> {
     const docs = toSet(opts.document);
+    if (this.source.chunksPath) {
+      // Stream the chunk files through the worker instead of loading every segment's text here.
+      const order = [...this.state.documents.values()]
+        .filter((d) => d.chunks > 0 && (!docs || docs.has(d.id)))
+        .sort(byPath);
+      const bySegment = new Map<string, string[]>();
+      for (const d of order) {
+        const list = bySegment.get(d.segment);
+        if (list) list.push(d.id);
+        else bySegment.set(d.segment, [d.id]);
+      }
+      const files = this.state.segments
+        .filter((s) => bySegment.has(s))
+        .map((s) => ({ path: this.source.chunksPath!(s), documents: bySegment.get(s)! }));
+      this.grepRunner ??= new GrepRunner();
+      return this.grepRunner.grepFiles(
+        files,
+        order.map((d) => d.id),
+        pattern,
+        opts,
+      );
+    }
     const chunks: { id: string; text: string }[] = [];
     for (const c of this.liveChunks()) {
       if (!docs || docs.has(parseChunkId(c.id)!.document)) chunks.push({ id: c.id, text: c.text });

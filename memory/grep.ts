@@ -24,7 +24,7 @@ import {
   type ScanSpec,
   scanChunks,
 } from './grep-scan.ts';
-import type { GrepWorkerReply, GrepWorkerRequest } from './grep-worker.ts';
+import type { GrepFile, GrepWorkerReply, GrepWorkerRequest } from './grep-worker.ts';
 import type { GrepMatch, GrepOptions, GrepResult } from './types.ts';
 
 export type { GrepChunk } from './grep-scan.ts';
@@ -232,6 +232,44 @@ export class GrepRunner {
     });
   }
 
+  /**
+   * Greps chunk files without loading them here: the worker reads, parses and scans one file at a time
+   * (see grep-worker.ts), so memory stays at one segment whatever the store's size. Literal patterns
+   * run there too, as escaped regexes. Matches come in `order` of documents.
+   * @throws like {@link GrepRunner.grep}.
+   */
+  async grepFiles(
+    files: GrepFile[],
+    order: string[],
+    pattern: string,
+    opts: GrepOptions = {},
+  ): Promise<GrepResult> {
+    const p = plan(pattern, opts, this.defaultTimeoutMs);
+    if (this.closed) throw new RlmError('ABORTED', 'grep runner is closed');
+    const source = p.literal ? escapeRegExp(p.pattern) : p.pattern;
+    return this.exclusive(async () => {
+      if (this.closed) throw new RlmError('ABORTED', 'grep runner is closed');
+      const worker = this.ensureWorker();
+      worker.ref();
+      try {
+        const requestId = this.nextRequestId++;
+        return await this.search(worker, p, {
+          type: 'grepFiles',
+          requestId,
+          files,
+          order,
+          source,
+          flags: p.flags,
+          limit: p.limit,
+          context: p.context,
+          timeoutMs: p.timeoutMs,
+        });
+      } finally {
+        if (this.worker === worker) worker.unref();
+      }
+    });
+  }
+
   /** Terminates the worker and fails any grep in flight with ABORTED. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -287,10 +325,11 @@ export class GrepRunner {
     });
   }
 
-  private search(worker: Worker, p: GrepPlan): Promise<GrepResult> {
-    const requestId = this.nextRequestId++;
+  private search(worker: Worker, p: GrepPlan, filesRequest?: GrepWorkerRequest): Promise<GrepResult> {
+    const requestId =
+      filesRequest && 'requestId' in filesRequest ? filesRequest.requestId : this.nextRequestId++;
     const matches: GrepMatch[] = [];
-    const request: GrepWorkerRequest = {
+    const request: GrepWorkerRequest = filesRequest ?? {
       type: 'grep',
       requestId,
       version: this.version,
@@ -302,9 +341,19 @@ export class GrepRunner {
       timeoutMs: p.timeoutMs,
     };
     let timer: NodeJS.Timeout | undefined;
+    let kill: () => void = () => {};
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(kill, p.timeoutMs + KILL_GRACE_MS);
+    };
     const run = this.exchange<GrepResult>(worker, request, (reply, resolve, reject) => {
       if (!('requestId' in reply) || reply.requestId !== requestId) return;
-      if (reply.type === 'match') matches.push(reply.match);
+      // Reading a file does not count against the bound (I/O cannot hang like a regex): the timer
+      // pauses while the worker reads and restarts for each scan.
+      if (reply.type === 'segment') {
+        if (reply.phase === 'reading') clearTimeout(timer);
+        else arm();
+      } else if (reply.type === 'match') matches.push(reply.match);
       else if (reply.type === 'failed') reject(new RlmError('RUNTIME', `grep failed: ${reply.message}`));
       else if (reply.type === 'done') {
         if (reply.timedOut) reject(timeoutError(p, matches));
@@ -312,12 +361,14 @@ export class GrepRunner {
       }
     });
     const killed = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
+      kill = () => {
         // The regex is stuck inside one exec call; only terminating the thread stops it.
         this.onReply = null;
         this.onFailure = null;
         void this.killWorker().finally(() => reject(timeoutError(p, matches)));
-      }, p.timeoutMs + KILL_GRACE_MS);
+      };
+      // A file grep arms the timer when scanning starts: the worker's start and file reads do not count.
+      if (filesRequest === undefined) arm();
     });
     return Promise.race([run, killed]).finally(() => clearTimeout(timer));
   }

@@ -133,8 +133,13 @@ export class RememberingStore extends BaseStore {
   ): Promise<void> {
     const entries = [...this.tail.all(), ...extra];
     if (entries.length === 0) return;
-    await this.writeBatch(entries.map(memoryPending), {}, [], (next) =>
-      patch({ ...next, memory: { ...next.memory!, journal: journalName(next.generation) } }),
+    await this.writeBatch(
+      entries.map(memoryPending),
+      {},
+      {
+        patch: (next) =>
+          patch({ ...next, memory: { ...next.memory!, journal: journalName(next.generation) } }),
+      },
     );
   }
 

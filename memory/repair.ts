@@ -3,6 +3,7 @@
  * from the chunk files, the source of truth. What cannot be recovered is dropped and reported, and the
  * files it came from can simply be ingested again.
  */
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../src/errors.ts';
@@ -21,6 +22,7 @@ import {
   segmentFile,
   VECTORS_DIR,
 } from './manifest.ts';
+import { salvageChunks } from './salvage.ts';
 import { Bm25Index, buildSegment } from './search/bm25.ts';
 import { buildMeta, chunksProblem, SEGMENT_VERSION, type SegmentChunksFile, segmentName } from './segment.ts';
 import { embedRecords } from './segment-builder.ts';
@@ -33,14 +35,32 @@ export interface RepairReport {
   chunks: number;
   /** What was wrong and what was done about it. */
   actions: string[];
+  /** Documents whose chunks could not be read, with the files to ingest again. */
+  dropped: DroppedDocument[];
+  /** False when documents would have been dropped and `confirm` said no: nothing was written. */
+  applied: boolean;
+}
+
+/** A document repair cannot keep, and where it came from. */
+export interface DroppedDocument {
+  id: string;
+  path: string | null;
 }
 
 export interface RepairOptions {
-  /** Set or change the embedder and rebuild vectors with it. */
+  /** Set or change the embedder and rebuild vectors with it; `none` removes the embedder and its vectors. */
   embedder?: string;
   env?: Record<string, string | undefined>;
   lockWaitMs?: number;
+  /**
+   * Asked before documents are dropped (chunks unreadable); nothing is written unless it returns true.
+   * Without it, a repair that would drop documents changes nothing and reports them.
+   */
+  confirm?: (dropped: DroppedDocument[]) => boolean | Promise<boolean>;
 }
+
+/** The embedder spec that removes vector search. */
+export const NO_EMBEDDER = 'none';
 
 export async function repairStore(dir: string, opts: RepairOptions = {}): Promise<RepairReport> {
   const abs = path.resolve(dir);
@@ -82,13 +102,15 @@ async function rebuild(
   const actions: string[] = [];
   const manifest = await tryRead(path.join(dir, MANIFEST_FILE), checkManifest, actions);
 
-  // 1. Chunk files: the source of truth. Unreadable ones are lost and reported.
+  // 1. Chunk files: the source of truth. What cannot be parsed is salvaged record by record.
   const segDir = path.join(dir, SEGMENTS_DIR);
   const names = (await fs.readdir(segDir).catch(() => [] as string[]))
     .map((f) => /^(seg-\d+)\.chunks\.json$/.exec(f)?.[1])
     .filter((s): s is string => s !== undefined)
     .sort();
   const segments = new Map<string, ChunkRecord[]>();
+  /** Segments read by salvage: their record positions no longer match the documents' `first`. */
+  const salvaged = new Set<string>();
   for (const name of names) {
     const file = segmentFile(dir, name, 'chunks');
     const parsed = await tryRead(
@@ -100,8 +122,15 @@ async function rebuild(
       },
       actions,
     );
-    if (parsed) segments.set(name, parsed.chunks);
-    else actions.push(`dropped segment ${name}: its chunk file is unreadable; ingest its documents again`);
+    if (parsed) {
+      segments.set(name, parsed.chunks);
+      continue;
+    }
+    const raw = await fs.readFile(file, 'utf8').catch(() => '');
+    const records = salvageChunks(raw);
+    segments.set(name, records);
+    salvaged.add(name);
+    actions.push(`salvaged ${records.length} readable chunks of segment ${name}`);
   }
 
   // 2. Documents: from the manifest's documents file, or rebuilt from the chunks.
@@ -116,16 +145,24 @@ async function rebuild(
       `rebuilt ${documents.size} document records from chunk files (their next ingest re-reads them)`,
     );
   }
+  const dropped: DroppedDocument[] = [];
   for (const [id, doc] of documents) {
     const chunks = segments.get(doc.segment);
     const ok =
       chunks !== undefined &&
-      (doc.chunks === 0 ||
-        (chunks[doc.first]?.document === id && chunks[doc.first + doc.chunks - 1]?.document === id));
+      (salvaged.has(doc.segment)
+        ? hasAllChunks(chunks, doc)
+        : doc.chunks === 0 ||
+          (chunks[doc.first]?.document === id && chunks[doc.first + doc.chunks - 1]?.document === id));
     if (!ok) {
       documents.delete(id);
-      actions.push(`dropped document ${id}: its chunks are missing`);
+      dropped.push({ id, path: doc.path });
+      actions.push(`dropped document ${id}${doc.path ? ` (${doc.path})` : ''}: its chunks are missing`);
     }
+  }
+  if (dropped.length > 0 && !(await opts.confirm?.(dropped))) {
+    const chunkCount = [...documents.values()].reduce((n, d) => n + d.chunks, 0);
+    return { segments: 0, documents: documents.size, chunks: chunkCount, actions, dropped, applied: false };
   }
   const used = new Set([...documents.values()].map((d) => d.segment));
   let nextSegment = Math.max(
@@ -135,16 +172,16 @@ async function rebuild(
 
   // Compaction: chunks of replaced or removed documents leave the segments they were sharing. A
   // compacted segment gets a new name, because readers cache segments by name as immutable.
-  let dropped = 0;
+  let compacted = 0;
   const live: string[] = [];
   for (const name of [...segments.keys()].filter((s) => used.has(s))) {
     const records = segments.get(name)!;
     const kept = records.filter((r) => documents.get(r.document)?.segment === name);
-    if (kept.length === records.length) {
+    if (kept.length === records.length && !salvaged.has(name)) {
       live.push(name);
       continue;
     }
-    dropped += records.length - kept.length;
+    compacted += records.length - kept.length;
     const renamed = segmentName(nextSegment++);
     segments.set(renamed, kept);
     live.push(renamed);
@@ -156,7 +193,8 @@ async function rebuild(
       if (r.ordinal === 0) documents.set(doc.id, { ...doc, segment: renamed, first: i });
     }
   }
-  if (dropped > 0) actions.push(`compacted: removed ${dropped} chunks of replaced or removed documents`);
+  if (compacted > 0)
+    actions.push(`compacted: removed ${compacted} chunks of replaced, removed or dropped documents`);
 
   // 3. Manual links.
   let manual: Link[] = [];
@@ -183,21 +221,39 @@ async function rebuild(
   }
   actions.push(`rebuilt meta, BM25 and links of ${live.length} segments`);
 
-  // 5. Vectors, when the store has (or is given) an embedder.
+  // 5. Vectors, when the store has (or is given) an embedder. They are built beside the old ones and
+  // swapped in, so an embedder that fails midway leaves the store as it was.
   const spec = opts.embedder ?? manifest?.embedder?.spec;
   let embedder: Manifest['embedder'] = null;
-  if (spec) {
+  const vectorsDir = path.join(dir, VECTORS_DIR);
+  if (spec === NO_EMBEDDER) {
+    await fs.rm(vectorsDir, { recursive: true, force: true });
+    if (manifest?.embedder) actions.push(`removed the embedder ${manifest.embedder.spec} and its vectors`);
+  } else if (spec) {
     const emb = createEmbedder(spec, opts.env ?? process.env);
-    embedder = await embedderConfig(emb);
-    await fs.rm(path.join(dir, VECTORS_DIR), { recursive: true, force: true });
-    const index = await VectorIndex.open(path.join(dir, VECTORS_DIR), {
-      dimensions: embedder.dimensions,
-      embedder: embedder.spec,
-    });
-    for (const doc of documents.values()) {
-      const records = segments.get(doc.segment)!.slice(doc.first, doc.first + doc.chunks);
-      await embedRecords({ index, embedder: emb }, doc.segment, records, []);
+    const building = `${vectorsDir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    try {
+      embedder = await embedderConfig(emb);
+      const index = await VectorIndex.open(building, {
+        dimensions: embedder.dimensions,
+        embedder: embedder.spec,
+      });
+      for (const doc of documents.values()) {
+        const records = segments.get(doc.segment)!.slice(doc.first, doc.first + doc.chunks);
+        await embedRecords({ index, embedder: emb }, doc.segment, records, []);
+      }
+    } catch (err) {
+      await fs.rm(building, { recursive: true, force: true });
+      throw new RlmError(
+        'PROVIDER',
+        `repair: the embedder ${spec} failed (${(err as Error).message}); nothing was changed. ` +
+          `Try again when it works, or \`rlm repair --embedder ${NO_EMBEDDER}\` to go on without vectors`,
+        {},
+        { cause: err },
+      );
     }
+    await fs.rm(vectorsDir, { recursive: true, force: true });
+    await fs.rename(building, vectorsDir);
     actions.push(`rebuilt vectors with ${embedder.spec}`);
   }
 
@@ -212,7 +268,22 @@ async function rebuild(
     ...(manifest?.memory ? { memory: manifest.memory } : {}),
   });
   const chunkCount = [...documents.values()].reduce((n, d) => n + d.chunks, 0);
-  return { segments: live.length, documents: documents.size, chunks: chunkCount, actions };
+  return {
+    segments: live.length,
+    documents: documents.size,
+    chunks: chunkCount,
+    actions,
+    dropped,
+    applied: true,
+  };
+}
+
+/** Every chunk 0..chunks-1 of `doc` is among `records`. */
+function hasAllChunks(records: ChunkRecord[], doc: DocumentRecord): boolean {
+  const seen = new Set<number>();
+  for (const r of records) if (r.document === doc.id) seen.add(r.ordinal);
+  for (let i = 0; i < doc.chunks; i++) if (!seen.has(i)) return false;
+  return true;
 }
 
 function docOf(id: string): string {

@@ -13,7 +13,8 @@
  * per slice). Every other piece is counted exactly as tiktoken would.
  */
 
-import { get_encoding, type Tiktoken } from 'tiktoken';
+import { createRequire } from 'node:module';
+import type { Tiktoken } from 'tiktoken';
 
 /** Name of the encoding every token figure in rlm refers to. */
 export const TOKENIZER = 'cl100k_base';
@@ -171,8 +172,17 @@ export function pieceEnd(text: string, i: number, len: number): number {
 
 let encoder: Tiktoken | undefined;
 
+/**
+ * tiktoken compiles its WebAssembly when loaded (a few hundred ms of a cold start), so it is loaded on
+ * the first count: commands that never count tokens (`rlm grep`, `rlm search`) never pay for it.
+ */
+function loadEncoder(): Tiktoken {
+  const { get_encoding } = createRequire(import.meta.url)('tiktoken') as typeof import('tiktoken');
+  return get_encoding(TOKENIZER);
+}
+
 function encode(piece: string): number {
-  encoder ??= get_encoding(TOKENIZER);
+  encoder ??= loadEncoder();
   return encoder.encode_ordinary(piece).length;
 }
 

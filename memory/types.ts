@@ -177,6 +177,8 @@ export interface SearchOptions {
   fuzzy?: boolean;
   /** 'bm25' | 'vector' | 'hybrid' (default: hybrid when an embedder is configured, else bm25). */
   mode?: 'bm25' | 'vector' | 'hybrid';
+  /** Told when hybrid search fell back to BM25 because the embedder failed. */
+  onWarning?: (message: string) => void;
 }
 
 export interface SearchHit {
@@ -242,7 +244,12 @@ export interface IngestOptions {
    * longer exist there (default false).
    */
   prune?: boolean;
-  /** Text per committed step (default 16 MiB): what a crash can lose, and what memory an ingest holds. */
+  /**
+   * Files larger than this many bytes are read as a stream and stored as parts (documents `ID`, `ID.p2`,
+   * ... with the same path), so an ingest's memory does not grow with one file's size (default 4 MiB).
+   */
+  partBytes?: number;
+  /** Text per committed step (default 4 MiB): what a crash can lose, and what memory an ingest holds. */
   segmentChars?: number;
   onProgress?: (p: IngestProgress) => void;
   signal?: AbortSignal;
@@ -276,6 +283,8 @@ export interface IngestReport {
   elapsedMs: number;
   /** Files not ingested (binary, unreadable) and what was odd in the others (bad JSONL lines...). */
   notes: { path: string; note: string }[];
+  /** Problems that did not stop the ingest (an embedder that failed: no vectors for these documents). */
+  warnings?: string[];
   /** What the folder scan left out on purpose, counted (ingestPaths only). */
   passedOver?: { hidden: number; folders: number; ignored: number; excluded: number };
 }

@@ -62,7 +62,8 @@ function nonEmpty(value: string | undefined): string | undefined {
  *   without `OPENAI_API_KEY`.
  */
 export function createEmbedder(spec: string, env: Record<string, string | undefined>): Embedder {
-  const trimmed = spec.trim();
+  // `http:URL#MODEL` is the canonical name a store records for a URL embedder; it must read back.
+  const trimmed = spec.trim().replace(/^http:(?=https?:\/\/)/i, '');
   if (trimmed === 'hash') return new HashingEmbedder();
   if (/^https?:\/\//i.test(trimmed)) {
     const hash = trimmed.indexOf('#');

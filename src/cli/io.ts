@@ -45,3 +45,21 @@ export function writeJson(io: CliIO, value: unknown): void {
 export function stdoutColor(io: CliIO): boolean {
   return io.stdout.isTTY === true && !io.env.NO_COLOR;
 }
+
+/** Whether a person can answer a question: stdin and stderr are both terminals. */
+export function canAsk(io: CliIO): boolean {
+  return (io.stdin as { isTTY?: boolean }).isTTY === true && io.stderr.isTTY === true;
+}
+
+/** Writes `question` to stderr and resolves with the next line typed on stdin ('' at end of input). */
+export async function ask(io: CliIO, question: string): Promise<string> {
+  io.stderr.write(question);
+  const { createInterface } = await import('node:readline');
+  const rl = createInterface({ input: io.stdin, terminal: false });
+  try {
+    for await (const line of rl) return line;
+    return '';
+  } finally {
+    rl.close();
+  }
+}

@@ -25,7 +25,10 @@ export async function cli(
   const io: CliIO = {
     stdout: { write: (s: string) => (stdout += s), isTTY: opts.tty ?? false },
     stderr: { write: (s: string) => (stderr += s), isTTY: opts.tty ?? false, columns: 100 },
-    stdin: Readable.from(Array.isArray(opts.stdin) ? opts.stdin : [opts.stdin ?? '']),
+    // With `tty`, stdin is a terminal too, so commands may ask questions (answered by `stdin`).
+    stdin: Object.assign(Readable.from(Array.isArray(opts.stdin) ? opts.stdin : [opts.stdin ?? '']), {
+      isTTY: opts.tty ?? false,
+    }),
     env: { PATH: process.env.PATH, ...opts.env },
     cwd: opts.cwd ?? process.cwd(),
   };

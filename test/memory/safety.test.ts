@@ -206,13 +206,55 @@ describe('corruption and repair', () => {
     await store.close();
   });
 
-  it('an unreadable chunk file loses only its segment, reported by repair', async () => {
+  it('an unreadable chunk file loses only its documents, listed with their files, and only when confirmed', async () => {
     const { dir } = await builtStore();
     writeFileSync(path.join(dir, 'segments', 'seg-000001.chunks.json'), '\u0000\u0001garbage');
-    const report = await repairStore(dir);
-    expect(report.actions.join('\n')).toMatch(/dropped segment seg-000001/);
+    const refused = await repairStore(dir);
+    expect(refused.applied).toBe(false);
+    expect(refused.dropped).toHaveLength(4);
+    expect(refused.dropped.every((d) => d.path !== null && path.isAbsolute(d.path))).toBe(true);
+    // Nothing was written: the damaged file is still there, as it was.
+    expect(await fs.readFile(path.join(dir, 'segments', 'seg-000001.chunks.json'), 'utf8')).toBe(
+      '\u0000\u0001garbage',
+    );
+
+    const asked: number[] = [];
+    const report = await repairStore(dir, {
+      confirm: (d) => {
+        asked.push(d.length);
+        return true;
+      },
+    });
+    expect(asked).toEqual([4]);
+    expect(report.applied).toBe(true);
     const store = await ChunkStore.open(dir);
     expect(store.stats().documents).toBe(0);
+    await store.close();
+  });
+
+  it('a chunk file damaged in one record keeps every document whose chunks are readable', async () => {
+    const { dir } = await builtStore();
+    const file = path.join(dir, 'segments', 'seg-000001.chunks.json');
+    const raw = await fs.readFile(file, 'utf8');
+    const before = JSON.parse(raw) as { chunks: { id: string; document: string; text: string }[] };
+    const victim = before.chunks.find((c) => c.text.includes('quarkbeam'))!;
+    // Break the JSON inside the victim's record only.
+    const at = raw.indexOf(`{"id":"${victim.id}"`);
+    writeFileSync(file, `${raw.slice(0, at + 10)}\u0000"{{${raw.slice(at + 14)}`);
+    let listed: { id: string; path: string | null }[] = [];
+    const report = await repairStore(dir, {
+      confirm: (d) => {
+        listed = d;
+        return true;
+      },
+    });
+    expect(listed.map((d) => d.id)).toEqual([victim.document]);
+    const docs = new Set(before.chunks.map((c) => c.document));
+    expect(report.documents).toBe(docs.size - 1);
+    const store = await ChunkStore.open(dir);
+    expect(await store.search('quarkbeam')).toEqual([]);
+    expect((await store.search('flimflam')).length).toBeGreaterThan(0);
+    for (const d of store.documents()) expect(store.documentChunks(d.id)).toHaveLength(d.chunks);
     await store.close();
   });
 });

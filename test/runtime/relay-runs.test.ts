@@ -33,7 +33,8 @@ function contextOnDisk(name: string, context: string | string[]): string {
   }
   const folder = path.join(dir, name);
   mkdirSync(folder);
-  context.forEach((doc, i) => writeFileSync(path.join(folder, `doc-${String(i).padStart(3, '0')}.txt`), doc));
+  for (const [i, doc] of context.entries())
+    writeFileSync(path.join(folder, `doc-${String(i).padStart(3, '0')}.txt`), doc);
   return folder;
 }
 

@@ -1,7 +1,7 @@
 import { repairStore } from '../../../memory/repair.ts';
 import { documentList } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_FAILURE, EXIT_OK, writeJson } from '../io.ts';
+import { ask, type CliIO, canAsk, EXIT_FAILURE, EXIT_OK, writeJson } from '../io.ts';
 import { formatBytes } from '../progress.ts';
 import { openStore, positionals, storeDir } from '../store-arg.ts';
 import { shownPath } from './query.ts';
@@ -61,29 +61,55 @@ export async function rm(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
+const REPAIR_HELP = `usage: rlm repair --store DIR [--embedder SPEC|none] [--yes] [--json]
+
+Rebuilds derived files (manifest, documents, indexes, links, vectors) from the chunk files, and
+compacts segments (drops the chunks of replaced or removed documents). A damaged chunk file is read
+record by record: documents whose chunks are all readable are kept. Before dropping any document,
+repair lists them with the files to ingest again and asks (on a terminal) or needs --yes; otherwise
+nothing is changed and it exits 1.
+
+  --embedder SPEC   rebuild vectors with this embedder (hash, openai:MODEL, ...); none removes vectors
+  --yes             drop unreadable documents without asking
+  --json            print {segments, documents, chunks, actions, dropped:[{id, path}], applied}
+`;
+
 export async function repair(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals: pos } = parseCommandArgs(argv, {
     store: { type: 'string' },
     embedder: { type: 'string' },
+    yes: { type: 'boolean', short: 'y' },
     json: { type: 'boolean' },
   });
   if (values.help) {
-    io.stdout.write(
-      'usage: rlm repair --store DIR [--embedder SPEC] [--json]\n\nRebuilds derived files (manifest, documents, indexes, links, vectors) from the chunk files, and\ncompacts segments (drops the chunks of replaced or removed documents).\n',
-    );
+    io.stdout.write(REPAIR_HELP);
     return EXIT_OK;
   }
   positionals(pos, [], 'repair');
   const report = await repairStore(storeDir(values.store, io), {
     env: io.env,
     ...(values.embedder ? { embedder: values.embedder } : {}),
+    confirm: async (dropped) => {
+      const list = dropped.map((d) => `  ${d.path ?? `(no file) ${d.id}`}\n`).join('');
+      io.stderr.write(
+        `rlm: ${dropped.length} document${dropped.length === 1 ? '' : 's'} cannot be kept (chunks unreadable); ingest again:\n${list}`,
+      );
+      if (values.yes) return true;
+      if (!canAsk(io)) return false;
+      return /^y(es)?$/i.test((await ask(io, 'drop them and repair the rest? [y/N] ')).trim());
+    },
   });
   if (values.json) writeJson(io, report);
   else {
     for (const a of report.actions) io.stderr.write(`- ${a}\n`);
-    io.stdout.write(
-      `repaired: ${report.documents} documents, ${report.chunks} chunks in ${report.segments} segments\n`,
-    );
+    if (report.applied)
+      io.stdout.write(
+        `repaired: ${report.documents} documents, ${report.chunks} chunks in ${report.segments} segments\n`,
+      );
+  }
+  if (!report.applied) {
+    io.stderr.write('rlm: nothing was changed; run `rlm repair --yes` to drop them and repair the rest\n');
+    return EXIT_FAILURE;
   }
   return EXIT_OK;
 }

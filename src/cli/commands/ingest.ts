@@ -96,7 +96,8 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
     });
     bar.done();
     writeNotes(report, values.verbose === true, io);
-    const { notes: _notes, removed, passedOver: _passedOver, ...data } = report;
+    for (const w of report.warnings ?? []) io.stderr.write(`rlm: warning: ${w}\n`);
+    const { notes: _notes, removed, passedOver: _passedOver, warnings: _warnings, ...data } = report;
     if (values.json) writeJson(io, values.prune ? { ...data, removed } : data);
     else {
       io.stdout.write(

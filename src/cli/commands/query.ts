@@ -48,6 +48,7 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
       ...(values.tag ? { tags: values.tag } : {}),
       ...(values.type ? { type: values.type as ChunkType[] } : {}),
       ...(mode ? { mode } : {}),
+      onWarning: (message) => io.stderr.write(`rlm: warning: ${message}\n`),
     });
     if (values.json) {
       writeJson(io, searchResults(hits));
@@ -103,8 +104,8 @@ export async function peek(argv: string[], io: CliIO): Promise<number> {
 
 const GREP_HELP = `usage: rlm grep PATTERN --store DIR [-F] [-i] [--limit N] [--document ID]... [--json]
 
-Regex (JavaScript syntax) or literal (-F) search over all chunk text. A pattern that runs too long is
-stopped (exit 1, TIMEOUT). Each line shows the file, the chunk id and the offset in the chunk.
+Regex (JavaScript syntax) or literal (-F) search over all chunk text. A pattern that runs longer than
+10 s of scanning is stopped (exit 1, TIMEOUT). Each line shows the file, the chunk id and the offset in the chunk.
 --json prints {matches:[{id, offset, text, path}], truncated}.
 `;
 
@@ -124,6 +125,7 @@ export async function grep(argv: string[], io: CliIO): Promise<number> {
   try {
     const result = await store.grep(pattern!, {
       limit,
+      timeoutMs: GREP_TIMEOUT_MS,
       ...(values.fixed ? { literal: true } : {}),
       ...(values['ignore-case'] ? { ignoreCase: true } : {}),
       ...(values.document ? { document: values.document } : {}),
@@ -140,6 +142,8 @@ export async function grep(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
+/** Scanning time a CLI grep may take: a person waits longer than a model's 2 s, on stores of any size. */
+const GREP_TIMEOUT_MS = 10_000;
 const BOLD_RED = '\x1b[1;31m';
 const RESET = '\x1b[0m';
 

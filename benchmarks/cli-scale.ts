@@ -1,0 +1,175 @@
+/**
+ * The `rlm` command at scale, end to end, as a user runs it: `rlm ingest` of generated Markdown (many
+ * files, then one big file) and `rlm grep` over the store, each in its own process under
+ * `/usr/bin/time`, so the wall time includes Node's start and the peak RSS is the kernel's figure.
+ * GNU `grep -rE` runs on the same files in the same run for comparison.
+ *
+ * Size: `RLM_BENCH_SCALE_MB` (default 100). Runs the compiled CLI (bin/rlm.js → dist/), built first.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Rng } from './rng.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = path.join(ROOT, 'bin', 'rlm.js');
+/** The pattern both greps look for: POSIX ERE and JavaScript read it the same way. */
+export const SCALE_PATTERN = 'ERR-[0-9]{4}-[a-z]+';
+
+const WORDS = (
+  'the of and to in a is that for it as was with be by on not this are or from at which but have an they ' +
+  'memory chunk graph vector search store token model context answer query index file line code river ' +
+  'stone garden window bridge lantern copper meadow harbor violin thunder pepper marble falcon orchard ' +
+  'refreshToken parseConfig retry_backoff session_id getUserName'
+).split(' ');
+
+/** Writes `bytes` of Markdown under `dir` in files of about `fileBytes`; returns the file count. */
+export function writeMarkdown(dir: string, bytes: number, fileBytes: number, seed = 42): number {
+  mkdirSync(dir, { recursive: true });
+  const rng = new Rng(seed);
+  let written = 0;
+  let files = 0;
+  while (written < bytes) {
+    const parts: string[] = [];
+    let size = 0;
+    let section = 0;
+    const target = Math.min(fileBytes, bytes - written);
+    while (size < target) {
+      let s: string;
+      if (size === 0 || rng.next() < 0.03) s = `\n## Section ${++section}\n\n`;
+      else {
+        const n = 8 + rng.int(0, 12);
+        const words = Array.from({ length: n }, () => WORDS[rng.int(0, WORDS.length - 1)]!);
+        if (rng.next() < 0.002) words.push(`ERR-${String(rng.int(0, 9999)).padStart(4, '0')}-stone`);
+        s = `${words.join(' ')}.${rng.next() < 0.25 ? '\n\n' : '\n'}`;
+      }
+      parts.push(s);
+      size += s.length;
+    }
+    writeFileSync(path.join(dir, `doc-${String(files).padStart(5, '0')}.md`), parts.join(''));
+    written += size;
+    files++;
+  }
+  return files;
+}
+
+/** A one-line file: ingesting it measures the process's fixed memory (Node, modules, tokenizer). */
+function tinyFile(work: string): string {
+  const file = path.join(work, 'tiny.md');
+  writeFileSync(file, '# tiny\n');
+  return file;
+}
+
+/**
+ * Runs a command under /usr/bin/time: wall ms, CPU ms (user + system: what the command itself cost,
+ * less sensitive than wall time to other load on the machine) and peak RSS in MB.
+ */
+function timed(
+  command: string,
+  args: string[],
+): { ms: number; cpuMs: number; rssMB: number; stdoutLines: number } {
+  const r = spawnSync('/usr/bin/time', ['-f', 'TIME %e %U %S %M', command, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1024 * 1024 * 1024,
+  });
+  const m = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(r.stderr);
+  if (r.status !== 0 || !m) throw new Error(`${command} ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
+  return {
+    ms: Number(m[1]) * 1000,
+    cpuMs: (Number(m[2]) + Number(m[3])) * 1000,
+    rssMB: Number(m[4]) / 1024,
+    stdoutLines: r.stdout === '' ? 0 : r.stdout.trimEnd().split('\n').length,
+  };
+}
+
+export async function benchCliScale(log: (s: string) => void = () => {}): Promise<Record<string, number>> {
+  const mb = Number(process.env.RLM_BENCH_SCALE_MB ?? 100);
+  const bytes = mb * 1024 * 1024;
+  log('building dist/ for bin/rlm.js');
+  execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: ROOT,
+      stdio: 'pipe',
+    },
+  );
+  const work = mkdtempSync(path.join(tmpdir(), 'rlm-bench-scale-'));
+  try {
+    const many = path.join(work, 'many');
+    const files = writeMarkdown(many, bytes, 200_000);
+    log(`${mb} MB of Markdown in ${files} files; ingesting`);
+    const store = path.join(work, 'store');
+    const ingest = timed(process.execPath, ['--no-node-snapshot', BIN, 'ingest', many, '--store', store]);
+    log(`ingest ${ingest.ms.toFixed(0)} ms, ${ingest.rssMB.toFixed(0)} MB; grep`);
+    const grepArgs = [
+      '--no-node-snapshot',
+      BIN,
+      'grep',
+      SCALE_PATTERN,
+      '--store',
+      store,
+      '--limit',
+      '100000',
+    ];
+    timed(process.execPath, grepArgs); // warm the page cache for both greps alike
+    const rlmGrep = timed(process.execPath, grepArgs);
+    const gnuGrep = timed('grep', ['-rE', SCALE_PATTERN, many]);
+    rmSync(store, { recursive: true, force: true });
+
+    // The same amount of text in one file: peak RSS should not depend on how big a single file is.
+    const one = path.join(work, 'one');
+    writeMarkdown(one, bytes, bytes + 1, 7);
+    log(`one ${mb} MB file; ingesting`);
+    const big = timed(process.execPath, [
+      '--no-node-snapshot',
+      BIN,
+      'ingest',
+      one,
+      '--store',
+      path.join(work, 'store1'),
+    ]);
+    return {
+      loadAverage: os.loadavg()[0]!,
+      corpusMB: mb,
+      files,
+      ingestMs: ingest.ms,
+      ingestCpuMs: ingest.cpuMs,
+      ingestRssMB: ingest.rssMB,
+      ingestRssRatio: ingest.rssMB / mb,
+      bigFileMB: mb,
+      bigFileIngestMs: big.ms,
+      bigFileIngestCpuMs: big.cpuMs,
+      bigFileIngestRssMB: big.rssMB,
+      bigFileRssRatio: big.rssMB / mb,
+      bigFileVsManyRss: big.rssMB / ingest.rssMB,
+      baselineRssMB: timed(process.execPath, [
+        '--no-node-snapshot',
+        BIN,
+        'ingest',
+        tinyFile(work),
+        '--store',
+        path.join(work, 'store2'),
+      ]).rssMB,
+      rlmGrepMs: rlmGrep.ms,
+      rlmGrepCpuMs: rlmGrep.cpuMs,
+      rlmGrepRssMB: rlmGrep.rssMB,
+      rlmGrepRssRatio: rlmGrep.rssMB / mb,
+      rlmGrepLines: rlmGrep.stdoutLines,
+      gnuGrepMs: gnuGrep.ms,
+      gnuGrepCpuMs: gnuGrep.cpuMs,
+      gnuGrepRssMB: gnuGrep.rssMB,
+      gnuGrepLines: gnuGrep.stdoutLines,
+      grepVsGnu: rlmGrep.ms / Math.max(gnuGrep.ms, 1),
+      grepCpuVsGnu: rlmGrep.cpuMs / Math.max(gnuGrep.cpuMs, 10),
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(await benchCliScale((s) => process.stderr.write(`${s}\n`)));
+}

@@ -1,0 +1,93 @@
+/**
+ * Reading a big file as a stream of parts, so an ingest's memory does not grow with one file's size
+ * (memory/SCHEMA.md: documents `ID`, `ID.p2`, ...).
+ */
+import { isUtf8 } from 'node:buffer';
+import { constants, promises as fs } from 'node:fs';
+import { extname } from 'node:path';
+import {
+  BINARY_EXTENSIONS,
+  decodeDocument,
+  errorText,
+  type ReadResult,
+  readDocument,
+  specialKind,
+} from './files.ts';
+
+/** Files larger than this are read as a stream and stored as parts of about this size (see SCHEMA.md): one segment's worth, so a big file costs no more memory than many small ones. */
+export const PART_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A file as one text (see {@link readDocument}), or, when larger than `partBytes`, as a stream of parts
+ * of about `partBytes` cut after a line end, so memory stays flat whatever the file's size. Only the
+ * first part is sniffed for binary content; `.gz` and UTF-16 files are read whole.
+ */
+export async function* readDocumentParts(
+  path: string,
+  size: number,
+  partBytes = PART_BYTES,
+): AsyncGenerator<ReadResult> {
+  const ext = extname(path).slice(1).toLowerCase();
+  if (size <= partBytes || ext === 'gz' || BINARY_EXTENSIONS.has(ext)) {
+    yield await readDocument(path);
+    return;
+  }
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    yield { unreadable: true, note: `unreadable (${errorText(err)}), skipped` };
+    return;
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) {
+      yield { unreadable: true, note: `${specialKind(st)} skipped (not a regular file)` };
+      return;
+    }
+    // One part-sized buffer filled in place: no concatenation garbage, whatever the file's size.
+    let buf = Buffer.allocUnsafe(partBytes);
+    let filled = 0;
+    let first = true;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, filled, partBytes - filled, null);
+      filled += bytesRead;
+      const done = bytesRead === 0;
+      if (filled < partBytes && !done) continue;
+      if (filled === 0) return;
+      const cut = done ? filled : cutPoint(buf, partBytes);
+      const piece = buf.subarray(0, cut);
+      let part: ReadResult;
+      if (first) {
+        first = false;
+        part = decodeDocument(piece);
+        // UTF-16 or binary: decided on the first part, like a whole file.
+        if (!('text' in part) || part.notes.some((n) => n.startsWith('decoded as'))) {
+          yield 'text' in part ? await readDocument(path) : part;
+          return;
+        }
+      } else {
+        part = {
+          text: new TextDecoder('utf-8').decode(piece),
+          notes: isUtf8(piece) ? [] : ['invalid UTF-8 replaced'],
+        };
+      }
+      const next = Buffer.allocUnsafe(partBytes);
+      filled = buf.copy(next, 0, cut, filled);
+      buf = next;
+      yield part;
+      if (done && filled === 0) return;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Where to end a part: after the last line end within `max` bytes, else at a UTF-8 character boundary. */
+function cutPoint(bytes: Buffer, max: number): number {
+  const nl = bytes.lastIndexOf(0x0a, max - 1);
+  if (nl > max / 2) return nl + 1;
+  let cut = max;
+  while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--;
+  return cut;
+}

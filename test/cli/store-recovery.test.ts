@@ -1,0 +1,90 @@
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir, writeSampleCorpus } from '../memory/helpers/corpus.ts';
+import { cli } from './helpers.ts';
+
+// An embedding endpoint that answers every request with a 400 (not retried): a dead or misconfigured embedder.
+let server: Server;
+let url: string;
+beforeAll(async () => {
+  server = createServer((_req, res) => {
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end('{"error":{"message":"model not loaded"}}');
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
+
+describe('a store whose embedder is dead', () => {
+  it('still ingests and searches with BM25, warning, and repair --embedder none removes vectors', async () => {
+    const root = tempDir();
+    const doc = path.join(root, 'a.md');
+    writeFileSync(doc, '# Rivers\n\nThe river carries stones to the sea.\n');
+    const store = path.join(root, 'store');
+    const spec = `${url}#dead-model@8`;
+
+    const first = await cli(['ingest', doc, '--store', store, '--embedder', spec]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^1 added/);
+    expect(first.stderr).toMatch(
+      /rlm: warning: the embedder .*dead-model.* failed .*searchable with BM25.*rlm repair --embedder none/,
+    );
+
+    const search = await cli(['search', 'river stones', '--store', store, '--json']);
+    expect(search.code, search.stderr).toBe(0);
+    expect(search.json<{ results: unknown[] }>().results).toHaveLength(1);
+    expect(search.stderr).toMatch(/warning: the embedder .* failed .*results are BM25 only/);
+
+    // A repair that needs the dead embedder changes nothing and says what to do.
+    const stuck = await cli(['repair', '--store', store]);
+    expect(stuck.code).toBe(1);
+    expect(stuck.stderr).toMatch(/nothing was changed.*--embedder none/);
+
+    const none = await cli(['repair', '--store', store, '--embedder', 'none']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stderr).toMatch(/removed the embedder/);
+    const after = await cli(['search', 'river stones', '--store', store]);
+    expect(after.stderr).toBe('');
+    expect(after.stdout).toMatch(/a\.md/);
+    // And a working embedder can be set again.
+    expect((await cli(['repair', '--store', store, '--embedder', 'hash'])).code).toBe(0);
+    expect((await cli(['search', 'river', '--store', store, '--mode', 'vector'])).code).toBe(0);
+  });
+});
+
+describe('rlm repair with unreadable chunks', () => {
+  function damaged() {
+    const root = tempDir();
+    const corpus = writeSampleCorpus(root);
+    const store = path.join(root, 'store');
+    return { root, corpus, store };
+  }
+
+  it('lists what it would drop and changes nothing without --yes; asks on a terminal; --yes drops', async () => {
+    const { corpus, store } = damaged();
+    expect((await cli(['ingest', corpus, '--store', store])).code).toBe(0);
+    writeFileSync(path.join(store, 'segments', 'seg-000001.chunks.json'), 'garbage');
+
+    const refused = await cli(['repair', '--store', store]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/4 documents cannot be kept \(chunks unreadable\); ingest again:\n {2}\//);
+    expect(refused.stderr).toContain(path.join(corpus, 'guide.md'));
+    expect(refused.stderr).toMatch(/nothing was changed; run `rlm repair --yes`/);
+
+    const no = await cli(['repair', '--store', store], { tty: true, stdin: 'n\n' });
+    expect(no.code).toBe(1);
+    expect(no.stderr).toContain('drop them and repair the rest? [y/N] ');
+
+    const yes = await cli(['repair', '--store', store], { tty: true, stdin: 'y\n' });
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(yes.stdout).toMatch(/^repaired: 0 documents/);
+
+    // The files can simply be ingested again.
+    const again = await cli(['ingest', corpus, '--store', store, '--json']);
+    expect(again.json()).toMatchObject({ documents: 4, added: 4 });
+  });
+});
