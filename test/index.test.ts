@@ -29,16 +29,19 @@ describe('entry points', () => {
     expect(packages).toEqual(['zod']);
     expect(files).toContain('src/runtime/rlm.ts');
     expect(files).toContain('src/runtime/providers/anthropic.ts');
-    expect(under(files, 'memory/')).toEqual([]);
-    expect(under(files, 'src/sandbox/')).toEqual([]);
+    // Token counting only; its tokenizer (tiktoken) loads on the first count.
+    expect(under(files, 'memory/')).toEqual(['memory/tokens.ts']);
+    // The document list the prompt shows (plain data: no isolate, no native addon).
+    expect(under(files, 'src/sandbox/')).toEqual(['src/sandbox/documents.ts']);
     expect(under(files, 'src/mcp/')).toEqual([]);
     expect(under(files, 'src/cli/')).toEqual([]);
   });
 
-  it('`rlm/memory` loads the chunk graph and its tokenizer, not the runtime, sandbox or MCP server', () => {
+  it('`rlm/memory` loads the chunk graph, not its tokenizer (first count), the runtime, sandbox or MCP server', () => {
     const { files, packages } = loads('memory/index.ts');
     expect(files).toContain('memory/store.ts');
-    expect(packages).toContain('tiktoken');
+    expect(files).toContain('memory/tokens.ts');
+    expect(packages).not.toContain('tiktoken');
     expect(packages).not.toContain('isolated-vm');
     expect(packages).not.toContain('@modelcontextprotocol/sdk');
     expect(packages).not.toContain('@anthropic-ai/sdk');
@@ -68,7 +71,8 @@ describe('entry points', () => {
     expect(packages).not.toContain('isolated-vm');
     expect(packages).not.toContain('@anthropic-ai/sdk');
     expect(files).toContain('src/mcp/server.ts');
-    expect(under(files, 'src/sandbox/')).toEqual([]);
+    // The document list the prompt shows (no isolate, no native addon).
+    expect(under(files, 'src/sandbox/')).toEqual(['src/sandbox/documents.ts']);
   });
 
   it('package.json exports exactly these entry points, each with its types', () => {
