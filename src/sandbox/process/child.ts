@@ -17,8 +17,7 @@ import type { EntryReply, Request, RunReply, ToChild, ToHost } from './protocol.
 const docs = new Map<number, ivm.ExternalCopy<string>>();
 const hostWaits = new Map<number, (reply: string) => void>();
 let runtime: IsolateRuntime | null = null;
-/** The tail share of the session's output limit (what the mirror's ring holds). */
-let tailChars = 0;
+
 let hostSeq = 0;
 
 function send(message: ToHost): void {
@@ -69,7 +68,6 @@ function open(req: Extract<Request, { op: 'open' }>): null {
     prewarm: req.prewarm,
   });
   runtime = created;
-  tailChars = req.config.maxOutputChars - Math.ceil(req.config.maxOutputChars / 2);
   return null;
 }
 
@@ -129,7 +127,7 @@ async function serve(req: Request): Promise<unknown> {
     case 'readVar':
       return entry(() => callEntry(current().readVar, [req.name], req.timeoutMs));
     case 'salvage':
-      return runtime === null ? '' : readMirror(runtime.mirror, tailChars);
+      return runtime === null ? '' : readMirror(runtime.mirror);
     case 'close':
       closeRuntime();
       return null;
