@@ -323,3 +323,62 @@ describe('the host process exits promptly', () => {
     expect(seconds).toBeLessThan(60);
   }, 90_000);
 });
+
+describe('ordinary snippets get a working API or the alternative, never a bare "X is not defined"', () => {
+  it('provides structuredClone, TextEncoder/TextDecoder, btoa/atob, queueMicrotask and performance.now', async () => {
+    const sb = await sandbox({}, { cpuMs: 5000 });
+    const cases: [string, string][] = [
+      [
+        'const o = { a: [1, { d: new Date(0) }], m: new Map([[1, new Set([2])]]), r: /x/gi, t: new Uint8Array([1, 2]) }; o.self = o;\nconst c = structuredClone(o);\n[c.self === c, c !== o, c.a[1].d.getTime(), c.m.get(1).has(2), c.r.flags, c.t[1]]',
+        '[ true, true, 0, true, "gi", 2 ]\n',
+      ],
+      ["new TextDecoder().decode(new TextEncoder().encode('héllo € 😀'))", '"héllo € 😀"\n'],
+      ["Array.from(new TextEncoder().encode('é€😀')).length", '9\n'],
+      ["btoa('hello world') + ' ' + atob('aGVsbG8gd29ybGQ=')", '"aGVsbG8gd29ybGQ= hello world"\n'],
+      ['let x = 0; queueMicrotask(() => { x = 1 }); await null; x', '1\n'],
+      ['const t0 = performance.now(); typeof t0 === "number" && performance.now() >= t0', 'true\n'],
+    ];
+    for (const [code, expected] of cases) {
+      const r = await sb.run(code);
+      expect(r.error, code).toBeNull();
+      expect(r.stdout, code).toBe(expected);
+    }
+    expect((await sb.run('structuredClone(() => 1)')).error?.message).toMatch(
+      /DataCloneError: .*function could not be cloned/,
+    );
+  });
+
+  it('names what to use instead of a missing global', async () => {
+    const sb = await sandbox();
+    for (const [code, advice] of [
+      [
+        "new URL('https://example.com/a?b=1').hostname",
+        /URL is not available in the sandbox: take the string apart with a regex/,
+      ],
+      ['setTimeout(() => print(1), 10)', /there are no timers/],
+      ["Buffer.from('x').toString('base64')", /TextEncoder\/TextDecoder .* btoa\/atob/],
+      ["await fetch('https://example.com')", /there is no network/],
+    ] as const) {
+      const r = await sb.run(code);
+      expect(r.error?.message, code).toMatch(/ReferenceError: \w+ is not defined \(/);
+      expect(r.error?.message, code).toMatch(advice);
+    }
+  });
+
+  it('names the working alternative when validation refuses a snippet', async () => {
+    const sb = await sandbox();
+    const cases: [string, RegExp][] = [
+      ['Object.prototype.toString.call([]) === "[object Array]"', /Array\.isArray\(x\)/],
+      ['Object.getPrototypeOf(new Map()) === Map.prototype', /x instanceof Map/],
+      ['Reflect.ownKeys({ a: 1 })', /Object\.getOwnPropertyNames\(o\)/],
+    ];
+    for (const [code, advice] of cases) {
+      const r = await sb.run(code);
+      expect(r.error?.code, code).toBe('VALIDATION');
+      expect(r.error?.message, code).toMatch(advice);
+    }
+    const ret = await sb.run('const n = 2;\nreturn n * 2');
+    expect(ret.error).toMatchObject({ code: 'SYNTAX', line: 2 });
+    expect(ret.error?.message).toMatch(/end the block with an expression .* FINAL\(answer\)/);
+  });
+});
