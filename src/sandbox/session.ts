@@ -353,7 +353,7 @@ export class IsolateSandbox implements Sandbox {
 /** What a block printed before a stop, from its process's output mirror; '' when it cannot answer. */
 async function salvage(proc: IsolateProcess): Promise<string> {
   try {
-    const text = await proc.call<unknown>({ op: 'salvage' }, SALVAGE_MS);
+    const text = await proc.call<unknown>({ op: 'salvage' }, SALVAGE_MS, SALVAGE_MS);
     return typeof text === 'string' ? text : '';
   } catch {
     return '';

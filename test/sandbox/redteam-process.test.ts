@@ -324,6 +324,84 @@ describe('the host process exits promptly', () => {
   }, 90_000);
 });
 
+describe('rlm serve with an isolate stuck', () => {
+  const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+  it('keeps answering other requests, and exits promptly on SIGTERM', async () => {
+    const rules = path.join(dir, 'stuck-rules.json');
+    writeFileSync(
+      rules,
+      JSON.stringify({
+        rules: [
+          { depth: 0, match: 'warm', reply: 'FINAL(warm)' },
+          { depth: 0, match: 'stuck', reply: `\`\`\`repl\nprint("working")\n${STUCK}\n\`\`\``, times: 1 },
+          { depth: 0, reply: 'FINAL(done)' },
+        ],
+      }),
+    );
+    const runner = path.join(dir, 'serve.mjs');
+    writeFileSync(
+      runner,
+      `const { run } = await import(${JSON.stringify(path.join(ROOT, 'src/cli/main.ts'))});\nawait run();\n`,
+    );
+    const child = spawn(process.execPath, [runner, 'serve'], {
+      cwd: dir,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH, RLM_MODEL: `scripted:${rules}` },
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let raw = '';
+    const seen: number[] = [];
+    let onReply: (() => void) | null = null;
+    child.stdout.on('data', (d: Buffer) => {
+      raw += d.toString('utf8');
+      for (const line of raw.split('\n').slice(0, -1)) {
+        const id = (JSON.parse(line) as { id?: number }).id;
+        if (typeof id === 'number' && !seen.includes(id)) seen.push(id);
+      }
+      onReply?.();
+    });
+    const waitFor = (id: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (seen.includes(id)) resolve();
+        };
+        onReply = check;
+        check();
+      });
+    const send = (m: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+    });
+    await waitFor(1);
+    send({ method: 'notifications/initialized' });
+    const answer = (id: number, question: string) =>
+      send({
+        id,
+        method: 'tools/call',
+        params: { name: 'rlm_answer', arguments: { question, context: 'c' } },
+      });
+    // A first answer loads the answer path and leaves an isolate process idle for the next one.
+    answer(2, 'warm');
+    await waitFor(2);
+    answer(3, 'stuck');
+    await sleep(2000);
+    // The answer's block is stuck in one V8 step; the server still answers, before that answer ends.
+    send({ id: 4, method: 'tools/list' });
+    await waitFor(4);
+    expect(seen).not.toContain(3);
+    const stopping = performance.now();
+    child.kill('SIGTERM');
+    const code = await exited;
+    const exitMs = performance.now() - stopping;
+    expect(code).toBe(0);
+    // Before: the process never exited while the isolate's thread was busy. Generous: a loaded machine.
+    expect(exitMs).toBeLessThan(30_000);
+  }, 90_000);
+});
+
 describe('ordinary snippets get a working API or the alternative, never a bare "X is not defined"', () => {
   it('provides structuredClone, TextEncoder/TextDecoder, btoa/atob, queueMicrotask and performance.now', async () => {
     const sb = await sandbox({}, { cpuMs: 5000 });

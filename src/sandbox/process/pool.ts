@@ -41,6 +41,8 @@ interface Waiter {
   /** Run time allowed, ms, and the process's run-time reading when the request was sent. */
   budget: number;
   start: number;
+  /** Wall-clock deadline (performance.now()), if the request has one. */
+  deadline: number;
 }
 
 /** How often the watchdog reads a busy process's CPU time. */
@@ -122,9 +124,10 @@ export class IsolateProcess {
 
   /**
    * Sends `req` and resolves with the child's answer. Rejects with ProcessStuck when the child has not
-   * answered within `budgetMs` of run time, ProcessGone when it ended, Error when the child failed it.
+   * answered within `budgetMs` of run time (or `wallMs` of wall time), ProcessGone when it ended, Error
+   * when the child failed it.
    */
-  call<T>(req: Request, budgetMs: number): Promise<T> {
+  call<T>(req: Request, budgetMs: number, wallMs = Number.POSITIVE_INFINITY): Promise<T> {
     if (this.gone) return Promise.reject(new ProcessGone('the isolate process is gone'));
     const id = ++this.seq;
     return new Promise<T>((resolve, reject) => {
@@ -133,6 +136,7 @@ export class IsolateProcess {
         reject,
         budget: budgetMs,
         start: this.runTime(),
+        deadline: performance.now() + wallMs,
       });
       this.busy();
       this.watch ??= setInterval(() => this.check(), WATCH_INTERVAL_MS);
@@ -159,8 +163,10 @@ export class IsolateProcess {
 
   private check(): void {
     const now = this.runTime();
+    const wall = performance.now();
     for (const [id, w] of this.waiters) {
-      if (now - w.start > w.budget) this.settle(id, new ProcessStuck('the isolate did not yield'));
+      if (now - w.start > w.budget || wall > w.deadline)
+        this.settle(id, new ProcessStuck('the isolate did not yield'));
     }
   }
 
