@@ -12,7 +12,8 @@ import { fakeStore } from './fake-store.ts';
 
 const open: Sandbox[] = [];
 async function sandbox(host: SandboxHost = {}, limits: SandboxLimits = {}): Promise<Sandbox> {
-  const sb = await createSandbox(host, { cpuMs: 300, wallMs: 3000, ...limits });
+  // Limits well above ordinary work, so a loaded machine does not turn a quick block into a TIMEOUT.
+  const sb = await createSandbox(host, { cpuMs: 1000, wallMs: 30_000, ...limits });
   open.push(sb);
   return sb;
 }
@@ -21,7 +22,7 @@ afterEach(() => {
 });
 
 /** Runs a block and fails the test (instead of hanging the suite) if it does not end in `ms`. */
-async function within(sb: Sandbox, code: string, ms = 8000): Promise<BlockResult> {
+async function within(sb: Sandbox, code: string, ms = 25_000): Promise<BlockResult> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const hung = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new Error(`the block did not end within ${ms} ms`)), ms);

@@ -85,6 +85,8 @@ export class IsolateProcess {
   constructor() {
     this.child = fork(CHILD_PATH, [String(spareMemoryMb)], {
       execArgv: ['--no-node-snapshot'],
+      // Nothing of the host's environment (keys, tokens) goes to a process that runs model code.
+      env: {},
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
@@ -199,7 +201,12 @@ export class IsolateProcess {
     } finally {
       if (--this.hostCalls === 0) this.hostWallMs += performance.now() - this.hostSince;
     }
-    if (!this.gone) this.child.send({ t: 'reply', id, reply } satisfies ToChild);
+    if (this.gone) return;
+    try {
+      this.child.send({ t: 'reply', id, reply } satisfies ToChild);
+    } catch {
+      // The channel closed under us: the process is ending, and `exit` settles its requests.
+    }
   }
 
   private ended(): void {
@@ -225,7 +232,9 @@ export class IsolateProcess {
 
 const live = new Set<IsolateProcess>();
 const idle: IsolateProcess[] = [];
-let refill: NodeJS.Immediate | null = null;
+let refill: ReturnType<typeof setTimeout> | null = null;
+/** Delay before a spare process starts: a one-shot run (rlm exec) ends before paying for it. */
+const SPARE_DELAY_MS = 100;
 let exitHook = false;
 
 /** Kills every isolate process when the host exits, however it exits (no orphan keeps running). */
@@ -240,10 +249,10 @@ function hookExit(): void {
 /** Starts a spare process in idle time, unless one is idle already. */
 function scheduleSpare(): void {
   if (refill !== null || idle.length > 0) return;
-  refill = setImmediate(() => {
+  refill = setTimeout(() => {
     refill = null;
     if (idle.length === 0) idle.push(new IsolateProcess());
-  });
+  }, SPARE_DELAY_MS);
   refill.unref();
 }
 
@@ -279,7 +288,7 @@ export function releaseProcess(proc: IsolateProcess): void {
 
 /** Kills the idle processes (tests, benchmarks of a cold start). */
 export function dropIdleProcesses(): void {
-  if (refill !== null) clearImmediate(refill);
+  if (refill !== null) clearTimeout(refill);
   refill = null;
   for (const p of idle.splice(0)) p.kill();
 }
