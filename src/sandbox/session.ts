@@ -36,7 +36,7 @@ import { errorMessage, parseEnvelope } from './outcome.ts';
 import { MARKER_PARTS } from './output.ts';
 import type { PreludeConfig } from './prelude/index.ts';
 import { acquireProcess, type IsolateProcess, ProcessStuck, releaseProcess } from './process/pool.ts';
-import type { DocumentRef, EntryReply, RunReply } from './process/protocol.ts';
+import type { EntryReply, RunReply } from './process/protocol.ts';
 import { type RewrittenBlock, rewriteBlock } from './rewrite.ts';
 import type { BlockError, BlockResult, Sandbox, SandboxLimits } from './types.ts';
 import { validateBlock } from './validate.ts';
@@ -143,23 +143,21 @@ export class IsolateSandbox implements Sandbox {
       this.proc = null;
       this.lostUnnoticed = true;
     }
-    const proc = await acquireProcess(this.limits.memoryMb, this.prewarm);
+    const proc = await acquireProcess(this.limits.memoryMb, this.prewarm, this.context?.ids ?? []);
     proc.onHostCall = (request) => this.bridge.handle(request);
     proc.onCatastrophe = (message) => this.onCatastrophe(proc, message);
     const ids = this.context?.ids ?? [];
     const documents = this.context?.documents ?? [];
-    const docs: DocumentRef[] = ids.map((id, i) =>
-      proc.docs.has(id) ? { id } : { id, text: documents[i] ?? '' },
-    );
     const setupTimeoutMs = Math.max(this.limits.cpuMs, 1000);
     try {
+      sendDocuments(proc, ids, documents);
       await proc.call(
         {
           op: 'open',
           memoryMb: this.limits.memoryMb,
           setupTimeoutMs,
           config: this.config,
-          docs,
+          docs: [...ids],
           prewarm: this.prewarm,
         },
         setupTimeoutMs + killGraceMs(setupTimeoutMs),
@@ -348,6 +346,11 @@ export class IsolateSandbox implements Sandbox {
     }
     return undefined;
   }
+}
+
+/** Sends the documents `proc` does not hold yet (the process keeps its own copy). */
+function sendDocuments(proc: IsolateProcess, ids: readonly string[], documents: readonly string[]): void {
+  for (const [i, id] of ids.entries()) if (!proc.docs.has(id)) proc.sendDocument(id, documents[i] ?? '');
 }
 
 /** What a block printed before a stop, from its process's output mirror; '' when it cannot answer. */

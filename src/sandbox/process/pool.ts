@@ -19,7 +19,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Request, ToChild, ToHost } from './protocol.ts';
+import { DOC_PART_CHARS, type Request, type ToChild, type ToHost } from './protocol.ts';
 
 /** A request overran its budget: the isolate did not yield. */
 export class ProcessStuck extends Error {}
@@ -66,7 +66,7 @@ export function processCpuMs(pid: number): number | null {
 export class IsolateProcess {
   readonly pid: number;
   /** Context documents this process holds, by registry id (sent once per process). */
-  docs = new Set<number>();
+  docs = new Set<string>();
   /** Serves the isolate's host calls; set by the session using the process. */
   onHostCall: ((request: string) => Promise<string>) | null = null;
   /** V8 lost control of the isolate: the process must go. */
@@ -144,6 +144,14 @@ export class IsolateProcess {
       this.watch ??= setInterval(() => this.check(), WATCH_INTERVAL_MS);
       this.child.send({ t: 'req', id, req } satisfies ToChild);
     });
+  }
+
+  /** Sends a context document the process does not hold; the next `open` finds it (messages arrive in order). */
+  sendDocument(id: string, text: string): void {
+    for (let at = 0; (at === 0 || at < text.length) && !this.gone; at += DOC_PART_CHARS) {
+      const last = at + DOC_PART_CHARS >= text.length;
+      this.child.send({ t: 'doc', id, text: text.slice(at, at + DOC_PART_CHARS), last } satisfies ToChild);
+    }
   }
 
   /** Ends the process now (SIGKILL); pending requests fail with ProcessGone. Idempotent. */
@@ -257,16 +265,23 @@ function scheduleSpare(): void {
 }
 
 /**
- * A ready process for a new session: an idle one, or a new one. `memoryMb` is the session's isolate
- * limit; later processes prepare their spare isolate for it.
+ * A ready process for a new session: an idle one (one holding the documents `docs` if there is),
+ * or a new one. `memoryMb` is the session's isolate limit; later processes prepare their spare
+ * isolate for it.
  * @throws ProcessGone when no process can be started.
  */
-export async function acquireProcess(memoryMb: number, prewarm = true): Promise<IsolateProcess> {
+export async function acquireProcess(
+  memoryMb: number,
+  prewarm = true,
+  docs: readonly string[] = [],
+): Promise<IsolateProcess> {
   hookExit();
   spareMemoryMb = memoryMb;
-  let proc = idle.shift();
-  while (proc?.dead) proc = idle.shift();
-  proc ??= new IsolateProcess();
+  for (let i = idle.length - 1; i >= 0; i--) if (idle[i]!.dead) idle.splice(i, 1);
+  // Prefer a process that holds the session's context already (a sub-RLM, a rebuilt session).
+  let pick = docs.length > 0 ? idle.findIndex((p) => docs.every((id) => p.docs.has(id))) : -1;
+  if (pick === -1 && idle.length > 0) pick = 0;
+  const proc = pick === -1 ? new IsolateProcess() : idle.splice(pick, 1)[0]!;
   if (prewarm) scheduleSpare();
   await proc.whenReady();
   return proc;
