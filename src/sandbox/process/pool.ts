@@ -81,6 +81,8 @@ export class IsolateProcess {
   private hostSince = 0;
   private hostWallMs = 0;
   private gone = false;
+  /** Set once the process reported ready. */
+  started = false;
 
   constructor() {
     this.child = fork(CHILD_PATH, [String(spareMemoryMb)], {
@@ -96,6 +98,7 @@ export class IsolateProcess {
       const onReady = (m: ToHost) => {
         if (m.t !== 'ready') return;
         this.child.off('message', onReady);
+        this.started = true;
         resolve();
       };
       this.child.on('message', onReady);
@@ -146,11 +149,28 @@ export class IsolateProcess {
     });
   }
 
-  /** Sends a context document the process does not hold; the next `open` finds it (messages arrive in order). */
-  sendDocument(id: string, text: string): void {
-    for (let at = 0; (at === 0 || at < text.length) && !this.gone; at += DOC_PART_CHARS) {
-      const last = at + DOC_PART_CHARS >= text.length;
-      this.child.send({ t: 'doc', id, text: text.slice(at, at + DOC_PART_CHARS), last } satisfies ToChild);
+  /**
+   * Sends the documents (ids and texts) the process does not hold yet, in parts; the next `open` finds
+   * them (messages arrive in order), and the process keeps its own copy.
+   */
+  sendDocuments(ids: readonly string[], texts: readonly string[]): void {
+    for (const [i, id] of ids.entries()) {
+      if (this.docs.has(id)) continue;
+      const text = texts[i] ?? '';
+      for (let at = 0; (at === 0 || at < text.length) && !this.gone; at += DOC_PART_CHARS) {
+        const last = at + DOC_PART_CHARS >= text.length;
+        this.child.send({ t: 'doc', id, text: text.slice(at, at + DOC_PART_CHARS), last } satisfies ToChild);
+      }
+    }
+  }
+
+  /** What the running block printed so far, from the output mirror; '' when the process cannot say in `ms`. */
+  async salvage(ms: number): Promise<string> {
+    try {
+      const text = await this.call<unknown>({ op: 'salvage' }, ms, ms);
+      return typeof text === 'string' ? text : '';
+    } catch {
+      return '';
     }
   }
 
@@ -278,8 +298,10 @@ export async function acquireProcess(
   hookExit();
   spareMemoryMb = memoryMb;
   for (let i = idle.length - 1; i >= 0; i--) if (idle[i]!.dead) idle.splice(i, 1);
-  // Prefer a process that holds the session's context already (a sub-RLM, a rebuilt session).
+  // Prefer a process that holds the session's context already (a sub-RLM, a rebuilt session), then
+  // one that is ready over one still starting.
   let pick = docs.length > 0 ? idle.findIndex((p) => docs.every((id) => p.docs.has(id))) : -1;
+  if (pick === -1) pick = idle.findIndex((p) => p.started);
   if (pick === -1 && idle.length > 0) pick = 0;
   const proc = pick === -1 ? new IsolateProcess() : idle.splice(pick, 1)[0]!;
   if (prewarm) scheduleSpare();
@@ -292,13 +314,13 @@ export function releaseProcess(proc: IsolateProcess): void {
   if (proc.dead) return;
   proc.onHostCall = null;
   proc.onCatastrophe = null;
-  proc.call({ op: 'close' }, 5000).then(
-    () => {
-      if (idle.length < IDLE_MAX && !proc.dead) idle.push(proc);
-      else proc.kill();
-    },
-    () => proc.kill(),
-  );
+  if (idle.length >= IDLE_MAX) {
+    proc.kill();
+    return;
+  }
+  // Idle at once: the child handles messages in order, so a next session's `open` follows the close.
+  idle.push(proc);
+  proc.call({ op: 'close' }, 5000).catch(() => proc.kill());
 }
 
 /** Kills the idle processes (tests, benchmarks of a cold start). */
