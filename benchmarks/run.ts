@@ -79,8 +79,8 @@ SECTIONS.sandbox = {
     '',
     'Each session runs in an isolate process, a child process the host kills when V8 does not yield, so',
     'blocks and host calls cross a process boundary by message. A session normally starts on a process',
-    'prepared in idle time (the warm figure; the isolate opens while the caller prepares its first block,
-which waits for it); a cold start pays for a process start, which no ms target',
+    'prepared in idle time (the warm figure; the isolate opens while the caller prepares its first block,',
+    'which waits for it); a cold start pays for a process start, which no ms target',
     'can cover. A 40 MB context is sent to a process once, then loaded from its own copy.',
   ],
 };
