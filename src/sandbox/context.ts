@@ -1,21 +1,27 @@
 /**
  * Context documents a session loads into its isolate. The host registers each distinct document
- * once and gives it an id; an isolate process receives a document's text the first time one of its
+ * once and gives it an id, kept a while after its last session lets go (`RETAIN_MS`, at most
+ * `RETAIN_MAX` documents) so the next run over the same context finds it; an isolate process receives a document's text the first time one of its
  * sessions needs it and keeps its own shared copy (an isolated-vm ExternalCopy, see process/child.ts),
  * so a session rebuilt on the same process, or a later session reusing it, loads the context in
  * microseconds. Entries are reference-counted by the sessions holding them.
  */
 
 interface Entry {
-  id: number;
+  id: string;
   refs: number;
+  /** Set while the entry is kept after its last release. */
+  expiry: ReturnType<typeof setTimeout> | null;
 }
+
+const RETAIN_MS = 60_000;
+const RETAIN_MAX = 4;
 
 /** A session's hold on its documents. */
 export interface SharedContext {
   readonly documents: readonly string[];
-  /** Registry id of each document, in order. */
-  readonly ids: readonly number[];
+  /** Id of each document, in order. */
+  readonly ids: readonly string[];
   /** Total characters. */
   readonly chars: number;
   /** Drops the hold; idempotent. */
@@ -24,6 +30,8 @@ export interface SharedContext {
 
 export class ContextCache {
   private readonly entries = new Map<string, Entry>();
+  /** Released entries still kept, oldest first. */
+  private readonly retained: string[] = [];
   private nextId = 0;
 
   /** Registers each document not already held and returns a handle on their ids. */
@@ -32,8 +40,12 @@ export class ContextCache {
     for (const doc of documents) {
       let entry = this.entries.get(doc);
       if (entry === undefined) {
-        entry = { id: ++this.nextId, refs: 0 };
+        entry = { id: String(++this.nextId), refs: 0, expiry: null };
         this.entries.set(doc, entry);
+      } else if (entry.expiry !== null) {
+        clearTimeout(entry.expiry);
+        entry.expiry = null;
+        this.retained.splice(this.retained.indexOf(doc), 1);
       }
       entry.refs++;
       held.push(entry);
@@ -52,14 +64,26 @@ export class ContextCache {
     };
   }
 
-  /** Documents currently held (for tests and diagnostics). */
+  /** Documents currently held by a session (for tests and diagnostics). */
   get size(): number {
-    return this.entries.size;
+    return this.entries.size - this.retained.length;
   }
 
   private drop(doc: string, entry: Entry): void {
-    if (--entry.refs > 0) return;
-    if (this.entries.get(doc) === entry) this.entries.delete(doc);
+    if (--entry.refs > 0 || this.entries.get(doc) !== entry) return;
+    entry.expiry = setTimeout(() => this.forget(doc), RETAIN_MS);
+    entry.expiry.unref();
+    this.retained.push(doc);
+    if (this.retained.length > RETAIN_MAX) this.forget(this.retained[0]!);
+  }
+
+  private forget(doc: string): void {
+    const entry = this.entries.get(doc);
+    if (entry === undefined || entry.refs > 0) return;
+    clearTimeout(entry.expiry ?? undefined);
+    this.entries.delete(doc);
+    const i = this.retained.indexOf(doc);
+    if (i !== -1) this.retained.splice(i, 1);
   }
 }
 

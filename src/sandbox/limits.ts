@@ -4,10 +4,13 @@
  *
  * | limit            | default                                  | on breach                                   |
  * |------------------|------------------------------------------|---------------------------------------------|
- * | `cpuMs`          | 5000                                     | TIMEOUT; the session survives               |
+ * | `cpuMs`          | 5000                                     | TIMEOUT; the session survives, unless the    |
+ * |                  |                                          | block does not stop: its process is killed    |
+ * |                  |                                          | (reset, see session.ts)                      |
  * | `wallMs`         | 60000                                    | TIMEOUT; pending host calls fail, and the    |
- * |                  |                                          | isolate is disposed if it does not stop (reset) |
- * | `memoryMb`       | 128 + 4 × context MB, at most 4096       | MEMORY_LIMIT; the isolate is rebuilt (reset) |
+ * |                  |                                          | process is killed if it does not stop (reset) |
+ * | `memoryMb`       | 128 + 4 × context MB, at most 4096       | MEMORY_LIMIT; the isolate is rebuilt (reset); |
+ * |                  |                                          | resizable ArrayBuffers reserve against it    |
  * | `maxOutputChars` | 20000                                    | head and tail kept around a marker           |
  * | `maxHostCalls`   | 1000                                     | the call throws inside the block             |
  * | `maxContextChars`| 64 MiB of characters                     | `context` is not loaded into the isolate     |

@@ -1,12 +1,11 @@
 /**
- * The output mirror: a small SharedArrayBuffer the isolate writes its output through to as it prints
+ * The output mirror: a small SharedArrayBuffer the isolate copies its output into as it prints
  * (prelude/mirror.ts), shared with the isolate process's main thread. When a block has to be stopped
  * by killing its process (V8 will not yield), the process reads the mirror first, so the block's
  * result keeps what it printed before the stop.
  *
- * Layout: four float64 — unused, head length, characters written to the tail ring, total characters
- * printed — then the head's UTF-16 code units and the tail ring's, `MIRROR_CHARS` each. The ring's
- * size is the tail's share of the output limit (at most `MIRROR_CHARS`).
+ * Layout: four float64 — unused, head length, tail length, total characters printed — then the
+ * head's UTF-16 code units and the tail's, `MIRROR_CHARS` each.
  */
 import { omittedMarker } from './output.ts';
 
@@ -21,25 +20,13 @@ function decode(units: Uint16Array): string {
   return out;
 }
 
-/**
- * What the mirror holds, as the block's result would show it (head, marker, tail). `tailChars` is the
- * size of the tail the isolate keeps (the output limit's second half).
- */
-export function readMirror(sab: SharedArrayBuffer, tailChars: number): string {
+/** What the mirror holds, as the block's result would show it (head, marker, tail). */
+export function readMirror(sab: SharedArrayBuffer): string {
   const header = new Float64Array(sab, 0, 4);
   const chars = new Uint16Array(sab, HEADER_BYTES, 2 * MIRROR_CHARS).slice();
-  const headLen = Math.min(MIRROR_CHARS, Math.max(0, Math.floor(header[1] ?? 0)));
-  const written = Math.max(0, Math.floor(header[2] ?? 0));
-  const cap = Math.min(MIRROR_CHARS, Math.max(0, Math.floor(tailChars)));
-  const head = decode(chars.subarray(0, headLen));
-  let tail = '';
-  if (cap > 0 && written > 0) {
-    const ring = chars.subarray(MIRROR_CHARS, MIRROR_CHARS + cap);
-    tail =
-      written <= cap
-        ? decode(ring.subarray(0, written))
-        : decode(ring.subarray(written % cap)) + decode(ring.subarray(0, written % cap));
-  }
+  const clamp = (n: number | undefined) => Math.min(MIRROR_CHARS, Math.max(0, Math.floor(n ?? 0)));
+  const head = decode(chars.subarray(0, clamp(header[1])));
+  const tail = decode(chars.subarray(MIRROR_CHARS, MIRROR_CHARS + clamp(header[2])));
   const omitted = Math.floor((header[3] ?? 0) - head.length - tail.length);
   return omitted > 0 ? head + omittedMarker(omitted) + tail : head + tail;
 }

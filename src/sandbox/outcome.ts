@@ -2,6 +2,7 @@
  * Turning what comes back from the isolate into `BlockError`s with block-relative positions: the
  * runner's envelope and V8 compile errors.
  */
+import { missingGlobalAdvice } from './advice.ts';
 import type { RewrittenBlock } from './rewrite.ts';
 import type { BlockError } from './types.ts';
 
@@ -50,7 +51,10 @@ export function thrownError(e: NonNullable<Envelope['error']>, block: RewrittenB
   const text = typeof e.message === 'string' ? clip(e.message, 2100) : '';
   const error: BlockError = {
     code: 'RUNTIME',
-    message: name === 'Uncaught' ? `Uncaught ${text}` : `${name}: ${text}`,
+    message:
+      name === 'Uncaught'
+        ? `Uncaught ${text}`
+        : `${name}: ${text}${name === 'ReferenceError' ? missingGlobalAdvice(text) : ''}`,
   };
   return typeof e.line === 'number' && e.line > 0 ? locate(error, block, e.line, e.column ?? 1) : error;
 }

@@ -1,6 +1,6 @@
 /**
  * One live isolate of a session: the isolate, its context with the prelude installed, and References
- * to the prelude's entry points. A session replaces its runtime after a fatal limit.
+ * to the prelude's entry points. It lives in an isolate process (process/child.ts), never in the host.
  *
  * Creating an isolate and its context and hardening it costs about 2 ms, which sits on the path of
  * every sub-RLM start. So after a session takes an isolate, the next one is prepared in idle time (a
@@ -105,15 +105,6 @@ export function prepareSpare(memoryMb: number): void {
   } catch {
     // The first session prepares its own isolate and reports what goes wrong.
   }
-}
-
-/** Disposes the spare isolate, if any (tests, shutdown). */
-export function dropSpareIsolate(): void {
-  if (refill !== null) clearImmediate(refill);
-  refill = null;
-  const s = spare;
-  spare = null;
-  if (s !== null && !s.isolate.isDisposed) s.isolate.dispose();
 }
 
 /** Name of the prelude's shield reasons (prelude/core.ts), which carry an entry point's result. */

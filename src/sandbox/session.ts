@@ -36,7 +36,7 @@ import { errorMessage, parseEnvelope } from './outcome.ts';
 import { MARKER_PARTS } from './output.ts';
 import type { PreludeConfig } from './prelude/index.ts';
 import { acquireProcess, type IsolateProcess, ProcessStuck, releaseProcess } from './process/pool.ts';
-import type { DocumentRef, EntryReply, RunReply } from './process/protocol.ts';
+import type { EntryReply, RunReply } from './process/protocol.ts';
 import { type RewrittenBlock, rewriteBlock } from './rewrite.ts';
 import type { BlockError, BlockResult, Sandbox, SandboxLimits } from './types.ts';
 import { validateBlock } from './validate.ts';
@@ -71,6 +71,8 @@ export class IsolateSandbox implements Sandbox {
   private readonly context: SharedContext | null;
   private readonly prewarm: boolean;
   private proc: IsolateProcess | null = null;
+  /** The answer to the current process's `open`: null once open, or why it failed. */
+  private opening: Promise<Error | null> = Promise.resolve(null);
   /** Set when the process died outside a block: the next block reports the reset. */
   private lostUnnoticed = false;
   private queue: Promise<unknown> = Promise.resolve();
@@ -109,9 +111,9 @@ export class IsolateSandbox implements Sandbox {
     return this.proc !== null && !this.proc.dead ? this.proc.pid : null;
   }
 
-  /** Opens the first isolate now, so a broken setup fails at creation. */
+  /** Takes a process and opens the first isolate in it (awaited by the first block). */
   async start(): Promise<void> {
-    await this.ensureProcess();
+    await this.takeProcess();
   }
 
   run(code: string, signal?: AbortSignal): Promise<BlockResult> {
@@ -137,42 +139,55 @@ export class IsolateSandbox implements Sandbox {
     void this.bridge.close();
   }
 
+  /**
+   * The session's process with its isolate open. The `open` request is sent when the process is taken
+   * and awaited here, so a session start costs no round trip: the isolate opens while the caller
+   * prepares its first block (a model reply, in a run).
+   */
   private async ensureProcess(): Promise<IsolateProcess> {
+    const proc = await this.takeProcess();
+    const failure = await this.opening;
+    if (failure !== null) {
+      this.drop(proc);
+      throw failure;
+    }
+    return proc;
+  }
+
+  /** Takes a process and sends it the session's documents and `open`, without waiting for the answer. */
+  private async takeProcess(): Promise<IsolateProcess> {
     if (this.proc !== null && !this.proc.dead) return this.proc;
     if (this.proc !== null) {
       this.proc = null;
       this.lostUnnoticed = true;
     }
-    const proc = await acquireProcess(this.limits.memoryMb, this.prewarm);
+    const ids = this.context?.ids ?? [];
+    const proc = await acquireProcess(this.limits.memoryMb, this.prewarm, ids);
+    if (this.disposed) {
+      releaseProcess(proc);
+      throw new Error('the sandbox was disposed');
+    }
     proc.onHostCall = (request) => this.bridge.handle(request);
     proc.onCatastrophe = (message) => this.onCatastrophe(proc, message);
-    const ids = this.context?.ids ?? [];
-    const documents = this.context?.documents ?? [];
-    const docs: DocumentRef[] = ids.map((id, i) =>
-      proc.docs.has(id) ? { id } : { id, text: documents[i] ?? '' },
-    );
     const setupTimeoutMs = Math.max(this.limits.cpuMs, 1000);
-    try {
-      await proc.call(
+    proc.sendDocuments(ids, this.context?.documents ?? []);
+    proc.docs = new Set(ids);
+    this.opening = proc
+      .call(
         {
           op: 'open',
           memoryMb: this.limits.memoryMb,
           setupTimeoutMs,
           config: this.config,
-          docs,
+          docs: [...ids],
           prewarm: this.prewarm,
         },
         setupTimeoutMs + killGraceMs(setupTimeoutMs),
+      )
+      .then(
+        () => null,
+        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
       );
-    } catch (err) {
-      proc.kill();
-      throw err;
-    }
-    proc.docs = new Set(ids);
-    if (this.disposed) {
-      releaseProcess(proc);
-      throw new Error('the sandbox was disposed');
-    }
     this.proc = proc;
     return proc;
   }
@@ -295,7 +310,7 @@ export class IsolateSandbox implements Sandbox {
       },
       {
         collect: () => this.collect(proc),
-        salvage: () => salvage(proc),
+        salvage: () => proc.salvage(SALVAGE_MS),
         drop: () => this.drop(proc),
       },
     );
@@ -324,7 +339,7 @@ export class IsolateSandbox implements Sandbox {
   private async readNow(name: string): Promise<string | undefined> {
     if (this.disposed || typeof name !== 'string') return undefined;
     const proc = this.proc;
-    if (proc === null || proc.dead) return undefined;
+    if (proc === null || proc.dead || (await this.opening) !== null) return undefined;
     let r: EntryReply;
     try {
       r = await proc.call<EntryReply>(
@@ -347,16 +362,6 @@ export class IsolateSandbox implements Sandbox {
       this.drop(proc);
     }
     return undefined;
-  }
-}
-
-/** What a block printed before a stop, from its process's output mirror; '' when it cannot answer. */
-async function salvage(proc: IsolateProcess): Promise<string> {
-  try {
-    const text = await proc.call<unknown>({ op: 'salvage' }, SALVAGE_MS);
-    return typeof text === 'string' ? text : '';
-  } catch {
-    return '';
   }
 }
 

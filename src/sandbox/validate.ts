@@ -5,6 +5,7 @@
  */
 import { type AnyNode, type Program, parse } from 'acorn';
 import { simple } from 'acorn-walk';
+import { FORBIDDEN_ADVICE, prototypeAdvice, TOP_LEVEL_RETURN } from './advice.ts';
 import { collectHoisted } from './hoist.ts';
 import { FORBIDDEN_GLOBALS, HELPER_NAMES, INTERNAL_PREFIX } from './names.ts';
 
@@ -115,7 +116,7 @@ function checkName(state: Walk, node: AnyNode, name: string): void {
       state,
       node,
       'forbidden-global',
-      `${name} is not available in the sandbox; plain objects, arrays and functions cover what you need`,
+      `${name} is not available in the sandbox; ${FORBIDDEN_ADVICE[name] ?? 'plain objects, arrays and functions cover what you need'}`,
     );
   } else if (name.startsWith(INTERNAL_PREFIX)) {
     report(
@@ -132,8 +133,9 @@ function isPrototypeMember(node: AnyNode): boolean {
   return node.type === 'MemberExpression' && staticName(node.property, node.computed) === 'prototype';
 }
 
-function checkProperty(state: Walk, node: AnyNode, name: string): void {
-  const advice = BLOCKED_PROPERTIES.get(name);
+function checkProperty(state: Walk, node: AnyNode, name: string, owner: AnyNode | null = null): void {
+  const specific = name === 'prototype' && owner?.type === 'Identifier' ? prototypeAdvice(owner.name) : null;
+  const advice = specific ?? BLOCKED_PROPERTIES.get(name);
   if (advice !== undefined)
     report(state, node, 'prototype-access', `access to '${name}' is blocked: ${advice}`);
 }
@@ -173,7 +175,7 @@ const visitors = {
       });
       return;
     }
-    checkProperty(state, node.property, name);
+    checkProperty(state, node.property, name, node.object);
     if (name === 'eval' || FUNCTION_CONSTRUCTORS.has(name)) checkName(state, node.property, name);
     const obj = node.object;
     const onGlobal =
@@ -271,6 +273,9 @@ function syntaxIssue(err: AcornSyntaxError): ValidationIssue {
       line,
       column,
     };
+  }
+  if (/'return' outside of function/.test(message)) {
+    return { code: 'SYNTAX', rule: 'syntax', message: `SyntaxError: ${TOP_LEVEL_RETURN}`, line, column };
   }
   return { code: 'SYNTAX', rule: 'syntax', message: `SyntaxError: ${message}`, line, column };
 }

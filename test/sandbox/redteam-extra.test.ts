@@ -12,7 +12,8 @@ import { fakeStore } from './fake-store.ts';
 
 const open: Sandbox[] = [];
 async function sandbox(host: SandboxHost = {}, limits: SandboxLimits = {}): Promise<Sandbox> {
-  const sb = await createSandbox(host, { cpuMs: 300, wallMs: 3000, ...limits });
+  // Limits well above ordinary work, so a loaded machine does not turn a quick block into a TIMEOUT.
+  const sb = await createSandbox(host, { cpuMs: 1000, wallMs: 30_000, ...limits });
   open.push(sb);
   return sb;
 }
@@ -21,7 +22,7 @@ afterEach(() => {
 });
 
 /** Runs a block and fails the test (instead of hanging the suite) if it does not end in `ms`. */
-async function within(sb: Sandbox, code: string, ms = 8000): Promise<BlockResult> {
+async function within(sb: Sandbox, code: string, ms = 25_000): Promise<BlockResult> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const hung = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new Error(`the block did not end within ${ms} ms`)), ms);
@@ -53,11 +54,9 @@ describe('unhandled rejections run no model code outside the CPU limit', () => {
   it('ignores a rejection whose reason has a looping message getter', async () => {
     const sb = await sandbox();
     await sb.run('const kept = 1');
-    const started = performance.now();
+    // Had the getter run, the block would end by the CPU limit (TIMEOUT) or a kill (reset).
     const r = await within(sb, 'Promise.reject({ get message() { for (;;) {} } }); print("done")');
-    expect(performance.now() - started).toBeLessThan(2500);
-    expect(r).toMatchObject({ stdout: 'done\n', reset: false });
-    expect(r.stats.cpuMs).toBeLessThan(600);
+    expect(r).toMatchObject({ stdout: 'done\n', error: null, reset: false });
     expect((await within(sb, 'kept')).stdout).toBe('1\n');
   });
 
@@ -67,8 +66,7 @@ describe('unhandled rejections run no model code outside the CPU limit', () => {
       sb,
       'class E extends Error { get name() { for (;;) {} } }\nPromise.reject({ get message() { for (;;) {} }, get stack() { for (;;) {} } })\nPromise.reject(new E("x"))\n2',
     );
-    expect(r).toMatchObject({ stdout: '2\n', reset: false });
-    expect(r.stats.cpuMs).toBeLessThan(600);
+    expect(r).toMatchObject({ stdout: '2\n', error: null, reset: false });
   });
 
   it('does not hang when a block stopped by the CPU limit left such a rejection behind', async () => {
@@ -87,20 +85,18 @@ describe('unhandled rejections run no model code outside the CPU limit', () => {
     await sb.run(
       'Object.defineProperty(globalThis, "answer", { get() { Promise.reject({ get message() { for (;;) {} } }); return "ok"; } })',
     );
-    const started = performance.now();
     expect(await sb.readVariable('answer')).toBe('ok');
-    expect(performance.now() - started).toBeLessThan(2500);
     expect((await within(sb, '4')).stdout).toBe('4\n');
   });
 
   it('tells at once that a block waits on a promise that never settles', async () => {
-    const sb = await sandbox({}, { wallMs: 20_000 });
-    const started = performance.now();
-    const r = await within(sb, 'print("waiting"); await new Promise(() => {})');
-    expect(performance.now() - started).toBeLessThan(2500);
+    const sb = await sandbox({}, { wallMs: 60_000 });
+    // Reported when the block's call returns, not at the wall-clock limit (which says TIMEOUT).
+    const r = await within(sb, 'print("waiting"); await new Promise(() => {})', 50_000);
+    expect(r.error?.code).toBe('RUNTIME');
     expect(r.error?.message).toMatch(/never settles/);
     expect(r.stdout).toContain('waiting');
-  });
+  }, 60_000);
 });
 
 describe('no model code runs on the host thread', () => {
@@ -112,9 +108,15 @@ describe('no model code runs on the host thread', () => {
       `Object.defineProperty(TypeError['proto' + 'type'], 'name', { get() { const t = Date.now(); while (Date.now() - t < 3000) {} return 'T'; }, configurable: true });
       Object.preventExtensions(globalThis)`,
     );
-    const started = performance.now();
-    const r = await within(sb, 'var brandNew = 1');
-    expect(performance.now() - started).toBeLessThan(2000);
+    // The getter spins 3 s: had it run on the host's thread, the host's event loop would stall that long.
+    let last = performance.now();
+    let stall = 0;
+    const tick = setInterval(() => {
+      stall = Math.max(stall, performance.now() - last);
+      last = performance.now();
+    }, 10);
+    const r = await within(sb, 'var brandNew = 1').finally(() => clearInterval(tick));
+    expect(stall).toBeLessThan(2500);
     expect(r.ok).toBe(false);
     expect(r.reset).toBe(false);
     expect((await within(sb, '6')).stdout).toBe('6\n');
@@ -217,7 +219,8 @@ describe('built-ins V8 cannot interrupt', () => {
   });
 
   it('sorts like the native default sort on both paths', async () => {
-    const sb = await sandbox({}, { cpuMs: 5000, wallMs: 20_000 });
+    // Limits far above the work: this checks the order, not the speed (a loaded machine is slow).
+    const sb = await sandbox({}, { cpuMs: 30_000, wallMs: 60_000 });
     const r = await within(
       sb,
       `const n = 300000, a = new Array(n + 3);
@@ -236,13 +239,13 @@ describe('built-ins V8 cannot interrupt', () => {
       const fs = f.toSorted();
       let fo = true; for (let i = 1; i < fs.length - 1; i++) if (fs[i - 1] > fs[i]) fo = false;
       print(fo, Number.isNaN(fs[fs.length - 1]), Object.is(fs[fs.indexOf(0)], -0));`,
-      30_000,
+      90_000,
     );
     expect(r.error).toBeNull();
     expect(r.stdout).toBe(
       '300003 false 300003 true\n[-1,1,10,9,"a","b",null,null]\n-1 -0 0 2 3 NaN\ntrue true true\n',
     );
-  });
+  }, 120_000);
 
   it('has no BigInt, whose arithmetic on huge values cannot be interrupted', async () => {
     const sb = await sandbox();

@@ -155,7 +155,9 @@ describe('a block V8 cannot interrupt is stopped by killing its process', () => 
 
   it('keeps the head and tail of a flood printed before a kill', async () => {
     const sb = await sandbox({}, { maxOutputChars: 200 });
-    const r = await sb.run(`for (let i = 0; i < 5000; i++) print("row " + i); print("last"); ${STUCK}`);
+    const r = await sb.run(
+      `for (let i = 0; i < 5000; i++) print("row " + i); const t = Date.now(); while (Date.now() - t < 20) {} print("last"); ${STUCK}`,
+    );
     expect(r.reset).toBe(true);
     expect(r.stdout.startsWith('row 0\nrow 1\n')).toBe(true);
     expect(r.stdout).toMatch(/characters of output omitted/);
@@ -320,4 +322,141 @@ describe('the host process exits promptly', () => {
     // Default CPU limit 5 s, plus the kill grace and process starts on a loaded machine; before: minutes.
     expect(seconds).toBeLessThan(60);
   }, 90_000);
+});
+
+describe('rlm serve with an isolate stuck', () => {
+  const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+  it('keeps answering other requests, and exits promptly on SIGTERM', async () => {
+    const rules = path.join(dir, 'stuck-rules.json');
+    writeFileSync(
+      rules,
+      JSON.stringify({
+        rules: [
+          { depth: 0, match: 'warm', reply: 'FINAL(warm)' },
+          { depth: 0, match: 'stuck', reply: `\`\`\`repl\nprint("working")\n${STUCK}\n\`\`\``, times: 1 },
+          { depth: 0, reply: 'FINAL(done)' },
+        ],
+      }),
+    );
+    const runner = path.join(dir, 'serve.mjs');
+    writeFileSync(
+      runner,
+      `const { run } = await import(${JSON.stringify(path.join(ROOT, 'src/cli/main.ts'))});\nawait run();\n`,
+    );
+    const child = spawn(process.execPath, [runner, 'serve'], {
+      cwd: dir,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH, RLM_MODEL: `scripted:${rules}` },
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let raw = '';
+    const seen: number[] = [];
+    let onReply: (() => void) | null = null;
+    child.stdout.on('data', (d: Buffer) => {
+      raw += d.toString('utf8');
+      for (const line of raw.split('\n').slice(0, -1)) {
+        const id = (JSON.parse(line) as { id?: number }).id;
+        if (typeof id === 'number' && !seen.includes(id)) seen.push(id);
+      }
+      onReply?.();
+    });
+    const waitFor = (id: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (seen.includes(id)) resolve();
+        };
+        onReply = check;
+        check();
+      });
+    const send = (m: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+    });
+    await waitFor(1);
+    send({ method: 'notifications/initialized' });
+    const answer = (id: number, question: string) =>
+      send({
+        id,
+        method: 'tools/call',
+        params: { name: 'rlm_answer', arguments: { question, context: 'c' } },
+      });
+    // A first answer loads the answer path and leaves an isolate process idle for the next one.
+    answer(2, 'warm');
+    await waitFor(2);
+    answer(3, 'stuck');
+    await sleep(2000);
+    // The answer's block is stuck in one V8 step; the server still answers, before that answer ends.
+    send({ id: 4, method: 'tools/list' });
+    await waitFor(4);
+    expect(seen).not.toContain(3);
+    const stopping = performance.now();
+    child.kill('SIGTERM');
+    const code = await exited;
+    const exitMs = performance.now() - stopping;
+    expect(code).toBe(0);
+    // Before: the process never exited while the isolate's thread was busy. Generous: a loaded machine.
+    expect(exitMs).toBeLessThan(30_000);
+  }, 90_000);
+});
+
+describe('ordinary snippets get a working API or the alternative, never a bare "X is not defined"', () => {
+  it('provides structuredClone, TextEncoder/TextDecoder, btoa/atob, queueMicrotask and performance.now', async () => {
+    const sb = await sandbox({}, { cpuMs: 5000 });
+    const cases: [string, string][] = [
+      [
+        'const o = { a: [1, { d: new Date(0) }], m: new Map([[1, new Set([2])]]), r: /x/gi, t: new Uint8Array([1, 2]) }; o.self = o;\nconst c = structuredClone(o);\n[c.self === c, c !== o, c.a[1].d.getTime(), c.m.get(1).has(2), c.r.flags, c.t[1]]',
+        '[ true, true, 0, true, "gi", 2 ]\n',
+      ],
+      ["new TextDecoder().decode(new TextEncoder().encode('héllo € 😀'))", '"héllo € 😀"\n'],
+      ["Array.from(new TextEncoder().encode('é€😀')).length", '9\n'],
+      ["btoa('hello world') + ' ' + atob('aGVsbG8gd29ybGQ=')", '"aGVsbG8gd29ybGQ= hello world"\n'],
+      ['let x = 0; queueMicrotask(() => { x = 1 }); await null; x', '1\n'],
+      ['const t0 = performance.now(); typeof t0 === "number" && performance.now() >= t0', 'true\n'],
+    ];
+    for (const [code, expected] of cases) {
+      const r = await sb.run(code);
+      expect(r.error, code).toBeNull();
+      expect(r.stdout, code).toBe(expected);
+    }
+    expect((await sb.run('structuredClone(() => 1)')).error?.message).toMatch(
+      /DataCloneError: .*function could not be cloned/,
+    );
+  });
+
+  it('names what to use instead of a missing global', async () => {
+    const sb = await sandbox();
+    for (const [code, advice] of [
+      [
+        "new URL('https://example.com/a?b=1').hostname",
+        /URL is not available in the sandbox: take the string apart with a regex/,
+      ],
+      ['setTimeout(() => print(1), 10)', /there are no timers/],
+      ["Buffer.from('x').toString('base64')", /TextEncoder\/TextDecoder .* btoa\/atob/],
+      ["await fetch('https://example.com')", /there is no network/],
+    ] as const) {
+      const r = await sb.run(code);
+      expect(r.error?.message, code).toMatch(/ReferenceError: \w+ is not defined \(/);
+      expect(r.error?.message, code).toMatch(advice);
+    }
+  });
+
+  it('names the working alternative when validation refuses a snippet', async () => {
+    const sb = await sandbox();
+    const cases: [string, RegExp][] = [
+      ['Object.prototype.toString.call([]) === "[object Array]"', /Array\.isArray\(x\)/],
+      ['Object.getPrototypeOf(new Map()) === Map.prototype', /x instanceof Map/],
+      ['Reflect.ownKeys({ a: 1 })', /Object\.getOwnPropertyNames\(o\)/],
+    ];
+    for (const [code, advice] of cases) {
+      const r = await sb.run(code);
+      expect(r.error?.code, code).toBe('VALIDATION');
+      expect(r.error?.message, code).toMatch(advice);
+    }
+    const ret = await sb.run('const n = 2;\nreturn n * 2');
+    expect(ret.error).toMatchObject({ code: 'SYNTAX', line: 2 });
+    expect(ret.error?.message).toMatch(/end the block with an expression .* FINAL\(answer\)/);
+  });
 });

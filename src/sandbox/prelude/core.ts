@@ -24,7 +24,7 @@ let finalAnswer = null;
 
 function write(s) {
   writeBuffer(s);
-  mirrorWrite(s);
+  mirrorWrite();
 }
 
 function writeBuffer(s) {

@@ -18,6 +18,7 @@ import { HARDEN_SOURCE } from './harden.ts';
 import { INTRINSICS_SOURCE } from './intrinsics.ts';
 import { MIRROR_SOURCE } from './mirror.ts';
 import { SHOW_SOURCE } from './show.ts';
+import { WEB_SOURCE } from './web.ts';
 
 /** Script name of the prelude in stack traces. */
 export const PRELUDE_FILENAME = 'rlm-prelude.js';
@@ -47,6 +48,7 @@ ${SHOW_SOURCE}
 ${CONTEXT_SOURCE}
 ${CORE_SOURCE}
 ${MIRROR_SOURCE}
+${WEB_SOURCE}
 ${HARDEN_SOURCE}
 ${BOUNDS_SOURCE}
 return init;

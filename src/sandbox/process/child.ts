@@ -14,12 +14,25 @@ import { errorMessage } from '../outcome.ts';
 import { callEntry, type EntryResult, IsolateRuntime, prepareSpare } from '../runtime.ts';
 import type { EntryReply, Request, RunReply, ToChild, ToHost } from './protocol.ts';
 
-const docs = new Map<number, ivm.ExternalCopy<string>>();
+const docs = new Map<string, ivm.ExternalCopy<string>>();
 const hostWaits = new Map<number, (reply: string) => void>();
 let runtime: IsolateRuntime | null = null;
-/** The tail share of the session's output limit (what the mirror's ring holds). */
-let tailChars = 0;
 let hostSeq = 0;
+
+/** Parts of documents being received. */
+const parts = new Map<string, string[]>();
+
+function receiveDocument(part: Extract<ToChild, { t: 'doc' }>): void {
+  const list = parts.get(part.id) ?? [];
+  list.push(part.text);
+  if (!part.last) {
+    parts.set(part.id, list);
+    return;
+  }
+  parts.delete(part.id);
+  docs.get(part.id)?.release();
+  docs.set(part.id, new ivm.ExternalCopy(list.join('')));
+}
 
 function send(message: ToHost): void {
   process.send?.(message);
@@ -45,18 +58,16 @@ function closeRuntime(): void {
 
 function open(req: Extract<Request, { op: 'open' }>): null {
   closeRuntime();
-  const wanted = new Set(req.docs.map((d) => d.id));
+  const wanted = new Set(req.docs);
   for (const [id, copy] of docs) {
     if (!wanted.has(id)) {
       copy.release();
       docs.delete(id);
     }
   }
-  for (const d of req.docs)
-    if (d.text !== undefined && !docs.has(d.id)) docs.set(d.id, new ivm.ExternalCopy(d.text));
-  const documents = req.docs.map((d) => {
-    const copy = docs.get(d.id);
-    if (copy === undefined) throw new Error(`context document ${d.id} was not sent`);
+  const documents = req.docs.map((id) => {
+    const copy = docs.get(id);
+    if (copy === undefined) throw new Error(`context document ${id} was not sent`);
     return copy.copyInto();
   });
   const created = IsolateRuntime.create({
@@ -69,7 +80,6 @@ function open(req: Extract<Request, { op: 'open' }>): null {
     prewarm: req.prewarm,
   });
   runtime = created;
-  tailChars = req.config.maxOutputChars - Math.ceil(req.config.maxOutputChars / 2);
   return null;
 }
 
@@ -129,7 +139,7 @@ async function serve(req: Request): Promise<unknown> {
     case 'readVar':
       return entry(() => callEntry(current().readVar, [req.name], req.timeoutMs));
     case 'salvage':
-      return runtime === null ? '' : readMirror(runtime.mirror, tailChars);
+      return runtime === null ? '' : readMirror(runtime.mirror);
     case 'close':
       closeRuntime();
       return null;
@@ -137,6 +147,10 @@ async function serve(req: Request): Promise<unknown> {
 }
 
 process.on('message', (message: ToChild) => {
+  if (message.t === 'doc') {
+    receiveDocument(message);
+    return;
+  }
   if (message.t === 'reply') {
     const resolve = hostWaits.get(message.id);
     hostWaits.delete(message.id);

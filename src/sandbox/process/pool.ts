@@ -19,7 +19,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Request, ToChild, ToHost } from './protocol.ts';
+import { DOC_PART_CHARS, type Request, type ToChild, type ToHost } from './protocol.ts';
 
 /** A request overran its budget: the isolate did not yield. */
 export class ProcessStuck extends Error {}
@@ -41,6 +41,8 @@ interface Waiter {
   /** Run time allowed, ms, and the process's run-time reading when the request was sent. */
   budget: number;
   start: number;
+  /** Wall-clock deadline (performance.now()), if the request has one. */
+  deadline: number;
 }
 
 /** How often the watchdog reads a busy process's CPU time. */
@@ -64,7 +66,7 @@ export function processCpuMs(pid: number): number | null {
 export class IsolateProcess {
   readonly pid: number;
   /** Context documents this process holds, by registry id (sent once per process). */
-  docs = new Set<number>();
+  docs = new Set<string>();
   /** Serves the isolate's host calls; set by the session using the process. */
   onHostCall: ((request: string) => Promise<string>) | null = null;
   /** V8 lost control of the isolate: the process must go. */
@@ -79,10 +81,14 @@ export class IsolateProcess {
   private hostSince = 0;
   private hostWallMs = 0;
   private gone = false;
+  /** Set once the process reported ready. */
+  started = false;
 
   constructor() {
     this.child = fork(CHILD_PATH, [String(spareMemoryMb)], {
       execArgv: ['--no-node-snapshot'],
+      // Nothing of the host's environment (keys, tokens) goes to a process that runs model code.
+      env: {},
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
@@ -92,6 +98,7 @@ export class IsolateProcess {
       const onReady = (m: ToHost) => {
         if (m.t !== 'ready') return;
         this.child.off('message', onReady);
+        this.started = true;
         resolve();
       };
       this.child.on('message', onReady);
@@ -122,9 +129,10 @@ export class IsolateProcess {
 
   /**
    * Sends `req` and resolves with the child's answer. Rejects with ProcessStuck when the child has not
-   * answered within `budgetMs` of run time, ProcessGone when it ended, Error when the child failed it.
+   * answered within `budgetMs` of run time (or `wallMs` of wall time), ProcessGone when it ended, Error
+   * when the child failed it.
    */
-  call<T>(req: Request, budgetMs: number): Promise<T> {
+  call<T>(req: Request, budgetMs: number, wallMs = Number.POSITIVE_INFINITY): Promise<T> {
     if (this.gone) return Promise.reject(new ProcessGone('the isolate process is gone'));
     const id = ++this.seq;
     return new Promise<T>((resolve, reject) => {
@@ -133,11 +141,37 @@ export class IsolateProcess {
         reject,
         budget: budgetMs,
         start: this.runTime(),
+        deadline: performance.now() + wallMs,
       });
       this.busy();
       this.watch ??= setInterval(() => this.check(), WATCH_INTERVAL_MS);
       this.child.send({ t: 'req', id, req } satisfies ToChild);
     });
+  }
+
+  /**
+   * Sends the documents (ids and texts) the process does not hold yet, in parts; the next `open` finds
+   * them (messages arrive in order), and the process keeps its own copy.
+   */
+  sendDocuments(ids: readonly string[], texts: readonly string[]): void {
+    for (const [i, id] of ids.entries()) {
+      if (this.docs.has(id)) continue;
+      const text = texts[i] ?? '';
+      for (let at = 0; (at === 0 || at < text.length) && !this.gone; at += DOC_PART_CHARS) {
+        const last = at + DOC_PART_CHARS >= text.length;
+        this.child.send({ t: 'doc', id, text: text.slice(at, at + DOC_PART_CHARS), last } satisfies ToChild);
+      }
+    }
+  }
+
+  /** What the running block printed so far, from the output mirror; '' when the process cannot say in `ms`. */
+  async salvage(ms: number): Promise<string> {
+    try {
+      const text = await this.call<unknown>({ op: 'salvage' }, ms, ms);
+      return typeof text === 'string' ? text : '';
+    } catch {
+      return '';
+    }
   }
 
   /** Ends the process now (SIGKILL); pending requests fail with ProcessGone. Idempotent. */
@@ -159,8 +193,10 @@ export class IsolateProcess {
 
   private check(): void {
     const now = this.runTime();
+    const wall = performance.now();
     for (const [id, w] of this.waiters) {
-      if (now - w.start > w.budget) this.settle(id, new ProcessStuck('the isolate did not yield'));
+      if (now - w.start > w.budget || wall > w.deadline)
+        this.settle(id, new ProcessStuck('the isolate did not yield'));
     }
   }
 
@@ -193,7 +229,12 @@ export class IsolateProcess {
     } finally {
       if (--this.hostCalls === 0) this.hostWallMs += performance.now() - this.hostSince;
     }
-    if (!this.gone) this.child.send({ t: 'reply', id, reply } satisfies ToChild);
+    if (this.gone) return;
+    try {
+      this.child.send({ t: 'reply', id, reply } satisfies ToChild);
+    } catch {
+      // The channel closed under us: the process is ending, and `exit` settles its requests.
+    }
   }
 
   private ended(): void {
@@ -219,7 +260,9 @@ export class IsolateProcess {
 
 const live = new Set<IsolateProcess>();
 const idle: IsolateProcess[] = [];
-let refill: NodeJS.Immediate | null = null;
+let refill: ReturnType<typeof setTimeout> | null = null;
+/** Delay before a spare process starts: a one-shot run (rlm exec) ends before paying for it. */
+const SPARE_DELAY_MS = 100;
 let exitHook = false;
 
 /** Kills every isolate process when the host exits, however it exits (no orphan keeps running). */
@@ -234,24 +277,33 @@ function hookExit(): void {
 /** Starts a spare process in idle time, unless one is idle already. */
 function scheduleSpare(): void {
   if (refill !== null || idle.length > 0) return;
-  refill = setImmediate(() => {
+  refill = setTimeout(() => {
     refill = null;
     if (idle.length === 0) idle.push(new IsolateProcess());
-  });
+  }, SPARE_DELAY_MS);
   refill.unref();
 }
 
 /**
- * A ready process for a new session: an idle one, or a new one. `memoryMb` is the session's isolate
- * limit; later processes prepare their spare isolate for it.
+ * A ready process for a new session: an idle one (one holding the documents `docs` if there is),
+ * or a new one. `memoryMb` is the session's isolate limit; later processes prepare their spare
+ * isolate for it.
  * @throws ProcessGone when no process can be started.
  */
-export async function acquireProcess(memoryMb: number, prewarm = true): Promise<IsolateProcess> {
+export async function acquireProcess(
+  memoryMb: number,
+  prewarm = true,
+  docs: readonly string[] = [],
+): Promise<IsolateProcess> {
   hookExit();
   spareMemoryMb = memoryMb;
-  let proc = idle.shift();
-  while (proc?.dead) proc = idle.shift();
-  proc ??= new IsolateProcess();
+  for (let i = idle.length - 1; i >= 0; i--) if (idle[i]!.dead) idle.splice(i, 1);
+  // Prefer a process that holds the session's context already (a sub-RLM, a rebuilt session), then
+  // one that is ready over one still starting.
+  let pick = docs.length > 0 ? idle.findIndex((p) => docs.every((id) => p.docs.has(id))) : -1;
+  if (pick === -1) pick = idle.findIndex((p) => p.started);
+  if (pick === -1 && idle.length > 0) pick = 0;
+  const proc = pick === -1 ? new IsolateProcess() : idle.splice(pick, 1)[0]!;
   if (prewarm) scheduleSpare();
   await proc.whenReady();
   return proc;
@@ -262,18 +314,18 @@ export function releaseProcess(proc: IsolateProcess): void {
   if (proc.dead) return;
   proc.onHostCall = null;
   proc.onCatastrophe = null;
-  proc.call({ op: 'close' }, 5000).then(
-    () => {
-      if (idle.length < IDLE_MAX && !proc.dead) idle.push(proc);
-      else proc.kill();
-    },
-    () => proc.kill(),
-  );
+  if (idle.length >= IDLE_MAX) {
+    proc.kill();
+    return;
+  }
+  // Idle at once: the child handles messages in order, so a next session's `open` follows the close.
+  idle.push(proc);
+  proc.call({ op: 'close' }, 5000).catch(() => proc.kill());
 }
 
 /** Kills the idle processes (tests, benchmarks of a cold start). */
 export function dropIdleProcesses(): void {
-  if (refill !== null) clearImmediate(refill);
+  if (refill !== null) clearTimeout(refill);
   refill = null;
   for (const p of idle.splice(0)) p.kill();
 }

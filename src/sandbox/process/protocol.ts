@@ -6,11 +6,11 @@
  */
 import type { PreludeConfig } from '../prelude/index.ts';
 
-/** A context document: its id in the host's registry, and its text the first time a process needs it. */
-export interface DocumentRef {
-  id: number;
-  text?: string;
-}
+/**
+ * Characters per `doc` message. A large context document goes in small parts sent without waiting:
+ * Node's IPC is several times slower on megabyte messages.
+ */
+export const DOC_PART_CHARS = 1 << 16;
 
 export type Request =
   | {
@@ -18,7 +18,8 @@ export type Request =
       memoryMb: number;
       setupTimeoutMs: number;
       config: PreludeConfig;
-      docs: DocumentRef[];
+      /** Registry ids of the session's documents, all sent before (`doc` messages). */
+      docs: string[];
       prewarm: boolean;
     }
   | { op: 'run'; source: string; file: string; lineOffset: number; declared: string[]; cpuMs: number }
@@ -41,7 +42,11 @@ export type EntryReply =
   | { status: 'none' }
   | { status: 'failed'; message: string; disposed: boolean };
 
-export type ToChild = { t: 'req'; id: number; req: Request } | { t: 'reply'; id: number; reply: string };
+export type ToChild =
+  | { t: 'req'; id: number; req: Request }
+  | { t: 'reply'; id: number; reply: string }
+  /** A part of a context document (no answer: the next `open` finds the document or fails). */
+  | { t: 'doc'; id: string; text: string; last: boolean };
 
 export type ToHost =
   | { t: 'ready' }
