@@ -106,7 +106,8 @@ export class BaseStore implements ChunkStoreApi {
   async refresh(): Promise<void> {
     if ((await this.persistence.generation()) !== this.state.generation) {
       const latest = await this.persistence.readState();
-      if (latest.generation !== this.state.generation) this.setState(latest);
+      // A commit of this process may have landed while reading: never go back to an older state.
+      if (latest.generation > this.state.generation) this.setState(latest);
     }
     await this.syncJournal();
   }
@@ -115,8 +116,11 @@ export class BaseStore implements ChunkStoreApi {
   protected async syncJournal(): Promise<void> {
     const name = this.tail.journal;
     if (name === null) return;
-    const { lines, end } = await this.persistence.readJournal(name, this.tail.end);
-    if (lines.length === 0 && end === this.tail.end) return;
+    const from = this.tail.end;
+    const { lines, end } = await this.persistence.readJournal(name, from);
+    // A remember of this process (or another sync) moved the tail meanwhile: these lines are known.
+    if (this.tail.journal !== name || this.tail.end !== from) return;
+    if (lines.length === 0 && end === from) return;
     const entries = [];
     for (const line of lines) {
       try {

@@ -79,6 +79,9 @@ export type Summarizer = (
   memories: { id: string; text: string; importance: MemoryImportance; created: string }[],
 ) => Promise<string>;
 
+/** Memories per commit in {@link RememberingStore.rememberMany}. */
+const BULK_COMMIT = 10_000;
+
 const importanceRank: Record<MemoryImportance, number> = { critical: 3, high: 2, medium: 1, low: 0 };
 
 function journalName(generation: number): string {
@@ -124,6 +127,30 @@ export class RememberingStore extends BaseStore {
       if (this.tail.size >= this.memorySettings().foldEvery || this.vectors) await this.fold();
     });
     return this.memoryOf(this.graph.document(entry.id)!, (input.now ?? new Date()).getTime());
+  }
+
+  /**
+   * Stores many memories at once (an import): every input is checked first (BAD_INPUT names the first bad
+   * one, nothing written), then they are written straight into segments, one commit per 10 000.
+   */
+  async rememberMany(inputs: RememberInput[]): Promise<string[]> {
+    const entries = inputs.map((input, i) => {
+      try {
+        return checkRemember(input);
+      } catch (err) {
+        if (err instanceof RlmError) throw new RlmError(err.code, `memory ${i + 1}: ${err.message}`);
+        throw err;
+      }
+    });
+    await this.exclusive('remember', async () => {
+      if (!this.state.memory) {
+        const memory = { journal: journalName(this.state.generation + 1), settings: DEFAULT_MEMORY_SETTINGS };
+        await this.commit({ ...this.state, generation: this.state.generation + 1, memory });
+      }
+      for (let i = 0; i < entries.length; i += BULK_COMMIT)
+        await this.fold(entries.slice(i, i + BULK_COMMIT));
+    });
+    return entries.map((e) => e.id);
   }
 
   /** Moves journaled memories into a segment (one commit). Call under the lock. */

@@ -1,7 +1,7 @@
 /**
  * Journaled memories seen as chunks. Until a fold writes them into a real segment, the entries of the
  * memory journal are served to the {@link ChunkGraph} as small in-memory segments (`jrn-B-N`: block B
- * of 64 entries holding N of them), so search, grep, get_chunk and neighbors see a memory the moment
+ * of 32 entries holding N of them), so search, grep, get_chunk and neighbors see a memory the moment
  * `remember` returns, without rewriting any store file.
  */
 import { chunkText } from './chunkers/index.ts';
@@ -12,9 +12,9 @@ import type { CommittedState, SegmentFiles } from './persistence.ts';
 import { buildSegment } from './search/bm25.ts';
 import { buildMeta, SEGMENT_VERSION } from './segment.ts';
 import { buildRecords, type PendingDoc } from './segment-builder.ts';
-import type { DocumentRecord } from './types.ts';
+import type { ChunkRecord, DocumentRecord } from './types.ts';
 
-const BLOCK = 64;
+const BLOCK = 32;
 /** Tail sizes fit under this, so view generations of different commits never meet. */
 export const MAX_TAIL = 1 << 20;
 
@@ -38,12 +38,23 @@ export function memoryPending(e: JournalEntry): PendingDoc {
   };
 }
 
-/** Builds the four files of a segment from pending documents, without links (used for tail blocks). */
-function tailFiles(name: string, docs: PendingDoc[]): { files: SegmentFiles; documents: DocumentRecord[] } {
-  const createdAt = docs[0]?.record.ingestedAt ?? new Date(0).toISOString();
-  const { records, documents } = buildRecords(name, createdAt, docs, []);
+/** A journaled memory turned into its chunk and document records once (block rebuilds reuse them). */
+interface Built {
+  record: ChunkRecord;
+  doc: DocumentRecord;
+}
+
+function buildOne(e: JournalEntry): Built {
+  const { records, documents } = buildRecords('jrn', e.createdAt, [memoryPending(e)], []);
+  return { record: records[0]!, doc: documents[0]! };
+}
+
+/** The four files of a tail block (no links: a fold computes them) and its document records. */
+function tailFiles(name: string, part: Built[]): { files: SegmentFiles; documents: DocumentRecord[] } {
+  const createdAt = part[0]?.record.createdAt ?? new Date(0).toISOString();
+  const records = part.map((b) => b.record);
   return {
-    documents,
+    documents: part.map((b, i) => ({ ...b.doc, segment: name, first: i })),
     files: {
       chunks: { version: SEGMENT_VERSION, segment: name, chunks: records },
       meta: buildMeta(name, createdAt, records),
@@ -58,6 +69,7 @@ export class MemoryTail implements SegmentSource {
   journal: string | null = null;
   end = 0;
   private entries: JournalEntry[] = [];
+  private built: Built[] = [];
   private readonly blocks = new Map<string, SegmentFiles>();
   private blockDocs: DocumentRecord[][] = [];
   private merged: Map<string, DocumentRecord> | undefined;
@@ -83,6 +95,7 @@ export class MemoryTail implements SegmentSource {
     this.journal = journal;
     this.end = 0;
     this.entries = [];
+    this.built = [];
     this.blocks.clear();
     this.blockDocs = [];
     this.merged = undefined;
@@ -96,12 +109,13 @@ export class MemoryTail implements SegmentSource {
     if (entries.length === 0) return;
     const firstBlock = Math.floor(this.entries.length / BLOCK);
     this.entries.push(...entries);
+    for (const e of entries) this.built.push(buildOne(e));
     const lastBlock = Math.floor((this.entries.length - 1) / BLOCK);
     for (let b = firstBlock; b <= lastBlock; b++) {
       for (const name of this.blocks.keys()) if (name.startsWith(`jrn-${b}-`)) this.blocks.delete(name);
-      const part = this.entries.slice(b * BLOCK, (b + 1) * BLOCK);
+      const part = this.built.slice(b * BLOCK, (b + 1) * BLOCK);
       const name = `jrn-${b}-${part.length}`;
-      const built = tailFiles(name, part.map(memoryPending));
+      const built = tailFiles(name, part);
       this.blocks.set(name, built.files);
       this.blockDocs[b] = built.documents;
     }

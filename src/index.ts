@@ -13,6 +13,22 @@
 
 export { createEmbedder } from '../memory/embedders/index.ts';
 export type { Embedder } from '../memory/embedders/types.ts';
+// Memories (remember / recall / decay / consolidate) live in the chunk graph: every store has them.
+export type {
+  Memory,
+  MemoryTotals,
+  RecallHit,
+  RecallOptions,
+  RememberingStore,
+  Summarizer,
+  TopicSummary,
+} from '../memory/memories.ts';
+export {
+  DEFAULT_MEMORY_SETTINGS,
+  memoryWeight,
+  type RememberInput,
+  recallScore,
+} from '../memory/memory-model.ts';
 export { MemoryChunkStore } from '../memory/memory-store.ts';
 export { type RepairOptions, type RepairReport, repairStore } from '../memory/repair.ts';
 // The chunk graph
@@ -34,6 +50,10 @@ export type {
   IngestReport,
   Link,
   LinkType,
+  MemoryImportance,
+  MemoryInfo,
+  MemorySettings,
+  MemorySource,
   SearchHit,
   SearchOptions,
   StoreStats,
@@ -46,6 +66,7 @@ export { type HttpServeOptions, type HttpServerHandle, serveHttp } from './mcp/h
 export { createServer } from './mcp/server.ts';
 export { serveStdio } from './mcp/stdio.ts';
 export type { ModelUsage } from './runtime/budget.ts';
+export { autoConsolidate, modelSummarizer } from './runtime/consolidate.ts';
 export type { AnswerInput } from './runtime/input.ts';
 // Models
 export type { ChatMessage, Model, ModelRequest, ModelResponse, Usage } from './runtime/model.ts';
