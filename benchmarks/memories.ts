@@ -79,6 +79,16 @@ export async function benchMemories(opts: MemoriesBenchOptions = {}): Promise<Re
       times.push(performance.now() - t);
     }
     const r = summary(times);
+    // The disk's own floor: one small append + fdatasync, measured right after, on the same folder.
+    const { appendJournalLine } = await import('../memory/journal.ts');
+    const floor: number[] = [];
+    let end = 0;
+    for (let i = 0; i < 200; i++) {
+      t = performance.now();
+      end = await appendJournalLine(path.join(root, 'fsync-probe.jsonl'), end, JSON.stringify(sentence(i)));
+      floor.push(performance.now() - t);
+    }
+    out.fsyncP50Ms = summary(floor).p50;
     Object.assign(out, {
       rememberP50Ms: r.p50,
       rememberP95Ms: r.p95,
