@@ -273,6 +273,22 @@ describe('on disk', () => {
     await again.close();
   });
 
+  it('with an embedder, memories are folded at once and found by vectors too', async () => {
+    const dir = tempDir();
+    const store = await ChunkStore.open(dir, { create: true, embedder: 'hash' });
+    const m = await store.remember({ text: 'The staging cluster runs in Frankfurt', topic: 'infra' });
+    await store.remember({ text: 'Lunch is at noon on Fridays', topic: 'office' });
+    expect(store.memoryTotals().journaled).toBe(0);
+    const hits = await store.search('staging cluster Frankfurt', { mode: 'vector', type: 'memory', k: 1 });
+    expect(hits.map((h) => h.document)).toEqual([m.id]);
+    expect((await store.recall('staging cluster'))[0]?.id).toBe(m.id);
+    await store.forgetMemories([m.id]);
+    expect(
+      await store.search('staging cluster Frankfurt', { mode: 'vector', type: 'memory' }),
+    ).not.toContainEqual(expect.objectContaining({ document: m.id }));
+    await store.close();
+  });
+
   it('a store without memories is still written as schema 1; with memories as schema 2', async () => {
     const dir = tempDir();
     const store = await ChunkStore.open(dir, { create: true });
