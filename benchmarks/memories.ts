@@ -1,6 +1,6 @@
 /**
- * Memory benchmark (`npm run bench -- memories`): a store of 100k memories (seeded generated sentences,
- * 100 topics, mixed importance), then the latency of single `remember` calls (journal append + fsync under
+ * Memory benchmark (`npm run bench -- memories`): a store of 100k memories (seeded generated sentences
+ * with Zipf-distributed words, 100 topics, mixed importance), then the latency of single `remember` calls (journal append + fsync under
  * the lock, including the folds they trigger) and of `recall` (search + weights + access), store open and
  * `topics` at that size. Run alone with `node --no-node-snapshot benchmarks/memories.ts [memories]`.
  */
@@ -49,8 +49,31 @@ export async function benchMemories(opts: MemoriesBenchOptions = {}): Promise<Re
   const rng = new Rng('memories');
   const rand = () => rng.next();
   const pick = <T>(list: readonly T[]): T => rng.pick(list);
+  // Words of notes follow a Zipf law over a 20k vocabulary (a few common words, a long tail), as prose
+  // does; the named WORDS are the most common ones.
+  const vocabulary = [...WORDS];
+  const syllables = 'ka lo mi ra te su vo ne pi da fe gu ri so ba zen tor lim pra kes'.split(' ');
+  while (vocabulary.length < 20_000) {
+    let w = '';
+    for (let i = 0, n = 2 + Math.floor(rand() * 3); i < n; i++) w += pick(syllables);
+    vocabulary.push(w);
+  }
+  const cumulative: number[] = [];
+  let sum = 0;
+  for (let i = 0; i < vocabulary.length; i++) cumulative.push((sum += 1 / (i + 1)));
+  const zipf = (): string => {
+    const x = rand() * sum;
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return vocabulary[lo]!;
+  };
   const sentence = (i: number): RememberInput => {
-    const words = Array.from({ length: 8 + Math.floor(rand() * 12) }, () => pick(WORDS));
+    const words = Array.from({ length: 8 + Math.floor(rand() * 12) }, zipf);
     return {
       text: `Note ${i}: ${words.join(' ')}.`,
       topic: `topic-${Math.floor(rand() * 100)}`,
@@ -100,7 +123,7 @@ export async function benchMemories(opts: MemoriesBenchOptions = {}): Promise<Re
     );
 
     const queries = Array.from({ length: opts.recalls ?? 500 }, () =>
-      Array.from({ length: 1 + Math.floor(rand() * 3) }, () => pick(WORDS)).join(' '),
+      Array.from({ length: 1 + Math.floor(rand() * 3) }, zipf).join(' '),
     );
     for (const q of queries.slice(0, 20)) await store.recall(q);
     const recalls: number[] = [];

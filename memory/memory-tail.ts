@@ -1,7 +1,7 @@
 /**
  * Journaled memories seen as chunks. Until a fold writes them into a real segment, the entries of the
- * memory journal are served to the {@link ChunkGraph} as small in-memory segments (`jrn-B-N`: block B
- * of 32 entries holding N of them), so search, grep, get_chunk and neighbors see a memory the moment
+ * memory journal are served to the {@link ChunkGraph} as small in-memory segments (`jrn-S-N`: the N
+ * entries from entry S on), so search, grep, get_chunk and neighbors see a memory the moment
  * `remember` returns, without rewriting any store file.
  */
 import { chunkText } from './chunkers/index.ts';
@@ -14,7 +14,19 @@ import { buildMeta, SEGMENT_VERSION } from './segment.ts';
 import { buildRecords, type PendingDoc } from './segment-builder.ts';
 import type { ChunkRecord, DocumentRecord } from './types.ts';
 
-const BLOCK = 32;
+/** Tail block sizes: closed blocks of 64 and of 8 entries, then one open block of fewer than 8. */
+const BIG = 64;
+const SMALL = 8;
+
+/** The blocks covering `n` entries, as [start, count]: a block's contents change only when its name does. */
+function blockLayout(n: number): [number, number][] {
+  const out: [number, number][] = [];
+  let at = 0;
+  for (; at + BIG <= n; at += BIG) out.push([at, BIG]);
+  for (; at + SMALL <= n; at += SMALL) out.push([at, SMALL]);
+  if (at < n) out.push([at, n - at]);
+  return out;
+}
 /** Tail sizes fit under this, so view generations of different commits never meet. */
 export const MAX_TAIL = 1 << 20;
 
@@ -71,10 +83,14 @@ export class MemoryTail implements SegmentSource {
   private entries: JournalEntry[] = [];
   private built: Built[] = [];
   private readonly blocks = new Map<string, SegmentFiles>();
-  private blockDocs: DocumentRecord[][] = [];
+  /** Document records of each block, by block name (they name their segment). */
+  private readonly blockDocs = new Map<string, DocumentRecord[]>();
+  /** Blocks added since the graph's view last took their documents. */
+  private fresh: string[] = [];
+  /** Block names in entry order. */
+  private order: string[] = [];
   private merged: Map<string, DocumentRecord> | undefined;
   private mergedFor: CommittedState | undefined;
-  private mergedCount = 0;
 
   private readonly base: SegmentSource;
 
@@ -97,46 +113,52 @@ export class MemoryTail implements SegmentSource {
     this.entries = [];
     this.built = [];
     this.blocks.clear();
-    this.blockDocs = [];
+    this.blockDocs.clear();
+    this.fresh = [];
+    this.order = [];
     this.merged = undefined;
     this.mergedFor = undefined;
-    this.mergedCount = 0;
   }
 
-  /** Adds entries read from the journal; only the last, growing block is rebuilt. */
+  /** Adds entries read from the journal. */
   add(entries: JournalEntry[], end: number): void {
     this.end = end;
     if (entries.length === 0) return;
-    const firstBlock = Math.floor(this.entries.length / BLOCK);
     this.entries.push(...entries);
     for (const e of entries) this.built.push(buildOne(e));
-    const lastBlock = Math.floor((this.entries.length - 1) / BLOCK);
-    for (let b = firstBlock; b <= lastBlock; b++) {
-      for (const name of this.blocks.keys()) if (name.startsWith(`jrn-${b}-`)) this.blocks.delete(name);
-      const part = this.built.slice(b * BLOCK, (b + 1) * BLOCK);
-      const name = `jrn-${b}-${part.length}`;
-      const built = tailFiles(name, part);
-      this.blocks.set(name, built.files);
-      this.blockDocs[b] = built.documents;
+    // Only the open block is rebuilt on each remember; a closed block of 8 is built once, and one of 64
+    // once per 64 memories, so the tail stays a few small segments without rebuilding much each time.
+    const wanted = new Map(blockLayout(this.entries.length).map(([at, n]) => [`jrn-${at}-${n}`, [at, n]]));
+    for (const name of [...this.blocks.keys()]) {
+      if (!wanted.has(name)) {
+        this.blocks.delete(name);
+        this.blockDocs.delete(name);
+      }
     }
+    for (const [name, [at, n]] of wanted) {
+      if (this.blocks.has(name)) continue;
+      const built = tailFiles(name, this.built.slice(at!, at! + n!));
+      this.blocks.set(name, built.files);
+      this.blockDocs.set(name, built.documents);
+      this.fresh.push(name);
+    }
+    this.order = [...wanted.keys()];
   }
 
   /** The graph's view: the committed state plus the journaled memories. */
   view(state: CommittedState): GraphState {
+    let names = this.fresh;
     if (this.mergedFor !== state || !this.merged) {
       this.merged = new Map(state.documents);
       this.mergedFor = state;
-      this.mergedCount = 0;
+      names = [...this.blocks.keys()];
     }
-    // Documents of rebuilt blocks are re-set (their segment name changed); the map is not copied.
-    const fromBlock = Math.floor(this.mergedCount / BLOCK);
-    for (let b = fromBlock; b < this.blockDocs.length; b++) {
-      for (const d of this.blockDocs[b] ?? []) this.merged.set(d.id, d);
-    }
-    this.mergedCount = this.entries.length;
+    // Documents of new blocks are (re)set: they name the block they now live in. The map is not copied.
+    for (const name of names) for (const d of this.blockDocs.get(name) ?? []) this.merged.set(d.id, d);
+    this.fresh = [];
     return {
       documents: this.merged,
-      segments: [...state.segments, ...this.blocks.keys()],
+      segments: [...state.segments, ...this.order],
       manual: state.manual,
       generation: state.generation * MAX_TAIL + this.entries.length,
     };

@@ -256,6 +256,23 @@ describe('on disk', () => {
     await again.close();
   });
 
+  it('every journaled memory stays searchable as the tail regroups into blocks of 8 and 64', async () => {
+    const store = new MemoryChunkStore();
+    await store.configureMemory({ foldEvery: 500 });
+    const ids: string[] = [];
+    for (let i = 0; i < 75; i++) {
+      ids.push((await store.remember({ text: `memo number${i} shared` })).id);
+      if (i % 9 === 0 || i === 74) {
+        for (const j of [0, Math.floor(i / 2), i]) {
+          expect((await store.search(`number${j}`, { touch: false }))[0]?.document).toBe(ids[j]);
+        }
+      }
+    }
+    expect(store.memoryTotals().journaled).toBe(75);
+    expect(await store.search('shared', { k: 100, touch: false })).toHaveLength(75);
+    expect(store.getChunk(`${ids[70]}:0`)?.text).toBe('memo number70 shared');
+  });
+
   it('ignores a torn last journal line and the next remember cuts it', async () => {
     const dir = tempDir();
     const store = await ChunkStore.open(dir, { create: true });
