@@ -94,14 +94,21 @@ export class AccessLog {
   }
 
   stats(id: string): AccessStats {
-    const table = this.load();
-    let [count, last] = table[id] ?? [0, 0];
+    const [count, last] = this.raw(id);
+    return { count, last: last > 0 ? new Date(last).toISOString() : null };
+  }
+
+  /** Count and last access in epoch ms (0: never), without building strings: for weights in hot loops. */
+  raw(id: string): [count: number, lastMs: number] {
+    const row = this.load()[id];
+    let count = row ? row[0] : 0;
+    let last = row ? row[1] : 0;
     const p = this.pendingStats.get(id);
     if (p) {
       count += p[0];
       last = Math.max(last, p[1]);
     }
-    return { count, last: last > 0 ? new Date(last).toISOString() : null };
+    return [count, last];
   }
 
   private load(): Table {

@@ -244,6 +244,9 @@ export class DirectoryPersistence implements Persistence {
   accessStats(id: string) {
     return this.access.stats(id);
   }
+  accessRaw(id: string): [number, number] {
+    return this.access.raw(id);
+  }
 
   async flush(): Promise<void> {
     this.access.flushSync();

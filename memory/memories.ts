@@ -84,6 +84,17 @@ const BULK_COMMIT = 10_000;
 
 const importanceRank: Record<MemoryImportance, number> = { critical: 3, high: 2, medium: 1, low: 0 };
 
+/** Creation times parsed once per record: weights are computed for many memories per call. */
+const created = new WeakMap<DocumentRecord, number>();
+function createdMs(doc: DocumentRecord): number {
+  let ms = created.get(doc);
+  if (ms === undefined) {
+    ms = Date.parse(doc.ingestedAt);
+    created.set(doc, ms);
+  }
+  return ms;
+}
+
 function journalName(generation: number): string {
   return `memories-${String(generation).padStart(8, '0')}.jsonl`;
 }
@@ -193,8 +204,8 @@ export class RememberingStore extends BaseStore {
     const sinceMs = opts.since?.getTime() ?? -Infinity;
     const untilMs = opts.until?.getTime() ?? Infinity;
     const where = (doc: DocumentRecord): boolean => {
-      const created = Date.parse(doc.ingestedAt);
-      if (created < sinceMs || created > untilMs) return false;
+      const at = createdMs(doc);
+      if (at < sinceMs || at > untilMs) return false;
       return opts.archived === true || !fadedOut(this.weightInput(doc), nowMs, settings);
     };
     const hits = await this.search(query, {
@@ -388,12 +399,12 @@ export class RememberingStore extends BaseStore {
   }
 
   private weightInput(doc: DocumentRecord): WeightInput {
-    const access = this.persistence.accessStats(`${doc.id}:0`);
+    const [accessCount, lastAccessMs] = this.persistence.accessRaw(`${doc.id}:0`);
     return {
       importance: doc.memory!.importance,
-      createdMs: Date.parse(doc.ingestedAt),
-      accessCount: access.count,
-      lastAccessMs: access.last ? Date.parse(access.last) : 0,
+      createdMs: createdMs(doc),
+      accessCount,
+      lastAccessMs,
     };
   }
 
