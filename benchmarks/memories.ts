@@ -60,7 +60,10 @@ export async function benchMemories(opts: MemoriesBenchOptions = {}): Promise<Re
   }
   const cumulative: number[] = [];
   let sum = 0;
-  for (let i = 0; i < vocabulary.length; i++) cumulative.push((sum += 1 / (i + 1)));
+  for (let i = 0; i < vocabulary.length; i++) {
+    sum += 1 / (i + 1);
+    cumulative.push(sum);
+  }
   const zipf = (): string => {
     const x = rand() * sum;
     let lo = 0;
