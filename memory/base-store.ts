@@ -9,7 +9,6 @@ import type { Embedder } from './embedders/types.ts';
 import { documentIdFor, readDocument, scanPaths } from './files.ts';
 import { ChunkGraph, chunkKey } from './graph.ts';
 import { linkSegment, SignatureIndex, type SignedChunk } from './linker.ts';
-import { isJournalEntry } from './memory-model.ts';
 import { MemoryTail } from './memory-tail.ts';
 import type { CommittedState, Persistence } from './persistence.ts';
 import { buildSegment } from './search/bm25.ts';
@@ -71,7 +70,7 @@ export class BaseStore implements ChunkStoreApi {
   // ---- reads -------------------------------------------------------------------------------------
 
   stats(): StoreStats {
-    return this.graph.stats();
+    return { ...this.graph.stats(), schema: this.state.memory ? 2 : 1 };
   }
   documents(): DocumentRecord[] {
     return this.graph.documents();
@@ -114,24 +113,7 @@ export class BaseStore implements ChunkStoreApi {
 
   /** Reads memory journal lines appended since the last look. */
   protected async syncJournal(): Promise<void> {
-    const name = this.tail.journal;
-    if (name === null) return;
-    const from = this.tail.end;
-    const { lines, end } = await this.persistence.readJournal(name, from);
-    // A remember of this process (or another sync) moved the tail meanwhile: these lines are known.
-    if (this.tail.journal !== name || this.tail.end !== from) return;
-    if (lines.length === 0 && end === from) return;
-    const entries = [];
-    for (const line of lines) {
-      try {
-        const e: unknown = JSON.parse(line);
-        if (isJournalEntry(e)) entries.push(e);
-      } catch {
-        // a complete line that does not parse cannot come from a writer; skip it
-      }
-    }
-    this.tail.add(entries, end);
-    this.graph.update(this.tail.view(this.state));
+    if (await this.tail.sync(this.persistence)) this.graph.update(this.tail.view(this.state));
   }
 
   async close(): Promise<void> {

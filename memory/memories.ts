@@ -13,71 +13,24 @@ import {
   DEFAULT_MEMORY_SETTINGS,
   fadedOut,
   type JournalEntry,
+  type Memory,
+  type MemoryTotals,
   memoryDocId,
   memoryWeight,
   mergeSettings,
+  type RecallHit,
+  type RecallOptions,
   type RememberInput,
   recallScore,
+  type Summarizer,
+  type TopicSummary,
   type WeightInput,
 } from './memory-model.ts';
 import { MAX_TAIL, memoryPending } from './memory-tail.ts';
 import type { CommittedState } from './persistence.ts';
-import type { DocumentRecord, Link, MemoryImportance, MemorySettings, MemorySource } from './types.ts';
+import type { DocumentRecord, Link, MemoryImportance, MemorySettings } from './types.ts';
 
-/** A memory as the surfaces show it. */
-export interface Memory {
-  id: string;
-  text: string;
-  topic: string;
-  importance: MemoryImportance;
-  tags: string[];
-  source: MemorySource;
-  created: string;
-  lastAccessed: string | null;
-  accessCount: number;
-  /** Weight at the time asked (see README, "Memories"). */
-  weight: number;
-  /** Archived explicitly (decay, consolidation) or faded under the prune threshold. */
-  archived: boolean;
-}
-
-export interface RecallOptions {
-  k?: number;
-  topic?: string;
-  /** Every tag must be on the memory. */
-  tags?: string[];
-  since?: Date;
-  until?: Date;
-  /** Include archived memories (default false). */
-  archived?: boolean;
-  now?: Date;
-}
-
-export interface RecallHit extends Memory {
-  score: number;
-  /** Search relevance over the best candidate's, 0..1. */
-  relevance: number;
-}
-
-export interface TopicSummary {
-  topic: string;
-  memories: number;
-  archived: number;
-}
-
-export interface MemoryTotals {
-  memories: number;
-  archived: number;
-  topics: number;
-  /** Memories still in the journal, not yet folded into a segment. */
-  journaled: number;
-}
-
-/** What a consolidation model is given, and must turn into one summary text. */
-export type Summarizer = (
-  topic: string,
-  memories: { id: string; text: string; importance: MemoryImportance; created: string }[],
-) => Promise<string>;
+export type { Memory, MemoryTotals, RecallHit, RecallOptions, Summarizer, TopicSummary };
 
 /** Memories per commit in {@link RememberingStore.rememberMany}. */
 const BULK_COMMIT = 10_000;

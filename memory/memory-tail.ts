@@ -7,8 +7,8 @@
 import { chunkText } from './chunkers/index.ts';
 import { contentHash } from './files.ts';
 import { chunkKey, type GraphState, type SegmentSource } from './graph.ts';
-import type { JournalEntry } from './memory-model.ts';
-import type { CommittedState, SegmentFiles } from './persistence.ts';
+import { isJournalEntry, type JournalEntry } from './memory-model.ts';
+import type { CommittedState, Persistence, SegmentFiles } from './persistence.ts';
 import { buildSegment } from './search/bm25.ts';
 import { buildMeta, SEGMENT_VERSION } from './segment.ts';
 import { buildRecords, type PendingDoc } from './segment-builder.ts';
@@ -118,6 +118,28 @@ export class MemoryTail implements SegmentSource {
     this.order = [];
     this.merged = undefined;
     this.mergedFor = undefined;
+  }
+
+  /** Reads the journal lines appended since the last look; true when there were some. */
+  async sync(persistence: Pick<Persistence, 'readJournal'>): Promise<boolean> {
+    const name = this.journal;
+    if (name === null) return false;
+    const from = this.end;
+    const { lines, end } = await persistence.readJournal(name, from);
+    // A remember of this process (or another sync) moved the tail meanwhile: these lines are known.
+    if (this.journal !== name || this.end !== from) return false;
+    if (lines.length === 0 && end === from) return false;
+    const entries: JournalEntry[] = [];
+    for (const line of lines) {
+      try {
+        const e: unknown = JSON.parse(line);
+        if (isJournalEntry(e)) entries.push(e);
+      } catch {
+        // a complete line that does not parse cannot come from a writer; skip it
+      }
+    }
+    this.add(entries, end);
+    return true;
   }
 
   /** Adds entries read from the journal. */
