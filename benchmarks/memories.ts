@@ -4,7 +4,7 @@
  * the lock, including the folds they trigger) and of `recall` (search + weights + access), store open and
  * `topics` at that size. Run alone with `node --no-node-snapshot benchmarks/memories.ts [memories]`.
  */
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -88,7 +88,23 @@ export async function benchMemories(opts: MemoriesBenchOptions = {}): Promise<Re
   rmSync(root, { recursive: true, force: true });
   const out: Record<string, number> = { memories: total };
   try {
-    let t = performance.now();
+    mkdirSync(root, { recursive: true });
+    let t = 0;
+    // The disk's own floor: one small append + fdatasync, measured first, in the same folder.
+    const { appendJournalLine } = await import('../memory/journal.ts');
+    const floor: number[] = [];
+    let end = 0;
+    for (let i = 0; i < 200; i++) {
+      t = performance.now();
+      end = await appendJournalLine(
+        path.join(root, 'fsync-probe.jsonl'),
+        end,
+        JSON.stringify({ probe: i, text: 'x'.repeat(120) }),
+      );
+      floor.push(performance.now() - t);
+    }
+    out.fsyncP50Ms = summary(floor).p50;
+    t = performance.now();
     const store = await ChunkStore.open(root, { create: true });
     const bulk = Array.from({ length: total - singles }, (_, i) => sentence(i));
     await store.rememberMany(bulk);
@@ -105,16 +121,6 @@ export async function benchMemories(opts: MemoriesBenchOptions = {}): Promise<Re
       times.push(performance.now() - t);
     }
     const r = summary(times);
-    // The disk's own floor: one small append + fdatasync, measured right after, on the same folder.
-    const { appendJournalLine } = await import('../memory/journal.ts');
-    const floor: number[] = [];
-    let end = 0;
-    for (let i = 0; i < 200; i++) {
-      t = performance.now();
-      end = await appendJournalLine(path.join(root, 'fsync-probe.jsonl'), end, JSON.stringify(sentence(i)));
-      floor.push(performance.now() - t);
-    }
-    out.fsyncP50Ms = summary(floor).p50;
     Object.assign(out, {
       rememberP50Ms: r.p50,
       rememberP95Ms: r.p95,
