@@ -52,6 +52,10 @@ function journalName(generation: number): string {
   return `memories-${String(generation).padStart(8, '0')}.jsonl`;
 }
 
+/**
+ * The chunk graph with memories: {@link ChunkStore} and {@link MemoryChunkStore} extend it, so every store
+ * can remember, recall, decay, archive, restore, forget and consolidate.
+ */
 export class RememberingStore extends BaseStore {
   /** The store's memory settings (defaults until set). */
   memorySettings(): MemorySettings {

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemoryChunkStore } from '../../memory/memory-store.ts';
+import { repairStore } from '../../memory/repair.ts';
 import { ChunkStore } from '../../memory/store.ts';
 import { caught } from '../helpers/errors.ts';
 import { tempDir } from './helpers/corpus.ts';
@@ -271,6 +272,30 @@ describe('on disk', () => {
     expect(store.memoryTotals().journaled).toBe(75);
     expect(await store.search('shared', { k: 100, touch: false })).toHaveLength(75);
     expect(store.getChunk(`${ids[70]}:0`)?.text).toBe('memo number70 shared');
+  });
+
+  it('rlm repair keeps journaled and folded memories with their fields', async () => {
+    const dir = tempDir();
+    const store = await ChunkStore.open(dir, { create: true });
+    await store.configureMemory({ foldEvery: 2 });
+    for (const text of ['folded one', 'folded two', 'still journaled']) {
+      await store.remember({ text, topic: 'kept', importance: 'high' });
+    }
+    await store.close();
+    await repairStore(dir);
+    const again = await ChunkStore.open(dir);
+    expect(
+      again
+        .listMemories()
+        .map((m) => [m.text, m.topic, m.importance])
+        .sort(),
+    ).toEqual([
+      ['folded one', 'kept', 'high'],
+      ['folded two', 'kept', 'high'],
+      ['still journaled', 'kept', 'high'],
+    ]);
+    expect(again.memorySettings().foldEvery).toBe(2);
+    await again.close();
   });
 
   it('ignores a torn last journal line and the next remember cuts it', async () => {
