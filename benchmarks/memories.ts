@@ -162,6 +162,7 @@ export async function benchMemories(opts: MemoriesBenchOptions = {}): Promise<Re
     out.journaled = reopened.memoryTotals().journaled;
     await reopened.close();
     out.heapUsedMB = process.memoryUsage().heapUsed / 1e6;
+    out.loadAverage = os.loadavg()[0] ?? 0;
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

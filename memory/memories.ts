@@ -165,8 +165,9 @@ export class RememberingStore extends BaseStore {
       if (at < sinceMs || at > untilMs) return false;
       return opts.archived === true || !fadedOut(this.weightInput(doc), nowMs, settings);
     };
+    // Candidates beyond k, so a heavier or newer memory a little lower by relevance can move up.
     const hits = await this.search(query, {
-      k: Math.max(50, k * 5),
+      k: Math.max(30, k * 3),
       type: 'memory',
       ...(opts.topic !== undefined ? { topic: opts.topic } : {}),
       ...(opts.tags && opts.tags.length > 0 ? { tags: opts.tags } : {}),
@@ -176,12 +177,15 @@ export class RememberingStore extends BaseStore {
     });
     const best = hits[0]?.score ?? 0;
     const ranked = hits.map((h) => {
-      const m = this.memoryOf(this.graph.document(h.document)!, nowMs);
+      const doc = this.graph.document(h.document)!;
       const relevance = best > 0 ? h.score / best : 0;
-      return { ...m, relevance, score: recallScore(relevance, m.weight, Date.parse(m.created), nowMs) };
+      const weight = memoryWeight(this.weightInput(doc), nowMs, settings);
+      return { doc, relevance, score: recallScore(relevance, weight, createdMs(doc), nowMs) };
     });
-    ranked.sort((a, b) => b.score - a.score || b.created.localeCompare(a.created));
-    const out = ranked.slice(0, k);
+    ranked.sort((a, b) => b.score - a.score || createdMs(b.doc) - createdMs(a.doc));
+    const out = ranked
+      .slice(0, k)
+      .map((r) => ({ ...this.memoryOf(r.doc, nowMs), relevance: r.relevance, score: r.score }));
     this.persistence.touch(
       out.map((m) => `${m.id}:0`),
       nowMs,
