@@ -15,6 +15,7 @@ import {
   isLoopback,
   serveHttp,
 } from '../../src/mcp/http.ts';
+import { TOOL_NAMES } from '../../src/mcp/server.ts';
 import { scripted } from './helpers/rules.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-http-'));
@@ -90,7 +91,7 @@ describe('serveHttp', () => {
     expect(handle.url).toBe(`http://127.0.0.1:${handle.port}/mcp`);
     const c = await client(handle.url);
     const { tools } = await c.listTools();
-    expect(tools).toHaveLength(6);
+    expect(tools).toHaveLength(TOOL_NAMES.length);
     const seen: Progress[] = [];
     const r = (await c.callTool(
       {

@@ -9,6 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../memory/store.ts';
 import { createServerContext } from '../../src/mcp/context.ts';
+import { TOOL_NAMES } from '../../src/mcp/server.ts';
 import { serveStdio } from '../../src/mcp/stdio.ts';
 import { textOf } from './helpers/connect.ts';
 import { scripted } from './helpers/rules.ts';
@@ -114,7 +115,7 @@ describe('serveStdio in process', () => {
     expect(replies.get(3)?.result?.structuredContent).toMatchObject({
       results: [expect.objectContaining({ document: 'memo' })],
     });
-    expect(replies.get(4)?.result?.tools).toHaveLength(6);
+    expect(replies.get(4)?.result?.tools).toHaveLength(TOOL_NAMES.length);
     expect(replies.get(5)?.error).toMatchObject({ message: 'Method not found' });
     expect(logs.filter((l) => l.startsWith('rlm serve: rlm_answer'))).toEqual([
       expect.stringMatching(/^rlm serve: rlm_answer final/),
@@ -205,7 +206,7 @@ describe('rlm serve as a subprocess over stdio', () => {
     try {
       await client.connect(transport);
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(6);
+      expect(tools).toHaveLength(TOOL_NAMES.length);
 
       const ok = (await client.callTool({
         name: 'rlm_answer',
