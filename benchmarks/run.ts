@@ -62,7 +62,7 @@ SECTIONS.memories = {
   title: 'Memories (remember / recall at 100k)',
   run: async (log) => (await import('./memories.ts')).benchMemories({ log }),
   describe: (f) => [
-    `A store of ${f.memories} memories (seeded sentences, 100 topics, mixed importance; all but the timed ones`,
+    `A store of ${f.memories} memories (seeded sentences of Zipf-distributed words, 100 topics, mixed importance; all but the timed ones`,
     'imported with `rememberMany`), then single calls through the library on a warm store. `remember` is',
     'lock + journal append + fdatasync + the in-memory tail; every 1000th also folds the journal into a',
     "segment (rewriting the documents file): that is its max. Its p50 rides on the disk's fsync, measured",
