@@ -10,7 +10,6 @@ import { readDocumentParts } from './file-parts.ts';
 import { documentIdFor, scanPaths } from './files.ts';
 import { ChunkGraph, chunkKey } from './graph.ts';
 import { linkSegment, SignatureIndex, type SignedChunk } from './linker.ts';
-import { isJournalEntry } from './memory-model.ts';
 import { MemoryTail } from './memory-tail.ts';
 import type { CommittedState, Persistence } from './persistence.ts';
 import { buildSegment } from './search/bm25.ts';
@@ -79,7 +78,7 @@ export class BaseStore implements ChunkStoreApi {
   // ---- reads -------------------------------------------------------------------------------------
 
   stats(): StoreStats {
-    return this.graph.stats();
+    return { ...this.graph.stats(), schema: this.state.memory ? 2 : 1 };
   }
   documents(): DocumentRecord[] {
     return this.graph.documents();
@@ -114,28 +113,15 @@ export class BaseStore implements ChunkStoreApi {
   async refresh(): Promise<void> {
     if ((await this.persistence.generation()) !== this.state.generation) {
       const latest = await this.persistence.readState();
-      if (latest.generation !== this.state.generation) this.setState(latest);
+      // A commit of this process may have landed while reading: never go back to an older state.
+      if (latest.generation > this.state.generation) this.setState(latest);
     }
     await this.syncJournal();
   }
 
   /** Reads memory journal lines appended since the last look. */
   protected async syncJournal(): Promise<void> {
-    const name = this.tail.journal;
-    if (name === null) return;
-    const { lines, end } = await this.persistence.readJournal(name, this.tail.end);
-    if (lines.length === 0 && end === this.tail.end) return;
-    const entries = [];
-    for (const line of lines) {
-      try {
-        const e: unknown = JSON.parse(line);
-        if (isJournalEntry(e)) entries.push(e);
-      } catch {
-        // a complete line that does not parse cannot come from a writer; skip it
-      }
-    }
-    this.tail.add(entries, end);
-    this.graph.update(this.tail.view(this.state));
+    if (await this.tail.sync(this.persistence)) this.graph.update(this.tail.view(this.state));
   }
 
   async close(): Promise<void> {

@@ -161,7 +161,11 @@ export class DirectoryPersistence implements Persistence {
   }
 
   async generation(): Promise<number> {
-    return (await this.readManifest()).generation;
+    // Synchronous: a small file read on every write (remember), where a thread-pool hop costs more.
+    return checkManifest(
+      parseJson(readFileSync(this.manifestPath, 'utf8'), this.manifestPath),
+      this.manifestPath,
+    ).generation;
   }
 
   readJournal(name: string, from: number): Promise<{ lines: string[]; end: number }> {
@@ -261,6 +265,9 @@ export class DirectoryPersistence implements Persistence {
 
   accessStats(id: string) {
     return this.access.stats(id);
+  }
+  accessRaw(id: string): [number, number] {
+    return this.access.raw(id);
   }
 
   async flush(): Promise<void> {

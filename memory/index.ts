@@ -18,6 +18,22 @@ export {
   type OpenAIEmbedderOptions,
 } from './embedders/index.ts';
 export type { Embedder } from './embedders/types.ts';
+// Memories (remember / recall / decay / consolidate) live in the chunk graph: every store has them.
+export type {
+  Memory,
+  MemoryTotals,
+  RecallHit,
+  RecallOptions,
+  RememberingStore,
+  Summarizer,
+  TopicSummary,
+} from './memories.ts';
+export {
+  DEFAULT_MEMORY_SETTINGS,
+  memoryWeight,
+  type RememberInput,
+  recallScore,
+} from './memory-model.ts';
 export { MemoryChunkStore } from './memory-store.ts';
 export { type RepairOptions, type RepairReport, repairStore } from './repair.ts';
 export { ChunkStore, type OpenOptions } from './store.ts';
@@ -38,6 +54,10 @@ export type {
   IngestReport,
   Link,
   LinkType,
+  MemoryImportance,
+  MemoryInfo,
+  MemorySettings,
+  MemorySource,
   SearchHit,
   SearchOptions,
   StoreStats,

@@ -13,78 +13,49 @@ import {
   DEFAULT_MEMORY_SETTINGS,
   fadedOut,
   type JournalEntry,
+  type Memory,
+  type MemoryTotals,
   memoryDocId,
   memoryWeight,
   mergeSettings,
+  type RecallHit,
+  type RecallOptions,
   type RememberInput,
   recallScore,
+  type Summarizer,
+  type TopicSummary,
   type WeightInput,
 } from './memory-model.ts';
 import { MAX_TAIL, memoryPending } from './memory-tail.ts';
 import type { CommittedState } from './persistence.ts';
-import type { DocumentRecord, Link, MemoryImportance, MemorySettings, MemorySource } from './types.ts';
+import type { DocumentRecord, Link, MemoryImportance, MemorySettings } from './types.ts';
 
-/** A memory as the surfaces show it. */
-export interface Memory {
-  id: string;
-  text: string;
-  topic: string;
-  importance: MemoryImportance;
-  tags: string[];
-  source: MemorySource;
-  created: string;
-  lastAccessed: string | null;
-  accessCount: number;
-  /** Weight at the time asked (see README, "Memories"). */
-  weight: number;
-  /** Archived explicitly (decay, consolidation) or faded under the prune threshold. */
-  archived: boolean;
-}
+export type { Memory, MemoryTotals, RecallHit, RecallOptions, Summarizer, TopicSummary };
 
-export interface RecallOptions {
-  k?: number;
-  topic?: string;
-  /** Every tag must be on the memory. */
-  tags?: string[];
-  since?: Date;
-  until?: Date;
-  /** Include archived memories (default false). */
-  archived?: boolean;
-  now?: Date;
-}
-
-export interface RecallHit extends Memory {
-  score: number;
-  /** Search relevance over the best candidate's, 0..1. */
-  relevance: number;
-}
-
-export interface TopicSummary {
-  topic: string;
-  memories: number;
-  archived: number;
-}
-
-export interface MemoryTotals {
-  memories: number;
-  archived: number;
-  topics: number;
-  /** Memories still in the journal, not yet folded into a segment. */
-  journaled: number;
-}
-
-/** What a consolidation model is given, and must turn into one summary text. */
-export type Summarizer = (
-  topic: string,
-  memories: { id: string; text: string; importance: MemoryImportance; created: string }[],
-) => Promise<string>;
+/** Memories per commit in {@link RememberingStore.rememberMany}. */
+const BULK_COMMIT = 10_000;
 
 const importanceRank: Record<MemoryImportance, number> = { critical: 3, high: 2, medium: 1, low: 0 };
+
+/** Creation times parsed once per record: weights are computed for many memories per call. */
+const created = new WeakMap<DocumentRecord, number>();
+function createdMs(doc: DocumentRecord): number {
+  let ms = created.get(doc);
+  if (ms === undefined) {
+    ms = Date.parse(doc.ingestedAt);
+    created.set(doc, ms);
+  }
+  return ms;
+}
 
 function journalName(generation: number): string {
   return `memories-${String(generation).padStart(8, '0')}.jsonl`;
 }
 
+/**
+ * The chunk graph with memories: {@link ChunkStore} and {@link MemoryChunkStore} extend it, so every store
+ * can remember, recall, decay, archive, restore, forget and consolidate.
+ */
 export class RememberingStore extends BaseStore {
   /** The store's memory settings (defaults until set). */
   memorySettings(): MemorySettings {
@@ -124,6 +95,30 @@ export class RememberingStore extends BaseStore {
       if (this.tail.size >= this.memorySettings().foldEvery || this.vectors) await this.fold();
     });
     return this.memoryOf(this.graph.document(entry.id)!, (input.now ?? new Date()).getTime());
+  }
+
+  /**
+   * Stores many memories at once (an import): every input is checked first (BAD_INPUT names the first bad
+   * one, nothing written), then they are written straight into segments, one commit per 10 000.
+   */
+  async rememberMany(inputs: RememberInput[]): Promise<string[]> {
+    const entries = inputs.map((input, i) => {
+      try {
+        return checkRemember(input);
+      } catch (err) {
+        if (err instanceof RlmError) throw new RlmError(err.code, `memory ${i + 1}: ${err.message}`);
+        throw err;
+      }
+    });
+    await this.exclusive('remember', async () => {
+      if (!this.state.memory) {
+        const memory = { journal: journalName(this.state.generation + 1), settings: DEFAULT_MEMORY_SETTINGS };
+        await this.commit({ ...this.state, generation: this.state.generation + 1, memory });
+      }
+      for (let i = 0; i < entries.length; i += BULK_COMMIT)
+        await this.fold(entries.slice(i, i + BULK_COMMIT));
+    });
+    return entries.map((e) => e.id);
   }
 
   /** Moves journaled memories into a segment (one commit). Call under the lock. */
@@ -171,12 +166,13 @@ export class RememberingStore extends BaseStore {
     const sinceMs = opts.since?.getTime() ?? -Infinity;
     const untilMs = opts.until?.getTime() ?? Infinity;
     const where = (doc: DocumentRecord): boolean => {
-      const created = Date.parse(doc.ingestedAt);
-      if (created < sinceMs || created > untilMs) return false;
+      const at = createdMs(doc);
+      if (at < sinceMs || at > untilMs) return false;
       return opts.archived === true || !fadedOut(this.weightInput(doc), nowMs, settings);
     };
+    // Candidates beyond k, so a heavier or newer memory a little lower by relevance can move up.
     const hits = await this.search(query, {
-      k: Math.max(50, k * 5),
+      k: Math.max(30, k * 3),
       type: 'memory',
       ...(opts.topic !== undefined ? { topic: opts.topic } : {}),
       ...(opts.tags && opts.tags.length > 0 ? { tags: opts.tags } : {}),
@@ -186,12 +182,15 @@ export class RememberingStore extends BaseStore {
     });
     const best = hits[0]?.score ?? 0;
     const ranked = hits.map((h) => {
-      const m = this.memoryOf(this.graph.document(h.document)!, nowMs);
+      const doc = this.graph.document(h.document)!;
       const relevance = best > 0 ? h.score / best : 0;
-      return { ...m, relevance, score: recallScore(relevance, m.weight, Date.parse(m.created), nowMs) };
+      const weight = memoryWeight(this.weightInput(doc), nowMs, settings);
+      return { doc, relevance, score: recallScore(relevance, weight, createdMs(doc), nowMs) };
     });
-    ranked.sort((a, b) => b.score - a.score || b.created.localeCompare(a.created));
-    const out = ranked.slice(0, k);
+    ranked.sort((a, b) => b.score - a.score || createdMs(b.doc) - createdMs(a.doc));
+    const out = ranked
+      .slice(0, k)
+      .map((r) => ({ ...this.memoryOf(r.doc, nowMs), relevance: r.relevance, score: r.score }));
     this.persistence.touch(
       out.map((m) => `${m.id}:0`),
       nowMs,
@@ -366,12 +365,12 @@ export class RememberingStore extends BaseStore {
   }
 
   private weightInput(doc: DocumentRecord): WeightInput {
-    const access = this.persistence.accessStats(`${doc.id}:0`);
+    const [accessCount, lastAccessMs] = this.persistence.accessRaw(`${doc.id}:0`);
     return {
       importance: doc.memory!.importance,
-      createdMs: Date.parse(doc.ingestedAt),
-      accessCount: access.count,
-      lastAccessMs: access.last ? Date.parse(access.last) : 0,
+      createdMs: createdMs(doc),
+      accessCount,
+      lastAccessMs,
     };
   }
 

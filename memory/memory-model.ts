@@ -197,3 +197,58 @@ export function parseWhen(value: string, what: string, now: Date = new Date()): 
     throw new RlmError('BAD_INPUT', `${what} must be an ISO date (2026-01-31) or Nd (7d), got "${value}"`);
   return d;
 }
+
+/** A memory as the surfaces show it. */
+export interface Memory {
+  id: string;
+  text: string;
+  topic: string;
+  importance: MemoryImportance;
+  tags: string[];
+  source: MemorySource;
+  created: string;
+  lastAccessed: string | null;
+  accessCount: number;
+  /** Weight at the time asked (see README, "Memories"). */
+  weight: number;
+  /** Archived explicitly (decay, consolidation) or faded under the prune threshold. */
+  archived: boolean;
+}
+
+export interface RecallOptions {
+  k?: number;
+  topic?: string;
+  /** Every tag must be on the memory. */
+  tags?: string[];
+  since?: Date;
+  until?: Date;
+  /** Include archived memories (default false). */
+  archived?: boolean;
+  now?: Date;
+}
+
+export interface RecallHit extends Memory {
+  score: number;
+  /** Search relevance over the best candidate's, 0..1. */
+  relevance: number;
+}
+
+export interface TopicSummary {
+  topic: string;
+  memories: number;
+  archived: number;
+}
+
+export interface MemoryTotals {
+  memories: number;
+  archived: number;
+  topics: number;
+  /** Memories still in the journal, not yet folded into a segment. */
+  journaled: number;
+}
+
+/** What a consolidation model is given, and must turn into one summary text. */
+export type Summarizer = (
+  topic: string,
+  memories: { id: string; text: string; importance: MemoryImportance; created: string }[],
+) => Promise<string>;

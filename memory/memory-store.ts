@@ -79,6 +79,9 @@ class MemoryPersistence implements Persistence, SegmentSource {
   accessStats(id: string) {
     return this.access.stats(id);
   }
+  accessRaw(id: string): [number, number] {
+    return this.access.raw(id);
+  }
   async flush(): Promise<void> {}
 }
 

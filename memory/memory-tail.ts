@@ -1,20 +1,32 @@
 /**
  * Journaled memories seen as chunks. Until a fold writes them into a real segment, the entries of the
- * memory journal are served to the {@link ChunkGraph} as small in-memory segments (`jrn-B-N`: block B
- * of 64 entries holding N of them), so search, grep, get_chunk and neighbors see a memory the moment
+ * memory journal are served to the {@link ChunkGraph} as small in-memory segments (`jrn-S-N`: the N
+ * entries from entry S on), so search, grep, get_chunk and neighbors see a memory the moment
  * `remember` returns, without rewriting any store file.
  */
 import { chunkText } from './chunkers/index.ts';
 import { contentHash } from './files.ts';
 import { chunkKey, type GraphState, type SegmentSource } from './graph.ts';
-import type { JournalEntry } from './memory-model.ts';
-import type { CommittedState, SegmentFiles } from './persistence.ts';
+import { isJournalEntry, type JournalEntry } from './memory-model.ts';
+import type { CommittedState, Persistence, SegmentFiles } from './persistence.ts';
 import { buildSegment } from './search/bm25.ts';
 import { buildMeta, SEGMENT_VERSION } from './segment.ts';
 import { buildRecords, type PendingDoc } from './segment-builder.ts';
-import type { DocumentRecord } from './types.ts';
+import type { ChunkRecord, DocumentRecord } from './types.ts';
 
-const BLOCK = 64;
+/** Tail block sizes: closed blocks of 64 and of 8 entries, then one open block of fewer than 8. */
+const BIG = 64;
+const SMALL = 8;
+
+/** The blocks covering `n` entries, as [start, count]: a block's contents change only when its name does. */
+function blockLayout(n: number): [number, number][] {
+  const out: [number, number][] = [];
+  let at = 0;
+  for (; at + BIG <= n; at += BIG) out.push([at, BIG]);
+  for (; at + SMALL <= n; at += SMALL) out.push([at, SMALL]);
+  if (at < n) out.push([at, n - at]);
+  return out;
+}
 /** Tail sizes fit under this, so view generations of different commits never meet. */
 export const MAX_TAIL = 1 << 20;
 
@@ -38,12 +50,23 @@ export function memoryPending(e: JournalEntry): PendingDoc {
   };
 }
 
-/** Builds the four files of a segment from pending documents, without links (used for tail blocks). */
-function tailFiles(name: string, docs: PendingDoc[]): { files: SegmentFiles; documents: DocumentRecord[] } {
-  const createdAt = docs[0]?.record.ingestedAt ?? new Date(0).toISOString();
-  const { records, documents } = buildRecords(name, createdAt, docs, []);
+/** A journaled memory turned into its chunk and document records once (block rebuilds reuse them). */
+interface Built {
+  record: ChunkRecord;
+  doc: DocumentRecord;
+}
+
+function buildOne(e: JournalEntry): Built {
+  const { records, documents } = buildRecords('jrn', e.createdAt, [memoryPending(e)], []);
+  return { record: records[0]!, doc: documents[0]! };
+}
+
+/** The four files of a tail block (no links: a fold computes them) and its document records. */
+function tailFiles(name: string, part: Built[]): { files: SegmentFiles; documents: DocumentRecord[] } {
+  const createdAt = part[0]?.record.createdAt ?? new Date(0).toISOString();
+  const records = part.map((b) => b.record);
   return {
-    documents,
+    documents: part.map((b, i) => ({ ...b.doc, segment: name, first: i })),
     files: {
       chunks: { version: SEGMENT_VERSION, segment: name, chunks: records },
       meta: buildMeta(name, createdAt, records),
@@ -58,11 +81,16 @@ export class MemoryTail implements SegmentSource {
   journal: string | null = null;
   end = 0;
   private entries: JournalEntry[] = [];
+  private built: Built[] = [];
   private readonly blocks = new Map<string, SegmentFiles>();
-  private blockDocs: DocumentRecord[][] = [];
+  /** Document records of each block, by block name (they name their segment). */
+  private readonly blockDocs = new Map<string, DocumentRecord[]>();
+  /** Blocks added since the graph's view last took their documents. */
+  private fresh: string[] = [];
+  /** Block names in entry order. */
+  private order: string[] = [];
   private merged: Map<string, DocumentRecord> | undefined;
   private mergedFor: CommittedState | undefined;
-  private mergedCount = 0;
 
   private readonly base: SegmentSource;
 
@@ -83,46 +111,76 @@ export class MemoryTail implements SegmentSource {
     this.journal = journal;
     this.end = 0;
     this.entries = [];
+    this.built = [];
     this.blocks.clear();
-    this.blockDocs = [];
+    this.blockDocs.clear();
+    this.fresh = [];
+    this.order = [];
     this.merged = undefined;
     this.mergedFor = undefined;
-    this.mergedCount = 0;
   }
 
-  /** Adds entries read from the journal; only the last, growing block is rebuilt. */
+  /** Reads the journal lines appended since the last look; true when there were some. */
+  async sync(persistence: Pick<Persistence, 'readJournal'>): Promise<boolean> {
+    const name = this.journal;
+    if (name === null) return false;
+    const from = this.end;
+    const { lines, end } = await persistence.readJournal(name, from);
+    // A remember of this process (or another sync) moved the tail meanwhile: these lines are known.
+    if (this.journal !== name || this.end !== from) return false;
+    if (lines.length === 0 && end === from) return false;
+    const entries: JournalEntry[] = [];
+    for (const line of lines) {
+      try {
+        const e: unknown = JSON.parse(line);
+        if (isJournalEntry(e)) entries.push(e);
+      } catch {
+        // a complete line that does not parse cannot come from a writer; skip it
+      }
+    }
+    this.add(entries, end);
+    return true;
+  }
+
+  /** Adds entries read from the journal. */
   add(entries: JournalEntry[], end: number): void {
     this.end = end;
     if (entries.length === 0) return;
-    const firstBlock = Math.floor(this.entries.length / BLOCK);
     this.entries.push(...entries);
-    const lastBlock = Math.floor((this.entries.length - 1) / BLOCK);
-    for (let b = firstBlock; b <= lastBlock; b++) {
-      for (const name of this.blocks.keys()) if (name.startsWith(`jrn-${b}-`)) this.blocks.delete(name);
-      const part = this.entries.slice(b * BLOCK, (b + 1) * BLOCK);
-      const name = `jrn-${b}-${part.length}`;
-      const built = tailFiles(name, part.map(memoryPending));
-      this.blocks.set(name, built.files);
-      this.blockDocs[b] = built.documents;
+    for (const e of entries) this.built.push(buildOne(e));
+    // Only the open block is rebuilt on each remember; a closed block of 8 is built once, and one of 64
+    // once per 64 memories, so the tail stays a few small segments without rebuilding much each time.
+    const wanted = new Map(blockLayout(this.entries.length).map(([at, n]) => [`jrn-${at}-${n}`, [at, n]]));
+    for (const name of [...this.blocks.keys()]) {
+      if (!wanted.has(name)) {
+        this.blocks.delete(name);
+        this.blockDocs.delete(name);
+      }
     }
+    for (const [name, [at, n]] of wanted) {
+      if (this.blocks.has(name)) continue;
+      const built = tailFiles(name, this.built.slice(at!, at! + n!));
+      this.blocks.set(name, built.files);
+      this.blockDocs.set(name, built.documents);
+      this.fresh.push(name);
+    }
+    this.order = [...wanted.keys()];
   }
 
   /** The graph's view: the committed state plus the journaled memories. */
   view(state: CommittedState): GraphState {
+    let names = this.fresh;
     if (this.mergedFor !== state || !this.merged) {
       this.merged = new Map(state.documents);
       this.mergedFor = state;
-      this.mergedCount = 0;
+      names = [...this.blocks.keys()];
     }
-    // Documents of rebuilt blocks are re-set (their segment name changed); the map is not copied.
-    const fromBlock = Math.floor(this.mergedCount / BLOCK);
-    for (let b = fromBlock; b < this.blockDocs.length; b++) {
-      for (const d of this.blockDocs[b] ?? []) this.merged.set(d.id, d);
-    }
-    this.mergedCount = this.entries.length;
+    // Documents of new blocks are (re)set: they name the block they now live in. The map is not copied.
+    for (const name of names) for (const d of this.blockDocs.get(name) ?? []) this.merged.set(d.id, d);
+    this.fresh = [];
     return {
       documents: this.merged,
-      segments: [...state.segments, ...this.blocks.keys()],
+      segments: [...state.segments, ...this.order],
       manual: state.manual,
       generation: state.generation * MAX_TAIL + this.entries.length,
     };

@@ -46,5 +46,7 @@ export interface Persistence {
   /** Records reads of chunk ids (at `at` epoch ms, default now) for access stats. */
   touch(ids: string[], at?: number): void;
   accessStats(id: string): AccessStats;
+  /** Access count and last access (epoch ms, 0 if never) of a chunk id. */
+  accessRaw(id: string): [count: number, lastMs: number];
   flush(): Promise<void>;
 }

@@ -23,6 +23,7 @@ export type { ChunkReader, ChunkStoreApi } from '../memory/types.ts';
 export { type ErrorCode, isRlmError, RlmError } from './errors.ts';
 export type { BackoffOptions } from './http-retry.ts';
 export type { ModelUsage } from './runtime/budget.ts';
+export { autoConsolidate, modelSummarizer } from './runtime/consolidate.ts';
 export type { AnswerInput } from './runtime/input.ts';
 // Models
 export type { ChatMessage, Model, ModelRequest, ModelResponse, Usage } from './runtime/model.ts';

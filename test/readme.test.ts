@@ -26,8 +26,8 @@ describe('README', () => {
     expect(bin).toBe('rlm');
     const r = await cli(args, { cwd: ROOT });
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('1\n');
-    expect(README).toContain('It prints `1` on stdout');
+    expect(r.stdout).toBe('2\n');
+    expect(README).toContain('It prints `2` on stdout');
   });
 
   it('its test command is the one package.json runs', () => {

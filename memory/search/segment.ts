@@ -53,9 +53,14 @@ export function buildSegment(
   const seen: Term[] = [];
   let lastDoc = new Int32Array(1024);
   let lastPos = new Int32Array(1024);
-  let slots = new Int32Array(1 << 16);
-  let docs = new Int32Array(1 << 16);
-  let tfs = new Int32Array(1 << 16);
+  // Sized for the input (a term takes at least two characters), so a tiny segment (a few journaled
+  // memories) does not allocate and zero 768 KB; the arrays still grow when needed.
+  let chars = 0;
+  for (const c of chunks) chars += c.text.length;
+  const initial = Math.max(64, Math.min(1 << 16, Math.ceil(chars / 2)));
+  let slots = new Int32Array(initial);
+  let docs = new Int32Array(initial);
+  let tfs = new Int32Array(initial);
   let count = 0;
   const buffer = analyzer.termBuffer;
   for (let doc = 0; doc < chunks.length; doc++) {

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemoryChunkStore } from '../../memory/memory-store.ts';
+import { repairStore } from '../../memory/repair.ts';
 import { ChunkStore } from '../../memory/store.ts';
 import { caught } from '../helpers/errors.ts';
 import { tempDir } from './helpers/corpus.ts';
@@ -256,6 +257,47 @@ describe('on disk', () => {
     await again.close();
   });
 
+  it('every journaled memory stays searchable as the tail regroups into blocks of 8 and 64', async () => {
+    const store = new MemoryChunkStore();
+    await store.configureMemory({ foldEvery: 500 });
+    const ids: string[] = [];
+    for (let i = 0; i < 75; i++) {
+      ids.push((await store.remember({ text: `memo number${i} shared` })).id);
+      if (i % 9 === 0 || i === 74) {
+        for (const j of [0, Math.floor(i / 2), i]) {
+          expect((await store.search(`number${j}`, { touch: false }))[0]?.document).toBe(ids[j]);
+        }
+      }
+    }
+    expect(store.memoryTotals().journaled).toBe(75);
+    expect(await store.search('shared', { k: 100, touch: false })).toHaveLength(75);
+    expect(store.getChunk(`${ids[70]}:0`)?.text).toBe('memo number70 shared');
+  });
+
+  it('rlm repair keeps journaled and folded memories with their fields', async () => {
+    const dir = tempDir();
+    const store = await ChunkStore.open(dir, { create: true });
+    await store.configureMemory({ foldEvery: 2 });
+    for (const text of ['folded one', 'folded two', 'still journaled']) {
+      await store.remember({ text, topic: 'kept', importance: 'high' });
+    }
+    await store.close();
+    await repairStore(dir);
+    const again = await ChunkStore.open(dir);
+    expect(
+      again
+        .listMemories()
+        .map((m) => [m.text, m.topic, m.importance])
+        .sort(),
+    ).toEqual([
+      ['folded one', 'kept', 'high'],
+      ['folded two', 'kept', 'high'],
+      ['still journaled', 'kept', 'high'],
+    ]);
+    expect(again.memorySettings().foldEvery).toBe(2);
+    await again.close();
+  });
+
   it('ignores a torn last journal line and the next remember cuts it', async () => {
     const dir = tempDir();
     const store = await ChunkStore.open(dir, { create: true });
@@ -271,6 +313,22 @@ describe('on disk', () => {
       'after the crash',
     ]);
     await again.close();
+  });
+
+  it('with an embedder, memories are folded at once and found by vectors too', async () => {
+    const dir = tempDir();
+    const store = await ChunkStore.open(dir, { create: true, embedder: 'hash' });
+    const m = await store.remember({ text: 'The staging cluster runs in Frankfurt', topic: 'infra' });
+    await store.remember({ text: 'Lunch is at noon on Fridays', topic: 'office' });
+    expect(store.memoryTotals().journaled).toBe(0);
+    const hits = await store.search('staging cluster Frankfurt', { mode: 'vector', type: 'memory', k: 1 });
+    expect(hits.map((h) => h.document)).toEqual([m.id]);
+    expect((await store.recall('staging cluster'))[0]?.id).toBe(m.id);
+    await store.forgetMemories([m.id]);
+    expect(
+      await store.search('staging cluster Frankfurt', { mode: 'vector', type: 'memory' }),
+    ).not.toContainEqual(expect.objectContaining({ document: m.id }));
+    await store.close();
   });
 
   it('a store without memories is still written as schema 1; with memories as schema 2', async () => {
