@@ -4,10 +4,10 @@
  * charts to --out. `--model smoke` is the built-in scripted policy: a fast offline run of the whole stack.
  */
 import path from 'node:path';
+import { RlmError } from '../core/errors.ts';
 import { intFlag, parseCommandArgs } from '../src/cli/args.ts';
 import { type CliIO, EXIT_FAILURE, EXIT_OK, writeJson } from '../src/cli/io.ts';
 import { ProgressBar } from '../src/cli/progress.ts';
-import { RlmError } from '../src/errors.ts';
 import type { ModelFactory, SandboxFactory } from '../src/runtime/options.ts';
 import { estimateCost } from './estimate.ts';
 import { type BenchReport, runBench } from './harness.ts';

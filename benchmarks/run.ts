@@ -23,7 +23,7 @@ const SECTIONS: Record<string, Section> = {
   memory: {
     title: 'Chunk graph (memory/)',
     run: async (log) => {
-      const { benchStore } = await import('./memory-store.ts');
+      const { benchStore } = await import('./store-scale.ts');
       const { benchText } = await import('./memory-text.ts');
       const { benchSearch } = await import('./memory-search.ts');
       const { benchGrep } = await import('./memory-grep.ts');

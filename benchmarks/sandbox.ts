@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ContextCache } from '../src/sandbox/context.ts';
+import { ContextCache } from '../src/sandbox/context-registry.ts';
 import { dropIdleProcesses } from '../src/sandbox/process/pool.ts';
 import { rewriteBlock } from '../src/sandbox/rewrite.ts';
 import { createSandbox, type SandboxDeps } from '../src/sandbox/session.ts';

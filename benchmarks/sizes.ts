@@ -1,5 +1,5 @@
 /** Parsing context sizes (`8k,32k,128k,1m`) and lists of names for the CLI and the harness. */
-import { RlmError } from '../src/errors.ts';
+import { RlmError } from '../core/errors.ts';
 
 /** Smallest and largest sizes a suite generates. */
 export const MIN_SIZE = 1024;

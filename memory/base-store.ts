@@ -4,7 +4,7 @@
  * {@link Persistence}'s business; this class never touches the file system itself.
  */
 import { resolve } from 'node:path';
-import { isRlmError, RlmError } from '../src/errors.ts';
+import { isRlmError, RlmError } from '../core/errors.ts';
 import type { Embedder } from './embedders/types.ts';
 import { readDocumentParts } from './file-parts.ts';
 import { documentIdFor, scanPaths } from './files.ts';

@@ -5,7 +5,7 @@
  */
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isRlmError } from '../src/errors.ts';
+import { isRlmError } from '../core/errors.ts';
 import { ACCESS_FILE, ACCESS_LOG, AccessLog } from './access.ts';
 import { corrupt, exists, parseJson, readJson, writeFileAtomic } from './fsutil.ts';
 import type { SegmentSource } from './graph.ts';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { constants, type Dirent, promises as fs, type Stats } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { RlmError } from '../src/errors.ts';
+import { RlmError } from '../core/errors.ts';
 import { compilePattern, type IgnoreSet, isIgnored, parseIgnore } from './ignore.ts';
 
 /** A file found by {@link scanPaths}. */

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { RlmError } from '../src/errors.ts';
+import { RlmError } from '../core/errors.ts';
 
 /** Writes `data` to `file` atomically and durably (temp file + fsync + rename + fsync of the folder). */
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {

@@ -3,7 +3,7 @@
  * {@link SegmentSource}. Both the directory store and the in-memory store answer reads through it, so
  * search, grep and links behave the same whichever holds the data.
  */
-import { isRlmError, RlmError } from '../src/errors.ts';
+import { isRlmError, RlmError } from '../core/errors.ts';
 import type { Embedder } from './embedders/types.ts';
 import { GrepRunner } from './grep.ts';
 import { Bm25Index, type Bm25Segment } from './search/bm25.ts';

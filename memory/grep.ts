@@ -14,7 +14,7 @@
  * step hangs does the host terminate it (after a short grace) and start a fresh one on the next call.
  */
 import { Worker } from 'node:worker_threads';
-import { RlmError } from '../src/errors.ts';
+import { RlmError } from '../core/errors.ts';
 import {
   escapeRegExp,
   type Finder,

@@ -18,6 +18,7 @@ export {
   type OpenAIEmbedderOptions,
 } from './embedders/index.ts';
 export type { Embedder } from './embedders/types.ts';
+export { MemoryChunkStore } from './in-memory-store.ts';
 // Memories (remember / recall / decay / consolidate) live in the chunk graph: every store has them.
 export type {
   Memory,
@@ -34,7 +35,6 @@ export {
   type RememberInput,
   recallScore,
 } from './memory-model.ts';
-export { MemoryChunkStore } from './memory-store.ts';
 export { type RepairOptions, type RepairReport, repairStore } from './repair.ts';
 export { ChunkStore, type OpenOptions } from './store.ts';
 export { countTokens } from './tokens.ts';

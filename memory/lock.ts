@@ -7,7 +7,7 @@ import { closeSync, promises as fs, openSync, rmSync, writeSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RlmError } from '../src/errors.ts';
+import { RlmError } from '../core/errors.ts';
 
 export const LOCK_FILE = 'write.lock';
 

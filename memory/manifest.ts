@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import * as z from 'zod';
-import { RlmError } from '../src/errors.ts';
+import { RlmError } from '../core/errors.ts';
 import { corrupt } from './fsutil.ts';
 import type { DocumentRecord, Link, MemoryConfig } from './types.ts';
 

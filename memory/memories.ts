@@ -6,7 +6,7 @@
  * other memory write, the journal is folded into an ordinary segment. Access counts live in the store's
  * access stats. Weights are computed, never stored (memory/memory-model.ts).
  */
-import { RlmError } from '../src/errors.ts';
+import { RlmError } from '../core/errors.ts';
 import { BaseStore } from './base-store.ts';
 import {
   checkRemember,

@@ -4,7 +4,7 @@
  * for recall to be right; it only makes archiving visible on disk.
  */
 import { randomBytes } from 'node:crypto';
-import { RlmError } from '../src/errors.ts';
+import { RlmError } from '../core/errors.ts';
 import {
   MEMORY_IMPORTANCE,
   MEMORY_SOURCES,

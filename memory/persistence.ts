@@ -1,6 +1,6 @@
 /**
  * The seam between a chunk store and where its bytes live: a folder of JSON files
- * (memory/directory.ts) or memory (memory/memory-store.ts).
+ * (memory/directory.ts) or memory (memory/in-memory-store.ts).
  */
 
 import type { GraphState, SegmentSource } from './graph.ts';

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { RlmError } from '../src/errors.ts';
+import { RlmError } from '../core/errors.ts';
 import { DirectoryPersistence } from './directory.ts';
 import { createEmbedder, embedderConfig } from './embedders/index.ts';
 import { assertNotAFile, exists, parseJson } from './fsutil.ts';

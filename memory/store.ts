@@ -4,7 +4,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { RlmError } from '../src/errors.ts';
+import { RlmError } from '../core/errors.ts';
 import { type DirectoryOptions, DirectoryPersistence } from './directory.ts';
 import { createEmbedder, embedderConfig } from './embedders/index.ts';
 import type { Embedder } from './embedders/types.ts';

@@ -11,7 +11,7 @@
 import { access, mkdir, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { FileDetails, FileStorage, LocalIndex } from 'vectra';
-import { RlmError } from '../src/errors.ts';
+import { RlmError } from '../core/errors.ts';
 import { writeFileAtomic } from './fsutil.ts';
 
 /** What the index is for; both must match an existing index. */

@@ -17,11 +17,11 @@
  * ```
  */
 
+// Errors
+export { type ErrorCode, isRlmError, RlmError } from '../core/errors.ts';
+export type { BackoffOptions } from '../core/http-retry.ts';
 // Types the runtime's options and inputs mention; their implementations live in `rlm/memory` and `rlm/sandbox`.
 export type { ChunkReader, ChunkStoreApi } from '../memory/types.ts';
-// Errors
-export { type ErrorCode, isRlmError, RlmError } from './errors.ts';
-export type { BackoffOptions } from './http-retry.ts';
 export type { ModelUsage } from './runtime/budget.ts';
 export { autoConsolidate, modelSummarizer } from './runtime/consolidate.ts';
 export type { AnswerInput } from './runtime/input.ts';

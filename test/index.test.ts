@@ -32,7 +32,10 @@ describe('entry points', () => {
     // Token counting only; its tokenizer (tiktoken) loads on the first count.
     expect(under(files, 'memory/')).toEqual(['memory/tokens.ts']);
     // The document list the prompt shows (plain data: no isolate, no native addon).
-    expect(under(files, 'src/sandbox/')).toEqual(['src/sandbox/documents.ts']);
+    expect(under(files, 'src/sandbox/').sort()).toEqual([
+      'src/sandbox/documents.ts',
+      'src/sandbox/limits.ts',
+    ]);
     expect(under(files, 'src/mcp/')).toEqual([]);
     expect(under(files, 'src/cli/')).toEqual([]);
   });
@@ -45,8 +48,9 @@ describe('entry points', () => {
     expect(packages).not.toContain('isolated-vm');
     expect(packages).not.toContain('@modelcontextprotocol/sdk');
     expect(packages).not.toContain('@anthropic-ai/sdk');
-    // Below the runtime: only the shared error and HTTP retry modules of src/.
-    expect(under(files, 'src/').sort()).toEqual(['src/errors.ts', 'src/http-retry.ts']);
+    // Below the runtime: only the shared error and HTTP retry modules of core/.
+    expect(under(files, 'src/')).toEqual([]);
+    expect(under(files, 'core/').sort()).toEqual(['core/errors.ts', 'core/http-retry.ts']);
   });
 
   it('`rlm/sandbox` loads acorn, not isolated-vm (isolate processes load it), the stores, providers or MCP server', () => {
@@ -72,8 +76,11 @@ describe('entry points', () => {
     expect(packages).not.toContain('isolated-vm');
     expect(packages).not.toContain('@anthropic-ai/sdk');
     expect(files).toContain('src/mcp/server.ts');
-    // The document list the prompt shows (no isolate, no native addon).
-    expect(under(files, 'src/sandbox/')).toEqual(['src/sandbox/documents.ts']);
+    // The document list the prompt shows and the default limits (no isolate, no native addon).
+    expect(under(files, 'src/sandbox/').sort()).toEqual([
+      'src/sandbox/documents.ts',
+      'src/sandbox/limits.ts',
+    ]);
   });
 
   it('package.json exports exactly these entry points, each with its types', () => {

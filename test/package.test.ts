@@ -50,7 +50,7 @@ describe('the published package', () => {
     const micro = [
       'benchmarks/run.ts',
       'benchmarks/memory-search.ts',
-      'benchmarks/memory-store.ts',
+      'benchmarks/store-scale.ts',
       'benchmarks/memory-grep.ts',
       'benchmarks/memory-text.ts',
       'benchmarks/sandbox.ts',

@@ -28,7 +28,7 @@ export interface ChunkOptions {
 }
 
 /** Option values with defaults applied and checked. */
-export interface ResolvedOptions {
+export interface ChunkerSettings {
   chunkTokens: number;
   overlapTokens: number;
   minTokens: number;

@@ -8,10 +8,10 @@
  */
 
 import { extname } from 'node:path';
-import { RlmError } from '../../src/errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import { countTokens } from '../tokens.ts';
 import type { ChunkDraft, ChunkerName } from '../types.ts';
-import type { ChunkOptions, ResolvedOptions } from './common.ts';
+import type { ChunkerSettings, ChunkOptions } from './common.ts';
 import { lineChunks } from './lines.ts';
 import { markdownChunks } from './markdown.ts';
 import { paragraphChunks } from './paragraph.ts';
@@ -85,7 +85,7 @@ export function chunkText(text: string, chunker: ChunkerName, opts: ChunkOptions
   }
 }
 
-function resolveOptions(opts: ChunkOptions): ResolvedOptions {
+function resolveOptions(opts: ChunkOptions): ChunkerSettings {
   const chunkTokens = positiveInt('chunkTokens', opts.chunkTokens, DEFAULT_CHUNK_TOKENS);
   const overlapTokens = opts.overlapTokens ?? Math.min(DEFAULT_OVERLAP_TOKENS, Math.floor(chunkTokens / 10));
   if (!Number.isInteger(overlapTokens) || overlapTokens < 0 || overlapTokens >= chunkTokens) {
@@ -105,7 +105,7 @@ function resolveOptions(opts: ChunkOptions): ResolvedOptions {
       minTokens,
     });
   }
-  const resolved: ResolvedOptions = {
+  const resolved: ChunkerSettings = {
     chunkTokens,
     overlapTokens,
     minTokens,

@@ -11,13 +11,13 @@
 import { rangeTokens } from '../tokens.ts';
 import type { ChunkDraft } from '../types.ts';
 import {
+  type ChunkerSettings,
   type DraftExtra,
   draft,
   forEachLine,
   isBlank,
   isCleanLineStart,
   packRange,
-  type ResolvedOptions,
 } from './common.ts';
 
 /** A line starting one of these (in column 0) opens a top-level declaration in common languages. */
@@ -33,7 +33,7 @@ const NATURAL_BREAK_FROM = 0.5;
 /** Line groups of `text[from, to)` with at most `opts.maxTokens` tokens each (unless one line is bigger). */
 export function lineChunks(
   text: string,
-  opts: Pick<ResolvedOptions, 'maxTokens'>,
+  opts: Pick<ChunkerSettings, 'maxTokens'>,
   from = 0,
   to = text.length,
   extra: DraftExtra = {},

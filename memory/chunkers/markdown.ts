@@ -8,7 +8,7 @@
 
 import { rangeTokens } from '../tokens.ts';
 import type { ChunkDraft } from '../types.ts';
-import { draft, forEachLine, isBlank, isCleanLineStart, type ResolvedOptions, slugify } from './common.ts';
+import { type ChunkerSettings, draft, forEachLine, isBlank, isCleanLineStart, slugify } from './common.ts';
 import { paragraphChunks } from './paragraph.ts';
 
 /** Sections smaller than this are merged forward. */
@@ -68,7 +68,7 @@ export function markdownSections(text: string): MarkdownSection[] {
 /** Markdown chunks of a whole document. */
 export function markdownChunks(
   text: string,
-  opts: Pick<ResolvedOptions, 'chunkTokens' | 'minTokens' | 'maxTokens'>,
+  opts: Pick<ChunkerSettings, 'chunkTokens' | 'minTokens' | 'maxTokens'>,
 ): ChunkDraft[] {
   const out: ChunkDraft[] = [];
   const sections = markdownSections(text);
@@ -101,7 +101,7 @@ export function markdownChunks(
 function emitUnit(
   text: string,
   unit: Unit,
-  opts: Pick<ResolvedOptions, 'chunkTokens' | 'minTokens' | 'maxTokens'>,
+  opts: Pick<ChunkerSettings, 'chunkTokens' | 'minTokens' | 'maxTokens'>,
   out: ChunkDraft[],
 ): void {
   if (isBlank(text, unit.start, unit.end)) return;

@@ -9,13 +9,13 @@
 import { rangeTokens } from '../tokens.ts';
 import type { ChunkDraft } from '../types.ts';
 import {
+  type ChunkerSettings,
   type DraftExtra,
   draft,
   forEachLine,
   isBlank,
   isCleanLineStart,
   packRange,
-  type ResolvedOptions,
 } from './common.ts';
 
 /** When splitting a long paragraph, a sentence end anywhere past this share of the window is taken. */
@@ -24,7 +24,7 @@ const SENTENCE_SEARCH_FROM = 0.25;
 /** Paragraph chunks of `text[from, to)`, appended to `out` (also returned). */
 export function paragraphChunks(
   text: string,
-  opts: Pick<ResolvedOptions, 'minTokens' | 'maxTokens'>,
+  opts: Pick<ChunkerSettings, 'minTokens' | 'maxTokens'>,
   from = 0,
   to = text.length,
   extra: DraftExtra = {},

@@ -5,7 +5,7 @@
  */
 
 import type { ChunkDraft } from '../types.ts';
-import { type DraftExtra, draft, isBlank, packRange, type ResolvedOptions } from './common.ts';
+import { type ChunkerSettings, type DraftExtra, draft, isBlank, packRange } from './common.ts';
 
 /** Share of a window after which a nicer cut is preferred over the hard limit. */
 const SEARCH_FROM = 0.9;
@@ -13,7 +13,7 @@ const SEARCH_FROM = 0.9;
 /** Windows of `opts.chunkTokens` tokens over `text[from, to)`, overlapping by `opts.overlapTokens`. */
 export function sizeChunks(
   text: string,
-  opts: Pick<ResolvedOptions, 'chunkTokens' | 'overlapTokens'>,
+  opts: Pick<ChunkerSettings, 'chunkTokens' | 'overlapTokens'>,
   from = 0,
   to = text.length,
   extra: DraftExtra = {},

@@ -6,7 +6,7 @@
 
 import { countTokens } from '../tokens.ts';
 import type { ChunkDraft } from '../types.ts';
-import { isBlank, packRange, type ResolvedOptions } from './common.ts';
+import { type ChunkerSettings, isBlank, packRange } from './common.ts';
 
 type Role = 'user' | 'assistant' | 'system';
 
@@ -162,7 +162,7 @@ export function parseChatLine(obj: Json): ChatMessage | null {
  */
 export function jsonlTurnChunks(
   text: string,
-  opts: Pick<ResolvedOptions, 'chunkTokens' | 'onNote'>,
+  opts: Pick<ChunkerSettings, 'chunkTokens' | 'onNote'>,
 ): ChunkDraft[] | null {
   const out: ChunkDraft[] = [];
   let invalid = 0;

@@ -7,7 +7,7 @@
 
 import { rangeTokens } from '../tokens.ts';
 import type { ChunkDraft } from '../types.ts';
-import { draft, forEachLine, isBlank, isCleanLineStart, packRange, type ResolvedOptions } from './common.ts';
+import { type ChunkerSettings, draft, forEachLine, isBlank, isCleanLineStart, packRange } from './common.ts';
 import { lineChunks } from './lines.ts';
 import { paragraphChunks } from './paragraph.ts';
 import { isChatLine, jsonlTurnChunks } from './turn-jsonl.ts';
@@ -19,7 +19,7 @@ const SPEAKER = /^[ \t]*(?:\*\*|__)?(user|human|assistant|ai)(?:\*\*|__)?[ \t]*:
 const SNIFF_CHARS = 1 << 20;
 const SNIFF_LINES = 50;
 
-type Opts = Pick<ResolvedOptions, 'chunkTokens' | 'minTokens' | 'maxTokens' | 'onNote'>;
+type Opts = Pick<ChunkerSettings, 'chunkTokens' | 'minTokens' | 'maxTokens' | 'onNote'>;
 
 /** Turn chunks of a transcript; falls back to lines (JSONL) or paragraphs (text) when it is not one. */
 export function turnChunks(text: string, opts: Opts): ChunkDraft[] {

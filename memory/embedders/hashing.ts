@@ -6,7 +6,7 @@
  * identifiers), but no synonyms. Its value is being deterministic, instant and offline, so vector and
  * hybrid search work out of the box and in tests.
  */
-import { RlmError } from '../../src/errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import type { Embedder } from './types.ts';
 
 /** Options of {@link HashingEmbedder}. */

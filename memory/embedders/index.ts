@@ -11,7 +11,7 @@
  * `@DIM` asks the server for shortened vectors (sent as `dimensions`). Model names may contain `:`
  * (Ollama tags), which is why the length uses `@`.
  */
-import { RlmError } from '../../src/errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import { HashingEmbedder } from './hashing.ts';
 import { OpenAIEmbedder } from './openai.ts';
 import type { Embedder } from './types.ts';

@@ -1,10 +1,10 @@
 /**
  * Client for OpenAI-compatible `POST {baseUrl}/embeddings` endpoints: OpenAI itself, Ollama
  * (`http://127.0.0.1:11434/v1`), llama.cpp's server, vLLM. Uses global `fetch`, batches inputs,
- * retries transient failures (the policy of `src/http-retry.ts`, shared with the model providers) and
+ * retries transient failures (the policy of `core/http-retry.ts`, shared with the model providers) and
  * validates what comes back before anything reaches the index.
  */
-import { RlmError } from '../../src/errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import {
   type AttemptOutcome,
   abortedError,
@@ -12,7 +12,7 @@ import {
   isRetryableStatus,
   redactSecrets,
   withRetries,
-} from '../../src/http-retry.ts';
+} from '../../core/http-retry.ts';
 import type { Embedder } from './types.ts';
 
 /** Options of {@link OpenAIEmbedder}. */
@@ -33,7 +33,7 @@ export interface OpenAIEmbedderOptions {
   timeoutMs?: number;
   /** Retries after the first attempt on 408, 409, 429, 5xx, timeouts and network errors; default 3. */
   maxRetries?: number;
-  /** Backoff between retries, as for the model providers (see `src/http-retry.ts`). */
+  /** Backoff between retries, as for the model providers (see `core/http-retry.ts`). */
   backoff?: BackoffOptions;
   /** Name reported by the embedder, before the `@DIM` suffix added when `dimensions` is set; default `openai:MODEL`. */
   name?: string;

@@ -3,7 +3,7 @@
  * length and each term's df are summed over every loaded segment, so splitting chunks into segments
  * never changes a score. A search decodes only the postings lists of its query terms.
  */
-import { RlmError } from '../../src/errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import { type Analyzer, defaultAnalyzer } from './analyzer.ts';
 import { FuzzyVocabulary } from './fuzzy.ts';
 import { PostingsBuffer } from './postings.ts';

@@ -7,7 +7,7 @@
  * (measured: 100 ms against 600 ms for the 830k segment terms of 100k chunks), and a lookup is a
  * binary search comparing characters in place.
  */
-import { RlmError } from '../../src/errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import { ANALYZER_VERSION, type Analyzer, defaultAnalyzer, type Term } from './analyzer.ts';
 import { decodePostings, PostingsBuffer, PostingsWriter, postingsDf, readVarint } from './postings.ts';
 

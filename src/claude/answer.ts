@@ -2,8 +2,9 @@
  * `rlm claude recall --answer`: runs a recursive LM over the sessions recall found, each loaded as one
  * document (searchable in the sandbox through an in-memory store).
  */
-import { MemoryChunkStore } from '../../memory/memory-store.ts';
-import { RlmError } from '../errors.ts';
+
+import { RlmError } from '../../core/errors.ts';
+import { MemoryChunkStore } from '../../memory/in-memory-store.ts';
 import { createModel } from '../runtime/providers/index.ts';
 import { RLM } from '../runtime/rlm.ts';
 

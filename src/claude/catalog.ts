@@ -3,9 +3,10 @@
  * exchanges). Projects and timeline come from the part records alone (no chunk is read); recall is a
  * store search restricted to the matching sessions' parts.
  */
+
+import { RlmError } from '../../core/errors.ts';
 import type { BaseStore } from '../../memory/base-store.ts';
 import type { DocumentRecord } from '../../memory/types.ts';
-import { RlmError } from '../errors.ts';
 
 export interface ProjectEntry {
   project: string;

@@ -6,8 +6,8 @@
  */
 import { promises as fs } from 'node:fs';
 import { dirname } from 'node:path';
+import { RlmError } from '../../core/errors.ts';
 import { writeFileAtomic } from '../../memory/fsutil.ts';
-import { RlmError } from '../errors.ts';
 
 /** The hook events that trigger an import. */
 export const HOOK_EVENTS = ['SessionEnd', 'PreCompact'] as const;

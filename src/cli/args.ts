@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { RlmError } from '../errors.ts';
+import { RlmError } from '../../core/errors.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 

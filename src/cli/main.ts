@@ -3,7 +3,7 @@
  * Exit codes: 0 ok, 1 failure, 2 usage error (bad flag, missing file, bad input).
  */
 import { readFileSync } from 'node:fs';
-import { isRlmError } from '../errors.ts';
+import { isRlmError } from '../../core/errors.ts';
 import {
   type CliIO,
   type Command,

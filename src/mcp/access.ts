@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { RlmError } from '../errors.ts';
+import { RlmError } from '../../core/errors.ts';
 
 /** How long to wait for a client's answer to roots/list. */
 const ROOTS_TIMEOUT_MS = 10_000;

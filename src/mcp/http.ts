@@ -17,10 +17,10 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { RlmError } from '../errors.ts';
-import type { ServerContext } from './context.ts';
+import { RlmError } from '../../core/errors.ts';
 import { checkJsonShape } from './json-guard.ts';
 import { createServer } from './server.ts';
+import type { ServerContext } from './server-context.ts';
 
 /** Default port of `rlm serve --transport http`. */
 export const DEFAULT_HTTP_PORT = 8765;

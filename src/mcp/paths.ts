@@ -4,8 +4,8 @@
  * instead of reading the disk past the client's timeout), and the files' total bounded for a run.
  */
 import { stat } from 'node:fs/promises';
+import { RlmError } from '../../core/errors.ts';
 import { scanPaths } from '../../memory/files.ts';
-import { RlmError } from '../errors.ts';
 import type { FileAccess } from './access.ts';
 import { describeBytes } from './limits.ts';
 

@@ -4,8 +4,8 @@
  * (`isError`), never protocol errors, so the calling model sees the reason and can fix its arguments.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { isRlmError } from '../errors.ts';
-import type { ServerContext } from './context.ts';
+import { isRlmError } from '../../core/errors.ts';
+import type { ServerContext } from './server-context.ts';
 
 /** A successful result; `text` defaults to the structured value as JSON. */
 export function structured(value: Record<string, unknown>, text?: string): CallToolResult {

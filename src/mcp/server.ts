@@ -4,7 +4,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { FileAccess } from './access.ts';
-import { createServerContext, type ServerContext, type ServerContextOptions } from './context.ts';
+import { createServerContext, type ServerContext, type ServerContextOptions } from './server-context.ts';
 import { registerAnswer } from './tools/answer.ts';
 import { registerClaudeTools } from './tools/claude.ts';
 import { registerIngest } from './tools/ingest.ts';

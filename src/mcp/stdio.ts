@@ -14,9 +14,9 @@ import {
   type MessageExtraInfo,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerContext } from './context.ts';
 import { LineBatcher } from './line-batch.ts';
 import { createServer } from './server.ts';
+import type { ServerContext } from './server-context.ts';
 
 /** Options of {@link serveStdio}. */
 export interface StdioServeOptions {

@@ -4,9 +4,9 @@
  * commits made by other processes (an `rlm ingest` in a terminal) are seen.
  */
 import path from 'node:path';
+import { RlmError } from '../../core/errors.ts';
 import { expandHome } from '../../memory/fsutil.ts';
 import { ChunkStore } from '../../memory/store.ts';
-import { RlmError } from '../errors.ts';
 
 /** Opens stores on first use and hands out the same handle afterwards. */
 export class StoreRegistry {

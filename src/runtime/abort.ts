@@ -3,7 +3,7 @@
  * every await on something slow (a model, a sandbox block, a semaphore) races it so the run stops promptly
  * even when the awaited thing ignores signals.
  */
-import { isRlmError, RlmError } from '../errors.ts';
+import { isRlmError, RlmError } from '../../core/errors.ts';
 
 /** The error a run's signal was aborted with: the budget error that tripped it, or ABORTED. */
 export function abortError(signal: AbortSignal): RlmError {

@@ -4,7 +4,7 @@
  * model code cannot catch the failure and carry on. Limits live on the host; nothing the model writes or
  * reads can change them.
  */
-import { RlmError } from '../errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import type { Usage } from './model.ts';
 
 /** Which limit tripped. */

@@ -4,8 +4,8 @@
  * works) and their text is also loaded as `context`; a store folder is opened and only read.
  */
 
+import { RlmError } from '../../core/errors.ts';
 import type { ChunkReader } from '../../memory/types.ts';
-import { RlmError } from '../errors.ts';
 import { type ContextShape, estimateTokens, NO_CONTEXT, PROMPT_DOCUMENTS } from '../prompts/shape.ts';
 import { storeDocuments } from '../sandbox/documents.ts';
 import type { DocumentEntry } from '../sandbox/host.ts';
@@ -34,8 +34,8 @@ export interface LoadedInput {
   close(): Promise<void>;
 }
 
-/** Default in-isolate context size, matching the sandbox's default `maxContextChars`. */
-export const DEFAULT_MAX_CONTEXT_CHARS = 64 * 1024 * 1024;
+/** Default in-isolate context size: the sandbox's default `maxContextChars`, defined once there. */
+export { DEFAULT_MAX_CONTEXT_CHARS } from '../sandbox/limits.ts';
 
 const totalChars = (c: string | string[]): number =>
   typeof c === 'string' ? c.length : c.reduce((n, d) => n + d.length, 0);
@@ -116,7 +116,7 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
   const noop = async (): Promise<void> => {};
 
   if (paths !== undefined && paths.length > 0) {
-    const { MemoryChunkStore } = await import('../../memory/memory-store.ts');
+    const { MemoryChunkStore } = await import('../../memory/in-memory-store.ts');
     const mem = new MemoryChunkStore();
     const report = await mem.ingestPaths(paths, input.signal === undefined ? {} : { signal: input.signal });
     if (report.documents === 0) {

@@ -3,8 +3,9 @@
  * the (truncated) outputs back, and repeat until FINAL, the turn limit, a budget, an abort or too many
  * failing blocks in a row. The root and every sub-RLM run through here with their own sandbox.
  */
+
+import { isRlmError } from '../../core/errors.ts';
 import type { ChunkReader } from '../../memory/types.ts';
-import { isRlmError } from '../errors.ts';
 import { buildSystemPrompt, type PromptRole } from '../prompts/build.ts';
 import {
   answerTooLongMessage,

@@ -5,7 +5,7 @@
  * `max_iterations`) all check values against these schemas, so a value one surface accepts no other rejects.
  */
 import * as z from 'zod';
-import { RlmError } from '../errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import type { RlmOptions } from './options.ts';
 
 interface LimitSpec {

@@ -4,7 +4,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { RlmError } from '../errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import type { SandboxHost } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
 import type { Model } from './model.ts';

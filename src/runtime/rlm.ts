@@ -5,7 +5,7 @@
  * run itself comes back as a status in the result.
  */
 import { randomUUID } from 'node:crypto';
-import { RlmError } from '../errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import type { SandboxHost } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
 import { linkedController } from './abort.ts';

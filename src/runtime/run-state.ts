@@ -3,7 +3,7 @@
  * tracer, the run-level abort signal, the sub-call cache and the per-depth concurrency bounds. Model calls
  * go through {@link RunState.callModel} so usage, cost, depth and tracing are accounted in one place.
  */
-import { RlmError } from '../errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import { abortError, raceAbort, throwIfAborted } from './abort.ts';
 import { Budget } from './budget.ts';
 import type { ChatMessage, Model, ModelResponse } from './model.ts';

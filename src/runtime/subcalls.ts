@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { isRlmError } from '../errors.ts';
+import { isRlmError } from '../../core/errors.ts';
 import { buildLeafPrompt } from '../prompts/build.ts';
 import { LEAF_CONTEXT_HEADER } from '../prompts/leaf.ts';
 import type { SandboxHost, SubCallItem, SubCallKind, SubCallOptions } from '../sandbox/host.ts';

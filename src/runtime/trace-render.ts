@@ -4,7 +4,7 @@
  * for, so the output can be piped and diffed.
  */
 import { readFile } from 'node:fs/promises';
-import { RlmError } from '../errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import { oneLine } from './text.ts';
 import {
   type ModelCallEvent,

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { RlmError } from '../errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import type { ContextShape } from '../prompts/shape.ts';
 import type { Usage } from './model.ts';
 import type { RlmResult } from './result.ts';

@@ -7,6 +7,8 @@
  * Every call is counted against `maxHostCalls` and raced against the block's abort signal, which fires
  * at the wall-clock limit or when the caller aborts; the signal is also handed to llm_query hosts.
  */
+
+import { isRlmError } from '../../core/errors.ts';
 import { type GrepChunk, GrepRunner } from '../../memory/grep.ts';
 import {
   type ChunkReader,
@@ -15,7 +17,6 @@ import {
   type LinkType,
   type SearchOptions,
 } from '../../memory/types.ts';
-import { isRlmError } from '../errors.ts';
 import { storeDocuments } from './documents.ts';
 import type { DocumentEntry, SandboxHost, SubCallItem } from './host.ts';
 

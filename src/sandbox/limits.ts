@@ -18,7 +18,7 @@
  * `cpuMs` is isolated-vm's execution timeout: time the isolate spends running, which excludes the time
  * it waits for host calls (llm_query, store search) — those count against `wallMs` only.
  */
-import { RlmError } from '../errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import type { SandboxLimits } from './types.ts';
 
 /** Limits with every field set. */

@@ -19,9 +19,14 @@
  * Fatal outcomes keep what the block printed before the stop (the output mirror, mirror.ts). After a
  * reset the next block gets a fresh process and isolate; the result says variables were lost.
  */
-import { isRlmError, RlmError } from '../errors.ts';
+import { isRlmError, RlmError } from '../../core/errors.ts';
 import { type ContextMode, HostBridge } from './bridge.ts';
-import { type ContextCache, contextDocuments, type SharedContext, sharedContexts } from './context.ts';
+import {
+  type ContextCache,
+  contextDocuments,
+  type SharedContext,
+  sharedContexts,
+} from './context-registry.ts';
 import {
   blockResult,
   type Collected,

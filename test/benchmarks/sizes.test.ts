@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSize, parseSizes, pickNames } from '../../benchmarks/sizes.ts';
 import { sizeLabel } from '../../benchmarks/tasks/text.ts';
-import { isRlmError } from '../../src/errors.ts';
+import { isRlmError } from '../../core/errors.ts';
 
 describe('sizes', () => {
   it('parses binary k/m suffixes and plain counts, sorted and deduplicated', () => {

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { RlmError } from '../../core/errors.ts';
 import { type CliIO, EXIT_INTERRUPTED, readStdin, stdoutColor } from '../../src/cli/io.ts';
 import { main, quietOnClosedPipe, reportError } from '../../src/cli/main.ts';
-import { RlmError } from '../../src/errors.ts';
 import { tempDir } from '../memory/helpers/corpus.ts';
 import { cli } from './helpers.ts';
 

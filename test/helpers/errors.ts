@@ -1,4 +1,4 @@
-import { isRlmError, type RlmError } from '../../src/errors.ts';
+import { isRlmError, type RlmError } from '../../core/errors.ts';
 
 /** The RlmError `p` rejects with; fails the test when it resolves or rejects with anything else. */
 export async function caught(p: Promise<unknown>): Promise<RlmError> {

@@ -8,9 +8,13 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inside } from '../../src/mcp/access.ts';
-import { createServerContext, type ServerContext, type ServerContextOptions } from '../../src/mcp/context.ts';
 import { serveHttp } from '../../src/mcp/http.ts';
 import { createServer } from '../../src/mcp/server.ts';
+import {
+  createServerContext,
+  type ServerContext,
+  type ServerContextOptions,
+} from '../../src/mcp/server-context.ts';
 import { fakeSandboxes } from '../runtime/helpers/fake-sandbox.ts';
 import { textOf } from './helpers/connect.ts';
 import { scripted } from './helpers/rules.ts';

@@ -6,8 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { isRlmError } from '../../src/errors.ts';
-import { createServerContext, type ServerContext } from '../../src/mcp/context.ts';
+import { isRlmError } from '../../core/errors.ts';
 import {
   type HttpServeOptions,
   type HttpServerHandle,
@@ -16,6 +15,7 @@ import {
   serveHttp,
 } from '../../src/mcp/http.ts';
 import { TOOL_NAMES } from '../../src/mcp/server.ts';
+import { createServerContext, type ServerContext } from '../../src/mcp/server-context.ts';
 import { scripted } from './helpers/rules.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-http-'));

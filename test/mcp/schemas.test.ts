@@ -16,9 +16,9 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../memory/store.ts';
-import { createServerContext, type ServerContext } from '../../src/mcp/context.ts';
 import { serveHttp } from '../../src/mcp/http.ts';
 import { createServer } from '../../src/mcp/server.ts';
+import { createServerContext, type ServerContext } from '../../src/mcp/server-context.ts';
 import { fakeSandboxes } from '../runtime/helpers/fake-sandbox.ts';
 import { scripted } from './helpers/rules.ts';
 

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isRlmError } from '../../core/errors.ts';
 import { DirectoryPersistence } from '../../memory/directory.ts';
 import type { Manifest } from '../../memory/manifest.ts';
 import { ChunkStore } from '../../memory/store.ts';
-import { isRlmError } from '../../src/errors.ts';
 import { tempDir } from './helpers/corpus.ts';
 
 /** A reader that saw the manifest of `stale` first, as a process does when a writer commits just after. */

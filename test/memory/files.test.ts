@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isRlmError } from '../../core/errors.ts';
 import { contentHash, decodeDocument, documentIdFor, readDocument, scanPaths } from '../../memory/files.ts';
-import { isRlmError } from '../../src/errors.ts';
 
 let root: string;
 

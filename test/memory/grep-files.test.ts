@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isRlmError } from '../../core/errors.ts';
 import { ChunkStore } from '../../memory/store.ts';
-import { isRlmError } from '../../src/errors.ts';
 import { tempDir } from './helpers/corpus.ts';
 
 describe('store grep over chunk files', () => {

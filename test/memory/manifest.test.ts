@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isRlmError, type RlmError } from '../../core/errors.ts';
 import { checkDocuments, checkLinks, checkManifest, manifestSchema } from '../../memory/manifest.ts';
 import { ChunkStore } from '../../memory/store.ts';
-import { isRlmError, type RlmError } from '../../src/errors.ts';
 import { tempDir } from './helpers/corpus.ts';
 
 function thrown(fn: () => unknown): RlmError {

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MemoryChunkStore } from '../../memory/memory-store.ts';
+import { MemoryChunkStore } from '../../memory/in-memory-store.ts';
 import { repairStore } from '../../memory/repair.ts';
 import { ChunkStore } from '../../memory/store.ts';
 import { caught } from '../helpers/errors.ts';

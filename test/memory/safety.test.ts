@@ -3,10 +3,10 @@ import { promises as fs, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { isRlmError } from '../../core/errors.ts';
 import { acquireLock } from '../../memory/lock.ts';
 import { repairStore } from '../../memory/repair.ts';
 import { ChunkStore } from '../../memory/store.ts';
-import { isRlmError } from '../../src/errors.ts';
 import { prose, tempDir, writeSampleCorpus } from './helpers/corpus.ts';
 
 const CHILD = fileURLToPath(new URL('./helpers/ingest-child.ts', import.meta.url));

@@ -1,9 +1,9 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isRlmError } from '../../core/errors.ts';
 import { repairStore } from '../../memory/repair.ts';
 import { ChunkStore } from '../../memory/store.ts';
-import { isRlmError } from '../../src/errors.ts';
 import { tempDir, writeSampleCorpus } from './helpers/corpus.ts';
 
 describe('ChunkStore with an embedder', () => {

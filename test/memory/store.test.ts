@@ -1,11 +1,11 @@
 import { promises as fs, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryChunkStore } from '../../memory/memory-store.ts';
+import { isRlmError } from '../../core/errors.ts';
+import { MemoryChunkStore } from '../../memory/in-memory-store.ts';
 import { repairStore } from '../../memory/repair.ts';
 import { ChunkStore } from '../../memory/store.ts';
 import type { ChunkStoreApi } from '../../memory/types.ts';
-import { isRlmError } from '../../src/errors.ts';
 import { prose, tempDir, writeSampleCorpus } from './helpers/corpus.ts';
 
 const open: ChunkStoreApi[] = [];

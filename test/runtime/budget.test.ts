@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRlmError } from '../../src/errors.ts';
+import { isRlmError } from '../../core/errors.ts';
 import { Budget } from '../../src/runtime/budget.ts';
 import { FnModel, lastUser, repl, sequence } from './helpers/fake-model.ts';
 import { setup } from './helpers/setup.ts';

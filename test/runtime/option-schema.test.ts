@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import type { RlmError } from '../../src/errors.ts';
-import { isRlmError } from '../../src/errors.ts';
+import type { RlmError } from '../../core/errors.ts';
+import { isRlmError } from '../../core/errors.ts';
 import { DEFAULT_LIMITS } from '../../src/mcp/limits.ts';
 import { answerInput } from '../../src/mcp/tools/answer.ts';
 import {

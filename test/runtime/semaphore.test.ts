@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRlmError } from '../../src/errors.ts';
+import { isRlmError } from '../../core/errors.ts';
 import { Semaphore } from '../../src/runtime/semaphore.ts';
 
 describe('Semaphore', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isRlmError } from '../../src/errors.ts';
+import { isRlmError } from '../../core/errors.ts';
 import { parseTrace, type TraceEvent, Tracer } from '../../src/runtime/trace.ts';
 import { renderTraceFile, renderTraceTree } from '../../src/runtime/trace-render.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RlmError } from '../../src/errors.ts';
+import { RlmError } from '../../core/errors.ts';
 import { HostBridge, modelMessage, sliceDocuments } from '../../src/sandbox/bridge.ts';
 
 describe('modelMessage', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ContextCache, contextDocuments } from '../../src/sandbox/context.ts';
+import { ContextCache, contextDocuments } from '../../src/sandbox/context-registry.ts';
 import { createSandbox } from '../../src/sandbox/session.ts';
 import type { Sandbox } from '../../src/sandbox/types.ts';
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { RlmError } from '../../errors.ts';
+import { RlmError } from '../../../core/errors.ts';
 import type { Model } from '../../runtime/model.ts';
 import { checkLimit, type LimitName } from '../../runtime/option-schema.ts';
 import { resolveOptions } from '../../runtime/options.ts';

@@ -1,7 +1,7 @@
 /** `rlm claude hooks install|remove`: the Claude Code hooks that run `rlm claude ingest` (src/claude/hooks.ts). */
 import path from 'node:path';
+import { RlmError } from '../../../core/errors.ts';
 import { hookCommand, installHooks, removeHooks } from '../../claude/hooks.ts';
-import { RlmError } from '../../errors.ts';
 import { claudeConfigDir } from '../../runtime/options.ts';
 import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';

@@ -4,9 +4,9 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { RlmError } from '../../../core/errors.ts';
 import { type HistoryFilter, listProjects, recall, sessionTexts, timeline } from '../../claude/catalog.ts';
 import { type ClaudeImportReport, importClaude } from '../../claude/import.ts';
-import { RlmError } from '../../errors.ts';
 import { claudeConfigDir } from '../../runtime/options.ts';
 import { roundScore } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isRlmError, RlmError } from '../../errors.ts';
+import { isRlmError, RlmError } from '../../../core/errors.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, type LoadedInput, loadInput } from '../../runtime/input.ts';
 import type { Model } from '../../runtime/model.ts';
 import { resolveOptions } from '../../runtime/options.ts';

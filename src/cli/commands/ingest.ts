@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { RlmError } from '../../../core/errors.ts';
 import { BINARY_NOTE } from '../../../memory/files.ts';
 import type { ChunkerName, IngestReport } from '../../../memory/types.ts';
-import { RlmError } from '../../errors.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
 import { formatBytes, ProgressBar } from '../progress.ts';

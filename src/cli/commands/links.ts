@@ -1,5 +1,5 @@
+import { RlmError } from '../../../core/errors.ts';
 import { LINK_TYPES, type LinkType } from '../../../memory/types.ts';
-import { RlmError } from '../../errors.ts';
 import { linksResult } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';

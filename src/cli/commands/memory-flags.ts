@@ -2,10 +2,11 @@
  * Flags shared by the memory commands: `--now`, and the settings flags that are saved in the store's
  * config when given (decay rate, importance multipliers, prune threshold, consolidation).
  */
+
+import { RlmError } from '../../../core/errors.ts';
 import type { RememberingStore } from '../../../memory/memories.ts';
 import { parseWhen } from '../../../memory/memory-model.ts';
 import { MEMORY_IMPORTANCE, type MemoryImportance, type MemorySettings } from '../../../memory/types.ts';
-import { RlmError } from '../../errors.ts';
 import type { CliIO } from '../io.ts';
 
 export const SETTINGS_OPTIONS = {

@@ -1,7 +1,7 @@
 import path from 'node:path';
+import { RlmError } from '../../../core/errors.ts';
 import { highlight } from '../../../memory/search/passage.ts';
 import { CHUNK_TYPES, type ChunkType } from '../../../memory/types.ts';
-import { RlmError } from '../../errors.ts';
 import { grepResults, peekResult, roundScore, searchResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, stdoutColor, writeJson } from '../io.ts';

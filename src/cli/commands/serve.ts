@@ -1,8 +1,7 @@
 /** `rlm serve`: the MCP server over stdio (default) or Streamable HTTP. */
 import type { Readable, Writable } from 'node:stream';
 import { format } from 'node:util';
-import { RlmError } from '../../errors.ts';
-import { createServerContext, type ServerDefaults } from '../../mcp/context.ts';
+import { RlmError } from '../../../core/errors.ts';
 import {
   DEFAULT_HTTP_PORT,
   DEFAULT_MAX_BODY_BYTES,
@@ -11,6 +10,7 @@ import {
   serveHttp,
 } from '../../mcp/http.ts';
 import { DEFAULT_LIMITS } from '../../mcp/limits.ts';
+import { createServerContext, type ServerDefaults } from '../../mcp/server-context.ts';
 import { serveStdio } from '../../mcp/stdio.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK } from '../io.ts';

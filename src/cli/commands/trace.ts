@@ -1,6 +1,6 @@
 import path from 'node:path';
+import { RlmError } from '../../../core/errors.ts';
 import { writeFileAtomic } from '../../../memory/fsutil.ts';
-import { RlmError } from '../../errors.ts';
 import { readTraceFile, renderTraceTree, selectRun } from '../../runtime/trace-render.ts';
 import { buildTrajectories } from '../../runtime/trajectory.ts';
 import { parseCommandArgs } from '../args.ts';

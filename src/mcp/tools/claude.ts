@@ -6,9 +6,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { type HistoryFilter, listProjects, recall, timeline } from '../../claude/catalog.ts';
 import { roundScore } from '../../shapes.ts';
-import type { ServerContext } from '../context.ts';
 import { guard, structured } from '../results.ts';
 import type { Connection } from '../server.ts';
+import type { ServerContext } from '../server-context.ts';
 import { checkedStoreDir, storeArg } from './store-arg.ts';
 
 const READ_ONLY = {

@@ -3,11 +3,11 @@ import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import type { ChunkerName, IngestOptions } from '../../../memory/types.ts';
-import type { ServerContext } from '../context.ts';
 import { filesOf } from '../paths.ts';
 import { progressFor } from '../progress.ts';
 import { guard, structured } from '../results.ts';
 import type { Connection } from '../server.ts';
+import type { ServerContext } from '../server-context.ts';
 import { checkedStoreDir, storeArg } from './store-arg.ts';
 
 const CHUNKERS = ['size', 'paragraph', 'lines', 'turn', 'markdown'] as const satisfies readonly ChunkerName[];

@@ -9,9 +9,9 @@ import { MAX_TOPIC_CHARS, parseWhen } from '../../../memory/memory-model.ts';
 import { MEMORY_IMPORTANCE, type MemoryImportance } from '../../../memory/types.ts';
 import { autoConsolidate } from '../../runtime/consolidate.ts';
 import { recallResults } from '../../shapes.ts';
-import type { ServerContext } from '../context.ts';
 import { guard, structured } from '../results.ts';
 import type { Connection } from '../server.ts';
+import type { ServerContext } from '../server-context.ts';
 import { checkedStoreDir, storeArg } from './store-arg.ts';
 
 const topicArg = z.string().min(1, 'topic must not be empty').max(MAX_TOPIC_CHARS);

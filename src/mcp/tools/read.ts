@@ -5,13 +5,13 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
+import { RlmError } from '../../../core/errors.ts';
 import { CHUNK_TYPES, type ChunkType, type GrepOptions, type SearchOptions } from '../../../memory/types.ts';
-import { RlmError } from '../../errors.ts';
 import { chunkPath, peekResult, searchResults } from '../../shapes.ts';
-import type { ServerContext } from '../context.ts';
 import { grepView } from '../grep-view.ts';
 import { guard, structured } from '../results.ts';
 import type { Connection } from '../server.ts';
+import type { ServerContext } from '../server-context.ts';
 import { checkedStoreDir, storeArg } from './store-arg.ts';
 
 const READ_ONLY = {

@@ -7,11 +7,11 @@ import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
-import { isRlmError } from '../../errors.ts';
+import { isRlmError } from '../../../core/errors.ts';
 import { resolveOptions } from '../../runtime/options.ts';
-import type { ServerContext } from '../context.ts';
 import { guard, structured } from '../results.ts';
 import type { Connection } from '../server.ts';
+import type { ServerContext } from '../server-context.ts';
 import { storeArg } from './store-arg.ts';
 
 const nullableNumber = z.number().nullable();

@@ -1,8 +1,8 @@
 /** The `store` argument shared by the store tools, and its fallback to the server's default store. */
 import * as z from 'zod';
-import { RlmError } from '../../errors.ts';
-import type { ServerContext } from '../context.ts';
+import { RlmError } from '../../../core/errors.ts';
 import type { Connection } from '../server.ts';
+import type { ServerContext } from '../server-context.ts';
 
 /** Optional store folder; the server's default (RLM_STORE) applies when it is left out. */
 export const storeArg = z

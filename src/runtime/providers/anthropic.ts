@@ -10,7 +10,7 @@ import type {
   MessageParam,
   TextBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
-import { RlmError } from '../../errors.ts';
+import { RlmError } from '../../../core/errors.ts';
 import {
   abortedError,
   type BackoffOptions,
@@ -18,7 +18,7 @@ import {
   DEFAULT_BACKOFF,
   isRetryableStatus,
   parseRetryAfter,
-} from '../../http-retry.ts';
+} from '../../../core/http-retry.ts';
 import type { Model, ModelRequest, ModelResponse, Usage } from '../model.ts';
 import { errorBodyMessage, providerError } from './errors.ts';
 

@@ -7,8 +7,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
-import { RlmError } from '../../errors.ts';
-import { abortedError } from '../../http-retry.ts';
+import { RlmError } from '../../../core/errors.ts';
+import { abortedError } from '../../../core/http-retry.ts';
 import type { ChatMessage, Model, ModelRequest, ModelResponse, Usage } from '../model.ts';
 import { Semaphore } from '../semaphore.ts';
 import { providerError } from './errors.ts';

@@ -2,8 +2,8 @@
  * Turning provider failures into short, safe PROVIDER messages: one line, bounded length, and never
  * the API key (some servers echo credentials back in their error bodies).
  */
-import { RlmError } from '../../errors.ts';
-import { redactSecrets } from '../../http-retry.ts';
+import { RlmError } from '../../../core/errors.ts';
+import { redactSecrets } from '../../../core/http-retry.ts';
 
 const MAX_DETAIL = 300;
 

@@ -3,8 +3,8 @@
  * {@link Model}s. Everything a provider needs from the environment is read here, from the `env`
  * passed in, and checked at creation so the CLI fails before doing any work.
  */
-import { RlmError } from '../../errors.ts';
-import type { BackoffOptions } from '../../http-retry.ts';
+import { RlmError } from '../../../core/errors.ts';
+import type { BackoffOptions } from '../../../core/http-retry.ts';
 import type { Model } from '../model.ts';
 import { AnthropicModel } from './anthropic.ts';
 import { CLAUDE_NOT_FOUND, ClaudeCodeModel, findClaudeExecutable } from './claude-code.ts';
@@ -13,7 +13,7 @@ import { RelayModel } from './relay.ts';
 import { ReplayModel } from './replay.ts';
 import { ScriptedModel } from './scripted.ts';
 
-export type { BackoffOptions } from '../../http-retry.ts';
+export type { BackoffOptions } from '../../../core/http-retry.ts';
 export { AnthropicModel, type AnthropicModelOptions } from './anthropic.ts';
 export { ClaudeCodeModel, type ClaudeCodeModelOptions } from './claude-code.ts';
 export { OpenAIModel, type OpenAIModelOptions } from './openai.ts';

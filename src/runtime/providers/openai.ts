@@ -9,7 +9,7 @@ import {
   type BackoffOptions,
   isRetryableStatus,
   withRetries,
-} from '../../http-retry.ts';
+} from '../../../core/http-retry.ts';
 import type { Model, ModelRequest, ModelResponse, Usage } from '../model.ts';
 import { errorBodyMessage, providerError } from './errors.ts';
 

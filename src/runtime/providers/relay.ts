@@ -15,9 +15,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { RlmError } from '../../../core/errors.ts';
+import { abortedError, sleep } from '../../../core/http-retry.ts';
 import { countTokens as defaultCountTokens } from '../../../memory/tokens.ts';
-import { RlmError } from '../../errors.ts';
-import { abortedError, sleep } from '../../http-retry.ts';
 import type { Model, ModelRequest, ModelResponse } from '../model.ts';
 
 export interface RelayModelOptions {

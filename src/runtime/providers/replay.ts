@@ -7,7 +7,7 @@
  * where the run left the recording.
  */
 import { readFileSync } from 'node:fs';
-import { RlmError } from '../../errors.ts';
+import { RlmError } from '../../../core/errors.ts';
 import { LEAF_PROMPT } from '../../prompts/leaf.ts';
 import type { Model, ModelRequest, ModelResponse } from '../model.ts';
 import { type ModelCallEvent, parseTrace } from '../trace.ts';

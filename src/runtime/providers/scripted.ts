@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
-import { RlmError } from '../../errors.ts';
-import { abortedError, sleep } from '../../http-retry.ts';
+import { RlmError } from '../../../core/errors.ts';
+import { abortedError, sleep } from '../../../core/http-retry.ts';
 import type { Model, ModelRequest, ModelResponse } from '../model.ts';
 
 const count = (what: string) =>

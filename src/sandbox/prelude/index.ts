@@ -12,7 +12,7 @@
  */
 import { REMOVED_GLOBALS } from '../names.ts';
 import { BOUNDS_SOURCE } from './bounds.ts';
-import { CONTEXT_SOURCE } from './context.ts';
+import { CONTEXT_SOURCE } from './context-text.ts';
 import { CORE_SOURCE } from './core.ts';
 import { HARDEN_SOURCE } from './harden.ts';
 import { INTRINSICS_SOURCE } from './intrinsics.ts';

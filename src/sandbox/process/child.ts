@@ -8,10 +8,10 @@
  * isolate. The process ends itself when the host goes away.
  */
 import ivm from 'isolated-vm';
+import { callEntry, type EntryResult, IsolateRuntime, prepareSpare } from '../isolate.ts';
 import { BASE_MEMORY_MB } from '../limits.ts';
 import { readMirror } from '../mirror.ts';
 import { errorMessage } from '../outcome.ts';
-import { callEntry, type EntryResult, IsolateRuntime, prepareSpare } from '../runtime.ts';
 import type { EntryReply, Request, RunReply, ToChild, ToHost } from './protocol.ts';
 
 const docs = new Map<string, ivm.ExternalCopy<string>>();

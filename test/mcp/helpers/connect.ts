@@ -2,12 +2,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createServer } from '../../../src/mcp/server.ts';
 import {
   createServerContext,
   type ServerContext,
   type ServerContextOptions,
-} from '../../../src/mcp/context.ts';
-import { createServer } from '../../../src/mcp/server.ts';
+} from '../../../src/mcp/server-context.ts';
 
 export interface Connected {
   ctx: ServerContext;

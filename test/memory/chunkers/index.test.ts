@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { isRlmError } from '../../../core/errors.ts';
 import { CHUNKERS, chunkerFor, chunkText } from '../../../memory/chunkers/index.ts';
-import { isRlmError } from '../../../src/errors.ts';
 import { expectWellFormed, prng, prose } from './invariants.ts';
 
 const session = readFileSync(new URL('../../fixtures/memory/claude-session.jsonl', import.meta.url), 'utf8');

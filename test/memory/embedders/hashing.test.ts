@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { isRlmError } from '../../../core/errors.ts';
 import { HashingEmbedder, hashEmbed } from '../../../memory/embedders/hashing.ts';
-import { isRlmError } from '../../../src/errors.ts';
 
 function cosine(a: number[], b: number[]): number {
   let dot = 0;

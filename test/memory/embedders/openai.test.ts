@@ -128,7 +128,7 @@ describe('OpenAIEmbedder', () => {
     expect(seen).toHaveLength(3);
   });
 
-  it('retries 408 and 409 like the model providers (one policy, src/http-retry.ts)', async () => {
+  it('retries 408 and 409 like the model providers (one policy, core/http-retry.ts)', async () => {
     for (const status of [408, 409]) {
       const { baseUrl, seen } = await fakeServer((req, res, n) =>
         n === 1 ? fail(res, status, 'try again') : ok(res, req.body.input),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isRlmError } from '../../../core/errors.ts';
 import { Analyzer } from '../../../memory/search/analyzer.ts';
 import {
   BM25_K1,
@@ -7,7 +8,6 @@ import {
   buildSegment,
   FUZZY_WEIGHT,
 } from '../../../memory/search/bm25.ts';
-import { isRlmError } from '../../../src/errors.ts';
 
 type Doc = { id: string; text: string };
 

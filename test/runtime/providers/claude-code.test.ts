@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isRlmError, type RlmError } from '../../../src/errors.ts';
+import { isRlmError, type RlmError } from '../../../core/errors.ts';
 import type { ModelRequest } from '../../../src/runtime/model.ts';
 import {
   buildInvocation,

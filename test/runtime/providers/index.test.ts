@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isRlmError, type RlmError } from '../../../src/errors.ts';
+import { isRlmError, type RlmError } from '../../../core/errors.ts';
 import {
   AnthropicModel,
   ClaudeCodeModel,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isRlmError, type RlmError } from '../../../src/errors.ts';
+import { isRlmError, type RlmError } from '../../../core/errors.ts';
 import type { ModelRequest } from '../../../src/runtime/model.ts';
 import { OpenAIModel, type OpenAIModelOptions } from '../../../src/runtime/providers/openai.ts';
 import { type FakeServer, type Handler, sendJson, startFakeServer } from './fake-server.ts';

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isRlmError } from '../../../src/errors.ts';
+import { isRlmError } from '../../../core/errors.ts';
 import { LEAF_PROMPT } from '../../../src/prompts/leaf.ts';
 import { createModel } from '../../../src/runtime/providers/index.ts';
 import { ReplayModel } from '../../../src/runtime/providers/replay.ts';

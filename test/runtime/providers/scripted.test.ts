@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { smokeRules } from '../../../benchmarks/policies/smoke.ts';
+import { isRlmError, type RlmError } from '../../../core/errors.ts';
 import { countTokens } from '../../../memory/tokens.ts';
-import { isRlmError, type RlmError } from '../../../src/errors.ts';
 import type { ModelRequest } from '../../../src/runtime/model.ts';
 import {
   ScriptedModel,

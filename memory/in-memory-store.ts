@@ -3,7 +3,7 @@
  * ephemeral contexts (an `rlm answer --context FILE` run, tests). Nothing touches the disk.
  */
 
-import { RlmError } from '../src/errors.ts';
+import { RlmError } from '../core/errors.ts';
 import { AccessLog } from './access.ts';
 import type { SegmentSource } from './graph.ts';
 import type { StoreLock } from './lock.ts';
