@@ -14,7 +14,7 @@ export interface ChartSpec {
 }
 
 /** A fixed colour per method, so every chart of a report agrees. */
-export const METHOD_COLORS: Record<MethodName, string> = {
+const METHOD_COLORS: Record<MethodName, string> = {
   rlm: '#1f77b4',
   'rlm-no-sub': '#17becf',
   direct: '#d62728',
@@ -29,7 +29,7 @@ const LEGEND_H = 28;
 const TITLE_H = 30;
 
 /** Escapes text for XML content and attributes. */
-export function xmlEscape(s: string): string {
+function xmlEscape(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 

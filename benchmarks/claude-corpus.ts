@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Rng } from './rng.ts';
 
-export interface ExchangeSpec {
+interface ExchangeSpec {
   user: string;
   assistant: string;
   /** ISO time of the user message; the reply comes a few seconds later. */

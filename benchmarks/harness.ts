@@ -39,7 +39,7 @@ export interface BenchConfig {
   onProgress?: (p: BenchProgress) => void;
 }
 
-export interface BenchProgress {
+interface BenchProgress {
   done: number;
   total: number;
   label: string;

@@ -24,7 +24,7 @@ const SYLLABLES =
   'ka lo mi ne ta ri so ve du pa the and ing er on st qu ch re de tion al an or es ou é ü'.split(' ');
 
 /** About `mb` million characters of mixed paragraphs, deterministic for a given seed. */
-export function syntheticText(mb: number, seed = 1): string {
+function syntheticText(mb: number, seed = 1): string {
   const rnd = prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const vocab: string[] = [];

@@ -58,7 +58,7 @@ export const DEFAULT_BM25_K = 8;
 export const DEFAULT_BM25_CHUNK_TOKENS = 500;
 
 /** System prompt of both baselines: answer-only, like the paper's base-model calls. */
-export const BASELINE_SYSTEM =
+const BASELINE_SYSTEM =
   'You answer a question about the context given in the message. Reply with the final answer only, in the ' +
   'format the question asks for, with no explanation.';
 

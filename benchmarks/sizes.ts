@@ -2,8 +2,8 @@
 import { RlmError } from '../core/errors.ts';
 
 /** Smallest and largest sizes a suite generates. */
-export const MIN_SIZE = 1024;
-export const MAX_SIZE = 16 * 1024 * 1024;
+const MIN_SIZE = 1024;
+const MAX_SIZE = 16 * 1024 * 1024;
 
 /**
  * One size in tokens: `8k` = 8,192 and `1m` = 1,048,576 (binary, like the paper's 2^13…2^20 axes), or a

@@ -47,7 +47,7 @@ import type { VectorIndex } from './vectors.ts';
  * 4 MiB keeps a 100 MB ingest's peak well under its size in transient memory; more, smaller segments
  * cost little, since search statistics are summed over segments anyway.
  */
-export const SEGMENT_TARGET_CHARS = 4 * 1024 * 1024;
+const SEGMENT_TARGET_CHARS = 4 * 1024 * 1024;
 
 export class BaseStore implements ChunkStoreApi {
   protected readonly graph: ChunkGraph;
@@ -503,7 +503,7 @@ function checkManualLink(type: string, strength: number): void {
     throw new RlmError('BAD_INPUT', `link strength must be in (0, 1], got ${strength}`);
 }
 
-export function throwIfAborted(signal: AbortSignal | undefined): void {
+function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted)
     throw new RlmError('ABORTED', 'ingest was cancelled; committed files are kept, re-run to finish');
 }

@@ -15,7 +15,7 @@ import {
 } from './files.ts';
 
 /** Files larger than this are read as a stream and stored as parts of about this size (see SCHEMA.md): one segment's worth, so a big file costs no more memory than many small ones. */
-export const PART_BYTES = 4 * 1024 * 1024;
+const PART_BYTES = 4 * 1024 * 1024;
 
 /**
  * A file as one text (see {@link readDocument}), or, when larger than `partBytes`, as a stream of parts

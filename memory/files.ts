@@ -12,14 +12,14 @@ import { RlmError } from '../core/errors.ts';
 import { compilePattern, type IgnoreSet, isIgnored, parseIgnore } from './ignore.ts';
 
 /** A file found by {@link scanPaths}. */
-export interface ScannedFile {
+interface ScannedFile {
   /** Absolute path. */
   path: string;
   bytes: number;
 }
 
 /** What a scan left out on purpose, counted (the CLI prints one line with the flag that takes them). */
-export interface PassedOver {
+interface PassedOver {
   /** Dot-files and dot-folders inside scanned folders (`includeHidden` takes them). */
   hidden: number;
   /** Folders never entered by default, like node_modules (`noIgnore` takes them). */

@@ -66,7 +66,7 @@ export function escapeRegExp(literal: string): string {
 }
 
 /** Builds the reported match for a hit at `start` in `text`. */
-export function shapeMatch(id: string, text: string, start: number, context: number): GrepMatch {
+function shapeMatch(id: string, text: string, start: number, context: number): GrepMatch {
   const lineStart = text.lastIndexOf('\n', start - 1) + 1;
   let lineEnd = text.indexOf('\n', start);
   if (lineEnd === -1) lineEnd = text.length;

@@ -3,9 +3,9 @@
  * A new chunk is compared only with chunks that share a signature term (an inverted map of signatures),
  * so linking costs a bounded number of lookups per chunk instead of a scan of the store.
  */
-export const SIGNATURE_TERMS = 8;
+const SIGNATURE_TERMS = 8;
 /** Links kept per new chunk. */
-export const RELATED_FANOUT = 5;
+const RELATED_FANOUT = 5;
 /** Signature terms shared by more chunks than this say little about relatedness; skip them. */
 const COMMON_TERM_LIMIT = 400;
 /** Per shared term, only the most recent chunks are compared: bounds the work per new chunk. */

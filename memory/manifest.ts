@@ -90,7 +90,7 @@ export const manifestSchema = z.looseObject({
 });
 
 /** `documents-G.json`: the current documents; each record needs what reading its chunks needs. */
-export const documentsFileSchema = z.looseObject({
+const documentsFileSchema = z.looseObject({
   version: z.number().int(),
   documents: z.array(
     z.looseObject({
@@ -105,7 +105,7 @@ export const documentsFileSchema = z.looseObject({
 });
 
 /** `links-G.json`: the hand-set links. */
-export const linksFileSchema = z.looseObject({
+const linksFileSchema = z.looseObject({
   version: z.number().int(),
   links: z.array(
     z.looseObject({

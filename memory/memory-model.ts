@@ -13,16 +13,16 @@ import {
   type MemorySource,
 } from './types.ts';
 
-export const DAY_MS = 86_400_000;
+const DAY_MS = 86_400_000;
 /** Longest topic, in characters. */
 export const MAX_TOPIC_CHARS = 200;
 /** Largest memory text, in UTF-8 bytes. */
-export const MAX_MEMORY_BYTES = 1024 * 1024;
-export const DEFAULT_TOPIC = 'general';
+const MAX_MEMORY_BYTES = 1024 * 1024;
+const DEFAULT_TOPIC = 'general';
 /** Weight gained per natural-log unit of accesses: 10 accesses make a fresh memory weigh about 1.48. */
-export const REINFORCEMENT = 0.2;
+const REINFORCEMENT = 0.2;
 /** Days for the recency factor of recall to halve. */
-export const RECENCY_HALF_LIFE_DAYS = 30;
+const RECENCY_HALF_LIFE_DAYS = 30;
 
 export const DEFAULT_MEMORY_SETTINGS: MemorySettings = {
   decayRate: 0.95,
@@ -85,7 +85,7 @@ export function checkRemember(input: RememberInput): JournalEntry {
   };
 }
 
-export function checkTopic(topic: string): string {
+function checkTopic(topic: string): string {
   const t = String(topic).trim();
   if (t.length === 0) throw new RlmError('BAD_INPUT', 'the topic is empty');
   if (t.length > MAX_TOPIC_CHARS) {
@@ -94,7 +94,7 @@ export function checkTopic(topic: string): string {
   return t;
 }
 
-export function checkImportance(value: string): MemoryImportance {
+function checkImportance(value: string): MemoryImportance {
   if (!(MEMORY_IMPORTANCE as readonly string[]).includes(value)) {
     throw new RlmError('BAD_INPUT', `unknown importance "${value}": use critical, high, medium or low`);
   }
@@ -102,7 +102,7 @@ export function checkImportance(value: string): MemoryImportance {
 }
 
 /** `mem-` + base-36 milliseconds + 6 random hex: sortable by creation, unique across processes. */
-export function newMemoryId(now: Date): string {
+function newMemoryId(now: Date): string {
   return `mem-${Math.max(0, now.getTime()).toString(36)}-${randomBytes(3).toString('hex')}`;
 }
 

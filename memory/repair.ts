@@ -42,7 +42,7 @@ export interface RepairReport {
 }
 
 /** A document repair cannot keep, and where it came from. */
-export interface DroppedDocument {
+interface DroppedDocument {
   id: string;
   path: string | null;
 }
@@ -60,7 +60,7 @@ export interface RepairOptions {
 }
 
 /** The embedder spec that removes vector search. */
-export const NO_EMBEDDER = 'none';
+const NO_EMBEDDER = 'none';
 
 export async function repairStore(dir: string, opts: RepairOptions = {}): Promise<RepairReport> {
   const abs = path.resolve(dir);

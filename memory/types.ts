@@ -23,8 +23,6 @@ export const LINK_TYPES: readonly LinkType[] = [
   'contradicts',
   'summarizes',
 ];
-/** Link types a user may set by hand; the others are computed. */
-export type ManualLinkType = 'supports' | 'contradicts';
 
 /** `memory`: one chunk holding a remembered text whole (see memory/memories.ts). */
 export type ChunkerName = 'size' | 'paragraph' | 'lines' | 'turn' | 'markdown' | 'memory';
@@ -100,10 +98,6 @@ export interface ChunkRecord {
   /** Time from the source when it has one (transcripts). */
   time?: string;
   text: string;
-}
-
-export interface ChunkWithStats extends ChunkRecord {
-  access: AccessStats;
 }
 
 export interface DocumentRecord {

@@ -9,7 +9,7 @@
  */
 
 /** The keyword classifier, as sandbox source. */
-export const CLASSIFY_JS = String.raw`function classify(q) {
+const CLASSIFY_JS = String.raw`function classify(q) {
   const t = q.toLowerCase();
   if (/stand for|abbreviation|acronym|full form|short for/.test(t)) return 'abbreviation';
   if (/^who\b/.test(t)) return 'human';

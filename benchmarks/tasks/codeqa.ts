@@ -14,7 +14,7 @@ import {
 import { contextTokens, sizeLabel } from './text.ts';
 import type { BenchTask, GenerateParams } from './types.ts';
 
-export const LETTERS = ['A', 'B', 'C', 'D'] as const;
+const LETTERS = ['A', 'B', 'C', 'D'] as const;
 
 /** Where codeqa's files come from: a synthetic tree (default) or given files (e.g. `readTree('src')`). */
 export interface CodeqaOptions {
@@ -22,7 +22,7 @@ export interface CodeqaOptions {
 }
 
 /** Files an answer depends on, following a constant to its literal. */
-export function constantChain(name: string, constants: Map<string, ConstantInfo>): ConstantInfo[] {
+function constantChain(name: string, constants: Map<string, ConstantInfo>): ConstantInfo[] {
   const chain: ConstantInfo[] = [];
   for (
     let c = constants.get(name);

@@ -6,8 +6,7 @@ import { generateOolongPairs } from './oolong-pairs.ts';
 import { generateSniah } from './sniah.ts';
 import type { BenchTask, GenerateParams, SuiteName } from './types.ts';
 
-export type { BenchTask, GenerateParams, Gold, Pair, SuiteName } from './types.ts';
-export { SUITES } from './types.ts';
+export type { BenchTask, GenerateParams, SuiteName } from './types.ts';
 
 /** Options that reach individual generators. */
 export interface GeneratorOptions {

@@ -96,7 +96,7 @@ const QUALITIES = [
 const DOC_TOKENS = 1000;
 
 /** A link of a chain, as written in a document. */
-export interface MultihopFact {
+interface MultihopFact {
   doc: number;
   sentence: string;
 }

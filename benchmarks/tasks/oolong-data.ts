@@ -11,7 +11,7 @@ import { LineBuilder } from './text.ts';
 
 /** The hidden labels, in a fixed order (indexes into tallies). */
 export const LABELS = ['description', 'entity', 'human', 'numeric', 'location', 'abbreviation'] as const;
-export type Label = (typeof LABELS)[number];
+type Label = (typeof LABELS)[number];
 
 /** What the model is told about the labels. */
 export const LABEL_GUIDE =
@@ -96,7 +96,7 @@ const t = (parts: TemplateStringsArray, ...slots: (readonly string[])[]): Templa
 const year = (r: Rng): string => String(r.int(1950, 2020));
 
 /** Question templates per label. Several are worded to defeat first-word heuristics on purpose. */
-export const TEMPLATES: Record<Label, readonly Template[]> = {
+const TEMPLATES: Record<Label, readonly Template[]> = {
   description: [
     t`What does the word ${['serendipity', 'ephemeral', 'ubiquitous', 'quixotic', 'melancholy', 'gregarious', 'laconic', 'petrichor']} mean?`,
     t`Why do ${['cats', 'owls', 'bees', 'whales', 'wolves', 'dolphins', 'parrots', 'camels']} ${['purr', 'migrate', 'sleep so much', 'hum', 'sing', 'travel in groups', 'build nests']}?`,
@@ -159,7 +159,7 @@ export const TEMPLATES: Record<Label, readonly Template[]> = {
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** Day 0 of the data: items are dated over the three years that follow. */
 const EPOCH_MS = Date.UTC(2021, 0, 1);
-export const DAY_SPAN = 1095;
+const DAY_SPAN = 1095;
 
 /** A day index as OOLONG writes dates, e.g. `Mar 04, 2023`. */
 export function formatDay(day: number): string {
@@ -168,7 +168,7 @@ export function formatDay(day: number): string {
 }
 
 /** One generated item. */
-export interface OolongRecord {
+interface OolongRecord {
   day: number;
   user: number;
   label: number;
@@ -176,7 +176,7 @@ export interface OolongRecord {
 }
 
 /** Per-user tally layout: 6 label counts overall, then before the bound day, then after it. */
-export const TALLY_WIDTH = 18;
+const TALLY_WIDTH = 18;
 export const BEFORE = 6;
 export const AFTER = 12;
 
@@ -195,7 +195,7 @@ export interface OolongData {
 }
 
 /** The line format of one item. */
-export function formatItem(r: OolongRecord): string {
+function formatItem(r: OolongRecord): string {
   return `Date: ${formatDay(r.day)} || User: ${r.user} || Instance: ${r.text}`;
 }
 

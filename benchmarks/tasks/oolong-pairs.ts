@@ -24,7 +24,7 @@ export const PAIR_QUERIES = ['both', 'both_dated', 'both_two_labels', 'one_each'
 export type PairQuery = (typeof PAIR_QUERIES)[number];
 
 /** A condition on one user: at least `min` instances with `label`, optionally only before / after the bound. */
-export interface UserCondition {
+interface UserCondition {
   label: number;
   min: number;
   when: 'any' | 'before' | 'after';
@@ -46,12 +46,12 @@ function offsetOf(when: UserCondition['when']): number {
 }
 
 /** Whether a user's tally satisfies the condition. */
-export function meets(tally: Uint32Array, c: UserCondition): boolean {
+function meets(tally: Uint32Array, c: UserCondition): boolean {
   return (tally[offsetOf(c.when) + c.label] as number) >= c.min;
 }
 
 /** The phrase of a condition, e.g. `at least 3 instances with the label 'human' dated after Mar 04, 2023`. */
-export function describeCondition(c: UserCondition, boundDay: number): string {
+function describeCondition(c: UserCondition, boundDay: number): string {
   const date = c.when === 'any' ? '' : ` dated ${c.when} ${formatDay(boundDay)}`;
   return `at least ${c.min} instance${c.min === 1 ? '' : 's'} with the label '${LABELS[c.label]}'${date}`;
 }
@@ -77,11 +77,7 @@ function threshold(
 }
 
 /** The gold pairs of a question: `first` for one user and `second` for the other (the same for symmetric questions). */
-export function goldPairs(
-  users: Map<number, Uint32Array>,
-  first: UserCondition[],
-  second: UserCondition[],
-): Pair[] {
+function goldPairs(users: Map<number, Uint32Array>, first: UserCondition[], second: UserCondition[]): Pair[] {
   const select = (cs: UserCondition[]) =>
     [...users].filter(([, t]) => cs.every((c) => meets(t, c))).map(([u]) => u);
   const a = select(first);

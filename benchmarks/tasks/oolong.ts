@@ -29,7 +29,7 @@ export const OOLONG_QUERIES = [
 export type OolongQuery = (typeof OOLONG_QUERIES)[number];
 
 /** The comparison answers, as OOLONG phrases them. */
-export const COMPARISONS = ['more common than', 'less common than', 'same frequency as'] as const;
+const COMPARISONS = ['more common than', 'less common than', 'same frequency as'] as const;
 
 const PREAMBLE =
   'The context lists questions asked by users, one per line, as `Date: … || User: … || Instance: <question>`. ' +

@@ -50,7 +50,7 @@ const VOCAB = [
   'golden',
 ] as const;
 
-export const SNIAH_QUESTION = 'What is the magic number?';
+const SNIAH_QUESTION = 'What is the magic number?';
 
 /** A sniah task plus where the needle went (for tests and reports). */
 export interface SniahTask extends BenchTask {

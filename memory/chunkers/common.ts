@@ -41,7 +41,7 @@ export interface ChunkerSettings {
 export type DraftExtra = Pick<ChunkDraft, 'section' | 'tags' | 'time'>;
 
 /** True for the code units of Unicode White_Space (the tokenizer's notion of whitespace). */
-export function isWs(c: number): boolean {
+function isWs(c: number): boolean {
   return (
     (c <= 0x20 && (c === 0x20 || (c >= 0x09 && c <= 0x0d))) ||
     (c >= 0x85 &&
@@ -102,7 +102,7 @@ const SENTENCE_END = new Set(['.', '!', '?', '…', '。', '！', '？']);
 const CLOSERS = new Set(['"', "'", ')', ']', '»', '”', '’', '*', '_']);
 
 /** How good a cut at `pos` is: 3 after a blank line, 2 after a sentence end, 1 after a line break, else 0. */
-export function cutScore(text: string, pos: number, to: number): number {
+function cutScore(text: string, pos: number, to: number): number {
   const prev = text.charCodeAt(pos - 1);
   if (prev === 10 || prev === 13) {
     // Walk back over the whitespace before this break: another break means a blank line.

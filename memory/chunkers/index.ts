@@ -19,15 +19,14 @@ import { sizeChunks } from './size.ts';
 import { looksLikeChatJsonl, looksLikeTranscript, turnChunks } from './turn.ts';
 
 export type { ChunkOptions } from './common.ts';
-export { looksLikeChatJsonl, looksLikeTranscript } from './turn.ts';
 
 /** Every chunker name, for validating user input. */
 export const CHUNKERS: readonly ChunkerName[] = ['size', 'paragraph', 'lines', 'turn', 'markdown'];
 
-export const DEFAULT_CHUNK_TOKENS = 2000;
-export const DEFAULT_OVERLAP_TOKENS = 200;
-export const DEFAULT_MIN_TOKENS = 100;
-export const DEFAULT_MAX_TOKENS = 800;
+const DEFAULT_CHUNK_TOKENS = 2000;
+const DEFAULT_OVERLAP_TOKENS = 200;
+const DEFAULT_MIN_TOKENS = 100;
+const DEFAULT_MAX_TOKENS = 800;
 
 const MARKDOWN_EXTENSIONS = new Set(['md', 'markdown', 'mdx', 'mdown', 'mkd']);
 

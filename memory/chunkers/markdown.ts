@@ -12,7 +12,7 @@ import { type ChunkerSettings, draft, forEachLine, isBlank, isCleanLineStart, sl
 import { paragraphChunks } from './paragraph.ts';
 
 /** Sections smaller than this are merged forward. */
-export const TINY_TOKENS = 50;
+const TINY_TOKENS = 50;
 
 const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;

@@ -16,8 +16,7 @@ import { HashingEmbedder } from './hashing.ts';
 import { OpenAIEmbedder } from './openai.ts';
 import type { Embedder } from './types.ts';
 
-export type { HashingEmbedderOptions } from './hashing.ts';
-export { HashingEmbedder, hashEmbed } from './hashing.ts';
+export { HashingEmbedder } from './hashing.ts';
 export type { OpenAIEmbedderOptions } from './openai.ts';
 export { OpenAIEmbedder } from './openai.ts';
 export type { Embedder } from './types.ts';

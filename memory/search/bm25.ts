@@ -15,7 +15,7 @@ export { type Bm25Segment, buildSegment } from './segment.ts';
 /** Term-frequency saturation. */
 export const BM25_K1 = 1.2;
 /** Length normalisation strength. */
-export const BM25_B = 0.75;
+const BM25_B = 0.75;
 /** Score factor per edit for a fuzzy (typo) match. */
 export const FUZZY_WEIGHT = 0.7;
 /** Vocabulary terms a misspelt query term expands to, at most. */

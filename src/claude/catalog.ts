@@ -151,7 +151,7 @@ function projectsMatching(all: Session[], wanted: string): Set<string> {
 }
 
 /** Epoch ms of an ISO date or time; a bare date is the start (since) or the end (until) of its day. */
-export function parseWhen(value: string, which: 'since' | 'until'): number {
+function parseWhen(value: string, which: 'since' | 'until'): number {
   const v = value.trim();
   const day = /^\d{4}-\d{2}-\d{2}$/.test(v);
   const ms = Date.parse(day ? `${v}T00:00:00Z` : v);

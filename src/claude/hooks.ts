@@ -10,7 +10,7 @@ import { RlmError } from '../../core/errors.ts';
 import { writeFileAtomic } from '../../memory/fsutil.ts';
 
 /** The hook events that trigger an import. */
-export const HOOK_EVENTS = ['SessionEnd', 'PreCompact'] as const;
+const HOOK_EVENTS = ['SessionEnd', 'PreCompact'] as const;
 /** What marks a hook command as ours. */
 const MARK = 'claude ingest --hook';
 

@@ -181,7 +181,7 @@ async function* importFile(
 }
 
 /** The stored parts of every imported session file. */
-export function storedParts(docs: DocumentRecord[]): Map<string, Stored> {
+function storedParts(docs: DocumentRecord[]): Map<string, Stored> {
   const byFile = new Map<string, DocumentRecord[]>();
   for (const d of docs) {
     const m = d.meta;

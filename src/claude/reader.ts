@@ -47,7 +47,7 @@ export const HEAD_BYTES = 4096;
 const TITLE_CHARS = 80;
 
 /** Id of the part of `file` that starts at byte `from`. */
-export function partId(file: string, from: number): string {
+function partId(file: string, from: number): string {
   return `claude-${createHash('sha1').update(file).digest('hex').slice(0, 12)}-${from}`;
 }
 

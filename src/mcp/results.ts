@@ -19,7 +19,7 @@ export function structured(value: Record<string, unknown>, text?: string): CallT
  * A tool error naming the tool and the error code. Expected failures (an RlmError: bad input, missing
  * store, missing key) are reported as is; anything else is a bug, so its stack goes to the log.
  */
-export function toolError(tool: string, err: unknown, log: (line: string) => void): CallToolResult {
+function toolError(tool: string, err: unknown, log: (line: string) => void): CallToolResult {
   let text: string;
   if (isRlmError(err)) {
     text = `${tool}: ${err.message} [${err.code}]`;

@@ -22,7 +22,7 @@ export interface ServerDefaults {
  * Library options applied to every `rlm_answer` run, except those a call controls itself. The seam for
  * tests (a sandbox or model factory) and for embedders (limits, prices, trace file).
  */
-export type RunOverrides = Omit<
+type RunOverrides = Omit<
   RlmOptions,
   'model' | 'subModel' | 'maxDepth' | 'maxIterations' | 'onEvent' | 'signal' | 'env'
 >;

@@ -19,7 +19,7 @@ export interface Connection {
 }
 
 /** Registers one tool (or a family of tools) on a server; every tool module exports one. */
-export type ToolRegistrar = (server: McpServer, ctx: ServerContext, conn: Connection) => void;
+type ToolRegistrar = (server: McpServer, ctx: ServerContext, conn: Connection) => void;
 
 /** Options of {@link createServer}. */
 export interface CreateServerOptions {

@@ -25,7 +25,7 @@ export function firstMessage(question: string, shape: ContextShape, inlineContex
 }
 
 /** Added to a block rejected before it ran: a model otherwise assumes its first lines took effect. */
-export const NOT_RUN_NOTE =
+const NOT_RUN_NOTE =
   'The block was rejected before running: none of its code ran and none of its declarations exist.';
 
 function describeError(err: NonNullable<BlockFeedback['error']>): string {

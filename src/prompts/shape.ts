@@ -4,7 +4,7 @@
  */
 
 /** How the context reaches the model's code. */
-export type ContextKind = 'none' | 'string' | 'documents' | 'store';
+type ContextKind = 'none' | 'string' | 'documents' | 'store';
 
 /** Size and shape of the context, as stated in the system prompt. */
 export interface ContextShape {

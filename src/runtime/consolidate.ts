@@ -31,7 +31,7 @@ export function modelSummarizer(model: Model, signal?: AbortSignal): Summarizer 
 }
 
 /** Models like to fence or introduce their answer ("Sure! Here's the summary:"); the memory keeps the text. */
-export function unwrapSummary(text: string): string {
+function unwrapSummary(text: string): string {
   let t = text.trim();
   const lead = /^[^\n]{0,100}:\s*\n\s*\n/.exec(t);
   if (lead) t = t.slice(lead[0].length).trim();

@@ -66,7 +66,7 @@ export function textShape(context: string | string[] | undefined, maxContextChar
 }
 
 /** Rebuilds a document's text from its chunks, dropping the overlap between neighbours. */
-export function documentText(store: ChunkReader, documentId: string): string {
+function documentText(store: ChunkReader, documentId: string): string {
   const parts: string[] = [];
   let end = 0;
   for (const c of store.documentChunks(documentId)) {

@@ -56,7 +56,7 @@ export interface LoopResult extends ChildOutcome {
 }
 
 /** Per-session sandbox limits: outputs sized to what the model is shown, and room for slow sub-calls. */
-export function sessionLimits(state: RunState): SandboxLimits {
+function sessionLimits(state: RunState): SandboxLimits {
   const o = state.opts;
   return {
     ...o.sandbox,

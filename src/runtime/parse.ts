@@ -9,14 +9,14 @@
  */
 
 /** A ```repl block to run. */
-export interface CodeBlock {
+interface CodeBlock {
   code: string;
   /** 1-based line of the opening fence in the reply. */
   line: number;
 }
 
 /** A fence that did not run but looks like the model meant it to (```js, ```javascript...). */
-export interface IgnoredFence {
+interface IgnoredFence {
   /** The info string as written, e.g. `javascript`. */
   lang: string;
   /** 1-based line of the opening fence. */
@@ -222,8 +222,3 @@ const ESCAPES: Record<string, string> = {
   '0': '\0',
   '\n': '',
 };
-
-/** Removes fenced blocks and returns the prose, trimmed (for partial answers). */
-export function proseOf(text: string): string {
-  return parseReply(text).prose;
-}

@@ -22,7 +22,7 @@ import type { RunStatus } from './result.ts';
 import type { RunState } from './run-state.ts';
 
 /** A sub-RLM run requested by a sub-call. */
-export interface ChildRequest {
+interface ChildRequest {
   depth: number;
   span: string;
   question: string;
@@ -64,7 +64,7 @@ function fullText<K extends string>(
 }
 
 /** The error string model code receives for a failed sub-call. */
-export function subCallError(err: unknown): string {
+function subCallError(err: unknown): string {
   const rlm = (err as { rlm?: { code: string; message: string } })?.rlm;
   if (rlm !== undefined) return `Error: ${rlm.code}: ${rlm.message}`;
   if (isRlmError(err)) return `Error: ${err.code}: ${err.message}`;

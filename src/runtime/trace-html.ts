@@ -13,7 +13,7 @@ import { buildTrajectories, type SpanNode, type Trajectory } from './trajectory.
  * Request texts longer than this are cut in the page (a leaf's request holds its whole context, and a
  * run can make hundreds); code, outputs, replies, prompts and answers are always whole.
  */
-export const HTML_REQUEST_CHARS = 20_000;
+const HTML_REQUEST_CHARS = 20_000;
 
 function cut(text: string): string {
   if (text.length <= HTML_REQUEST_CHARS) return text;
@@ -92,7 +92,7 @@ export function renderTraceHtml(events: TraceEvent[]): string {
 }
 
 /** Escapes text for HTML element content and attribute values. */
-export function escapeHtml(s: string): string {
+function escapeHtml(s: string): string {
   return s.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,

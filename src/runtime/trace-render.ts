@@ -34,7 +34,7 @@ type Paint = (code: string, s: string) => string;
 const fmtInt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 /** A duration for people: `850ms`, `2.4s`, `3m05s`. */
-export function fmtMs(ms: number): string {
+function fmtMs(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
   const s = Math.round(ms / 1000);
@@ -215,7 +215,7 @@ function stripAnsi(s: string): string {
 }
 
 /** Events grouped by run, in the order runs first appear. */
-export function groupRuns(events: TraceEvent[]): Map<string, TraceEvent[]> {
+function groupRuns(events: TraceEvent[]): Map<string, TraceEvent[]> {
   const runs = new Map<string, TraceEvent[]>();
   for (const e of events) {
     const list = runs.get(e.run) ?? [];

@@ -22,10 +22,10 @@ export type TraceLevel = 'summary' | 'full';
 export const TRACE_LEVELS: readonly TraceLevel[] = ['summary', 'full'];
 
 /** Texts longer than this go to a `blob` event (once per run) and are referenced by id. */
-export const INLINE_TEXT_CHARS = 2000;
+const INLINE_TEXT_CHARS = 2000;
 
 /** Fields every event carries. */
-export interface TraceBase {
+interface TraceBase {
   /** Id of the run (several runs may append to one file). */
   run: string;
   /** Milliseconds since the run started. */
@@ -75,7 +75,7 @@ export interface TraceMessage {
  * the first request of a span only (it never changes within one); later requests carry what changed:
  * the conversation is the previous request's messages up to `from`, then `messages`.
  */
-export interface ModelRequestEvent extends TraceBase {
+interface ModelRequestEvent extends TraceBase {
   type: 'model_request';
   iteration: number;
   kind: ModelCallEvent['kind'];
@@ -86,13 +86,13 @@ export interface ModelRequestEvent extends TraceBase {
 }
 
 /** A large text stored once per run; events refer to it by `id`. Always written before its first use. */
-export interface BlobEvent extends TraceBase {
+interface BlobEvent extends TraceBase {
   type: 'blob';
   id: string;
   text: string;
 }
 
-export interface BlockEvent extends TraceBase {
+interface BlockEvent extends TraceBase {
   type: 'block';
   iteration: number;
   /** 1-based index of the block in the reply. */
@@ -151,7 +151,7 @@ export interface FinalEvent extends TraceBase {
   answer: string;
 }
 
-export interface ErrorEvent extends TraceBase {
+interface ErrorEvent extends TraceBase {
   type: 'error';
   code: string;
   message: string;
@@ -164,7 +164,7 @@ export interface RunEndEvent extends TraceBase {
 }
 
 /** Characters of an answer repeated outside the `final` event. */
-export const ANSWER_PREVIEW_CHARS = 500;
+const ANSWER_PREVIEW_CHARS = 500;
 
 /**
  * An answer as repeated in `output` and `run_end` events: a trace stores a long answer once, in the

@@ -10,7 +10,7 @@ import type { RlmResult } from './result.ts';
 import type { ModelCallEvent, OutputEvent, TraceEvent, TraceMessage } from './trace.ts';
 
 /** Tokens, cost and model calls of a span and everything below it. */
-export interface Totals {
+interface Totals {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
@@ -20,7 +20,7 @@ export interface Totals {
 }
 
 /** A message as sent to the model. */
-export interface RequestMessage {
+interface RequestMessage {
   role: 'user' | 'assistant';
   content: string;
 }

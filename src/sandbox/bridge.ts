@@ -47,7 +47,7 @@ const GREP_DEFAULT_LIMIT = 100;
 /** Longest search query (its analysis runs on the host's main thread, linear in its words). */
 const MAX_QUERY_CHARS = 10_000;
 /** Longest grep pattern the host will parse (about 70 ms for the slowest unicode classes). */
-export const MAX_GREP_PATTERN_CHARS = 4096;
+const MAX_GREP_PATTERN_CHARS = 4096;
 /** Absolute paths (POSIX or Windows) with at least two segments. */
 const PATH_RE = /(?:[A-Za-z]:)?(?:[\\/][\w.@+~-]+){2,}[\\/]?/g;
 

@@ -12,14 +12,14 @@ interface Edit {
 }
 
 /** Offsets of line starts in `text`. */
-export function lineStarts(text: string): number[] {
+function lineStarts(text: string): number[] {
   const starts = [0];
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return starts;
 }
 
 /** 1-based line and 0-based column of `offset`. */
-export function positionOf(starts: readonly number[], offset: number): { line: number; column: number } {
+function positionOf(starts: readonly number[], offset: number): { line: number; column: number } {
   let lo = 0;
   let hi = starts.length - 1;
   while (lo < hi) {

@@ -10,7 +10,7 @@ import type { RunReply } from './process/protocol.ts';
 import type { RewrittenBlock } from './rewrite.ts';
 import type { BlockError, BlockResult } from './types.ts';
 
-export const RESET_NOTE = 'The sandbox was reset: variables and functions from earlier blocks are gone.';
+const RESET_NOTE = 'The sandbox was reset: variables and functions from earlier blocks are gone.';
 
 export type StopCode = 'TIMEOUT' | 'ABORTED' | 'MEMORY_LIMIT';
 

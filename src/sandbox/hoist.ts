@@ -21,7 +21,7 @@ import type {
  */
 export type DeclarationSite = 'list' | 'single' | 'for-init' | 'for-left';
 
-export interface HoistedDeclaration {
+interface HoistedDeclaration {
   node: VariableDeclaration;
   site: DeclarationSite;
 }
@@ -40,7 +40,7 @@ export interface Hoisted {
 }
 
 /** Adds the identifiers bound by `pattern` to `out`. */
-export function boundIdentifiers(pattern: Pattern | AnyNode, out: Identifier[]): void {
+function boundIdentifiers(pattern: Pattern | AnyNode, out: Identifier[]): void {
   switch (pattern.type) {
     case 'Identifier':
       out.push(pattern);

@@ -32,8 +32,8 @@ export const DEFAULT_MAX_CONTEXT_CHARS = 64 * 1024 * 1024;
 /** Heap for the model's own data, before the context's share is added. */
 export const BASE_MEMORY_MB = 128;
 /** isolated-vm refuses less than 8 MB; below 32 MB V8 tends to fail hard rather than cleanly. */
-export const MIN_MEMORY_MB = 32;
-export const MAX_MEMORY_MB = 4096;
+const MIN_MEMORY_MB = 32;
+const MAX_MEMORY_MB = 4096;
 
 const MB = 1024 * 1024;
 /** Node timers and isolated-vm timeouts take at most a signed 32-bit millisecond count. */

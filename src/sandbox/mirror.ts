@@ -10,7 +10,7 @@
 import { omittedMarker } from './output.ts';
 
 /** Characters kept per end (head, tail). */
-export const MIRROR_CHARS = 32_768;
+const MIRROR_CHARS = 32_768;
 const HEADER_BYTES = 32;
 export const MIRROR_BYTES = HEADER_BYTES + 4 * MIRROR_CHARS;
 

@@ -26,7 +26,7 @@ export type ValidationRule =
   | 'block-size'
   | 'bigint';
 
-export interface ValidationIssue {
+interface ValidationIssue {
   code: 'SYNTAX' | 'VALIDATION';
   rule: ValidationRule;
   message: string;
@@ -64,9 +64,9 @@ const MAX_REGEX_PROPERTY_ESCAPES = 32;
  * All regex literals of one block together: V8 checks them while compiling the block, in one step
  * no limit interrupts (in the isolate process, which the watchdog kills past the CPU limit).
  */
-export const MAX_BLOCK_REGEX_CHARS = 16_384;
+const MAX_BLOCK_REGEX_CHARS = 16_384;
 /** Longest block: parsing and walking it runs on the host's main thread. */
-export const MAX_BLOCK_CHARS = 1_000_000;
+const MAX_BLOCK_CHARS = 1_000_000;
 /** Objects through which a property access means a global. */
 const GLOBAL_OBJECTS = new Set(['globalThis', 'self', 'window', 'global']);
 

@@ -96,7 +96,7 @@ export function answerInput(limits: McpLimits) {
 }
 
 /** The `rlm answer --json` object (DESIGN.md), plus the error of a run that did not finish. */
-export const answerOutput = z.object({
+const answerOutput = z.object({
   answer: z.string(),
   status: z.enum(['final', 'max_iterations', 'budget', 'aborted', 'error']),
   iterations: z.number().int(),
@@ -265,7 +265,7 @@ function publicResult({ result: r, trace }: AnswerRun): Record<string, unknown> 
  * The answer first (what the calling model needs), then one line of facts. An answer longer than
  * `maxAnswerChars` is cut there with a note: its whole text is in the structured content, once.
  */
-export function renderText(r: RlmResult, maxAnswerChars: number): string {
+function renderText(r: RlmResult, maxAnswerChars: number): string {
   const facts = [
     `status ${r.status}`,
     `${r.iterations} iteration${r.iterations === 1 ? '' : 's'}`,

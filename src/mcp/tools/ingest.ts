@@ -13,7 +13,7 @@ import { checkedStoreDir, storeArg } from './store-arg.ts';
 const CHUNKERS = ['size', 'paragraph', 'lines', 'turn', 'markdown'] as const satisfies readonly ChunkerName[];
 
 /** Structured output of `rlm_ingest`: `rlm ingest --json` plus the notes on skipped files. */
-export const ingestOutput = z.object({
+const ingestOutput = z.object({
   documents: z.number().int(),
   chunks: z.number().int(),
   links: z.number().int(),

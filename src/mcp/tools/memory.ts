@@ -19,14 +19,14 @@ const tagsArg = z.array(z.string().min(1).max(200)).max(50);
 const idsArg = z.array(z.string().min(1).max(200)).min(1, 'give at least one id').max(1000);
 const when = z.string().min(1).max(40);
 
-export const rememberOutput = z.object({
+const rememberOutput = z.object({
   id: z.string(),
   topic: z.string(),
   importance: z.enum(MEMORY_IMPORTANCE as [MemoryImportance, ...MemoryImportance[]]),
   consolidated: z.object({ summary: z.string(), archived: z.array(z.string()) }).optional(),
 });
 
-export const recallOutput = z.object({
+const recallOutput = z.object({
   results: z.array(
     z.object({
       id: z.string(),
@@ -42,9 +42,9 @@ export const recallOutput = z.object({
   ),
 });
 
-export const forgetOutput = z.object({ forgotten: z.number().int(), ids: z.array(z.string()) });
+const forgetOutput = z.object({ forgotten: z.number().int(), ids: z.array(z.string()) });
 
-export const topicsOutput = z.object({
+const topicsOutput = z.object({
   topics: z.array(z.object({ topic: z.string(), memories: z.number().int(), archived: z.number().int() })),
 });
 

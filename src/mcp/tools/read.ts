@@ -33,7 +33,7 @@ const documentsArg = z
   .optional()
   .describe('Only chunks of these document ids.');
 
-export const searchOutput = z.object({
+const searchOutput = z.object({
   results: z.array(
     z.object({
       id: z.string(),
@@ -61,11 +61,11 @@ const peekChunk = z.object({
 });
 
 /** One chunk (the `rlm peek --json` object); with several ids, the others follow in `more`. */
-export const peekOutput = peekChunk.extend({
+const peekOutput = peekChunk.extend({
   more: z.array(peekChunk).optional().describe('The chunks of the other requested ids, in order.'),
 });
 
-export const grepOutput = z.object({
+const grepOutput = z.object({
   matches: z.array(
     z.object({
       id: z.string(),

@@ -16,7 +16,7 @@ import { storeArg } from './store-arg.ts';
 
 const nullableNumber = z.number().nullable();
 
-export const statusOutput = z.object({
+const statusOutput = z.object({
   server: z.object({ name: z.string(), version: z.string() }),
   workingFolder: z.string(),
   fileAccess: z.object({

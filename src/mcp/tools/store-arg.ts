@@ -12,7 +12,7 @@ export const storeArg = z
   .describe('Store folder (relative to the server\u2019s working directory). Default: RLM_STORE.');
 
 /** The store folder to use, or BAD_INPUT naming the field when there is neither an argument nor a default. */
-export function storeDir(ctx: ServerContext, given: string | undefined): string {
+function storeDir(ctx: ServerContext, given: string | undefined): string {
   const dir = given ?? ctx.defaults.store;
   if (dir === undefined) {
     throw new RlmError('BAD_INPUT', 'store is required: pass `store` or start the server with RLM_STORE set');

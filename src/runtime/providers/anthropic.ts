@@ -22,7 +22,7 @@ import {
 import type { Model, ModelRequest, ModelResponse, Usage } from '../model.ts';
 import { errorBodyMessage, providerError } from './errors.ts';
 
-export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
 export interface AnthropicModelOptions {
   model: string;

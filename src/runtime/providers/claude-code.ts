@@ -17,7 +17,7 @@ import { providerError } from './errors.ts';
  * Flags that make the agent behave like a plain completion: no built-in tools (it must not try to
  * run the REPL blocks itself) and no session files left behind for every sub-call.
  */
-export const CLAUDE_CODE_DEFAULT_FLAGS: readonly string[] = ['--tools', '', '--no-session-persistence'];
+const CLAUDE_CODE_DEFAULT_FLAGS: readonly string[] = ['--tools', '', '--no-session-persistence'];
 
 export interface ClaudeCodeModelOptions {
   /** Passed as `--model`; unset means the CLI's default model. */

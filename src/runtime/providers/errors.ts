@@ -8,7 +8,7 @@ import { redactSecrets } from '../../../core/http-retry.ts';
 const MAX_DETAIL = 300;
 
 /** Collapses whitespace, removes every occurrence of each secret, and truncates. */
-export function sanitize(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
+function sanitize(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
   const out = redactSecrets(text.replace(/\s+/g, ' ').trim(), secrets);
   return out.length > MAX_DETAIL ? `${out.slice(0, MAX_DETAIL)}…` : out;
 }

@@ -13,15 +13,13 @@ import { RelayModel } from './relay.ts';
 import { ReplayModel } from './replay.ts';
 import { ScriptedModel } from './scripted.ts';
 
-export type { BackoffOptions } from '../../../core/http-retry.ts';
-export { AnthropicModel, type AnthropicModelOptions } from './anthropic.ts';
-export { ClaudeCodeModel, type ClaudeCodeModelOptions } from './claude-code.ts';
-export { OpenAIModel, type OpenAIModelOptions } from './openai.ts';
-export { RelayModel, type RelayModelOptions } from './relay.ts';
-export { ReplayModel, type ReplayModelOptions } from './replay.ts';
-export { ScriptedModel, type ScriptedModelOptions, type ScriptRule, type ScriptRules } from './scripted.ts';
+export { AnthropicModel } from './anthropic.ts';
+export { ClaudeCodeModel } from './claude-code.ts';
+export { OpenAIModel } from './openai.ts';
 
-export type ProviderName = 'anthropic' | 'openai' | 'claude-code' | 'scripted' | 'replay' | 'relay';
+export { ScriptedModel, type ScriptRule, type ScriptRules } from './scripted.ts';
+
+type ProviderName = 'anthropic' | 'openai' | 'claude-code' | 'scripted' | 'replay' | 'relay';
 
 export interface ParsedModelSpec {
   provider: ProviderName;

@@ -100,7 +100,7 @@ export class RelayModel implements Model {
 }
 
 /** The request as Markdown: what a human or an agent needs to answer it, and where to put the answer. */
-export function renderRequest(n: string, request: ModelRequest, replyName: string): string {
+function renderRequest(n: string, request: ModelRequest, replyName: string): string {
   const parts = [
     `# Request ${n} (depth ${request.depth}${request.span ? `, span ${request.span}` : ''})`,
     '',

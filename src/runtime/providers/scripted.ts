@@ -16,7 +16,7 @@ const count = (what: string) =>
     .min(0, { error: `"${what}" must be a non-negative integer` });
 
 /** One rule of a scripted model, as written in the rules file (the `scripted:FILE` format of DESIGN.md). */
-export const scriptRuleSchema = z
+const scriptRuleSchema = z
   .object(
     {
       depth: count('depth')

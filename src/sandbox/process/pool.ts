@@ -24,7 +24,7 @@ import { DOC_PART_CHARS, type Request, type ToChild, type ToHost } from './proto
 /** A request overran its budget: the isolate did not yield. */
 export class ProcessStuck extends Error {}
 /** The process ended (killed, crashed) before answering. */
-export class ProcessGone extends Error {}
+class ProcessGone extends Error {}
 
 /** Idle processes kept for later sessions. */
 const IDLE_MAX = 2;
@@ -328,9 +328,4 @@ export function dropIdleProcesses(): void {
   if (refill !== null) clearTimeout(refill);
   refill = null;
   for (const p of idle.splice(0)) p.kill();
-}
-
-/** Pids of the live isolate processes (tests and diagnostics). */
-export function liveProcessPids(): number[] {
-  return [...live].map((p) => p.pid);
 }

@@ -75,7 +75,7 @@ class VmSandbox implements Sandbox {
 }
 
 /** Sandboxes on node:vm. */
-export const vmSandboxFactory: SandboxFactory = async (host) => new VmSandbox(host);
+const vmSandboxFactory: SandboxFactory = async (host) => new VmSandbox(host);
 
 const SESSION = new URL('../../../src/sandbox/session.ts', import.meta.url);
 
