@@ -36,7 +36,8 @@ export const API_LINES = {
     'more exist). `id` is the {{unit}} the match is in, `offset` its character position in that {{unit}}, ' +
     '`path` its document; `text` is the matching line (a whole paragraph when the text has no line breaks), `before`/`after` the `context` characters around it.',
   search:
-    '- `search_chunks(query, {k})` → `[{id, path, score, preview, tokens, tags}]`: chunks ranked for a keyword query.',
+    '- `search_chunks(query, {k, type, topic})` → `[{id, path, score, preview, tokens, tags}]`: chunks ranked for a ' +
+    "keyword query; `type: 'memory'` keeps remembered notes (decisions, preferences, facts), `topic` one topic of them.",
   chunks:
     "- `peek(id, start?, end?)` (a string id) → a chunk's text; chunk ids are `DOCUMENT_ID:N`, N counting from 0 in the document; `get_chunk(id)` → `{id, document, ordinal, text, tokens, tags}`; " +
     '`neighbors(id, type?)` → `[{from, to, type, strength}]` (follows, context_of, related_to, supports, ' +
