@@ -12,18 +12,7 @@ const BIN = fileURLToPath(new URL('../../bin/rlm.js', import.meta.url));
 describe('the rlm bin', () => {
   beforeAll(() => {
     // The bin runs the compiled dist/, as an installed package does; build it from the current sources.
-    execFileSync(
-      process.execPath,
-      [
-        fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)),
-        '-p',
-        'tsconfig.build.json',
-      ],
-      {
-        cwd: ROOT,
-        stdio: 'pipe',
-      },
-    );
+    execFileSync(process.execPath, [join(ROOT, 'build.mjs')], { cwd: ROOT, stdio: 'pipe' });
   }, 120_000);
 
   it('starts Node with --no-node-snapshot, as isolated-vm requires', () => {

@@ -10,15 +10,15 @@
  *
  * Nothing received in stage 2 is left reachable from a global: the Reference lives in closures only.
  */
+import { readFileSync } from 'node:fs';
 import { REMOVED_GLOBALS } from '../names.ts';
-import { BOUNDS_SOURCE } from './bounds.ts';
-import { CONTEXT_SOURCE } from './context-text.ts';
-import { CORE_SOURCE } from './core.ts';
-import { HARDEN_SOURCE } from './harden.ts';
-import { INTRINSICS_SOURCE } from './intrinsics.ts';
-import { MIRROR_SOURCE } from './mirror.ts';
-import { SHOW_SOURCE } from './show.ts';
-import { WEB_SOURCE } from './web.ts';
+
+/**
+ * One fragment of the prelude: plain JavaScript in a `.js` file beside this module, so the linter sees it
+ * (the build copies these files next to the compiled module). Fragments are statements of one function
+ * body, in the order below; each sees the declarations of the others.
+ */
+const fragment = (name: string): string => readFileSync(new URL(`./${name}.js`, import.meta.url), 'utf8');
 
 /** Script name of the prelude in stack traces. */
 export const PRELUDE_FILENAME = 'rlm-prelude.js';
@@ -43,13 +43,13 @@ export const PRELUDE_SOURCE = `(function (outputMirror) {
 'use strict';
 const REMOVED_GLOBALS = ${JSON.stringify(REMOVED_GLOBALS)};
 const docs = [];
-${INTRINSICS_SOURCE}
-${SHOW_SOURCE}
-${CONTEXT_SOURCE}
-${CORE_SOURCE}
-${MIRROR_SOURCE}
-${WEB_SOURCE}
-${HARDEN_SOURCE}
-${BOUNDS_SOURCE}
+${fragment('intrinsics')}
+${fragment('show')}
+${fragment('context-text')}
+${fragment('core')}
+${fragment('mirror')}
+${fragment('web')}
+${fragment('harden')}
+${fragment('bounds')}
 return init;
 })`;

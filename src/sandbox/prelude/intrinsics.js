@@ -1,4 +1,4 @@
-/**
+/*
  * First part of the in-isolate prelude: pristine copies of the built-ins the bridge relies on, taken
  * before any model code runs. Model code may later replace `JSON.stringify`, `Array.prototype.*`,
  * `String.prototype.*` or `Promise.prototype.then`; the bridge keeps working because it only calls
@@ -9,7 +9,6 @@
  * literals, no spread or `for…of` over arrays (both go through the poisonable array iterator), no
  * `instanceof` on model values.
  */
-export const INTRINSICS_SOURCE = String.raw`
 const G = globalThis;
 const ReflectApply = Reflect.apply;
 const defineProperty = Object.defineProperty;
@@ -140,4 +139,3 @@ function brand(check, v) {
     return false;
   }
 }
-`;

@@ -1,4 +1,4 @@
-/**
+/*
  * The heart of the prelude: the bounded output buffer, the one host-call path, the model's helpers
  * (print, console, FINAL, FINAL_VAR, peek, grep, search_chunks, get_chunk, neighbors, llm_query,
  * llm_query_batched) and the block runner the host drives.
@@ -9,7 +9,6 @@
  * `await`, and the wait counts against the wall-clock limit but not the CPU limit. Errors come back as
  * data and are rethrown here as fresh isolate errors carrying only a message.
  */
-export const CORE_SOURCE = String.raw`
 // Set once by init(): the host Reference, the session's config and the output bounds.
 let hostRef = null;
 let applySyncPromise = null;
@@ -46,7 +45,8 @@ function writeBuffer(s) {
 function takeOutput() {
   const tail = outTail.length > tailMax ? StringSlice(outTail, outTail.length - tailMax) : outTail;
   const omitted = outTotal - outHead.length - tail.length;
-  const text = omitted > 0 ? outHead + config.marker.before + omitted + config.marker.after + tail : outHead + tail;
+  const text =
+    omitted > 0 ? outHead + config.marker.before + omitted + config.marker.after + tail : outHead + tail;
   outHead = '';
   outTail = '';
   outTotal = 0;
@@ -87,7 +87,8 @@ function FINAL(answer) {
 }
 
 function FINAL_VAR(name) {
-  if (typeof name !== 'string') throw new $TypeError('FINAL_VAR takes the variable name as a string: FINAL_VAR("answer")');
+  if (typeof name !== 'string')
+    throw new $TypeError('FINAL_VAR takes the variable name as a string: FINAL_VAR("answer")');
   if (!hasOwn(G, name)) throw new $Error('FINAL_VAR: no variable named ' + name);
   finalAnswer = answerText(G[name]);
 }
@@ -122,7 +123,8 @@ const unavailable = 'is unavailable: no model configured (pass --model)';
 
 function subCallItem(x, fn, what) {
   if (typeof x === 'string') return { prompt: x };
-  if (x === null || typeof x !== 'object') throw new $TypeError(fn + ': ' + what + ' must be a string or {prompt, context?, model?}');
+  if (x === null || typeof x !== 'object')
+    throw new $TypeError(fn + ': ' + what + ' must be a string or {prompt, context?, model?}');
   const prompt = x.prompt;
   if (typeof prompt !== 'string') throw new $TypeError(fn + ': ' + what + '.prompt must be a string');
   const item = { prompt: prompt };
@@ -138,9 +140,11 @@ function single(op, fn, prompt, context, opts) {
   let item;
   if (prompt !== null && typeof prompt === 'object') item = subCallItem(prompt, fn, 'the request');
   else item = { prompt: stringArg(prompt, fn + '(prompt): prompt') };
-  if (context !== undefined && context !== null) item.context = typeof context === 'string' ? context : answerText(context);
+  if (context !== undefined && context !== null)
+    item.context = typeof context === 'string' ? context : answerText(context);
   if (opts !== undefined && opts !== null) {
-    if (typeof opts !== 'object') throw new $TypeError(fn + '(prompt, context, {model}): options must be an object');
+    if (typeof opts !== 'object')
+      throw new $TypeError(fn + '(prompt, context, {model}): options must be an object');
     const m = opts.model;
     if (m !== undefined && m !== null) item.model = stringArg(m, fn + ': model');
   }
@@ -149,7 +153,8 @@ function single(op, fn, prompt, context, opts) {
 
 function batched(op, fn, items) {
   if (!config.llm) throw new $Error(fn + ' ' + unavailable);
-  if (!isArray(items)) throw new $TypeError(fn + ' takes an array of prompts or {prompt, context?, model?} objects');
+  if (!isArray(items))
+    throw new $TypeError(fn + ' takes an array of prompts or {prompt, context?, model?} objects');
   const list = [];
   for (let i = 0; i < items.length; i++) list[i] = subCallItem(items[i], fn, 'item ' + i);
   return hostCall(op, { items: list });
@@ -176,19 +181,28 @@ function list_documents() {
 }
 
 function noStore(fn) {
-  return new $Error(fn + ' needs a chunk store, and none is loaded; use grep(pattern) and peek(start, end) on the context');
+  return new $Error(
+    fn + ' needs a chunk store, and none is loaded; use grep(pattern) and peek(start, end) on the context',
+  );
 }
 
 function peek(a, b, c) {
   if (typeof a === 'number') {
     if (config.context === 'loaded') return peekLocal(a, b, c);
-    if (config.context === 'none') throw new $Error('peek(start, end): no context is loaded; use peek(chunkId) with ids from search_chunks or grep');
-    return hostCall('peek', { start: intArg(a, 0, 'start', 'peek'), end: intArg(b, a + PEEK_DEFAULT, 'end', 'peek') });
+    if (config.context === 'none')
+      throw new $Error(
+        'peek(start, end): no context is loaded; use peek(chunkId) with ids from search_chunks or grep',
+      );
+    return hostCall('peek', {
+      start: intArg(a, 0, 'start', 'peek'),
+      end: intArg(b, a + PEEK_DEFAULT, 'end', 'peek'),
+    });
   }
   const id = stringArg(a, 'peek(id): id');
   if (config.context === 'loaded' && !config.store) {
     const text = peekLocal(id, b, c);
-    if (text === undefined) throw new $Error('peek: no document ' + id + '; ids are doc:0 to doc:' + (docs.length - 1));
+    if (text === undefined)
+      throw new $Error('peek: no document ' + id + '; ids are doc:0 to doc:' + (docs.length - 1));
     return text;
   }
   const payload = { id: id };
@@ -209,7 +223,11 @@ function grepResult(matches, truncated, opts) {
   } catch (e) {}
   if (truncated && !limited && !grepNoticed) {
     grepNoticed = true;
-    write('[grep: showing the first ' + matches.length + ' matches; the result has truncated = true. Pass {limit: N} for more]\n');
+    write(
+      '[grep: showing the first ' +
+        matches.length +
+        ' matches; the result has truncated = true. Pass {limit: N} for more]\n',
+    );
   }
   return matches;
 }
@@ -230,7 +248,10 @@ function grep(pattern, opts) {
 
 function search_chunks(query, opts) {
   if (!config.store) throw noStore('search_chunks');
-  return hostCall('search', { query: stringArg(query, 'search_chunks(query): query'), opts: plainOptions(opts, 'search_chunks') });
+  return hostCall('search', {
+    query: stringArg(query, 'search_chunks(query): query'),
+    opts: plainOptions(opts, 'search_chunks'),
+  });
 }
 
 function get_chunk(id) {
@@ -261,7 +282,8 @@ const consoleObject = freeze({
   assert: function assert(ok) {
     if (ok) return;
     let line = 'Assertion failed';
-    for (let i = 1; i < arguments.length; i++) line += ' ' + (typeof arguments[i] === 'string' ? arguments[i] : show(arguments[i]));
+    for (let i = 1; i < arguments.length; i++)
+      line += ' ' + (typeof arguments[i] === 'string' ? arguments[i] : show(arguments[i]));
     write(line + '\n');
   },
 });
@@ -296,17 +318,24 @@ function describeError(e, file) {
     name = 'Uncaught';
     message = show(e);
   }
-  const error = { name: clipText(name, ERROR_NAME_MAX), message: clipText(message, ERROR_MESSAGE_MAX), line: 0, column: 0 };
+  const error = {
+    name: clipText(name, ERROR_NAME_MAX),
+    message: clipText(message, ERROR_MESSAGE_MAX),
+    line: 0,
+    column: 0,
+  };
   // The first frame in this block's file is where the model's code was when it failed.
   const at = StringIndexOf(stack, file + ':');
   if (at !== -1) {
     let i = at + file.length + 1;
     let line = 0;
     let column = 0;
-    while (i < stack.length && StringCharCodeAt(stack, i) >= 48 && StringCharCodeAt(stack, i) <= 57) line = line * 10 + StringCharCodeAt(stack, i++) - 48;
+    while (i < stack.length && StringCharCodeAt(stack, i) >= 48 && StringCharCodeAt(stack, i) <= 57)
+      line = line * 10 + StringCharCodeAt(stack, i++) - 48;
     if (StringCharCodeAt(stack, i) === 58) {
       i++;
-      while (i < stack.length && StringCharCodeAt(stack, i) >= 48 && StringCharCodeAt(stack, i) <= 57) column = column * 10 + StringCharCodeAt(stack, i++) - 48;
+      while (i < stack.length && StringCharCodeAt(stack, i) >= 48 && StringCharCodeAt(stack, i) <= 57)
+        column = column * 10 + StringCharCodeAt(stack, i++) - 48;
     }
     error.line = line;
     error.column = column;
@@ -350,7 +379,12 @@ function shieldDeliver(text) {
 const TOO_LARGE = encode({
   stdout: '',
   final: null,
-  error: { name: 'RangeError', message: 'the block result is too large to return (a huge FINAL answer?)', line: 0, column: 0 },
+  error: {
+    name: 'RangeError',
+    message: 'the block result is too large to return (a huge FINAL answer?)',
+    line: 0,
+    column: 0,
+  },
   inGrep: false,
 });
 
@@ -426,7 +460,10 @@ function collect() {
   shieldOpen();
   let result = TOO_LARGE;
   try {
-    result = lastResult !== null ? lastResult : { stdout: takeOutput(), final: finalAnswer, error: null, inGrep: grepRunning };
+    result =
+      lastResult !== null
+        ? lastResult
+        : { stdout: takeOutput(), final: finalAnswer, error: null, inGrep: grepRunning };
   } catch (e) {}
   lastResult = null;
   grepRunning = false;
@@ -440,7 +477,8 @@ function readVar(name) {
   try {
     // A getter that throws, or loops until the CPU limit: no value. Nothing the model threw may reach
     // isolated-vm's copy.
-    if (typeof name === 'string' && hasOwn(G, name)) return deliver({ found: true, value: answerText(G[name]) }, NOT_FOUND);
+    if (typeof name === 'string' && hasOwn(G, name))
+      return deliver({ found: true, value: answerText(G[name]) }, NOT_FOUND);
   } catch (e) {}
   return shieldDeliver(NOT_FOUND);
 }
@@ -458,7 +496,8 @@ function init(ref, configJson) {
   tailMax = config.maxOutputChars - headMax;
   for (let i = 2; i < arguments.length; i++) docs[i - 2] = arguments[i];
   const helpers = {
-    context: config.context === 'loaded' ? (config.contextShape === 'string' ? docs[0] : freeze(docs)) : undefined,
+    context:
+      config.context === 'loaded' ? (config.contextShape === 'string' ? docs[0] : freeze(docs)) : undefined,
     peek: peek,
     grep: grep,
     search_chunks: search_chunks,
@@ -476,8 +515,12 @@ function init(ref, configJson) {
   };
   const names = objectKeys(helpers);
   for (let i = 0; i < names.length; i++) {
-    defineProperty(G, names[i], { value: helpers[names[i]], writable: false, enumerable: false, configurable: false });
+    defineProperty(G, names[i], {
+      value: helpers[names[i]],
+      writable: false,
+      enumerable: false,
+      configurable: false,
+    });
   }
   return [runBlock, collect, readVar];
 }
-`;

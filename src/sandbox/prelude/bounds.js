@@ -1,4 +1,4 @@
-/**
+/*
  * Prelude part, after harden.ts: bounds on the last paths around the isolate's limits.
  *
  * - `RegExp.prototype[Symbol.split]` and `[Symbol.matchAll]` build a new regex through the species
@@ -10,8 +10,10 @@
  *   reservations of a session together are bounded by its memory limit (`config.memoryMb`); plain
  *   ArrayBuffers are counted by isolated-vm already. SharedArrayBuffer is deleted (names.ts).
  */
-export const BOUNDS_SOURCE = String.raw`
-const REGEX_PROTOCOL = [['split', Symbol.split], ['matchAll', Symbol.matchAll]];
+const REGEX_PROTOCOL = [
+  ['split', Symbol.split],
+  ['matchAll', Symbol.matchAll],
+];
 for (let i = 0; i < REGEX_PROTOCOL.length; i++) {
   const label = REGEX_PROTOCOL[i][0];
   const symbol = REGEX_PROTOCOL[i][1];
@@ -20,13 +22,22 @@ for (let i = 0; i < REGEX_PROTOCOL.length; i++) {
   const guarded = {
     ['[Symbol.' + label + ']']: function (string) {
       if (!brand(RegExpSource, this)) {
-        throw new $TypeError('RegExp.prototype[Symbol.' + label + '] works on regular expressions only: make one with /.../ or new RegExp(...)');
+        throw new $TypeError(
+          'RegExp.prototype[Symbol.' +
+            label +
+            '] works on regular expressions only: make one with /.../ or new RegExp(...)',
+        );
       }
-          return ReflectApply(native, this, arguments);
+      return ReflectApply(native, this, arguments);
     },
   }['[Symbol.' + label + ']'];
   defineProperty(guarded, 'length', { value: native.length });
-  defineProperty($RegExp.prototype, symbol, { value: guarded, writable: d.writable, enumerable: d.enumerable, configurable: d.configurable });
+  defineProperty($RegExp.prototype, symbol, {
+    value: guarded,
+    writable: d.writable,
+    enumerable: d.enumerable,
+    configurable: d.configurable,
+  });
 }
 
 const $ArrayBuffer = ArrayBuffer;
@@ -44,7 +55,15 @@ const ArrayBufferGuarded = function ArrayBuffer(length, options) {
       const bytes = +max;
       const left = resizableBudget() - resizableReserved;
       if (!(bytes <= left)) {
-        throw new $RangeError('ArrayBuffer: a maxByteLength of ' + max + ' bytes is over what this session may still reserve for resizable buffers (' + left + ' of ' + resizableBudget() + ' bytes, the memory limit); use a smaller maxByteLength, or plain arrays');
+        throw new $RangeError(
+          'ArrayBuffer: a maxByteLength of ' +
+            max +
+            ' bytes is over what this session may still reserve for resizable buffers (' +
+            left +
+            ' of ' +
+            resizableBudget() +
+            ' bytes, the memory limit); use a smaller maxByteLength, or plain arrays',
+        );
       }
       resizableReserved += bytes > 0 ? bytes : 0;
       // Read once: a getter answering differently the second time must not reach the native constructor.
@@ -62,8 +81,22 @@ const ArrayBufferGuarded = function ArrayBuffer(length, options) {
   }
   defineProperty(ArrayBufferGuarded, 'length', { value: 1 });
   defineProperty(ArrayBufferGuarded, Symbol.species, getOwnPropertyDescriptor($ArrayBuffer, Symbol.species));
-  defineProperty(ArrayBufferGuarded, 'prototype', { value: $ArrayBuffer.prototype, writable: false, enumerable: false, configurable: false });
-  defineProperty($ArrayBuffer.prototype, 'constructor', { value: ArrayBufferGuarded, writable: true, enumerable: false, configurable: true });
-  defineProperty(G, 'ArrayBuffer', { value: ArrayBufferGuarded, writable: true, enumerable: false, configurable: true });
+  defineProperty(ArrayBufferGuarded, 'prototype', {
+    value: $ArrayBuffer.prototype,
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
+  defineProperty($ArrayBuffer.prototype, 'constructor', {
+    value: ArrayBufferGuarded,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+  defineProperty(G, 'ArrayBuffer', {
+    value: ArrayBufferGuarded,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
 }
-`;

@@ -1,4 +1,4 @@
-/**
+/*
  * In-isolate access to a context loaded as strings: `peek` slices and the local `grep`. The strings are
  * isolated-vm external strings sharing the host's copy, so nothing here copies the context; a grep
  * runs under the block's CPU limit, which is what stops a catastrophic regex.
@@ -6,7 +6,6 @@
  * Grep semantics follow memory/grep-scan.ts (the store's grep): one match per line, the line cut to a
  * 500-character window around the match, `before`/`after` taken around that window, ids `doc:N`.
  */
-export const CONTEXT_SOURCE = String.raw`
 const GREP_DEFAULT_LIMIT = 100;
 const GREP_MAX_LIMIT = 100000;
 const GREP_MAX_CONTEXT = 10000;
@@ -18,7 +17,7 @@ const PEEK_DEFAULT = 2000;
 const DOC_ID = /^doc:(\d+)$/;
 /** True while a local grep runs; still true after the CPU limit stops one (termination skips finally). */
 let grepRunning = false;
-const REGEX_SPECIALS = /[.*+?^$\{}()|[\]\\/]/g;
+const REGEX_SPECIALS = /[.*+?^${}()|[\]\\/]/g;
 
 function docIndex(id) {
   const m = RegExpExec(DOC_ID, id);
@@ -29,13 +28,14 @@ function docIndex(id) {
 
 function intArg(v, fallback, name, fn) {
   if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !NumberIsFinite(v)) throw new $TypeError(fn + ': ' + name + ' must be a number');
+  if (typeof v !== 'number' || !NumberIsFinite(v))
+    throw new $TypeError(fn + ': ' + name + ' must be a number');
   return MathFloor(v);
 }
 
 function clampRange(length, start, end) {
-  let s = start < 0 ? MathMax(0, length + start) : MathMin(start, length);
-  let e = end < 0 ? MathMax(0, length + end) : MathMin(end, length);
+  const s = start < 0 ? MathMax(0, length + start) : MathMin(start, length);
+  const e = end < 0 ? MathMax(0, length + end) : MathMin(end, length);
   return e < s ? [s, s] : [s, e];
 }
 
@@ -76,7 +76,8 @@ function peekLocal(a, b, c) {
 }
 
 function grepPlan(pattern, opts) {
-  if (opts !== undefined && opts !== null && typeof opts !== 'object') throw new $TypeError('grep: options must be an object like {ignoreCase: true, limit: 50}');
+  if (opts !== undefined && opts !== null && typeof opts !== 'object')
+    throw new $TypeError('grep: options must be an object like {ignoreCase: true, limit: 50}');
   const o = opts || {};
   let source;
   let literal = o.literal === true;
@@ -91,28 +92,56 @@ function grepPlan(pattern, opts) {
     throw new $TypeError('grep: the pattern must be a string or a RegExp');
   }
   if (source === '') throw new $TypeError('grep: the pattern is empty');
-  if (source.length > GREP_MAX_PATTERN) throw new $RangeError('grep: the pattern is ' + source.length + ' characters; at most ' + GREP_MAX_PATTERN + ' (split it into several greps)');
+  if (source.length > GREP_MAX_PATTERN)
+    throw new $RangeError(
+      'grep: the pattern is ' +
+        source.length +
+        ' characters; at most ' +
+        GREP_MAX_PATTERN +
+        ' (split it into several greps)',
+    );
   const limit = intArg(o.limit, GREP_DEFAULT_LIMIT, 'limit', 'grep');
   const around = intArg(o.context, 0, 'context', 'grep');
-  if (limit < 1 || limit > GREP_MAX_LIMIT) throw new $RangeError('grep: limit must be between 1 and ' + GREP_MAX_LIMIT);
-  if (around < 0 || around > GREP_MAX_CONTEXT) throw new $RangeError('grep: context must be between 0 and ' + GREP_MAX_CONTEXT);
+  if (limit < 1 || limit > GREP_MAX_LIMIT)
+    throw new $RangeError('grep: limit must be between 1 and ' + GREP_MAX_LIMIT);
+  if (around < 0 || around > GREP_MAX_CONTEXT)
+    throw new $RangeError('grep: context must be between 0 and ' + GREP_MAX_CONTEXT);
   let only = null;
   if (o.document !== undefined && o.document !== null) {
     only = [];
     const list = isArray(o.document) ? o.document : [o.document];
     for (let i = 0; i < list.length; i++) if (typeof list[i] === 'string') only[only.length] = list[i];
   }
-  return { source: source, literal: literal, ignoreCase: ignoreCase, limit: limit, around: around, only: only };
+  return {
+    source: source,
+    literal: literal,
+    ignoreCase: ignoreCase,
+    limit: limit,
+    around: around,
+    only: only,
+  };
 }
 
 function grepRegExp(plan) {
   const source = plan.literal ? StringReplace(plan.source, REGEX_SPECIALS, '\\$&') : plan.source;
   let flags = 'gm' + (plan.ignoreCase ? 'i' : '');
-  if (!plan.literal && (StringIndexOf(source, '\\p{') !== -1 || StringIndexOf(source, '\\P{') !== -1 || StringIndexOf(source, '\\u{') !== -1)) flags += 'u';
+  if (
+    !plan.literal &&
+    (StringIndexOf(source, '\\p{') !== -1 ||
+      StringIndexOf(source, '\\P{') !== -1 ||
+      StringIndexOf(source, '\\u{') !== -1)
+  )
+    flags += 'u';
   try {
     return new $RegExp(source, flags);
   } catch (e) {
-    throw new $TypeError('grep: invalid regex /' + source + '/: ' + e.message + ' (pass {literal: true} to search for the text as is)');
+    throw new $TypeError(
+      'grep: invalid regex /' +
+        source +
+        '/: ' +
+        e.message +
+        ' (pass {literal: true} to search for the text as is)',
+    );
   }
 }
 
@@ -187,4 +216,3 @@ function grepScan(pattern, opts) {
   }
   return [out, false];
 }
-`;

@@ -1,11 +1,10 @@
-/**
+/*
  * Prelude part: small pure web APIs ordinary snippets reach for, written here on captured built-ins:
  * `structuredClone`, `TextEncoder`/`TextDecoder` (UTF-8), `btoa`/`atob`, `queueMicrotask` and
  * `performance.now()`. None touches the host; each is an ordinary (writable) global. What stays missing
  * (URL, timers, fetch, Buffer, ...) is named with what to use instead when a block reaches for it
  * (../advice.ts).
  */
-export const WEB_SOURCE = String.raw`
 const $Map = Map;
 const MapGet = uncurry(Map.prototype.get);
 const MapSet = uncurry(Map.prototype.set);
@@ -27,7 +26,17 @@ const DataViewByteOffset = uncurryGetter(DataView.prototype, 'byteOffset');
 const DataViewByteLength = uncurryGetter(DataView.prototype, 'byteLength');
 const StringFromCharCode = String.fromCharCode;
 const PromiseResolve = Promise.resolve;
-const TYPED = { Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array };
+const TYPED = {
+  Int8Array,
+  Uint8Array,
+  Uint8ClampedArray,
+  Int16Array,
+  Uint16Array,
+  Int32Array,
+  Uint32Array,
+  Float32Array,
+  Float64Array,
+};
 const ERRORS = { Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
 
 function cloneError(message) {
@@ -94,7 +103,8 @@ function cloneValue(v, seen) {
 }
 
 function structuredClone(value) {
-  if (arguments.length === 0) throw new $TypeError("structuredClone: 1 argument required, but only 0 present");
+  if (arguments.length === 0)
+    throw new $TypeError('structuredClone: 1 argument required, but only 0 present');
   return cloneValue(value, new $Map());
 }
 
@@ -132,8 +142,10 @@ function utf8Encode(s) {
 function bytesOf(input) {
   if (input === undefined) return new $Uint8Array(0);
   if (brand(ArrayBufferByteLength, input)) return new $Uint8Array(input);
-  if (brand(TypedArrayLength, input)) return new $Uint8Array(TypedArrayBuffer(input), TypedArrayByteOffset(input), TypedArrayByteLength(input));
-  if (brand(DataViewByteLength, input)) return new $Uint8Array(DataViewBuffer(input), DataViewByteOffset(input), DataViewByteLength(input));
+  if (brand(TypedArrayLength, input))
+    return new $Uint8Array(TypedArrayBuffer(input), TypedArrayByteOffset(input), TypedArrayByteLength(input));
+  if (brand(DataViewByteLength, input))
+    return new $Uint8Array(DataViewBuffer(input), DataViewByteOffset(input), DataViewByteLength(input));
   throw new $TypeError('TextDecoder.decode: expected an ArrayBuffer, a typed array or a DataView');
 }
 
@@ -242,9 +254,16 @@ function btoa(data) {
     const a = StringCharCodeAt(s, i);
     const b = i + 1 < s.length ? StringCharCodeAt(s, i + 1) : 0;
     const c = i + 2 < s.length ? StringCharCodeAt(s, i + 2) : 0;
-    if (a > 255 || b > 255 || c > 255) throw invalidCharacter('btoa: the string has characters outside Latin-1; encode it first: btoa(String.fromCharCode(...new TextEncoder().encode(s)))');
+    if (a > 255 || b > 255 || c > 255)
+      throw invalidCharacter(
+        'btoa: the string has characters outside Latin-1; encode it first: btoa(String.fromCharCode(...new TextEncoder().encode(s)))',
+      );
     const n = (a << 16) | (b << 8) | c;
-    out += B64[n >> 18] + B64[(n >> 12) & 63] + (i + 1 < s.length ? B64[(n >> 6) & 63] : '=') + (i + 2 < s.length ? B64[n & 63] : '=');
+    out +=
+      B64[n >> 18] +
+      B64[(n >> 12) & 63] +
+      (i + 1 < s.length ? B64[(n >> 6) & 63] : '=') +
+      (i + 2 < s.length ? B64[n & 63] : '=');
   }
   return out;
 }
@@ -252,7 +271,8 @@ function btoa(data) {
 function atob(data) {
   const s = StringReplace($String(data), /[\t\n\f\r ]+/g, '');
   const clean = s.length % 4 === 0 ? StringReplace(s, /==?$/, '') : s;
-  if (clean.length % 4 === 1 || RegExpTest(/[^A-Za-z0-9+/]/, clean)) throw invalidCharacter('atob: the string is not valid base64');
+  if (clean.length % 4 === 1 || RegExpTest(/[^A-Za-z0-9+/]/, clean))
+    throw invalidCharacter('atob: the string is not valid base64');
   let out = '';
   let bits = 0;
   let acc = 0;
@@ -269,9 +289,11 @@ function atob(data) {
 
 function queueMicrotask(callback) {
   if (typeof callback !== 'function') throw new $TypeError('queueMicrotask: the callback must be a function');
-  ReflectApply(PromiseThen, ReflectApply(PromiseResolve, $Promise, [undefined]), [function () {
-    callback();
-  }]);
+  ReflectApply(PromiseThen, ReflectApply(PromiseResolve, $Promise, [undefined]), [
+    function () {
+      callback();
+    },
+  ]);
 }
 
 const timeOrigin = DateNow();
@@ -283,8 +305,21 @@ const performanceObject = freeze({
 });
 
 {
-  const web = { structuredClone, TextEncoder, TextDecoder, btoa, atob, queueMicrotask, performance: performanceObject };
+  const web = {
+    structuredClone,
+    TextEncoder,
+    TextDecoder,
+    btoa,
+    atob,
+    queueMicrotask,
+    performance: performanceObject,
+  };
   const names = objectKeys(web);
-  for (let i = 0; i < names.length; i++) defineProperty(G, names[i], { value: web[names[i]], writable: true, enumerable: false, configurable: true });
+  for (let i = 0; i < names.length; i++)
+    defineProperty(G, names[i], {
+      value: web[names[i]],
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
 }
-`;

@@ -1,4 +1,4 @@
-/**
+/*
  * Last part of the prelude: shrinks the isolate's surface before any model code runs.
  *
  * - Closes code generation from strings. isolated-vm allows it (its V8 callback only refuses huge
@@ -22,7 +22,6 @@
  * - Likewise refuses regex and case operations on strings over 64 Mi characters (larger than any
  *   loaded context) and `repeat`/`padStart`/`padEnd` results beyond that size.
  */
-export const HARDEN_SOURCE = String.raw`
 const ARRAY_CAP = 16777216;
 const FILL_NATIVE_MAX = 65536;
 
@@ -41,7 +40,14 @@ function arrayLength(o) {
 }
 
 function tooLong(name, len, cap) {
-  return new $RangeError(name + ': length ' + len + ' is over the sandbox limit of ' + cap + ' elements; work on smaller arrays or on the strings directly');
+  return new $RangeError(
+    name +
+      ': length ' +
+      len +
+      ' is over the sandbox limit of ' +
+      cap +
+      ' elements; work on smaller arrays or on the strings directly',
+  );
 }
 
 const SORT_NATIVE_MAX = 100000;
@@ -49,7 +55,8 @@ const LOCALE_CAP = 1000000;
 
 /** SortCompare without a comparator (ToString, then code units), as a comparator. */
 function defaultOrder(a, b) {
-  if (typeof a === 'symbol' || typeof b === 'symbol') throw new $TypeError('Cannot convert a Symbol value to a string');
+  if (typeof a === 'symbol' || typeof b === 'symbol')
+    throw new $TypeError('Cannot convert a Symbol value to a string');
   const x = $String(a);
   const y = $String(b);
   return x < y ? -1 : x > y ? 1 : 0;
@@ -112,29 +119,82 @@ function guardMethod(proto, name, label, lengthOf, order) {
     }[name];
   }
   defineProperty(guarded, 'length', { value: native.length });
-  defineProperty(proto, name, { value: guarded, writable: d.writable, enumerable: d.enumerable, configurable: d.configurable });
+  defineProperty(proto, name, {
+    value: guarded,
+    writable: d.writable,
+    enumerable: d.enumerable,
+    configurable: d.configurable,
+  });
 }
 
 const ARRAY_METHODS = [
-  'fill', 'copyWithin', 'sort', 'reverse', 'indexOf', 'lastIndexOf', 'includes', 'slice', 'splice', 'join',
-  'toString', 'toLocaleString', 'toSorted', 'toReversed', 'toSpliced', 'with', 'flat', 'flatMap', 'concat',
-  'forEach', 'map', 'filter', 'some', 'every', 'find', 'findIndex', 'findLast', 'findLastIndex', 'reduce',
-  'reduceRight', 'shift', 'unshift',
+  'fill',
+  'copyWithin',
+  'sort',
+  'reverse',
+  'indexOf',
+  'lastIndexOf',
+  'includes',
+  'slice',
+  'splice',
+  'join',
+  'toString',
+  'toLocaleString',
+  'toSorted',
+  'toReversed',
+  'toSpliced',
+  'with',
+  'flat',
+  'flatMap',
+  'concat',
+  'forEach',
+  'map',
+  'filter',
+  'some',
+  'every',
+  'find',
+  'findIndex',
+  'findLast',
+  'findLastIndex',
+  'reduce',
+  'reduceRight',
+  'shift',
+  'unshift',
 ];
 for (let i = 0; i < ARRAY_METHODS.length; i++) {
-  guardMethod(Array.prototype, ARRAY_METHODS[i], 'Array.prototype.' + ARRAY_METHODS[i], arrayLength, defaultOrder);
+  guardMethod(
+    Array.prototype,
+    ARRAY_METHODS[i],
+    'Array.prototype.' + ARRAY_METHODS[i],
+    arrayLength,
+    defaultOrder,
+  );
 }
 const TYPED_METHODS = ['sort', 'toSorted', 'join', 'toLocaleString'];
 const TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype);
 for (let i = 0; i < TYPED_METHODS.length; i++) {
-  guardMethod(TypedArrayPrototype, TYPED_METHODS[i], 'TypedArray.prototype.' + TYPED_METHODS[i], typedLength, numericOrder);
+  guardMethod(
+    TypedArrayPrototype,
+    TYPED_METHODS[i],
+    'TypedArray.prototype.' + TYPED_METHODS[i],
+    typedLength,
+    numericOrder,
+  );
 }
 
 // Strings: V8's global replace/split/match on a string of hundreds of megabytes run as one C++ call
 // the CPU limit cannot cut short. Such strings can only come from the model's own repeat/concat.
 const STRING_CAP = 67108864;
 function tooLongString(name, len) {
-  return new $RangeError('String.prototype.' + name + ': a string of ' + len + ' characters is over the sandbox limit of ' + STRING_CAP + '; work on slices');
+  return new $RangeError(
+    'String.prototype.' +
+      name +
+      ': a string of ' +
+      len +
+      ' characters is over the sandbox limit of ' +
+      STRING_CAP +
+      '; work on slices',
+  );
 }
 // Regexes: V8 parses and compiles a pattern in one uninterruptible step, and some constructs cost
 // up to half a millisecond a character (unicode property classes with the i, u or v flags; \p{RGI_Emoji}
@@ -143,7 +203,13 @@ function tooLongString(name, len) {
 // match/matchAll/search, and regex literals (validate.ts, same bound).
 const REGEX_CAP = 8192;
 function tooLongRegex(len) {
-  return new $RangeError('RegExp: a pattern of ' + len + ' characters is over the sandbox limit of ' + REGEX_CAP + '; split it into several smaller patterns');
+  return new $RangeError(
+    'RegExp: a pattern of ' +
+      len +
+      ' characters is over the sandbox limit of ' +
+      REGEX_CAP +
+      '; split it into several smaller patterns',
+  );
 }
 // Property escapes (\p{…}, \P{…}) and class strings (\q{…}) cost up to tens of milliseconds each under
 // the u or v flag, and V8 builds a whole class in one step: their number is bounded too (validate.ts).
@@ -155,7 +221,11 @@ function checkedSource(s) {
   let n = 0;
   while (RegExpExec(PROPERTY_ESCAPE, s) !== null) {
     if (++n > REGEX_PROPERTY_CAP) {
-      throw new $RangeError('RegExp: more than ' + REGEX_PROPERTY_CAP + ' property escapes (\\p{...}, \\q{...}) in one pattern is over the sandbox limit; split it into several smaller patterns');
+      throw new $RangeError(
+        'RegExp: more than ' +
+          REGEX_PROPERTY_CAP +
+          ' property escapes (\\p{...}, \\q{...}) in one pattern is over the sandbox limit; split it into several smaller patterns',
+      );
     }
   }
   return s;
@@ -190,7 +260,18 @@ function regexArgument(v, symbol) {
 }
 
 const REGEX_STRING_SYMBOLS = { match: SymbolMatch, matchAll: Symbol.matchAll, search: Symbol.search };
-const STRING_METHODS = ['replace', 'replaceAll', 'split', 'match', 'matchAll', 'search', 'normalize', 'toLowerCase', 'toUpperCase', 'localeCompare'];
+const STRING_METHODS = [
+  'replace',
+  'replaceAll',
+  'split',
+  'match',
+  'matchAll',
+  'search',
+  'normalize',
+  'toLowerCase',
+  'toUpperCase',
+  'localeCompare',
+];
 for (let i = 0; i < STRING_METHODS.length; i++) {
   const name = STRING_METHODS[i];
   const d = getOwnPropertyDescriptor(String.prototype, name);
@@ -208,7 +289,12 @@ for (let i = 0; i < STRING_METHODS.length; i++) {
     },
   }[name];
   defineProperty(guarded, 'length', { value: native.length });
-  defineProperty(String.prototype, name, { value: guarded, writable: d.writable, enumerable: d.enumerable, configurable: d.configurable });
+  defineProperty(String.prototype, name, {
+    value: guarded,
+    writable: d.writable,
+    enumerable: d.enumerable,
+    configurable: d.configurable,
+  });
 }
 const STRING_BUILDERS = ['repeat', 'padStart', 'padEnd'];
 for (let i = 0; i < STRING_BUILDERS.length; i++) {
@@ -224,7 +310,12 @@ for (let i = 0; i < STRING_BUILDERS.length; i++) {
     },
   }[name];
   defineProperty(guarded, 'length', { value: native.length });
-  defineProperty(String.prototype, name, { value: guarded, writable: d.writable, enumerable: d.enumerable, configurable: d.configurable });
+  defineProperty(String.prototype, name, {
+    value: guarded,
+    writable: d.writable,
+    enumerable: d.enumerable,
+    configurable: d.configurable,
+  });
 }
 
 const regexCompile = getOwnPropertyDescriptor($RegExp.prototype, 'compile');
@@ -252,9 +343,24 @@ const RegExpGuarded = function RegExp(pattern, flags) {
     defineProperty(RegExpGuarded, key, getOwnPropertyDescriptor($RegExp, key));
   }
   defineProperty(RegExpGuarded, Symbol.species, getOwnPropertyDescriptor($RegExp, Symbol.species));
-  defineProperty(RegExpGuarded, 'prototype', { value: $RegExp.prototype, writable: false, enumerable: false, configurable: false });
-  defineProperty($RegExp.prototype, 'constructor', { value: RegExpGuarded, writable: true, enumerable: false, configurable: true });
-  defineProperty(G, 'RegExp', { value: RegExpGuarded, writable: true, enumerable: false, configurable: true });
+  defineProperty(RegExpGuarded, 'prototype', {
+    value: $RegExp.prototype,
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
+  defineProperty($RegExp.prototype, 'constructor', {
+    value: RegExpGuarded,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+  defineProperty(G, 'RegExp', {
+    value: RegExpGuarded,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
 }
 
 // JSON.parse builds every object and array of its text in one C++ call: twenty million empty objects
@@ -274,9 +380,14 @@ defineProperty(JSON, 'parse', {
   value: function parse(text, reviver) {
     const source = typeof text === 'string' ? text : $String(text);
     if (source.length > JSON_SCAN_MIN) {
-      const containers = countUpTo(source, '{', JSON_CONTAINER_CAP) + countUpTo(source, '[', JSON_CONTAINER_CAP);
+      const containers =
+        countUpTo(source, '{', JSON_CONTAINER_CAP) + countUpTo(source, '[', JSON_CONTAINER_CAP);
       if (containers > JSON_CONTAINER_CAP) {
-        throw new $RangeError('JSON.parse: more than ' + JSON_CONTAINER_CAP + ' objects and arrays in one text is over the sandbox limit; parse it in parts (for JSON lines, line by line)');
+        throw new $RangeError(
+          'JSON.parse: more than ' +
+            JSON_CONTAINER_CAP +
+            ' objects and arrays in one text is over the sandbox limit; parse it in parts (for JSON lines, line by line)',
+        );
       }
     }
     return arguments.length > 1 ? jsonParse(source, reviver) : jsonParse(source);
@@ -289,8 +400,19 @@ defineProperty(JSON, 'parse', {
 const nativeArrayFrom = Array.from;
 defineProperty(Array, 'from', {
   value: function from(items) {
-    if (items !== null && items !== undefined && typeof items === 'object' && arrayLength(items) > ARRAY_CAP) {
-      throw new $RangeError('Array.from: length ' + arrayLength(items) + ' is over the sandbox limit of ' + ARRAY_CAP + ' elements');
+    if (
+      items !== null &&
+      items !== undefined &&
+      typeof items === 'object' &&
+      arrayLength(items) > ARRAY_CAP
+    ) {
+      throw new $RangeError(
+        'Array.from: length ' +
+          arrayLength(items) +
+          ' is over the sandbox limit of ' +
+          ARRAY_CAP +
+          ' elements',
+      );
     }
     return ReflectApply(nativeArrayFrom, this, arguments);
   },
@@ -302,21 +424,37 @@ defineProperty(Array, 'from', {
 const $EvalError = EvalError;
 function tameConstructor(proto) {
   const tamed = function Function() {
-    throw new $EvalError('code generation from strings is disabled in the sandbox; write the function directly');
+    throw new $EvalError(
+      'code generation from strings is disabled in the sandbox; write the function directly',
+    );
   };
-  defineProperty(tamed, 'prototype', { value: proto, writable: false, enumerable: false, configurable: false });
-  defineProperty(proto, 'constructor', { value: tamed, writable: false, enumerable: false, configurable: false });
+  defineProperty(tamed, 'prototype', {
+    value: proto,
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
+  defineProperty(proto, 'constructor', {
+    value: tamed,
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
 }
 tameConstructor(getPrototypeOf(async function () {}));
 tameConstructor(getPrototypeOf(function* () {}));
 tameConstructor(getPrototypeOf(async function* () {}));
 tameConstructor(getPrototypeOf(function () {}));
 
-defineProperty($Error, 'prepareStackTrace', { value: undefined, writable: false, enumerable: false, configurable: false });
+defineProperty($Error, 'prepareStackTrace', {
+  value: undefined,
+  writable: false,
+  enumerable: false,
+  configurable: false,
+});
 
 // The last ways to make a BigInt once its constructors are gone (see names.ts).
 const BIGINT_ACCESSORS = ['getBigInt64', 'getBigUint64', 'setBigInt64', 'setBigUint64'];
 for (let i = 0; i < BIGINT_ACCESSORS.length; i++) delete DataView.prototype[BIGINT_ACCESSORS[i]];
 
 for (let i = 0; i < REMOVED_GLOBALS.length; i++) delete G[REMOVED_GLOBALS[i]];
-`;

@@ -1,9 +1,8 @@
-/**
+/*
  * In-isolate value formatting, close to what Node's REPL prints: used for the shown value of a final
  * expression, for non-string `print` arguments and for FINAL answers that are not JSON-serialisable.
  * Bounded: depth 2, 100 array items, 50 keys, nested strings clipped; accessors are listed, not called.
  */
-export const SHOW_SOURCE = String.raw`
 const SHOW_DEPTH = 2;
 const SHOW_ITEMS = 100;
 const SHOW_KEYS = 50;
@@ -13,7 +12,9 @@ const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 function clipString(s) {
   if (s.length <= SHOW_NESTED_STRING) return s;
-  return StringSlice(s, 0, SHOW_NESTED_STRING) + '… (' + (s.length - SHOW_NESTED_STRING) + ' more characters)';
+  return (
+    StringSlice(s, 0, SHOW_NESTED_STRING) + '… (' + (s.length - SHOW_NESTED_STRING) + ' more characters)'
+  );
 }
 
 function functionLabel(fn) {
@@ -62,7 +63,8 @@ function wrapParts(open, parts, close, indent) {
     if (StringIndexOf(parts[i], '\n') !== -1) multiline = true;
   }
   if (parts.length === 0) return open + close;
-  if (!multiline && flat.length + open.length + close.length + 2 <= SHOW_LINE) return open + ' ' + flat + ' ' + close;
+  if (!multiline && flat.length + open.length + close.length + 2 <= SHOW_LINE)
+    return open + ' ' + flat + ' ' + close;
   const pad = indent + '  ';
   let out = open;
   for (let i = 0; i < parts.length; i++) out += (i === 0 ? '\n' : ',\n') + pad + parts[i];
@@ -138,7 +140,8 @@ function showValue(v, depth, stack, indent) {
       let count = 0;
       MapForEach(v, function (value, key) {
         if (count++ < SHOW_ITEMS)
-          parts[parts.length] = showValue(key, depth + 1, stack, inner) + ' => ' + showValue(value, depth + 1, stack, inner);
+          parts[parts.length] =
+            showValue(key, depth + 1, stack, inner) + ' => ' + showValue(value, depth + 1, stack, inner);
       });
       open = 'Map(' + MapSize(v) + ') {';
       close = '}';
@@ -186,4 +189,3 @@ function show(v) {
     return '[value could not be shown]';
   }
 }
-`;

@@ -1,4 +1,4 @@
-/**
+/*
  * Prelude part: keeps the output mirror (../mirror.ts) in step with the output buffer of core.ts, so
  * the isolate process can still return what a block printed when the block must be killed. The head
  * is written through as it fills (its size bounds that work per block); the tail is copied on each of
@@ -6,7 +6,6 @@
  * flood of prints pays a few percent. What a flood printed in its last few milliseconds before a kill
  * can be missing; anything printed before a pause is kept.
  */
-export const MIRROR_SOURCE = String.raw`
 const MIRROR_CHARS = 32768;
 const MIRROR_EAGER_WRITES = 64;
 const MIRROR_INTERVAL_MS = 5;
@@ -45,4 +44,3 @@ function mirrorWrite() {
   }
   h[3] = outTotal;
 }
-`;
