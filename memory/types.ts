@@ -285,13 +285,19 @@ export interface IngestReport {
 
 /** Read side of the chunk graph: what search, the sandbox and the MCP server need. */
 export interface ChunkReader {
+  /** Totals of the store: documents, chunks, links, tokens, schema. */
   stats(): StoreStats;
+  /** Every live document record, memories included. */
   documents(): DocumentRecord[];
+  /** One chunk by id (`DOCUMENT:ORDINAL`), or undefined when no live chunk has it. */
   getChunk(id: string): ChunkRecord | undefined;
   /** Chunks of one document in order. */
   documentChunks(documentId: string): ChunkRecord[];
+  /** Links from and to a chunk, optionally of one type (follows, context_of, related_to, supports, ...). */
   neighbors(id: string, type?: LinkType): Link[];
+  /** Ranked chunks for a query: BM25, or hybrid with vectors when the store has an embedder. */
   search(query: string, opts?: SearchOptions): Promise<SearchHit[]>;
+  /** Regex or literal matches over every live chunk, bounded by `opts.limit` (`truncated` says more exist). */
   grep(pattern: string, opts?: GrepOptions): Promise<GrepResult>;
   /** Records reads for access stats; batched, never rewrites chunk files. */
   touch(ids: string[]): void;
@@ -299,6 +305,7 @@ export interface ChunkReader {
 
 /** The chunk graph. `ChunkStore.open(dir)` for a directory, `MemoryChunkStore` for ephemeral contexts. */
 export interface ChunkStoreApi extends ChunkReader {
+  /** Reads files and folders (recursively), chunks, indexes and links them; unchanged files are skipped. */
   ingestPaths(paths: string[], opts?: IngestOptions): Promise<IngestReport>;
   /** Adds or replaces a document from text (id given by the caller). */
   ingestText(
@@ -306,9 +313,14 @@ export interface ChunkStoreApi extends ChunkReader {
     text: string,
     opts?: IngestOptions & { path?: string },
   ): Promise<IngestReport>;
+  /** Removes a document (by id or ingested path) with its chunks and links; false when there is none. */
   removeDocument(idOrPath: string): Promise<boolean>;
+  /** Sets a hand-made link between two chunks (the other link types are computed). */
   link(from: string, to: string, type: 'supports' | 'contradicts', strength?: number): Promise<void>;
+  /** Removes a hand-made link; false when it did not exist. */
   unlink(from: string, to: string, type: 'supports' | 'contradicts'): Promise<boolean>;
+  /** How often and when a chunk was read (peek, search hits the model opened, recall). */
   accessStats(id: string): AccessStats;
+  /** Flushes pending access stats and releases the store; writes in flight finish first. */
   close(): Promise<void>;
 }
