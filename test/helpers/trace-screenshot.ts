@@ -90,7 +90,7 @@ export async function main(out: string): Promise<void> {
     const root = new FnModel(async (req) => {
       await sleep(400 + (n++ % 3) * 250);
       return rootReply((req.messages.length + 1) / 2);
-    }, 'anthropic:claude-sonnet-4-5');
+    }, 'anthropic:claude-sonnet-4-6');
     const sub = new FnModel(async (req) => {
       const last = lastUser(req);
       if (req.depth === 2) {
