@@ -1,20 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isRlmError, type RlmError } from '../../core/errors.ts';
 import { checkDocuments, checkLinks, checkManifest, manifestSchema } from '../../memory/manifest.ts';
 import { ChunkStore } from '../../memory/store.ts';
+import { thrown } from '../helpers/errors.ts';
 import { tempDir } from './helpers/corpus.ts';
-
-function thrown(fn: () => unknown): RlmError {
-  try {
-    fn();
-  } catch (err) {
-    if (isRlmError(err)) return err;
-    throw err;
-  }
-  throw new Error('expected a throw');
-}
 
 /** The files of a real one-document store, parsed. */
 async function realStore() {

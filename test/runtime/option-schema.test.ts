@@ -1,8 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import type { RlmError } from '../../core/errors.ts';
-import { isRlmError } from '../../core/errors.ts';
 import { DEFAULT_LIMITS } from '../../src/mcp/limits.ts';
 import { answerInput } from '../../src/mcp/tools/answer.ts';
 import {
@@ -16,19 +14,9 @@ import {
 } from '../../src/runtime/option-schema.ts';
 import { resolveOptions } from '../../src/runtime/options.ts';
 import { cli } from '../cli/helpers.ts';
+import { thrown } from '../helpers/errors.ts';
 
 const RULES = path.resolve(import.meta.dirname, '../../examples/sections.json');
-
-/** The RlmError `fn` throws. */
-function thrown(fn: () => unknown): RlmError {
-  try {
-    fn();
-  } catch (err) {
-    if (isRlmError(err)) return err;
-    throw err;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('run limit schemas', () => {
   it('accept every default', () => {

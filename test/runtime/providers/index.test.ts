@@ -2,7 +2,6 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isRlmError, type RlmError } from '../../../core/errors.ts';
 import {
   AnthropicModel,
   ClaudeCodeModel,
@@ -11,21 +10,12 @@ import {
   parseModelSpec,
   ScriptedModel,
 } from '../../../src/runtime/providers/index.ts';
+import { thrown } from '../../helpers/errors.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-providers-'));
 const FAKE_BIN = resolve(import.meta.dirname, '../../fixtures/providers/bin');
 const FAKE_CLAUDE = join(FAKE_BIN, 'claude');
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-function caught(fn: () => unknown): RlmError {
-  try {
-    fn();
-  } catch (err) {
-    if (isRlmError(err)) return err;
-    throw err;
-  }
-  throw new Error('expected a throw');
-}
 
 const UNKNOWN =
   /^unknown model spec ".*" — use anthropic:MODEL, openai:MODEL, claude-code\[:MODEL\], scripted:FILE, replay:TRACE\.jsonl or relay:DIR$/;
@@ -45,7 +35,7 @@ describe('parseModelSpec', () => {
   it.each(['gpt-4o', 'foo:bar', 'anthropic:', 'openai', 'scripted: ', ''])(
     'rejects %j as BAD_INPUT',
     (spec) => {
-      const err = caught(() => parseModelSpec(spec));
+      const err = thrown(() => parseModelSpec(spec));
       expect(err.code).toBe('BAD_INPUT');
       expect(err.message).toMatch(UNKNOWN);
     },
@@ -54,7 +44,7 @@ describe('parseModelSpec', () => {
 
 describe('createModel', () => {
   it('builds an anthropic model, failing fast without a key (env is the one passed in)', () => {
-    const err = caught(() => createModel('anthropic:claude-haiku-4-5', { env: {} }));
+    const err = thrown(() => createModel('anthropic:claude-haiku-4-5', { env: {} }));
     expect(err.code).toBe('BAD_INPUT');
     expect(err.message).toBe('ANTHROPIC_API_KEY is not set (needed by anthropic:claude-haiku-4-5)');
     const model = createModel('anthropic:claude-haiku-4-5', { env: { ANTHROPIC_API_KEY: 'k' } });
@@ -63,14 +53,14 @@ describe('createModel', () => {
   });
 
   it('needs an OpenAI key for api.openai.com but not for a local server', () => {
-    const err = caught(() => createModel('openai:gpt-4o', { env: {} }));
+    const err = thrown(() => createModel('openai:gpt-4o', { env: {} }));
     expect(err.code).toBe('BAD_INPUT');
     expect(err.message).toBe('OPENAI_API_KEY is not set (needed by openai:gpt-4o)');
     expect(createModel('openai:gpt-4o', { env: { OPENAI_API_KEY: 'k' } })).toBeInstanceOf(OpenAIModel);
     for (const base of ['http://127.0.0.1:8080/v1', 'http://localhost:11434/v1']) {
       expect(createModel('openai:llama', { env: { OPENAI_BASE_URL: base } })).toBeInstanceOf(OpenAIModel);
     }
-    expect(caught(() => createModel('openai:x', { env: { OPENAI_BASE_URL: 'not a url' } })).code).toBe(
+    expect(thrown(() => createModel('openai:x', { env: { OPENAI_BASE_URL: 'not a url' } })).code).toBe(
       'BAD_INPUT',
     );
   });
@@ -104,7 +94,7 @@ describe('createModel', () => {
     const scripted = createModel(`scripted:${file}`);
     expect(scripted).toBeInstanceOf(ScriptedModel);
     expect(scripted.spec).toBe(`scripted:${file}`);
-    expect(caught(() => createModel(`scripted:${join(tmp, 'missing.json')}`)).code).toBe('BAD_INPUT');
+    expect(thrown(() => createModel(`scripted:${join(tmp, 'missing.json')}`)).code).toBe('BAD_INPUT');
   });
 
   it('fails claude-code at creation when no claude CLI can be found', () => {
@@ -117,12 +107,12 @@ describe('createModel', () => {
     writeFileSync(join(plain, 'claude'), '#!/bin/sh\n');
     chmodSync(join(plain, 'claude'), 0o644);
     for (const env of [{}, { PATH: '' }, { PATH: `${dirs}${delimiter}${plain}` }]) {
-      const err = caught(() => createModel('claude-code:sonnet', { env }));
+      const err = thrown(() => createModel('claude-code:sonnet', { env }));
       expect(err.code).toBe('BAD_INPUT');
       expect(err.message).toBe(notFound);
     }
     for (const bad of [join(tmp, 'missing-claude'), join(plain, 'claude'), dirs]) {
-      const err = caught(() =>
+      const err = thrown(() =>
         createModel('claude-code', { env: { PATH: FAKE_BIN, CLAUDE_CODE_PATH: bad } }),
       );
       expect(err.code).toBe('BAD_INPUT');
@@ -131,6 +121,6 @@ describe('createModel', () => {
   });
 
   it('rejects unknown specs', () => {
-    expect(caught(() => createModel('gemini:pro', { env: {} })).message).toMatch(UNKNOWN);
+    expect(thrown(() => createModel('gemini:pro', { env: {} })).message).toMatch(UNKNOWN);
   });
 });

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { smokeRules } from '../../../benchmarks/policies/smoke.ts';
-import { isRlmError, type RlmError } from '../../../core/errors.ts';
 import { countTokens } from '../../../memory/tokens.ts';
 import type { ModelRequest } from '../../../src/runtime/model.ts';
 import {
@@ -11,6 +10,7 @@ import {
   type ScriptRule,
   scriptRulesSchema,
 } from '../../../src/runtime/providers/scripted.ts';
+import { caught, thrown } from '../../helpers/errors.ts';
 
 const EXAMPLES = join(import.meta.dirname, '../../../examples');
 
@@ -19,25 +19,6 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function call(text: string, depth = 0, extra: Partial<ModelRequest> = {}): ModelRequest {
   return { system: 'sys', messages: [{ role: 'user', content: text }], depth, ...extra };
-}
-
-function caught(fn: () => unknown): RlmError {
-  try {
-    fn();
-  } catch (err) {
-    if (isRlmError(err)) return err;
-    throw err;
-  }
-  throw new Error('expected a throw');
-}
-
-async function rejection(p: Promise<unknown>): Promise<RlmError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isRlmError(err)) throw new Error(`expected an RlmError, got ${String(err)}`);
-  return err;
 }
 
 describe('ScriptedModel', () => {
@@ -57,7 +38,7 @@ describe('ScriptedModel', () => {
     ]);
     expect((await model.complete(call('x', 0))).text).toBe('root');
     expect((await model.complete(call('x', 1))).text).toBe('sub');
-    expect((await rejection(model.complete(call('x', 2)))).code).toBe('SCRIPT_EXHAUSTED');
+    expect((await caught(model.complete(call('x', 2)))).code).toBe('SCRIPT_EXHAUSTED');
   });
 
   it('honours times, then falls through; state is per instance', async () => {
@@ -69,7 +50,7 @@ describe('ScriptedModel', () => {
     const replies: string[] = [];
     for (let i = 0; i < 3; i++) replies.push((await model.complete(call('q'))).text);
     expect(replies).toEqual(['once', 'twice', 'twice']);
-    expect((await rejection(model.complete(call('q')))).code).toBe('SCRIPT_EXHAUSTED');
+    expect((await caught(model.complete(call('q')))).code).toBe('SCRIPT_EXHAUSTED');
 
     const fresh = new ScriptedModel({ rules });
     expect((await fresh.complete(call('q'))).text).toBe('once');
@@ -95,7 +76,7 @@ describe('ScriptedModel', () => {
   it('names the depth and the first 80 characters of the message when exhausted', async () => {
     const model = new ScriptedModel([{ match: 'never', reply: 'x' }]);
     const long = `${'a'.repeat(80)}TAIL`;
-    const err = await rejection(model.complete(call(long, 3)));
+    const err = await caught(model.complete(call(long, 3)));
     expect(err.code).toBe('SCRIPT_EXHAUSTED');
     expect(err.message).toContain('depth 3');
     expect(err.message).toContain('a'.repeat(80));
@@ -121,7 +102,7 @@ describe('ScriptedModel', () => {
     const ctl = new AbortController();
     const pending = model.complete(call('q', 0, { signal: ctl.signal }));
     setTimeout(() => ctl.abort(), 20);
-    expect((await rejection(pending)).code).toBe('ABORTED');
+    expect((await caught(pending)).code).toBe('ABORTED');
   });
 
   it('loads a rules file', async () => {
@@ -136,19 +117,19 @@ describe('ScriptedModel', () => {
   });
 
   it('rejects a missing file, bad JSON and bad rules as BAD_INPUT naming file and rule', () => {
-    const missing = caught(() => ScriptedModel.fromFile(join(tmp, 'nope.json')));
+    const missing = thrown(() => ScriptedModel.fromFile(join(tmp, 'nope.json')));
     expect(missing.code).toBe('BAD_INPUT');
     expect(missing.message).toContain('nope.json');
 
     const badJson = join(tmp, 'bad.json');
     writeFileSync(badJson, '{"rules": [');
-    const e1 = caught(() => ScriptedModel.fromFile(badJson));
+    const e1 = thrown(() => ScriptedModel.fromFile(badJson));
     expect(e1.code).toBe('BAD_INPUT');
     expect(e1.message).toContain('bad.json');
 
     const badRegex = join(tmp, 'regex.json');
     writeFileSync(badRegex, JSON.stringify({ rules: [{ reply: 'ok' }, { match: '(unclosed', reply: 'x' }] }));
-    const e2 = caught(() => ScriptedModel.fromFile(badRegex));
+    const e2 = thrown(() => ScriptedModel.fromFile(badRegex));
     expect(e2.code).toBe('BAD_INPUT');
     expect(e2.message).toContain('regex.json rule 1');
     expect(e2.details.rule).toBe(1);
@@ -160,13 +141,13 @@ describe('ScriptedModel', () => {
       [{ reply: 'x', delayMs: 'slow' }],
       ['not an object'],
     ]) {
-      expect(caught(() => new ScriptedModel({ rules } as never)).code).toBe('BAD_INPUT');
+      expect(thrown(() => new ScriptedModel({ rules } as never)).code).toBe('BAD_INPUT');
     }
-    expect(caught(() => new ScriptedModel({ nope: [] } as never)).message).toContain('expected {"rules"');
+    expect(thrown(() => new ScriptedModel({ nope: [] } as never)).message).toContain('expected {"rules"');
   });
 
   it('names a misspelt field instead of ignoring it, and says which rule and field are wrong', () => {
-    const typo = caught(
+    const typo = thrown(
       () => new ScriptedModel([{ reply: 'a' }, { reply: 'b', time: 1 }] as never, { source: 'r.json' }),
     );
     expect(typo.code).toBe('BAD_INPUT');
@@ -174,9 +155,9 @@ describe('ScriptedModel', () => {
       'r.json rule 1: unknown field "time" (known: depth, match, reply, times, delayMs)',
     );
     expect(typo.details.rule).toBe(1);
-    const times = caught(() => new ScriptedModel([{ reply: 'b', times: -2 }], { source: 'r.json' }));
+    const times = thrown(() => new ScriptedModel([{ reply: 'b', times: -2 }], { source: 'r.json' }));
     expect(times.message).toBe('r.json rule 0: "times" must be a non-negative integer');
-    const regex = caught(() => new ScriptedModel([{ reply: 'b', match: '(' }], { source: 'r.json' }));
+    const regex = thrown(() => new ScriptedModel([{ reply: 'b', match: '(' }], { source: 'r.json' }));
     expect(regex.message).toMatch(/^r\.json rule 0: bad regex: /);
   });
 
