@@ -9,7 +9,7 @@ import { roundScore } from '../../shapes.ts';
 import { guard, structured } from '../results.ts';
 import type { Connection } from '../server.ts';
 import type { ServerContext } from '../server-context.ts';
-import { checkedStoreDir, storeArg } from './store-arg.ts';
+import { checkedStoreDir, queryArg, storeArg } from './store-arg.ts';
 
 const READ_ONLY = {
   readOnlyHint: true,
@@ -98,11 +98,7 @@ export function registerClaudeTools(server: McpServer, ctx: ServerContext, conn:
         'problem was solved before would help; narrow with project, since and until.',
       inputSchema: z
         .object({
-          query: z
-            .string()
-            .min(1, 'query must not be empty')
-            .max(ctx.limits.maxQueryChars)
-            .describe('What to look for.'),
+          query: queryArg(ctx.limits, 'query').describe('What to look for.'),
           store: storeArg,
           k: z
             .number()

@@ -12,7 +12,7 @@ import { recallResults } from '../../shapes.ts';
 import { guard, structured } from '../results.ts';
 import type { Connection } from '../server.ts';
 import type { ServerContext } from '../server-context.ts';
-import { checkedStoreDir, storeArg } from './store-arg.ts';
+import { checkedStoreDir, queryArg, storeArg } from './store-arg.ts';
 
 const topicArg = z.string().min(1, 'topic must not be empty').max(MAX_TOPIC_CHARS);
 const tagsArg = z.array(z.string().min(1).max(200)).max(50);
@@ -118,11 +118,7 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext, conn:
         'consolidated) memories are left out unless archived is true.',
       inputSchema: z
         .object({
-          query: z
-            .string()
-            .min(1, 'query must not be empty')
-            .max(ctx.limits.maxQueryChars)
-            .describe('What to look for.'),
+          query: queryArg(ctx.limits, 'query').describe('What to look for.'),
           topic: topicArg.optional().describe('Only this topic.'),
           tags: tagsArg.optional().describe('Only memories with all of these tags.'),
           k: z

@@ -12,7 +12,7 @@ import { grepView } from '../grep-view.ts';
 import { guard, structured } from '../results.ts';
 import type { Connection } from '../server.ts';
 import type { ServerContext } from '../server-context.ts';
-import { checkedStoreDir, storeArg } from './store-arg.ts';
+import { checkedStoreDir, queryArg, storeArg } from './store-arg.ts';
 
 const READ_ONLY = {
   readOnlyHint: true,
@@ -82,11 +82,6 @@ const grepOutput = z.object({
 /** Registers `rlm_search`, `rlm_peek` and `rlm_grep` on `server`. */
 export function registerReadTools(server: McpServer, ctx: ServerContext, conn: Connection): void {
   const limits = ctx.limits;
-  const queryText = (what: string) =>
-    z
-      .string()
-      .min(1, `${what} must not be empty`)
-      .max(limits.maxQueryChars, `${what} is longer than ${limits.maxQueryChars} characters`);
 
   server.registerTool(
     'rlm_search',
@@ -97,7 +92,7 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
         'when the store has an embedder). Returns chunk ids to read with rlm_peek.',
       inputSchema: z
         .object({
-          query: queryText('query').describe('Words to search for.'),
+          query: queryArg(limits, 'query').describe('Words to search for.'),
           store: storeArg,
           k: z
             .number()
@@ -205,7 +200,9 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
         'TIMEOUT error.',
       inputSchema: z
         .object({
-          pattern: queryText('pattern').describe('JavaScript regex source, or a literal with literal=true.'),
+          pattern: queryArg(limits, 'pattern').describe(
+            'JavaScript regex source, or a literal with literal=true.',
+          ),
           store: storeArg,
           literal: z.boolean().optional().describe('Match the pattern as plain text.'),
           ignore_case: z.boolean().optional(),

@@ -1,8 +1,17 @@
 /** The `store` argument shared by the store tools, and its fallback to the server's default store. */
 import * as z from 'zod';
 import { RlmError } from '../../../core/errors.ts';
+import type { McpLimits } from '../limits.ts';
 import type { Connection } from '../server.ts';
 import type { ServerContext } from '../server-context.ts';
+
+/** A required text argument of at most `maxQueryChars` characters (a query, a pattern); errors name it. */
+export function queryArg(limits: Pick<McpLimits, 'maxQueryChars'>, what: string) {
+  return z
+    .string()
+    .min(1, `${what} must not be empty`)
+    .max(limits.maxQueryChars, `${what} is longer than ${limits.maxQueryChars} characters`);
+}
 
 /** Optional store folder; the server's default (RLM_STORE) applies when it is left out. */
 export const storeArg = z
