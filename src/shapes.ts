@@ -112,16 +112,12 @@ export function documentList(docs: DocumentRecord[]): {
  * The `rlm answer --json` object and `rlm_answer`'s structured content: the contract fields only
  * (per-model usage and run ids are internal detail), plus the error of a run that did not finish.
  */
-export function answerResult(r: RlmResult): {
-  answer: string;
-  status: RlmResult['status'];
-  iterations: number;
-  subCalls: number;
-  maxDepthReached: number;
-  usage: { inputTokens: number; outputTokens: number; costUsd: number };
-  elapsedMs: number;
-  error?: { code: string; message: string };
-} {
+export function answerResult(
+  r: RlmResult,
+): Pick<
+  RlmResult,
+  'answer' | 'status' | 'iterations' | 'subCalls' | 'maxDepthReached' | 'usage' | 'elapsedMs' | 'error'
+> {
   return {
     answer: r.answer,
     status: r.status,
