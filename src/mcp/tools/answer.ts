@@ -212,15 +212,6 @@ export async function runAnswer(
   if (signal.aborted) throw new RlmError('ABORTED', 'the call was cancelled');
   const model = args.model ?? ctx.defaults.model;
   const subModel = args.sub_model ?? ctx.defaults.subModel;
-  for (const spec of [args.model, args.sub_model]) {
-    // A relay writes request files and waits up to an hour for hand-written replies: a local tool only.
-    if (spec?.trim().startsWith('relay:')) {
-      throw new RlmError(
-        'BAD_INPUT',
-        'relay: model specs are not available over MCP; use `rlm answer --model relay:DIR`',
-      );
-    }
-  }
   const rlm = new RLM({
     ...ctx.run,
     env: ctx.env,
@@ -237,11 +228,20 @@ export async function runAnswer(
 }
 
 /**
- * Refuses a model spec from the caller that would make the server read a file it names (`scripted:FILE`,
- * `replay:TRACE`), unless the server was started to allow it.
+ * Refuses, before any input is read, a model spec from the caller that waits on hand-written files
+ * (`relay:DIR`, never over MCP) or makes the server read a file it names (`scripted:FILE`, `replay:TRACE`,
+ * unless the server was started to allow it).
  */
 function callerModel(ctx: ServerContext, field: string, spec: string | undefined): void {
-  if (spec === undefined || ctx.allowScriptedModels) return;
+  if (spec === undefined) return;
+  // A relay writes request files and waits up to an hour for hand-written replies: a local tool only.
+  if (/^\s*relay\s*:/i.test(spec)) {
+    throw new RlmError(
+      'BAD_INPUT',
+      `${field}: relay: model specs are not available over MCP; use \`rlm answer --model relay:DIR\``,
+    );
+  }
+  if (ctx.allowScriptedModels) return;
   const kind = /^\s*(scripted|replay)\s*:/i.exec(spec)?.[1]?.toLowerCase();
   if (kind !== undefined) {
     throw new RlmError(
