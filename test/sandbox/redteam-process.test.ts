@@ -292,7 +292,9 @@ describe('the host process exits promptly', () => {
 
   it('after rlm exec, even with a block V8 cannot interrupt', async () => {
     const file = path.join(dir, 'stuck.js');
-    writeFileSync(file, `print("started"); ${STUCK}\n`);
+    // rlm exec has the default 5 s CPU limit, and one STUCK call may take less on a fast, quiet machine:
+    // repeated, the block outlasts the limit wherever it runs, inside a call V8 cannot interrupt.
+    writeFileSync(file, `print("started"); for (;;) ${STUCK}\n`);
     const main = path.join(ROOT, 'src/cli/main.ts');
     const started = performance.now();
     const child = spawn(
@@ -334,7 +336,13 @@ describe('rlm serve with an isolate stuck', () => {
       JSON.stringify({
         rules: [
           { depth: 0, match: 'warm', reply: 'FINAL(warm)' },
-          { depth: 0, match: 'stuck', reply: `\`\`\`repl\nprint("working")\n${STUCK}\n\`\`\``, times: 1 },
+          // Repeated, as for rlm exec: one call may end within the default limits on a quiet machine.
+          {
+            depth: 0,
+            match: 'stuck',
+            reply: `\`\`\`repl\nprint("working")\nfor (;;) ${STUCK}\n\`\`\``,
+            times: 1,
+          },
           { depth: 0, reply: 'FINAL(done)' },
         ],
       }),
