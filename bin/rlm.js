@@ -1,5 +1,6 @@
-#!/usr/bin/env -S node --no-node-snapshot
-// isolated-vm cannot create isolates in a Node process started from the startup snapshot, hence the flag above.
+#!/usr/bin/env node
+// No --no-node-snapshot: isolated-vm needs it only where isolates are created, and the sandbox creates
+// them in child processes it starts with the flag. Without it Node boots from its snapshot, ~70 ms faster.
 // The version check comes before anything else is loaded: older Nodes fail inside the compiled code
 // (new regex syntax, the native isolated-vm module) with messages that do not say what is wrong.
 // Keep this file plain JavaScript that Node 18 parses.

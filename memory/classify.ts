@@ -22,8 +22,14 @@ function u(re: RegExp): RegExp {
   return new RegExp(re.source.replaceAll('\\b', BOUNDARY), `${re.flags}u`);
 }
 
+/** Builds a value on first use: the Unicode-aware patterns take ~20 ms to build, a cost only ingest needs. */
+function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
+}
+
 /** Cue patterns per type; each distinct pattern that matches scores one point. */
-const CUES: Record<'decision' | 'preference' | 'pattern' | 'note', RegExp[]> = {
+const cues = once((): Record<'decision' | 'preference' | 'pattern' | 'note', RegExp[]> => ({
   decision: [
     u(/\bwe(?:'ve| have)? (?:decided|agreed|chose|opted|settled on)\b/i),
     u(/\b(?:decided|agreed) to\b/i),
@@ -71,7 +77,7 @@ const CUES: Record<'decision' | 'preference' | 'pattern' | 'note', RegExp[]> = {
     u(/\bn'oublie(?:z)? pas\b/i),
     u(/(?:^|\n)\s*[-*] \[[ xX]\]/),
   ],
-};
+}));
 
 /** Text length that one matching cue can speak for. */
 const CHARS_PER_CUE = 2000;
@@ -80,7 +86,7 @@ const CHARS_PER_CUE = 2000;
 const ORDER = ['decision', 'preference', 'pattern', 'note'] as const;
 
 /** Statement shapes that read as facts: "X is Y", definitions, dated or numbered claims. */
-const FACT_SHAPES = [
+const factShapes = once(() => [
   u(/\b(?:is|are|was|were) (?:a|an|the|located|born|founded|made|called|known|defined)\b/i),
   u(
     /\b(?:est|sont|était|étaient) (?:un|une|le|la|les|situé|située|né|née|fondé|fondée|appelé|appelée|défini)\b/i,
@@ -90,7 +96,7 @@ const FACT_SHAPES = [
   u(/\b(?:means|refers to|consists of|stands for|désigne|signifie)\b/i),
   u(/\b(?:1[0-9]{3}|20[0-9]{2})\b/),
   u(/\b\d+(?:[.,]\d+)?\s?(?:%|km|kg|m|cm|mb|gb|ms|s|years?|ans|mètres|people|habitants)\b/i),
-];
+]);
 
 /** Lines that read as code in common languages: declarations, control flow, calls, statement ends. */
 const CODE_LINE_ALTERNATIVES = [
@@ -123,7 +129,7 @@ export function classifyChunk(text: string, hints: ClassifyHints): ChunkType {
   let bestScore = Math.max(1, Math.floor(text.length / CHARS_PER_CUE)) - 1;
   for (const type of ORDER) {
     let score = 0;
-    for (const re of CUES[type]) if (re.test(text)) score++;
+    for (const re of cues()[type]) if (re.test(text)) score++;
     if (score > bestScore) {
       best = type;
       bestScore = score;
@@ -161,5 +167,5 @@ export function looksLikeCode(text: string): boolean {
 function looksLikeFact(text: string): boolean {
   const t = text.trim();
   if (t.length === 0 || t.length > 600 || t.endsWith('?')) return false;
-  return FACT_SHAPES.some((re) => re.test(t));
+  return factShapes().some((re) => re.test(t));
 }

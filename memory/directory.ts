@@ -24,6 +24,7 @@ import {
   type SegmentPart,
   STORE_FORMAT,
   segmentFile,
+  segmentTextFile,
   VECTORS_DIR,
 } from './manifest.ts';
 import type { CommittedState, Persistence, SegmentFiles } from './persistence.ts';
@@ -35,6 +36,7 @@ import {
   type SegmentLinks,
   type SegmentMeta,
 } from './segment.ts';
+import { decodeSegmentText, encodeSegmentText } from './segment-text.ts';
 import { TOKENIZER } from './tokens.ts';
 
 export interface DirectoryOptions {
@@ -64,8 +66,8 @@ class DirectorySource implements SegmentSource {
     return parseJson<T>(raw, file);
   }
 
-  chunksPath(segment: string): string {
-    return segmentFile(this.dir, segment, 'chunks');
+  filePaths(segment: string): { text: string; chunks: string } {
+    return { text: segmentTextFile(this.dir, segment), chunks: segmentFile(this.dir, segment, 'chunks') };
   }
 
   meta(segment: string): SegmentMeta {
@@ -76,6 +78,14 @@ class DirectorySource implements SegmentSource {
   }
 
   texts(segment: string): string[] {
+    // The text column when it is there and checks out; stores written before it (or a damaged one) use
+    // the chunk file, which holds the same text.
+    try {
+      const texts = decodeSegmentText(readFileSync(segmentTextFile(this.dir, segment)), segment);
+      if (texts) return texts;
+    } catch {
+      // missing or unreadable: the chunk file decides
+    }
     const file = this.read<SegmentChunksFile>(segment, 'chunks');
     const problem = chunksProblem(file, segment);
     if (problem) throw corrupt(segmentFile(this.dir, segment, 'chunks'), problem);
@@ -190,6 +200,14 @@ export class DirectoryPersistence implements Persistence {
     await writeFileAtomic(segmentFile(this.dir, name, 'meta'), JSON.stringify(files.meta));
     await writeFileAtomic(segmentFile(this.dir, name, 'bm25'), JSON.stringify(files.bm25));
     await writeFileAtomic(segmentFile(this.dir, name, 'links'), JSON.stringify(files.links));
+    await writeFileAtomic(
+      segmentTextFile(this.dir, name),
+      encodeSegmentText(
+        name,
+        files.meta.docs,
+        files.chunks.chunks.map((c) => c.text),
+      ),
+    );
     await writeFileAtomic(segmentFile(this.dir, name, 'chunks'), JSON.stringify(files.chunks));
   }
 

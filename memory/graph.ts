@@ -5,7 +5,7 @@
  */
 import { isRlmError, RlmError } from '../core/errors.ts';
 import type { Embedder } from './embedders/types.ts';
-import { GrepRunner } from './grep.ts';
+import { type GrepChunk, GrepRunner, type GrepSegment } from './grep.ts';
 import { Bm25Index, type Bm25Segment } from './search/bm25.ts';
 import { reciprocalRankFusion } from './search/fusion.ts';
 import { passage } from './search/passage.ts';
@@ -31,8 +31,11 @@ export interface SegmentSource {
   texts(segment: string): string[];
   bm25(segment: string): Bm25Segment;
   links(segment: string): SegmentLinks;
-  /** The segment's chunk file, when segments live in files: grep then reads them itself, one at a time. */
-  chunksPath?(segment: string): string;
+  /**
+   * The segment's text column and chunk file, when the segment lives in files (grep then reads them in
+   * its worker, one at a time); undefined for a segment held in memory.
+   */
+  filePaths?(segment: string): { text: string; chunks: string } | undefined;
 }
 
 export interface GraphState {
@@ -373,35 +376,55 @@ export class ChunkGraph {
 
   async grep(pattern: string, opts: GrepOptions = {}): Promise<GrepResult> {
     const docs = toSet(opts.document);
-    if (this.source.chunksPath) {
-      // Stream the chunk files through the worker instead of loading every segment's text here.
-      const order = [...this.state.documents.values()]
-        .filter((d) => d.chunks > 0 && (!docs || docs.has(d.id)))
-        .sort(byPath);
-      const bySegment = new Map<string, string[]>();
-      for (const d of order) {
-        const list = bySegment.get(d.segment);
-        if (list) list.push(d.id);
-        else bySegment.set(d.segment, [d.id]);
+    this.grepRunner ??= new GrepRunner();
+    if (!this.state.segments.some((s) => this.source.filePaths?.(s))) {
+      // A store held in memory: the worker keeps a copy of the corpus between greps.
+      const chunks: GrepChunk[] = [];
+      for (const c of this.liveChunks()) {
+        if (!docs || docs.has(parseChunkId(c.id)!.document)) chunks.push({ id: c.id, text: c.text });
       }
-      const files = this.state.segments
-        .filter((s) => bySegment.has(s))
-        .map((s) => ({ path: this.source.chunksPath!(s), documents: bySegment.get(s)! }));
-      this.grepRunner ??= new GrepRunner();
-      return this.grepRunner.grepFiles(
-        files,
-        order.map((d) => d.id),
-        pattern,
-        opts,
+      return this.grepRunner.grep({ version: docs ? -1 : this.state.generation, chunks }, pattern, opts);
+    }
+    // Segments in files are read, scanned and dropped one at a time in the worker, so memory stays at one
+    // segment whatever the store's size; only the memories not yet folded (in memory) travel inline.
+    const order = [...this.state.documents.values()]
+      .filter((d) => d.chunks > 0 && (!docs || docs.has(d.id)))
+      .sort(byPath);
+    const bySegment = new Map<string, string[]>();
+    for (const d of order) {
+      const list = bySegment.get(d.segment);
+      if (list) list.push(d.id);
+      else bySegment.set(d.segment, [d.id]);
+    }
+    const segments: GrepSegment[] = [];
+    for (const s of this.state.segments) {
+      const documents = bySegment.get(s);
+      if (!documents) continue;
+      const files = this.source.filePaths?.(s);
+      segments.push(
+        files ? { segment: s, documents, ...files } : { documents, inline: this.liveChunksOf(s, documents) },
       );
     }
-    const chunks: { id: string; text: string }[] = [];
-    for (const c of this.liveChunks()) {
-      if (!docs || docs.has(parseChunkId(c.id)!.document)) chunks.push({ id: c.id, text: c.text });
+    return this.grepRunner.grepSegments(
+      segments,
+      order.map((d) => d.id),
+      pattern,
+      opts,
+    );
+  }
+
+  /** The live chunks of `documents` in an in-memory segment, as grep needs them. */
+  private liveChunksOf(segment: string, documents: string[]): GrepChunk[] {
+    const meta = this.meta(segment);
+    const texts = this.segmentTexts(segment);
+    const wanted = new Set(documents);
+    const out: GrepChunk[] = [];
+    for (const run of meta.docs) {
+      if (!wanted.has(run.id)) continue;
+      for (let i = 0; i < run.count; i++)
+        out.push({ id: `${run.id}:${i}`, text: texts[run.first + i] ?? '', document: run.id });
     }
-    this.grepRunner ??= new GrepRunner();
-    const version = docs ? -1 : this.state.generation;
-    return this.grepRunner.grep({ version, chunks }, pattern, opts);
+    return out;
   }
 
   close(): void {

@@ -89,11 +89,49 @@ function shapeMatch(id: string, text: string, start: number, context: number): G
   };
 }
 
+/** Counters a scan carries from one chunk to the next. */
+export interface ScanState {
+  /** Matches reported so far. */
+  found: number;
+  /** Finds so far, to space out the deadline checks. */
+  steps: number;
+}
+
 /**
- * Scans `chunks` in order, reporting at most one match per line (the first), like grep. Calls `onMatch`
- * for each of the first `limit` matches, then looks for one more only to set `truncated`. Checks the
- * deadline between finds, so a slow-but-linear search stops cleanly; a single catastrophic `exec` can
- * only be stopped from outside (the worker is terminated).
+ * Scans one chunk, reporting at most one match per line (the first), like grep, and counting them in
+ * `state`. Returns `truncated` when a match beyond `spec.limit` exists, `timedOut` past the deadline,
+ * else null. Checks the deadline between finds, so a slow-but-linear search stops cleanly; a single
+ * catastrophic `exec` can only be stopped from outside (the worker is terminated).
+ */
+export function scanChunk(
+  chunk: GrepChunk,
+  find: Finder,
+  spec: ScanSpec,
+  state: ScanState,
+  onMatch: (m: GrepMatch) => void,
+): 'truncated' | 'timedOut' | null {
+  const text = chunk.text;
+  let from = 0;
+  // Like grep, a position at the very end (after a final newline) is not a line of its own.
+  while (from < text.length) {
+    // performance.now() is cheap but not free; every 64 finds is plenty for a 2 s bound.
+    if ((++state.steps & 63) === 0 && performance.now() > spec.deadline) return 'timedOut';
+    const hit = find(text, from);
+    if (hit === null) break;
+    if (state.found === spec.limit) return 'truncated';
+    onMatch(shapeMatch(chunk.id, text, hit.start, spec.context));
+    state.found++;
+    let next = text.indexOf('\n', hit.start);
+    next = next === -1 ? text.length + 1 : next + 1;
+    // A match spanning lines resumes after its end; an empty match must still move forward.
+    from = Math.max(next, hit.end, hit.start + 1);
+  }
+  return null;
+}
+
+/**
+ * Scans `chunks` in order (see {@link scanChunk}), calling `onMatch` for each of the first `limit`
+ * matches, then looking for one more only to set `truncated`.
  */
 export function scanChunks(
   chunks: readonly GrepChunk[],
@@ -101,32 +139,16 @@ export function scanChunks(
   spec: ScanSpec,
   onMatch: (m: GrepMatch) => void,
 ): ScanOutcome {
-  let found = 0;
+  const state: ScanState = { found: 0, steps: 0 };
   let chunksSearched = 0;
-  let steps = 0;
   for (const chunk of chunks) {
     if (spec.documents !== null && chunk.document !== undefined && !spec.documents.has(chunk.document)) {
       chunksSearched++;
       continue;
     }
-    const text = chunk.text;
-    let from = 0;
-    // Like grep, a position at the very end (after a final newline) is not a line of its own.
-    while (from < text.length) {
-      // performance.now() is cheap but not free; every 64 finds is plenty for a 2 s bound.
-      if ((++steps & 63) === 0 && performance.now() > spec.deadline) {
-        return { truncated: false, timedOut: true, chunksSearched };
-      }
-      const hit = find(text, from);
-      if (hit === null) break;
-      if (found === spec.limit) return { truncated: true, timedOut: false, chunksSearched };
-      onMatch(shapeMatch(chunk.id, text, hit.start, spec.context));
-      found++;
-      let next = text.indexOf('\n', hit.start);
-      next = next === -1 ? text.length + 1 : next + 1;
-      // A match spanning lines resumes after its end; an empty match must still move forward.
-      from = Math.max(next, hit.end, hit.start + 1);
-    }
+    const stop = scanChunk(chunk, find, spec, state, onMatch);
+    if (stop !== null)
+      return { truncated: stop === 'truncated', timedOut: stop === 'timedOut', chunksSearched };
     chunksSearched++;
     if (performance.now() > spec.deadline) {
       const more = chunksSearched < chunks.length;

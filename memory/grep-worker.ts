@@ -6,24 +6,35 @@
  * Protocol (host → worker): `load` {version, chunks} → `loaded`; `grep` {...} → zero or more `match`,
  * then `done`. Errors come back as `failed`.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { type GrepChunk, regexFinder, scanChunks } from './grep-scan.ts';
+import {
+  type Finder,
+  type GrepChunk,
+  regexFinder,
+  type ScanSpec,
+  type ScanState,
+  scanChunk,
+  scanChunks,
+} from './grep-scan.ts';
+import { readTextColumn, type TextColumn } from './segment-text.ts';
 import type { ChunkRecord, GrepMatch } from './types.ts';
 
-/** One segment's chunk file and the documents whose live chunks it holds. */
-export interface GrepFile {
-  path: string;
-  documents: string[];
-}
+/**
+ * One segment to grep and the documents whose live chunks it holds: its files (the text column, else
+ * the chunk file, read in the worker) or, for a segment held in memory, those chunks themselves.
+ */
+export type GrepSegment =
+  | { segment: string; documents: string[]; text: string; chunks: string }
+  | { documents: string[]; inline: GrepChunk[] };
 
 /** Host → worker messages. */
 export type GrepWorkerRequest =
   | { type: 'load'; version: number; chunks: GrepChunk[] }
   | {
-      type: 'grepFiles';
+      type: 'grepSegments';
       requestId: number;
-      files: GrepFile[];
+      segments: GrepSegment[];
       /** Every document to search, in reporting order (a store's path order). */
       order: string[];
       source: string;
@@ -56,8 +67,8 @@ let corpus: GrepChunk[] = [];
 let corpusVersion = -1;
 
 function handle(msg: GrepWorkerRequest, post: (reply: GrepWorkerReply) => void): void {
-  if (msg.type === 'grepFiles') {
-    grepFiles(msg, post);
+  if (msg.type === 'grepSegments') {
+    grepSegments(msg, post);
     return;
   }
   if (msg.type === 'load') {
@@ -93,15 +104,151 @@ function handle(msg: GrepWorkerRequest, post: (reply: GrepWorkerReply) => void):
   post({ type: 'done', requestId: msg.requestId, ...outcome });
 }
 
+/** Holds one segment file at a time, reused from file to file: fresh memory is the costly kind. */
+let readBuffer = Buffer.allocUnsafe(0);
+
+/** Reads a whole file into {@link readBuffer}; returns its size. */
+function readWhole(file: string): number {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size > readBuffer.length) readBuffer = Buffer.allocUnsafe(size);
+    let done = 0;
+    while (done < size) {
+      const n = readSync(fd, readBuffer, done, size - done, done);
+      if (n === 0) break;
+      done += n;
+    }
+    return done;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** What the scan of a segment needs besides the segment. */
+interface SegmentScan {
+  find: Finder;
+  spec: ScanSpec;
+  state: ScanState;
+  /** Position of each document in the reporting order. */
+  rank: Map<string, number>;
+  onMatch: (m: GrepMatch) => void;
+  /** Called once the segment's bytes are in hand, before scanning starts (the host's timer runs again). */
+  onRead: () => void;
+}
+
+/** A chunk whose text is decoded only when its turn comes. */
+interface LazyChunk {
+  id: string;
+  text: () => string;
+}
+
+/** Scans chunks already in reporting order. */
+function scanInOrder(chunks: Iterable<LazyChunk>, job: SegmentScan): 'truncated' | 'timedOut' | null {
+  for (const c of chunks) {
+    if (performance.now() > job.spec.deadline) return 'timedOut';
+    const stop = scanChunk({ id: c.id, text: c.text() }, job.find, job.spec, job.state, job.onMatch);
+    if (stop !== null) return stop;
+  }
+  return null;
+}
+
+/** Chunks of the wanted documents in reporting order: by document rank, then ordinal. */
+function inOrder(
+  chunks: { id: string; document: string; ordinal: number; text: string }[],
+  wanted: Set<string>,
+  rank: Map<string, number>,
+): LazyChunk[] {
+  return chunks
+    .filter((c) => wanted.has(c.document))
+    .sort((a, b) => (rank.get(a.document) ?? 0) - (rank.get(b.document) ?? 0) || a.ordinal - b.ordinal)
+    .map((c) => ({ id: c.id, text: () => c.text }));
+}
+
+/** The text column's chunks of the wanted documents in reporting order, each decoded from `bytes` when scanned. */
+function* columnChunks(
+  column: TextColumn,
+  bytes: Buffer,
+  wanted: Set<string>,
+  rank: Map<string, number>,
+): Generator<LazyChunk> {
+  const runs = column.docs
+    .filter((run) => wanted.has(run.id))
+    .sort((a, b) => (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0));
+  const at = column.at;
+  for (const run of runs) {
+    for (let i = 0; i < run.count; i++) {
+      const k = run.first + i;
+      yield { id: `${run.id}:${i}`, text: () => bytes.toString('utf8', at[k], at[k + 1]) };
+    }
+  }
+}
+
 /**
- * Greps a store's chunk files one at a time: read, parse, scan, drop. Only one segment's text is ever in
- * memory, and nothing crosses the thread boundary but the matches. Matches are reported in `order`
- * (then chunk, then offset), whatever the segments' order; the deadline counts scanning only, not
- * reading, and `segment` messages tell the host when a file is being read (its timer pauses) and
- * scanned (its timer runs again).
+ * Scans the live chunks of one segment. From the text column each chunk is decoded from the file's bytes
+ * just before it is scanned and dropped after, so the strings made stay small and short-lived and the
+ * worker's memory stays at one file's bytes; the chunk file (stores written before text columns) has
+ * to be parsed whole.
  */
-function grepFiles(
-  msg: Extract<GrepWorkerRequest, { type: 'grepFiles' }>,
+function scanSegment(seg: GrepSegment, job: SegmentScan): 'truncated' | 'timedOut' | null {
+  const wanted = new Set(seg.documents);
+  if ('inline' in seg) {
+    job.onRead();
+    const chunks = seg.inline.map((c) => ({
+      id: c.id,
+      document: c.document ?? '',
+      ordinal: Number(c.id.slice(c.id.lastIndexOf(':') + 1)),
+      text: c.text,
+    }));
+    return scanInOrder(inOrder(chunks, wanted, job.rank), job);
+  }
+  let size = -1;
+  try {
+    size = readWhole(seg.text);
+  } catch {
+    // a store written before text columns, or one lost: the chunk file holds the same text
+  }
+  const column = size >= 0 ? readTextColumn(readBuffer, size, seg.segment) : null;
+  if (column) {
+    job.onRead();
+    return scanInOrder(columnChunks(column, readBuffer, wanted, job.rank), job);
+  }
+  const records = (JSON.parse(readFileSync(seg.chunks, 'utf8')) as { chunks: ChunkRecord[] }).chunks;
+  job.onRead();
+  return scanInOrder(inOrder(records, wanted, job.rank), job);
+}
+
+/** A match with its place in the reporting order. */
+interface Ranked {
+  match: GrepMatch;
+  rank: number;
+  ordinal: number;
+}
+
+function before(a: Ranked, b: Ranked): boolean {
+  return (a.rank - b.rank || a.ordinal - b.ordinal || a.match.offset - b.match.offset) < 0;
+}
+
+/** Merges two lists already in reporting order (a segment's matches come in order). */
+function merge(a: Ranked[], b: Ranked[]): Ranked[] {
+  const out: Ranked[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(before(b[j]!, a[i]!) ? b[j++]! : a[i++]!);
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
+
+/**
+ * Greps a store's segments one at a time: read, scan, drop. Only one segment's bytes are ever held, and
+ * nothing crosses the thread boundary but the matches. Matches are reported in `order` (then chunk,
+ * then offset), whatever the segments' order; the deadline counts scanning only, not reading, and
+ * `segment` messages tell the host when a file is being read (its timer pauses) and scanned (its timer
+ * runs again).
+ */
+function grepSegments(
+  msg: Extract<GrepWorkerRequest, { type: 'grepSegments' }>,
   post: (reply: GrepWorkerReply) => void,
 ): void {
   const rank = new Map(msg.order.map((d, i) => [d, i]));
@@ -112,53 +259,52 @@ function grepFiles(
     post({ type: 'failed', requestId: msg.requestId, message: (err as Error).message });
     return;
   }
-  const find = regexFinder(re);
-  const key = (id: string) => {
-    const colon = id.lastIndexOf(':');
-    return { rank: rank.get(id.slice(0, colon)) ?? 0, ordinal: Number(id.slice(colon + 1)) };
+  const ranked = (match: GrepMatch): Ranked => {
+    const colon = match.id.lastIndexOf(':');
+    return {
+      match,
+      rank: rank.get(match.id.slice(0, colon)) ?? 0,
+      ordinal: Number(match.id.slice(colon + 1)),
+    };
   };
-  const byOrder = (a: GrepMatch, b: GrepMatch) => {
-    const ka = key(a.id);
-    const kb = key(b.id);
-    return ka.rank - kb.rank || ka.ordinal - kb.ordinal || a.offset - b.offset;
-  };
-  let best: GrepMatch[] = [];
+  let best: Ranked[] = [];
   let truncated = false;
+  const spec: ScanSpec = { limit: msg.limit, context: msg.context, documents: null, deadline: 0 };
   let deadline = performance.now() + msg.timeoutMs;
-  for (const file of msg.files) {
+  for (const seg of msg.segments) {
     post({ type: 'segment', requestId: msg.requestId, phase: 'reading' });
     const readStarted = performance.now();
-    let records: ChunkRecord[];
+    const found: Ranked[] = [];
+    let stop: 'truncated' | 'timedOut' | null;
     try {
-      records = (JSON.parse(readFileSync(file.path, 'utf8')) as { chunks: ChunkRecord[] }).chunks;
+      stop = scanSegment(seg, {
+        find: regexFinder(re),
+        spec,
+        // Each segment is searched for up to `limit` matches of its own: they are merged in order below.
+        state: { found: 0, steps: 0 },
+        rank,
+        onMatch: (m) => found.push(ranked(m)),
+        onRead: () => {
+          deadline += performance.now() - readStarted;
+          spec.deadline = deadline;
+          post({ type: 'segment', requestId: msg.requestId, phase: 'scanning' });
+        },
+      });
     } catch (err) {
-      post({ type: 'failed', requestId: msg.requestId, message: `${file.path}: ${(err as Error).message}` });
+      const where = 'inline' in seg ? 'memories' : seg.chunks;
+      post({ type: 'failed', requestId: msg.requestId, message: `${where}: ${(err as Error).message}` });
       return;
     }
-    deadline += performance.now() - readStarted;
-    post({ type: 'segment', requestId: msg.requestId, phase: 'scanning' });
-    const wanted = new Set(file.documents);
-    const chunks = records
-      .filter((r) => wanted.has(r.document))
-      .sort((a, b) => (rank.get(a.document) ?? 0) - (rank.get(b.document) ?? 0) || a.ordinal - b.ordinal);
-    records = [];
-    const found: GrepMatch[] = [];
-    const outcome = scanChunks(
-      chunks,
-      find,
-      { limit: msg.limit, context: msg.context, documents: null, deadline },
-      (m) => found.push(m),
-    );
-    if (found.length > 0) best = best.concat(found).sort(byOrder);
-    if (outcome.truncated || best.length > msg.limit) truncated = true;
+    if (found.length > 0) best = merge(best, found);
+    if (stop === 'truncated' || best.length > msg.limit) truncated = true;
     if (best.length > msg.limit) best = best.slice(0, msg.limit);
-    if (outcome.timedOut) {
-      for (const match of best) post({ type: 'match', requestId: msg.requestId, match });
+    if (stop === 'timedOut') {
+      for (const { match } of best) post({ type: 'match', requestId: msg.requestId, match });
       post({ type: 'done', requestId: msg.requestId, truncated: false, timedOut: true, chunksSearched: 0 });
       return;
     }
   }
-  for (const match of best) post({ type: 'match', requestId: msg.requestId, match });
+  for (const { match } of best) post({ type: 'match', requestId: msg.requestId, match });
   post({ type: 'done', requestId: msg.requestId, truncated, timedOut: false, chunksSearched: 0 });
 }
 

@@ -24,11 +24,12 @@ import {
   type ScanSpec,
   scanChunks,
 } from './grep-scan.ts';
-import type { GrepFile, GrepWorkerReply, GrepWorkerRequest } from './grep-worker.ts';
+import type { GrepSegment, GrepWorkerReply, GrepWorkerRequest } from './grep-worker.ts';
 import type { GrepMatch, GrepOptions, GrepResult } from './types.ts';
 
 export type { GrepChunk } from './grep-scan.ts';
 export { MAX_LINE_CHARS } from './grep-scan.ts';
+export type { GrepSegment } from './grep-worker.ts';
 
 /** What grep searches: chunks in reading order. */
 export type GrepCorpus = readonly GrepChunk[];
@@ -54,6 +55,39 @@ const WORKER_URL = new URL(
   `./grep-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
   import.meta.url,
 );
+
+/** A worker started ahead of need by {@link prestartGrepWorker}, taken by the next runner that needs one. */
+let spare: Worker | null = null;
+
+function startWorker(): Worker {
+  // execArgv [] so flags of the parent (test runners, --no-node-snapshot) are not re-applied to the thread.
+  const worker = new Worker(WORKER_URL, { execArgv: [] });
+  worker.unref();
+  return worker;
+}
+
+/**
+ * Starts a grep worker now, for the next {@link GrepRunner} to take: a thread takes ~100 ms to boot, which
+ * a command that greps (`rlm grep`) can spend while it loads its own modules and opens the store.
+ * Does nothing when a spare is already waiting. The spare never keeps the process alive.
+ */
+export function prestartGrepWorker(): void {
+  if (spare) return;
+  const worker = startWorker();
+  const drop = () => {
+    if (spare === worker) spare = null;
+  };
+  worker.once('error', drop);
+  worker.once('exit', drop);
+  spare = worker;
+}
+
+function takeSpare(): Worker | null {
+  const worker = spare;
+  spare = null;
+  worker?.removeAllListeners('error').removeAllListeners('exit');
+  return worker;
+}
 
 /** Validated form of {@link GrepOptions}. */
 interface GrepPlan {
@@ -233,13 +267,13 @@ export class GrepRunner {
   }
 
   /**
-   * Greps chunk files without loading them here: the worker reads, parses and scans one file at a time
-   * (see grep-worker.ts), so memory stays at one segment whatever the store's size. Literal patterns
-   * run there too, as escaped regexes. Matches come in `order` of documents.
+   * Greps a store's segments without loading their files here: the worker reads and scans one segment
+   * at a time (see grep-worker.ts), so memory stays at one segment whatever the store's size. Literal
+   * patterns run there too, as escaped regexes. Matches come in `order` of documents.
    * @throws like {@link GrepRunner.grep}.
    */
-  async grepFiles(
-    files: GrepFile[],
+  async grepSegments(
+    segments: GrepSegment[],
     order: string[],
     pattern: string,
     opts: GrepOptions = {},
@@ -254,9 +288,9 @@ export class GrepRunner {
       try {
         const requestId = this.nextRequestId++;
         return await this.search(worker, p, {
-          type: 'grepFiles',
+          type: 'grepSegments',
           requestId,
-          files,
+          segments,
           order,
           source,
           flags: p.flags,
@@ -280,10 +314,8 @@ export class GrepRunner {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    // execArgv [] so flags of the parent (test runners, --no-node-snapshot) are not re-applied to the thread.
-    const worker = new Worker(WORKER_URL, { execArgv: [] });
+    const worker = takeSpare() ?? startWorker();
     this.stats.workerStarts++;
-    worker.unref();
     worker.on('message', (reply: GrepWorkerReply) => this.onReply?.(reply));
     worker.on('error', (err: Error) => {
       if (this.worker === worker) this.worker = null;

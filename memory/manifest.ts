@@ -3,9 +3,19 @@
  * documents and links files. Everything it does not name is either older or not yet committed.
  */
 import path from 'node:path';
-import * as z from 'zod';
 import { RlmError } from '../core/errors.ts';
 import { corrupt } from './fsutil.ts';
+import {
+  array,
+  describeProblem,
+  nullable,
+  number,
+  object,
+  oneOf,
+  optional,
+  type Shape,
+  string,
+} from './shape.ts';
 import type { DocumentRecord, Link, MemoryConfig } from './types.ts';
 
 export const STORE_FORMAT = 'rlm-chunk-graph';
@@ -54,50 +64,64 @@ export function segmentFile(dir: string, segment: string, part: SegmentPart): st
   return path.join(dir, SEGMENTS_DIR, `${segment}.${part}.json`);
 }
 
-const fileName = z
-  .string()
-  .min(1, 'must be a file name')
-  .refine((name) => !/[\\/]/.test(name), 'must be a file name in the store folder, not a path');
-const whole = z.number().int('must be an integer').min(0, 'must be >= 0');
+/** The segment's derived text column (memory/segment-text.ts). */
+export function segmentTextFile(dir: string, segment: string): string {
+  return path.join(dir, SEGMENTS_DIR, `${segment}.text`);
+}
+
+const fileName = string((name) => {
+  if (name === '') return 'must be a file name';
+  return /[\\/]/.test(name) ? 'must be a file name in the store folder, not a path' : null;
+});
+const whole = number({ int: 'must be an integer', min: [0, 'must be >= 0'] });
+const integer = number({ int: 'must be an integer' });
+const matching = (re: RegExp, message: string) => string((s) => (re.test(s) ? null : message));
 
 /** What any version of the manifest has: read first, so a newer schema is refused before its fields are judged. */
-const manifestHeader = z.looseObject({
-  format: z.literal(STORE_FORMAT, `not an rlm store manifest (format should be "${STORE_FORMAT}")`),
-  schema: z.number('schema version missing').int('schema version missing'),
+const manifestHeader = object({
+  format: oneOf([STORE_FORMAT], `not an rlm store manifest (format should be "${STORE_FORMAT}")`),
+  schema: (v) =>
+    typeof v === 'number' && Number.isInteger(v) ? null : { path: [], message: 'schema version missing' },
 });
 
 /**
  * The manifest `rlm-store.json` (memory/SCHEMA.md). Fields it does not know are kept, so a later minor
  * addition does not make older rlm versions call the store corrupt.
  */
-export const manifestSchema = z.looseObject({
-  ...manifestHeader.shape,
+const manifestShape = object({
+  format: oneOf([STORE_FORMAT], `not an rlm store manifest (format should be "${STORE_FORMAT}")`),
+  schema: integer,
   generation: whole,
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  tokenizer: z.string(),
+  createdAt: string(),
+  updatedAt: string(),
+  tokenizer: string(),
   nextSegment: whole,
-  segments: z.array(z.string().regex(/^seg-\d{6,}$/, 'must be a segment name (seg-NNNNNN)')),
+  segments: array(matching(/^seg-\d{6,}$/, 'must be a segment name (seg-NNNNNN)')),
   documents: fileName,
   links: fileName,
-  embedder: z.object({ spec: z.string().min(1), dimensions: z.number().int().min(1) }).nullable(),
-  memory: z
-    .looseObject({
-      journal: z.string().regex(/^memories-\d+\.jsonl$/, 'must be a journal file name (memories-N.jsonl)'),
-      settings: z.looseObject({}),
-    })
-    .optional(),
+  embedder: nullable(
+    object({
+      spec: string((s) => (s === '' ? 'must not be empty' : null)),
+      dimensions: number({ int: 'must be an integer', min: [1, 'must be >= 1'] }),
+    }),
+  ),
+  memory: optional(
+    object({
+      journal: matching(/^memories-\d+\.jsonl$/, 'must be a journal file name (memories-N.jsonl)'),
+      settings: object({}),
+    }),
+  ),
 });
 
 /** `documents-G.json`: the current documents; each record needs what reading its chunks needs. */
-const documentsFileSchema = z.looseObject({
-  version: z.number().int(),
-  documents: z.array(
-    z.looseObject({
-      id: z.string(),
-      path: z.string().nullable(),
-      hash: z.string(),
-      segment: z.string(),
+const documentsShape = object({
+  version: integer,
+  documents: array(
+    object({
+      id: string(),
+      path: nullable(string()),
+      hash: string(),
+      segment: string(),
       first: whole,
       chunks: whole,
     }),
@@ -105,24 +129,22 @@ const documentsFileSchema = z.looseObject({
 });
 
 /** `links-G.json`: the hand-set links. */
-const linksFileSchema = z.looseObject({
-  version: z.number().int(),
-  links: z.array(
-    z.looseObject({
-      from: z.string(),
-      to: z.string(),
-      type: z.enum(['supports', 'contradicts', 'summarizes'], 'must be supports, contradicts or summarizes'),
+const linksShape = object({
+  version: integer,
+  links: array(
+    object({
+      from: string(),
+      to: string(),
+      type: oneOf(['supports', 'contradicts', 'summarizes'], 'must be supports, contradicts or summarizes'),
     }),
   ),
 });
 
-/** Checks `value` against `schema`; STORE_CORRUPT naming the file and the first bad field otherwise. */
-function check<T>(schema: z.ZodType, value: unknown, file: string): T {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return value as T;
-  const issue = parsed.error.issues[0] as z.core.$ZodIssue;
-  const where = issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
-  throw corrupt(file, `${where}${issue.message}`);
+/** Checks `value` against `shape`; STORE_CORRUPT naming the file and the first bad field otherwise. */
+function check<T>(shape: Shape, value: unknown, file: string): T {
+  const p = shape(value);
+  if (p) throw corrupt(file, describeProblem(p));
+  return value as T;
 }
 
 /** Validates a parsed manifest, or throws STORE_CORRUPT / BAD_INPUT naming the file. */
@@ -134,15 +156,15 @@ export function checkManifest(value: unknown, file: string): Manifest {
       `store ${path.dirname(file)} has schema ${header.schema}, newer than this rlm understands (${SCHEMA_VERSION}); upgrade rlm`,
     );
   }
-  return check<Manifest>(manifestSchema, value, file);
+  return check<Manifest>(manifestShape, value, file);
 }
 
 /** Validates a parsed documents file, or throws STORE_CORRUPT naming the file. */
 export function checkDocuments(value: unknown, file: string): DocumentsFile {
-  return check<DocumentsFile>(documentsFileSchema, value, file);
+  return check<DocumentsFile>(documentsShape, value, file);
 }
 
 /** Validates a parsed links file, or throws STORE_CORRUPT naming the file. */
 export function checkLinks(value: unknown, file: string): LinksFile {
-  return check<LinksFile>(linksFileSchema, value, file);
+  return check<LinksFile>(linksShape, value, file);
 }

@@ -202,4 +202,8 @@ export class MemoryTail implements SegmentSource {
   links(segment: string) {
     return this.files(segment)?.links ?? this.base.links(segment);
   }
+  /** A block lives in memory; other segments are where the base keeps them. */
+  filePaths(segment: string) {
+    return this.files(segment) ? undefined : this.base.filePaths?.(segment);
+  }
 }

@@ -37,7 +37,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   },
   grep: {
     summary: 'regex or literal search over all chunk text',
-    load: async () => (await import('./commands/query.ts')).grep,
+    load: async () => {
+      // The grep worker boots on its own thread while the command's modules load and the store opens.
+      (await import('../../memory/grep.ts')).prestartGrepWorker();
+      return (await import('./commands/query.ts')).grep;
+    },
   },
   links: {
     summary: 'list the links of a chunk',

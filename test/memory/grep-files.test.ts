@@ -1,8 +1,26 @@
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRlmError } from '../../core/errors.ts';
+import type { SegmentSource } from '../../memory/graph.ts';
+import { checkRemember } from '../../memory/memory-model.ts';
+import { MemoryTail } from '../../memory/memory-tail.ts';
+import { repairStore } from '../../memory/repair.ts';
 import { ChunkStore } from '../../memory/store.ts';
 import { tempDir } from './helpers/corpus.ts';
+
+/** A store of three documents in three segments, one of them with non-ASCII text. */
+async function threeDocs(dir: string): Promise<ChunkStore> {
+  const store = await ChunkStore.open(dir, { create: true });
+  await store.ingestText('c-doc', 'gamma needle 3\nplain\n', { path: '/p/c.md' });
+  await store.ingestText('b-doc', 'crème brûlée needle 2 🍮\nmore\n', { path: '/p/b.md' });
+  await store.ingestText('a-doc', 'alpha needle 1\nalpha needle 1b\n', { path: '/p/a.md' });
+  return store;
+}
+
+async function textColumns(dir: string): Promise<string[]> {
+  return (await fs.readdir(path.join(dir, 'segments'))).filter((f) => f.endsWith('.text')).sort();
+}
 
 describe('store grep over chunk files', () => {
   it('reports matches in document path order across segments, honours limit, document and context', async () => {
@@ -44,5 +62,86 @@ describe('store grep over chunk files', () => {
     expect(isRlmError(err, 'TIMEOUT')).toBe(true);
     expect((await store.grep('b$')).matches).toHaveLength(1);
     await store.close();
+  });
+
+  it('reads each segment from its text column, and from the chunk file when the column is missing or damaged', async () => {
+    const dir = path.join(tempDir(), 'store');
+    const store = await threeDocs(dir);
+    expect(await textColumns(dir)).toEqual(['seg-000001.text', 'seg-000002.text', 'seg-000003.text']);
+    const expected = await store.grep('needle \\d', { context: 3 });
+    expect(expected.matches.map((m) => m.text)).toEqual([
+      'alpha needle 1',
+      'alpha needle 1b',
+      'crème brûlée needle 2 🍮',
+      'gamma needle 3',
+    ]);
+    const peeked = store.getChunk('b-doc:0')!.text;
+    await store.close();
+
+    // With its text column there, a segment's chunk file is not read at all: grep scans the column.
+    const segments = path.join(dir, 'segments');
+    const aChunks = path.join(segments, 'seg-000003.chunks.json');
+    const aSaved = await fs.readFile(aChunks);
+    await fs.writeFile(aChunks, '{"damaged": true}');
+    const columnOnly = await ChunkStore.open(dir);
+    expect(await columnOnly.grep('needle \\d', { context: 3 })).toEqual(expected);
+    await columnOnly.close();
+    await fs.writeFile(aChunks, aSaved);
+
+    // A store written before text columns has none; a torn one does not add up.
+    await fs.rm(path.join(segments, 'seg-000001.text'));
+    const torn = await fs.readFile(path.join(segments, 'seg-000002.text'));
+    await fs.writeFile(path.join(segments, 'seg-000002.text'), torn.subarray(0, torn.length - 4));
+    const reopened = await ChunkStore.open(dir);
+    expect(await reopened.grep('needle \\d', { context: 3 })).toEqual(expected);
+    expect(reopened.getChunk('b-doc:0')!.text).toBe(peeked);
+    expect((await reopened.search('brûlée'))[0]?.preview).toContain('brûlée');
+    await reopened.close();
+
+    await repairStore(dir);
+    expect(await textColumns(dir)).toEqual(['seg-000001.text', 'seg-000002.text', 'seg-000003.text']);
+    const repaired = await ChunkStore.open(dir);
+    expect(await repaired.grep('needle \\d', { context: 3 })).toEqual(expected);
+    await repaired.close();
+  });
+
+  it('greps the memories not yet folded together with the segments in files', async () => {
+    const dir = path.join(tempDir(), 'store');
+    const store = await threeDocs(dir);
+    const memory = await store.remember({ text: 'Remember: the needle 9 is in the red box.' });
+    const found = await store.grep('needle \\d');
+    expect(found.matches.map((m) => m.id.split(':')[0])).toEqual([
+      'a-doc',
+      'a-doc',
+      'b-doc',
+      'c-doc',
+      memory.id,
+    ]);
+    expect(found.matches.at(-1)?.text).toBe('Remember: the needle 9 is in the red box.');
+    expect((await store.grep('needle', { literal: true, document: memory.id })).matches).toHaveLength(1);
+    await store.close();
+  });
+
+  it('the memory tail keeps the file paths of the segments it does not hold', () => {
+    const base = {
+      filePaths: (segment: string) => ({ text: `/s/${segment}.text`, chunks: `/s/${segment}.chunks.json` }),
+    } as unknown as SegmentSource;
+    const tail = new MemoryTail(base);
+    const entry = checkRemember({ text: 'a memory' });
+    tail.add([entry], 10);
+    const view = tail.view({
+      generation: 1,
+      nextSegment: 2,
+      segments: ['seg-000001'],
+      documents: new Map(),
+      manual: [],
+      embedder: null,
+    });
+    const block = view.segments.find((s) => s.startsWith('jrn-'))!;
+    expect(tail.filePaths('seg-000001')).toEqual({
+      text: '/s/seg-000001.text',
+      chunks: '/s/seg-000001.chunks.json',
+    });
+    expect(tail.filePaths(block)).toBeUndefined();
   });
 });

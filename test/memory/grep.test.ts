@@ -248,4 +248,26 @@ describe('GrepRunner', () => {
     expect(out.status).toBe(0);
     expect(out.stdout.trim()).toBe('[6]');
   });
+  it('takes a prestarted worker, and a spare never keeps the process alive', () => {
+    const grepModule = fileURLToPath(new URL('../../memory/grep.ts', import.meta.url));
+    const script = `
+      import { GrepRunner, prestartGrepWorker } from ${JSON.stringify(grepModule)};
+      prestartGrepWorker();
+      prestartGrepWorker();
+      const r = new GrepRunner([{ id: 'a', text: 'hello world' }]);
+      const first = await r.grep('w.rld');
+      // The spare was taken: the next prestart makes a new one, which nobody takes.
+      prestartGrepWorker();
+      const second = await r.grep('h.llo');
+      console.log(JSON.stringify([first.matches[0].offset, second.matches[0].offset, r.stats.workerStarts]));
+    `;
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(out.stderr).not.toContain('Error');
+    expect(out.signal).toBeNull();
+    expect(out.status).toBe(0);
+    expect(out.stdout.trim()).toBe('[6,0,1]');
+  });
 });
