@@ -10,7 +10,7 @@ import { ACCESS_FILE, ACCESS_LOG, AccessLog } from './access.ts';
 import { corrupt, exists, parseJson, readJson, writeFileAtomic } from './fsutil.ts';
 import type { SegmentSource } from './graph.ts';
 import { appendJournalLine, readJournalFile } from './journal.ts';
-import { acquireLock, LOCK_FILE, type LockOptions, type StoreLock } from './lock.ts';
+import { acquireLock, isLeftoverLockFile, LOCK_FILE, type LockOptions, type StoreLock } from './lock.ts';
 import {
   BASE_SCHEMA_VERSION,
   checkDocuments,
@@ -81,10 +81,12 @@ class DirectorySource implements SegmentSource {
     // The text column when it is there and checks out; stores written before it (or a damaged one) use
     // the chunk file, which holds the same text.
     try {
-      const texts = decodeSegmentText(readFileSync(segmentTextFile(this.dir, segment)), segment);
+      const bytes = readFileSync(segmentTextFile(this.dir, segment));
+      const texts = decodeSegmentText(bytes, segment, this.meta(segment).docs);
       if (texts) return texts;
-    } catch {
-      // missing or unreadable: the chunk file decides
+    } catch (err) {
+      // A missing or unreadable column: the chunk file decides. A bad meta file is reported as such.
+      if (isRlmError(err, 'STORE_CORRUPT')) throw err;
     }
     const file = this.read<SegmentChunksFile>(segment, 'chunks');
     const problem = chunksProblem(file, segment);
@@ -262,7 +264,8 @@ export class DirectoryPersistence implements Persistence {
       if (keep.has(name)) continue;
       if (
         /^(documents|links)-\d+\.json$|^memories-\d+\.jsonl$/.test(name) ||
-        /\.tmp-\d+-[0-9a-f]+$/.test(name)
+        /\.tmp-\d+-[0-9a-f]+$/.test(name) ||
+        isLeftoverLockFile(name)
       ) {
         await fs.rm(path.join(this.dir, name), { force: true });
       }

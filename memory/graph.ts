@@ -390,19 +390,27 @@ export class ChunkGraph {
     const order = [...this.state.documents.values()]
       .filter((d) => d.chunks > 0 && (!docs || docs.has(d.id)))
       .sort(byPath);
-    const bySegment = new Map<string, string[]>();
+    const bySegment = new Map<string, DocumentRecord[]>();
     for (const d of order) {
       const list = bySegment.get(d.segment);
-      if (list) list.push(d.id);
-      else bySegment.set(d.segment, [d.id]);
+      if (list) list.push(d);
+      else bySegment.set(d.segment, [d]);
     }
     const segments: GrepSegment[] = [];
     for (const s of this.state.segments) {
-      const documents = bySegment.get(s);
-      if (!documents) continue;
+      const live = bySegment.get(s);
+      if (!live) continue;
       const files = this.source.filePaths?.(s);
       segments.push(
-        files ? { segment: s, documents, ...files } : { documents, inline: this.liveChunksOf(s, documents) },
+        files
+          ? { segment: s, ...files, runs: live.map((d) => ({ id: d.id, first: d.first, count: d.chunks })) }
+          : {
+              documents: live.map((d) => d.id),
+              inline: this.liveChunksOf(
+                s,
+                live.map((d) => d.id),
+              ),
+            },
       );
     }
     return this.grepRunner.grepSegments(

@@ -17,7 +17,7 @@ import {
   scanChunk,
   scanChunks,
 } from './grep-scan.ts';
-import { readTextColumn, type TextColumn } from './segment-text.ts';
+import { readTextColumn, type TextColumn, type TextDocRun } from './segment-text.ts';
 import type { ChunkRecord, GrepMatch } from './types.ts';
 
 /**
@@ -25,7 +25,13 @@ import type { ChunkRecord, GrepMatch } from './types.ts';
  * the chunk file, read in the worker) or, for a segment held in memory, those chunks themselves.
  */
 export type GrepSegment =
-  | { segment: string; documents: string[]; text: string; chunks: string }
+  | {
+      segment: string;
+      text: string;
+      chunks: string;
+      /** Where the documents file says each live document's chunks are in the segment. */
+      runs: TextDocRun[];
+    }
   | { documents: string[]; inline: GrepChunk[] };
 
 /** Host → worker messages. */
@@ -144,7 +150,7 @@ interface LazyChunk {
 }
 
 /** Scans chunks already in reporting order. */
-function scanInOrder(chunks: Iterable<LazyChunk>, job: SegmentScan): 'truncated' | 'timedOut' | null {
+function scanInOrder(chunks: readonly LazyChunk[], job: SegmentScan): 'truncated' | 'timedOut' | null {
   for (const c of chunks) {
     if (performance.now() > job.spec.deadline) return 'timedOut';
     const stop = scanChunk({ id: c.id, text: c.text() }, job.find, job.spec, job.state, job.onMatch);
@@ -165,23 +171,31 @@ function inOrder(
     .map((c) => ({ id: c.id, text: () => c.text }));
 }
 
-/** The text column's chunks of the wanted documents in reporting order, each decoded from `bytes` when scanned. */
-function* columnChunks(
+/**
+ * The live runs' chunks in reporting order, each decoded from `bytes` when scanned; null when the column
+ * places a live document elsewhere than the documents file does (a column an older rlm left beside a
+ * chunk file it rewrote): the chunk file is then the one to read.
+ */
+function columnChunks(
   column: TextColumn,
   bytes: Buffer,
-  wanted: Set<string>,
+  live: TextDocRun[],
   rank: Map<string, number>,
-): Generator<LazyChunk> {
-  const runs = column.docs
-    .filter((run) => wanted.has(run.id))
-    .sort((a, b) => (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0));
+): LazyChunk[] | null {
+  const inColumn = new Map(column.docs.map((run) => [run.id, run]));
+  for (const run of live) {
+    const there = inColumn.get(run.id);
+    if (there?.first !== run.first || there.count !== run.count) return null;
+  }
   const at = column.at;
-  for (const run of runs) {
+  const chunks: LazyChunk[] = [];
+  for (const run of [...live].sort((a, b) => (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0))) {
     for (let i = 0; i < run.count; i++) {
       const k = run.first + i;
-      yield { id: `${run.id}:${i}`, text: () => bytes.toString('utf8', at[k], at[k + 1]) };
+      chunks.push({ id: `${run.id}:${i}`, text: () => bytes.toString('utf8', at[k], at[k + 1]) });
     }
   }
+  return chunks;
 }
 
 /**
@@ -191,7 +205,6 @@ function* columnChunks(
  * to be parsed whole.
  */
 function scanSegment(seg: GrepSegment, job: SegmentScan): 'truncated' | 'timedOut' | null {
-  const wanted = new Set(seg.documents);
   if ('inline' in seg) {
     job.onRead();
     const chunks = seg.inline.map((c) => ({
@@ -200,7 +213,7 @@ function scanSegment(seg: GrepSegment, job: SegmentScan): 'truncated' | 'timedOu
       ordinal: Number(c.id.slice(c.id.lastIndexOf(':') + 1)),
       text: c.text,
     }));
-    return scanInOrder(inOrder(chunks, wanted, job.rank), job);
+    return scanInOrder(inOrder(chunks, new Set(seg.documents), job.rank), job);
   }
   let size = -1;
   try {
@@ -209,13 +222,14 @@ function scanSegment(seg: GrepSegment, job: SegmentScan): 'truncated' | 'timedOu
     // a store written before text columns, or one lost: the chunk file holds the same text
   }
   const column = size >= 0 ? readTextColumn(readBuffer, size, seg.segment) : null;
-  if (column) {
+  const fromColumn = column && columnChunks(column, readBuffer, seg.runs, job.rank);
+  if (fromColumn) {
     job.onRead();
-    return scanInOrder(columnChunks(column, readBuffer, wanted, job.rank), job);
+    return scanInOrder(fromColumn, job);
   }
   const records = (JSON.parse(readFileSync(seg.chunks, 'utf8')) as { chunks: ChunkRecord[] }).chunks;
   job.onRead();
-  return scanInOrder(inOrder(records, wanted, job.rank), job);
+  return scanInOrder(inOrder(records, new Set(seg.runs.map((r) => r.id)), job.rank), job);
 }
 
 /** A match with its place in the reporting order. */

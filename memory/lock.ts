@@ -2,8 +2,14 @@
  * One writer at a time per store: an exclusive lock file holding the owner's pid and host. A lock left by
  * a process that no longer exists on this host is stale and taken over, so a killed ingest never wedges
  * the store.
+ *
+ * The lock file never exists without its contents: they are written to a file of this process first,
+ * which is then hard-linked to the lock's name (a link fails if the name exists). Creating the lock file
+ * and then writing into it left a moment when another writer read an empty lock, took it for the
+ * leftover of a dead process, and took it over from a live one: two writers, and lost writes.
  */
-import { closeSync, promises as fs, openSync, rmSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { promises as fs, linkSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -41,15 +47,45 @@ function alive(pid: number): boolean {
   }
 }
 
-async function readLock(file: string): Promise<LockInfo | null> {
+/** The lock's owner and the file's identity (inode), or null when there is no lock. */
+async function readLock(file: string): Promise<(LockInfo & { ino: number }) | null> {
+  let ino: number;
   try {
+    ino = statSync(file).ino;
     const info = JSON.parse(await fs.readFile(file, 'utf8')) as LockInfo;
-    return typeof info.pid === 'number' ? info : null;
+    if (typeof info.pid === 'number') return { ...info, ino };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    // Unreadable or half-written lock (the owner died between create and write): treat as stale.
-    return { pid: -1, host: os.hostname(), startedAt: '' };
   }
+  // A lock is linked in whole, so one that does not parse was damaged by hand (or by a disk that lost
+  // it); nobody can be holding it.
+  return { pid: -1, host: os.hostname(), startedAt: '', ino: -1 };
+}
+
+/** Takes the lock's name if free: true when this process now holds it. */
+function tryCreate(file: string, me: LockInfo): boolean {
+  const mine = `${file}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  // Synchronous calls: taking and dropping the lock is a few tiny syscalls on every write, and a
+  // thread-pool hop for each costs more than the calls themselves on a busy machine.
+  writeFileSync(mine, JSON.stringify(me));
+  try {
+    linkSync(mine, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return false;
+  } finally {
+    rmSync(mine, { force: true });
+  }
+}
+
+/**
+ * True for a file a lock taker left behind when it was killed mid-way (its own copy of the lock, or a
+ * stale lock it moved aside) and whose process is gone; the next writer deletes it.
+ */
+export function isLeftoverLockFile(name: string): boolean {
+  const pid = /^write\.lock\.(?:stale-)?(\d+)-[0-9a-f]+$/.exec(name)?.[1];
+  return pid !== undefined && !alive(Number(pid));
 }
 
 /** Takes the store's write lock or throws STORE_LOCKED. */
@@ -64,15 +100,7 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
   };
   let waited = false;
   for (let attempt = 0; ; attempt++) {
-    try {
-      // Synchronous calls: taking and dropping the lock is a few tiny syscalls on every write, and a
-      // thread-pool hop for each costs more than the calls themselves on a busy machine.
-      const fd = openSync(file, 'wx');
-      try {
-        writeSync(fd, JSON.stringify(me));
-      } finally {
-        closeSync(fd);
-      }
+    if (tryCreate(file, me)) {
       let released = false;
       return {
         release: async () => {
@@ -81,17 +109,21 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
           rmSync(file, { force: true });
         },
       };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const owner = await readLock(file);
-    if (owner === null) continue; // released between our open and read
+    if (owner === null) continue; // released between our attempt and the read
     const stale = owner.host === os.hostname() && (owner.pid === -1 || !alive(owner.pid));
     if (stale) {
-      // Rename first so two processes recovering the same stale lock cannot both delete a fresh one.
+      // Moved aside, not deleted: if another process recovered the same stale lock and took the name
+      // meanwhile, what was moved is its fresh lock (another inode), and it is put back.
       const grave = `${file}.stale-${process.pid}-${attempt}`;
-      await fs.rename(file, grave).catch(() => undefined);
-      await fs.rm(grave, { force: true });
+      try {
+        renameSync(file, grave);
+        if (owner.ino !== -1 && statSync(grave).ino !== owner.ino) linkSync(grave, file);
+      } catch {
+        // gone already (another recovery), or the name was taken again: the next attempt sorts it out
+      }
+      rmSync(grave, { force: true });
       continue;
     }
     if (Date.now() < deadline && !waited) {

@@ -88,10 +88,22 @@ export function readTextColumn(bytes: Buffer, size: number, segment: string): Te
   return offset === size ? { docs: header.docs, at } : null;
 }
 
-/** Every chunk's text of a text file (see {@link readTextColumn}), in chunk order; null when it does not check out. */
-export function decodeSegmentText(bytes: Buffer, segment: string): string[] | null {
+/**
+ * Every chunk's text of a text file (see {@link readTextColumn}), in chunk order. Null when it does not
+ * check out, or when its runs are not `expected` (the meta file's): a column that an older rlm left
+ * beside chunk and meta files it rewrote describes the old layout.
+ */
+export function decodeSegmentText(
+  bytes: Buffer,
+  segment: string,
+  expected: readonly TextDocRun[],
+): string[] | null {
   const column = readTextColumn(bytes, bytes.length, segment);
-  if (!column) return null;
+  if (!column || column.docs.length !== expected.length) return null;
+  for (const [i, run] of column.docs.entries()) {
+    const want = expected[i]!;
+    if (run.id !== want.id || run.first !== want.first || run.count !== want.count) return null;
+  }
   const texts: string[] = [];
   for (let i = 0; i + 1 < column.at.length; i++)
     texts.push(bytes.toString('utf8', column.at[i], column.at[i + 1]));

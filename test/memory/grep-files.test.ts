@@ -6,6 +6,7 @@ import type { SegmentSource } from '../../memory/graph.ts';
 import { checkRemember } from '../../memory/memory-model.ts';
 import { MemoryTail } from '../../memory/memory-tail.ts';
 import { repairStore } from '../../memory/repair.ts';
+import { encodeSegmentText } from '../../memory/segment-text.ts';
 import { ChunkStore } from '../../memory/store.ts';
 import { tempDir } from './helpers/corpus.ts';
 
@@ -143,5 +144,26 @@ describe('store grep over chunk files', () => {
       chunks: '/s/seg-000001.chunks.json',
     });
     expect(tail.filePaths(block)).toBeUndefined();
+  });
+
+  it('ignores a text column whose layout is not the one the documents and meta files give', async () => {
+    const dir = path.join(tempDir(), 'store');
+    const store = await threeDocs(dir);
+    const expected = await store.grep('needle \\d');
+    await store.close();
+    // As an older rlm's repair would leave it: the chunk file compacted, the column of before beside it.
+    const column = encodeSegmentText(
+      'seg-000003',
+      [
+        { id: 'gone-doc', first: 0, count: 1 },
+        { id: 'a-doc', first: 1, count: 1 },
+      ],
+      ['gone needle 0\n', 'stale needle 7\n'],
+    );
+    await fs.writeFile(path.join(dir, 'segments', 'seg-000003.text'), column);
+    const reopened = await ChunkStore.open(dir);
+    expect(await reopened.grep('needle \\d')).toEqual(expected);
+    expect(reopened.getChunk('a-doc:0')!.text).toBe('alpha needle 1\nalpha needle 1b\n');
+    await reopened.close();
   });
 });

@@ -10,7 +10,7 @@ const texts = ['# Notes\nplain ascii\n', '', 'crème brûlée 🍮\n', 'naïve\t
 describe('segment text column', () => {
   it('gives back every chunk text, multi-byte characters and empty chunks included', () => {
     const bytes = Buffer.from(encodeSegmentText('seg-000001', docs, texts));
-    expect(decodeSegmentText(bytes, 'seg-000001')).toEqual(texts);
+    expect(decodeSegmentText(bytes, 'seg-000001', docs)).toEqual(texts);
     const column = readTextColumn(bytes, bytes.length, 'seg-000001')!;
     expect(column.docs).toEqual(docs);
     expect(bytes.toString('utf8', column.at[2], column.at[3])).toBe('crème brûlée 🍮\n');
@@ -28,13 +28,16 @@ describe('segment text column', () => {
     const bytes = Buffer.from(
       encodeSegmentText('seg-000001', [{ id: 'd', first: 0, count: 2 }], ['a\ud800b', 'c']),
     );
-    expect(decodeSegmentText(bytes, 'seg-000001')).toEqual(['a\ufffdb', 'c']);
+    expect(decodeSegmentText(bytes, 'seg-000001', [{ id: 'd', first: 0, count: 2 }])).toEqual([
+      'a\ufffdb',
+      'c',
+    ]);
   });
 
   it('is refused (null) when it is for another segment, torn, edited or not a text column', () => {
     const good = encodeSegmentText('seg-000001', docs, texts);
     const refused = (s: string | Buffer, segment = 'seg-000001') =>
-      decodeSegmentText(Buffer.isBuffer(s) ? s : Buffer.from(s), segment);
+      decodeSegmentText(Buffer.isBuffer(s) ? s : Buffer.from(s), segment, docs);
     expect(refused(good, 'seg-000009')).toBeNull();
     expect(refused(Buffer.from(good).subarray(0, Buffer.byteLength(good) - 3))).toBeNull();
     expect(refused(`${good}extra`)).toBeNull();
@@ -43,5 +46,9 @@ describe('segment text column', () => {
     expect(refused('{"chunks":[]}')).toBeNull();
     expect(refused('not json\nbody')).toBeNull();
     expect(refused('')).toBeNull();
+    // A column whose runs are not the meta file's describes another layout of the segment.
+    expect(
+      decodeSegmentText(Buffer.from(good), 'seg-000001', [{ id: 'notes-md-1', first: 0, count: 4 }]),
+    ).toBeNull();
   });
 });
