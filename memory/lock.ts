@@ -9,7 +9,17 @@
  * leftover of a dead process, and took it over from a live one: two writers, and lost writes.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs, linkSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  promises as fs,
+  linkSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -47,19 +57,23 @@ function alive(pid: number): boolean {
   }
 }
 
+/** How old an unreadable lock must be before it counts as left by a dead process. */
+const UNREADABLE_GRACE_MS = 5000;
+
 /** The lock's owner and the file's identity (inode), or null when there is no lock. */
 async function readLock(file: string): Promise<(LockInfo & { ino: number }) | null> {
-  let ino: number;
+  let stat: { ino: number; mtimeMs: number } = { ino: -1, mtimeMs: 0 };
   try {
-    ino = statSync(file).ino;
+    stat = statSync(file);
     const info = JSON.parse(await fs.readFile(file, 'utf8')) as LockInfo;
-    if (typeof info.pid === 'number') return { ...info, ino };
+    if (typeof info.pid === 'number') return { ...info, ino: stat.ino };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
   }
-  // A lock is linked in whole, so one that does not parse was damaged by hand (or by a disk that lost
-  // it); nobody can be holding it.
-  return { pid: -1, host: os.hostname(), startedAt: '', ino: -1 };
+  // A lock that does not parse: damaged, or (on a filesystem without hard links, see tryCreate) being
+  // written right now. Only an old one is given up on.
+  const pid = Date.now() - stat.mtimeMs > UNREADABLE_GRACE_MS ? -1 : -2;
+  return { pid, host: os.hostname(), startedAt: '', ino: stat.ino };
 }
 
 /** Takes the lock's name if free: true when this process now holds it. */
@@ -72,12 +86,31 @@ function tryCreate(file: string, me: LockInfo): boolean {
     linkSync(mine, file);
     return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    return false;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (!NO_LINKS.has(code ?? '')) throw err;
   } finally {
     rmSync(mine, { force: true });
   }
+  // A filesystem without hard links (FAT, some network shares): create, then write; readers give an
+  // unreadable lock a grace period instead of taking it at once (see readLock).
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  try {
+    writeSync(fd, JSON.stringify(me));
+  } finally {
+    closeSync(fd);
+  }
+  return true;
 }
+
+/** What `link` fails with where a filesystem has no hard links. */
+const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
 
 /**
  * True for a file a lock taker left behind when it was killed mid-way (its own copy of the lock, or a
@@ -112,7 +145,8 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
     }
     const owner = await readLock(file);
     if (owner === null) continue; // released between our attempt and the read
-    const stale = owner.host === os.hostname() && (owner.pid === -1 || !alive(owner.pid));
+    // pid -2: unreadable but young, so maybe being written; wait for it like a live owner.
+    const stale = owner.host === os.hostname() && owner.pid !== -2 && (owner.pid === -1 || !alive(owner.pid));
     if (stale) {
       // Moved aside, not deleted: if another process recovered the same stale lock and took the name
       // meanwhile, what was moved is its fresh lock (another inode), and it is put back.
@@ -136,10 +170,13 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
     }
     if (Date.now() >= deadline) {
       const what = owner.command ? ` (${owner.command})` : '';
+      const who =
+        owner.pid > 0
+          ? `process ${owner.pid} on ${owner.host}${what} since ${owner.startedAt}`
+          : 'a writer still writing its lock file';
       throw new RlmError(
         'STORE_LOCKED',
-        `store ${dir} is locked by process ${owner.pid} on ${owner.host}${what} since ${owner.startedAt}; ` +
-          'wait for it to finish, or remove the lock file if that process is gone.',
+        `store ${dir} is locked by ${who}; wait for it to finish, or remove the lock file if that process is gone.`,
         { dir, pid: owner.pid, host: owner.host },
       );
     }

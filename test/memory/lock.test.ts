@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process';
-import { existsSync, promises as fs } from 'node:fs';
+import nodeFs, {
+  existsSync,
+  promises as fs,
+  readdirSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -56,5 +64,39 @@ describe('the write lock', () => {
     expect(isLeftoverLockFile('write.lock.stale-999999999-3')).toBe(true);
     expect(isLeftoverLockFile('write.lock')).toBe(false);
     expect(isLeftoverLockFile('documents-00000001.json')).toBe(false);
+  });
+
+  it('gives an unreadable lock a grace period: young, it may be being written; old, it is damaged', async () => {
+    const dir = tempDir();
+    const lockFile = path.join(dir, 'write.lock');
+    writeFileSync(lockFile, '');
+    const young = await caught(acquireLock(dir));
+    expect(young.code).toBe('STORE_LOCKED');
+    expect(young.message).toContain('a writer still writing its lock file');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lockFile, old, old);
+    const lock = await acquireLock(dir, { command: 'after' });
+    expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: process.pid, command: 'after' });
+    await lock.release();
+    expect(existsSync(lockFile)).toBe(false);
+  });
+
+  it('works on a filesystem without hard links', async () => {
+    const dir = tempDir();
+    const link = nodeFs.linkSync;
+    nodeFs.linkSync = () => {
+      throw Object.assign(new Error('operation not permitted'), { code: 'EPERM' });
+    };
+    syncBuiltinESMExports();
+    try {
+      const lock = await acquireLock(dir, { command: 'no links' });
+      expect((await caught(acquireLock(dir))).message).toContain('(no links)');
+      await lock.release();
+      await (await acquireLock(dir)).release();
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      nodeFs.linkSync = link;
+      syncBuiltinESMExports();
+    }
   });
 });
