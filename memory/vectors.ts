@@ -140,6 +140,25 @@ function compact(vector: number[]): number[] {
   return out;
 }
 
+/**
+ * vectra, loaded on first use. It is an optional peer dependency: it pulls in a large dependency tree
+ * (an OpenAI client, a GPT tokenizer, gRPC, an HTML parser…) that stores without vectors never need, so
+ * only those who use vectors install it.
+ */
+async function loadVectra(): Promise<typeof import('vectra')> {
+  try {
+    return await import('vectra');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code !== 'ERR_MODULE_NOT_FOUND' || !/['"]vectra['"]/.test(e.message)) throw err;
+    throw new RlmError(
+      'BAD_INPUT',
+      'vectors need the optional package vectra, which is not installed: run `npm install vectra` ' +
+        'where rlm is installed (or `npm install -g vectra` for a global rlm), or use the store without an embedder',
+    );
+  }
+}
+
 /** Persistent cosine index over chunk ids. Open with {@link VectorIndex.open}; operations are serialised. */
 export class VectorIndex {
   /** Folder holding index.json and meta.json. */
@@ -170,8 +189,7 @@ export class VectorIndex {
     if (!opts.embedder) throw new RlmError('BAD_INPUT', 'vector index needs an embedder name');
     const metaFile = join(folder, VECTOR_META_FILE);
     const indexFile = join(folder, VECTOR_INDEX_FILE);
-    // Loaded lazily: vectra pulls in a large dependency tree that BM25-only stores never need.
-    const { LocalIndex: LocalIndexClass } = await import('vectra');
+    const { LocalIndex: LocalIndexClass } = await loadVectra();
     const index = new LocalIndexClass(folder, VECTOR_INDEX_FILE, new AtomicFileStorage());
     let meta = await readMeta(metaFile);
     const hasIndex = await index.isIndexCreated();

@@ -30,4 +30,31 @@ describe('vectra', () => {
     expect(loadsVectra(null)).toBe(false);
     expect(loadsVectra('hash')).toBe(true);
   }, 60_000);
+
+  it('is optional: without it, a store with vectors says how to install it, and one without works', () => {
+    const dir = path.join(tempDir(), 'store');
+    // Resolving 'vectra' fails the way it does where the package is not installed.
+    const script = `
+      import { registerHooks } from 'node:module';
+      registerHooks({
+        resolve(specifier, context, next) {
+          if (specifier !== 'vectra') return next(specifier, context);
+          throw Object.assign(new Error("Cannot find package 'vectra' imported from " + context.parentURL), { code: 'ERR_MODULE_NOT_FOUND' });
+        },
+      });
+      const { ChunkStore } = await import(${JSON.stringify(STORE)});
+      const plain = await ChunkStore.open(${JSON.stringify(`${dir}-plain`)}, { create: true });
+      await plain.ingestText('a', 'rivers carry stones');
+      const hits = (await plain.search('river')).length;
+      await plain.close();
+      const err = await ChunkStore.open(${JSON.stringify(dir)}, { create: true, embedder: 'hash' }).catch((e) => e);
+      console.log(JSON.stringify({ hits, code: err.code, message: err.message }));
+    `;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { hits: number; code: string; message: string };
+    expect(out.hits).toBe(1);
+    expect(out.code).toBe('BAD_INPUT');
+    expect(out.message).toMatch(/optional package vectra.*npm install vectra/);
+  }, 60_000);
 });
