@@ -157,6 +157,7 @@ export async function benchCliScale(log: (s: string) => void = () => {}): Promis
       rlmGrepRssRatio: rlmGrep.rssMB / mb,
       rlmGrepLines: rlmGrep.stdoutLines,
       rlmGrepTinyStoreMs: tinyGrep.ms,
+      nodeStartMs: median(3, () => timed(process.execPath, ['-e', '0'])).ms,
       rlmGrepTinyStoreRssMB: tinyGrep.rssMB,
       gnuGrepMs: gnuGrep.ms,
       gnuGrepCpuMs: gnuGrep.cpuMs,
