@@ -14,6 +14,8 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 };
 
 /** The project's files the build compiles, relative to the root (tsc follows imports, dynamic ones too). */
@@ -60,14 +62,21 @@ describe('the published package', () => {
     expect(files.filter((f) => f.startsWith('test/') || f.endsWith('.test.ts'))).toEqual([]);
   });
 
-  it('imports only runtime dependencies and Node built-ins', () => {
-    const allowed = new Set([...Object.keys(pkg.dependencies), ...builtinModules]);
+  it('imports only runtime dependencies, optional peers and Node built-ins', () => {
+    const allowed = new Set([
+      ...Object.keys(pkg.dependencies),
+      ...Object.keys(pkg.peerDependencies ?? {}),
+      ...builtinModules,
+    ]);
     const bad = files.flatMap((f) =>
       importedPackages(f)
         .filter((p) => !allowed.has(p))
         .map((p) => `${f} → ${p}`),
     );
     expect(bad).toEqual([]);
+    // Peers are optional (vectra, for vectors): a plain install must not need them.
+    for (const peer of Object.keys(pkg.peerDependencies ?? {}))
+      expect(pkg.peerDependenciesMeta?.[peer]?.optional, peer).toBe(true);
     // The check itself sees devDependencies: the micro-benchmark does import one.
     expect(importedPackages('benchmarks/memory-search.ts')).toContain('minisearch');
   });
