@@ -10,6 +10,7 @@ import { ACCESS_FILE, ACCESS_LOG, AccessLog } from './access.ts';
 import { corrupt, exists, parseJson, readJson, writeFileAtomic } from './fsutil.ts';
 import type { SegmentSource } from './graph.ts';
 import { appendJournalLine, readJournalFile } from './journal.ts';
+import { jsonPieces } from './json-pieces.ts';
 import { acquireLock, LOCK_FILE, type LockOptions, type StoreLock } from './lock.ts';
 import {
   BASE_SCHEMA_VERSION,
@@ -187,10 +188,11 @@ export class DirectoryPersistence implements Persistence {
   async writeSegment(name: string, files: SegmentFiles): Promise<void> {
     await fs.mkdir(path.join(this.dir, SEGMENTS_DIR), { recursive: true });
     // The chunks file last: a segment whose source of truth exists is complete.
-    await writeFileAtomic(segmentFile(this.dir, name, 'meta'), JSON.stringify(files.meta));
-    await writeFileAtomic(segmentFile(this.dir, name, 'bm25'), JSON.stringify(files.bm25));
-    await writeFileAtomic(segmentFile(this.dir, name, 'links'), JSON.stringify(files.links));
-    await writeFileAtomic(segmentFile(this.dir, name, 'chunks'), JSON.stringify(files.chunks));
+    // Streamed: the chunk file holds the segment's whole text, too big to build as one string.
+    await writeFileAtomic(segmentFile(this.dir, name, 'meta'), jsonPieces(files.meta));
+    await writeFileAtomic(segmentFile(this.dir, name, 'bm25'), jsonPieces(files.bm25));
+    await writeFileAtomic(segmentFile(this.dir, name, 'links'), jsonPieces(files.links));
+    await writeFileAtomic(segmentFile(this.dir, name, 'chunks'), jsonPieces(files.chunks));
   }
 
   async commit(state: CommittedState): Promise<void> {
@@ -198,9 +200,9 @@ export class DirectoryPersistence implements Persistence {
     const links = generationFile('links', state.generation);
     await writeFileAtomic(
       path.join(this.dir, documents),
-      JSON.stringify({ version: 1, documents: [...state.documents.values()] }),
+      jsonPieces({ version: 1, documents: [...state.documents.values()] }),
     );
-    await writeFileAtomic(path.join(this.dir, links), JSON.stringify({ version: 1, links: state.manual }));
+    await writeFileAtomic(path.join(this.dir, links), jsonPieces({ version: 1, links: state.manual }));
     let createdAt = new Date().toISOString();
     try {
       createdAt = (await this.readManifest()).createdAt;
