@@ -93,7 +93,7 @@ describe('the rlm bin', () => {
         'data:text/javascript,import v8 from "node:v8";process.on("exit",()=>{const keep=[];' +
         'for(let r=0;r<8;r++){const a=[];for(let i=0;i<5e5;i++)a.push({i});keep.push(a)}' +
         'const s=v8.getHeapSpaceStatistics().find((x)=>x.space_name==="new_space");' +
-        'process.stderr.write(`young ${s.space_size}\\n`)})';
+        'process.stderr.write("young "+s.space_size+"\\n")})';
       const young = (args: string[]) => {
         const r = spawnSync(process.execPath, ['--no-node-snapshot', '--import', probe, BIN, ...args], {
           encoding: 'utf8',
