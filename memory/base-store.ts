@@ -43,7 +43,8 @@ import type { VectorIndex } from './vectors.ts';
 
 /**
  * Text per segment before it is written and committed; bounds what a crash can lose and the memory an
- * ingest holds (a segment's text, records, index and JSON are alive at once: several times this size).
+ * ingest holds (a segment's text, records and index are alive at once: several times this size; its
+ * files are written in pieces, see memory/json-pieces.ts).
  * 4 MiB keeps a 100 MB ingest's peak well under its size in transient memory; more, smaller segments
  * cost little, since search statistics are summed over segments anyway.
  */

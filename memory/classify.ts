@@ -153,9 +153,7 @@ export function looksLikeCode(text: string): boolean {
   let fenced = 0;
   for (const m of sample.matchAll(/```[^\n]*\n([\s\S]*?)(?:```|$)/g)) fenced += m[0].length;
   if (fenced > 0 && fenced >= sample.trim().length * 0.5) return true;
-  const symbols = (sample.match(/[{}();=<>[\]]/g) ?? []).length;
-  const visible = sample.replace(/\s+/g, '').length || 1;
-  const density = symbols / visible;
+  const density = codePunctuationDensity(sample);
   // Prose has almost no code punctuation: skip the per-line patterns, the costly part, for it.
   if (density <= 0.04) return false;
   const lines = sample.split('\n').filter((l) => l.trim() !== '');
@@ -163,6 +161,43 @@ export function looksLikeCode(text: string): boolean {
   const codeLines = lines.filter((l) => CODE_LINE.test(l)).length;
   if (lines.length === 1) return codeLines === 1 && density > 0.08;
   return codeLines / lines.length >= 0.4 && density > 0.04;
+}
+
+/**
+ * Code punctuation (`{}();=<>[]`) per visible (non-`\s`) character. Counted in one pass: a regex
+ * `match` and `replace` here allocated about ten times the ingested text, for every chunk.
+ */
+function codePunctuationDensity(text: string): number {
+  let symbols = 0;
+  let visible = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 128) {
+      if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) continue;
+      visible++;
+      if (CODE_PUNCTUATION[c] === 1) symbols++;
+    } else if (!isJsSpace(c)) visible++;
+  }
+  return symbols / (visible || 1);
+}
+
+/** ASCII code units of `{}();=<>[]`. */
+const CODE_PUNCTUATION = new Uint8Array(128);
+for (const ch of '{}();=<>[]') CODE_PUNCTUATION[ch.charCodeAt(0)] = 1;
+
+/** What JavaScript's `\s` matches above ASCII. */
+function isJsSpace(c: number): boolean {
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** Short declarative text with a fact shape: a definition, a named quantity, a date. */

@@ -10,6 +10,7 @@ import { ACCESS_FILE, ACCESS_LOG, AccessLog } from './access.ts';
 import { corrupt, exists, parseJson, readJson, writeFileAtomic } from './fsutil.ts';
 import type { SegmentSource } from './graph.ts';
 import { appendJournalLine, readJournalFile } from './journal.ts';
+import { jsonPieces } from './json-pieces.ts';
 import { acquireLock, isLeftoverLockFile, LOCK_FILE, type LockOptions, type StoreLock } from './lock.ts';
 import {
   BASE_SCHEMA_VERSION,
@@ -36,7 +37,7 @@ import {
   type SegmentLinks,
   type SegmentMeta,
 } from './segment.ts';
-import { decodeSegmentText, encodeSegmentText } from './segment-text.ts';
+import { decodeSegmentText, segmentTextPieces } from './segment-text.ts';
 import { TOKENIZER } from './tokens.ts';
 
 export interface DirectoryOptions {
@@ -199,18 +200,20 @@ export class DirectoryPersistence implements Persistence {
   async writeSegment(name: string, files: SegmentFiles): Promise<void> {
     await fs.mkdir(path.join(this.dir, SEGMENTS_DIR), { recursive: true });
     // The chunks file last: a segment whose source of truth exists is complete.
-    await writeFileAtomic(segmentFile(this.dir, name, 'meta'), JSON.stringify(files.meta));
-    await writeFileAtomic(segmentFile(this.dir, name, 'bm25'), JSON.stringify(files.bm25));
-    await writeFileAtomic(segmentFile(this.dir, name, 'links'), JSON.stringify(files.links));
+    // Streamed: the chunk file and the text column hold the segment's whole text, too big to build as
+    // one string.
+    await writeFileAtomic(segmentFile(this.dir, name, 'meta'), jsonPieces(files.meta));
+    await writeFileAtomic(segmentFile(this.dir, name, 'bm25'), jsonPieces(files.bm25));
+    await writeFileAtomic(segmentFile(this.dir, name, 'links'), jsonPieces(files.links));
     await writeFileAtomic(
       segmentTextFile(this.dir, name),
-      encodeSegmentText(
+      segmentTextPieces(
         name,
         files.meta.docs,
         files.chunks.chunks.map((c) => c.text),
       ),
     );
-    await writeFileAtomic(segmentFile(this.dir, name, 'chunks'), JSON.stringify(files.chunks));
+    await writeFileAtomic(segmentFile(this.dir, name, 'chunks'), jsonPieces(files.chunks));
   }
 
   async commit(state: CommittedState): Promise<void> {
@@ -218,9 +221,9 @@ export class DirectoryPersistence implements Persistence {
     const links = generationFile('links', state.generation);
     await writeFileAtomic(
       path.join(this.dir, documents),
-      JSON.stringify({ version: 1, documents: [...state.documents.values()] }),
+      jsonPieces({ version: 1, documents: [...state.documents.values()] }),
     );
-    await writeFileAtomic(path.join(this.dir, links), JSON.stringify({ version: 1, links: state.manual }));
+    await writeFileAtomic(path.join(this.dir, links), jsonPieces({ version: 1, links: state.manual }));
     let createdAt = new Date().toISOString();
     try {
       createdAt = (await this.readManifest()).createdAt;

@@ -45,8 +45,10 @@ export async function* readDocumentParts(
       yield { unreadable: true, note: `${specialKind(st)} skipped (not a regular file)` };
       return;
     }
-    // One part-sized buffer filled in place: no concatenation garbage, whatever the file's size.
+    // Two part-sized buffers, filled in place in turn (the tail after a cut moves to the other): no
+    // garbage per part, whatever the file's size. A part's text is decoded before its buffer is reused.
     let buf = Buffer.allocUnsafe(partBytes);
+    let spare = Buffer.allocUnsafe(partBytes);
     let filled = 0;
     let first = true;
     for (;;) {
@@ -72,9 +74,8 @@ export async function* readDocumentParts(
           notes: isUtf8(piece) ? [] : ['invalid UTF-8 replaced'],
         };
       }
-      const next = Buffer.allocUnsafe(partBytes);
-      filled = buf.copy(next, 0, cut, filled);
-      buf = next;
+      filled = buf.copy(spare, 0, cut, filled);
+      [buf, spare] = [spare, buf];
       yield part;
       if (done && filled === 0) return;
     }

@@ -374,7 +374,23 @@ export function documentIdFor(path: string): string {
   return `${slug}-${hash}`;
 }
 
-/** SHA-256 hex of a text (as UTF-8) or of raw bytes. */
+/** UTF-16 units of text hashed per update by {@link contentHash}. */
+const HASH_SLICE = 64 * 1024;
+
+/**
+ * SHA-256 hex of a text (as UTF-8) or of raw bytes. A long text is fed in slices (never splitting a
+ * surrogate pair, so the UTF-8 is the same): hashing a string converts it to UTF-8 in a temporary buffer
+ * of up to three bytes per character, megabytes for a big document, left to the allocator after each call.
+ */
 export function contentHash(content: string | Uint8Array): string {
-  return createHash('sha256').update(content).digest('hex');
+  const hash = createHash('sha256');
+  if (typeof content !== 'string' || content.length <= HASH_SLICE) return hash.update(content).digest('hex');
+  for (let i = 0; i < content.length; ) {
+    let end = Math.min(i + HASH_SLICE, content.length);
+    const last = content.charCodeAt(end - 1);
+    if (end < content.length && last >= 0xd800 && last <= 0xdbff) end--;
+    hash.update(content.slice(i, end));
+    i = end;
+  }
+  return hash.digest('hex');
 }

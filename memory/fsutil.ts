@@ -8,12 +8,23 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { RlmError } from '../core/errors.ts';
 
-/** Writes `data` to `file` atomically and durably (temp file + fsync + rename + fsync of the folder). */
-export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+/** Bytes gathered before one write when the data comes in pieces. */
+const WRITE_BUFFER_BYTES = 256 * 1024;
+
+/**
+ * Writes `data` to `file` atomically and durably (temp file + fsync + rename + fsync of the folder).
+ * `data` may be an iterable of string pieces (see memory/json-pieces.ts), written through one small
+ * buffer, so a big file is never held whole in memory.
+ */
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array | Iterable<string>,
+): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const handle = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
   try {
-    await handle.writeFile(data);
+    if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+    else await writePieces(handle, data);
     await handle.sync();
   } catch (err) {
     await handle.close();
@@ -28,6 +39,29 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
     throw err;
   }
   await syncDir(path.dirname(file));
+}
+
+/** Writes the UTF-8 of `pieces` in order, gathered into writes of about {@link WRITE_BUFFER_BYTES}. */
+async function writePieces(handle: fs.FileHandle, pieces: Iterable<string>): Promise<void> {
+  const buf = Buffer.allocUnsafe(WRITE_BUFFER_BYTES);
+  let used = 0;
+  const writeAll = async (bytes: Uint8Array, length: number) => {
+    for (let done = 0; done < length; ) done += (await handle.write(bytes, done, length - done)).bytesWritten;
+  };
+  for (const piece of pieces) {
+    // Three bytes per UTF-16 unit at most, so a piece that passes this check always fits.
+    if (used + piece.length * 3 > buf.length) {
+      await writeAll(buf, used);
+      used = 0;
+      if (piece.length * 3 > buf.length) {
+        const bytes = Buffer.from(piece, 'utf8');
+        await writeAll(bytes, bytes.length);
+        continue;
+      }
+    }
+    used += buf.write(piece, used, 'utf8');
+  }
+  await writeAll(buf, used);
 }
 
 /** fsync a folder so a rename in it survives a power cut. Some platforms cannot open folders: ignore. */

@@ -73,7 +73,8 @@ export class ChunkGraph {
   /** Segments in the BM25 index, which may run ahead of the committed state during an ingest. */
   private readonly indexed = new Set<string>();
   private related: Map<string, Link[]> | undefined;
-  private relatedCount = 0;
+  /** Live related_to links; -1 until counted for the current state. */
+  private relatedCount = -1;
   private grepRunner: GrepRunner | undefined;
   vectors: VectorSearch | undefined;
 
@@ -116,6 +117,7 @@ export class ChunkGraph {
     if (this.bm25) for (const name of state.segments) this.addToIndex(this.bm25, name);
     this.state = state;
     this.related = undefined;
+    this.relatedCount = -1;
   }
 
   documents(): DocumentRecord[] {
@@ -136,8 +138,7 @@ export class ChunkGraph {
       bytes += d.bytes;
     }
     // follows links are one per consecutive pair; context_of is membership (not counted as pairs).
-    this.relatedLinks();
-    let links = this.state.manual.length + this.relatedCount;
+    let links = this.state.manual.length + this.countRelated();
     for (const d of this.state.documents.values()) links += Math.max(0, d.chunks - 1);
     return { documents: this.state.documents.size, chunks, links, tokens, bytes, schema: 1 };
   }
@@ -208,6 +209,22 @@ export class ChunkGraph {
         };
       }
     }
+  }
+
+  /**
+   * The number of live related_to links, without building {@link relatedLinks}' map: an ingest reports
+   * the count at its end, where that map (an object per link) would raise the peak memory for nothing.
+   */
+  private countRelated(): number {
+    if (this.relatedCount < 0) {
+      let count = 0;
+      for (const segment of this.state.segments) {
+        for (const [from, to, toSegment] of this.source.links(segment).related)
+          if (this.isLiveKey(segment, from) && this.isLiveKey(toSegment, to)) count++;
+      }
+      this.relatedCount = count;
+    }
+    return this.relatedCount;
   }
 
   private relatedLinks(): Map<string, Link[]> {

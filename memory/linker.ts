@@ -29,20 +29,34 @@ export interface RelatedEdge {
   strength: number;
 }
 
+/** The chunks (positions in {@link SignatureIndex}) whose signature has `term`. */
+interface TermChunks {
+  term: string;
+  chunks: number[];
+}
+
 /** The inverted map term → chunks whose signature has it, grown as chunks are linked. */
 export class SignatureIndex {
-  private readonly byTerm = new Map<string, number[]>();
+  private readonly byTerm = new Map<string, TermChunks>();
   private readonly chunks: SignedChunk[] = [];
   private scores = new Float64Array(1024);
   private shared = new Uint8Array(1024);
 
+  /**
+   * Adds a chunk. Its signature's terms are replaced by the index's own copies of equal strings: each
+   * chunk's signature otherwise kept its own copy of common words, the largest part of the memory an
+   * ingest keeps from one segment to the next.
+   */
   add(chunk: SignedChunk): void {
     const n = this.chunks.length;
     this.chunks.push(chunk);
-    for (const t of chunk.terms) {
-      const list = this.byTerm.get(t);
-      if (list) list.push(n);
-      else this.byTerm.set(t, [n]);
+    const terms = chunk.terms;
+    for (let i = 0; i < terms.length; i++) {
+      const entry = this.byTerm.get(terms[i]!);
+      if (entry) {
+        entry.chunks.push(n);
+        terms[i] = entry.term;
+      } else this.byTerm.set(terms[i]!, { term: terms[i]!, chunks: [n] });
     }
   }
 
@@ -69,7 +83,7 @@ export class SignatureIndex {
     for (const t of chunk.terms) {
       const w = idf(t);
       total += w;
-      const list = this.byTerm.get(t);
+      const list = this.byTerm.get(t)?.chunks;
       if (!list || list.length > COMMON_TERM_LIMIT) continue;
       for (let i = list.length - 1, seen = 0; i >= 0 && seen < SCAN_PER_TERM; i--, seen++) {
         const other = list[i]!;

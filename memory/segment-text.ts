@@ -34,19 +34,20 @@ export interface TextColumn {
   at: number[];
 }
 
-/** The file's contents for `texts` (in chunk order) owned by the runs `docs`. */
-export function encodeSegmentText(
+/** The file's contents for `texts` (in chunk order) owned by the runs `docs`, in pieces to write in order. */
+export function* segmentTextPieces(
   segment: string,
   docs: readonly TextDocRun[],
   texts: readonly string[],
-): string {
+): Generator<string> {
   const header: TextHeader = {
     version: TEXT_VERSION,
     segment,
     docs: docs.map((d) => ({ id: d.id, first: d.first, count: d.count })),
     bytes: texts.map((t) => Buffer.byteLength(t, 'utf8')),
   };
-  return `${JSON.stringify(header)}\n${texts.join('')}`;
+  yield `${JSON.stringify(header)}\n`;
+  yield* texts;
 }
 
 function validHeader(h: unknown, segment: string): h is TextHeader {

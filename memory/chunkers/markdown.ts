@@ -41,6 +41,7 @@ export function markdownSections(text: string): MarkdownSection[] {
   let sectionStart = 0;
   let path: string[] = [];
   forEachLine(text, 0, text.length, (start, end) => {
+    if (!mayOpenBlock(text, start, end)) return;
     const line = text.slice(start, end).replace(/\r$/, '');
     const f = FENCE.exec(line);
     if (fence !== null) {
@@ -63,6 +64,18 @@ export function markdownSections(text: string): MarkdownSection[] {
   });
   if (sectionStart < text.length) sections.push({ start: sectionStart, end: text.length, path });
   return sections;
+}
+
+/**
+ * False when the line `text[start, end)` can be neither a heading nor a fence (up to three spaces, then
+ * `#`, a backtick or `~`): most lines, which are then not copied out and matched.
+ */
+function mayOpenBlock(text: string, start: number, end: number): boolean {
+  let i = start;
+  while (i < start + 3 && i < end && text.charCodeAt(i) === 0x20) i++;
+  if (i >= end) return false;
+  const c = text.charCodeAt(i);
+  return c === 0x23 || c === 0x60 || c === 0x7e;
 }
 
 /** Markdown chunks of a whole document. */

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,6 +83,35 @@ describe('the rlm bin', () => {
       /^rlm: needs Node\.js 24 or newer, but this is Node\.js 20\.11\.1 .*nvm install 24/,
     );
   });
+  it('keeps the young generation from growing for ingest and repair only', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rlm-bin-young-'));
+    try {
+      writeFileSync(join(dir, 'a.md'), '# A\n\nriver stone garden\n');
+      // At exit, allocate objects that survive (which makes V8 grow the young generation when it may)
+      // and report the young generation's size.
+      const probe =
+        'data:text/javascript,import v8 from "node:v8";process.on("exit",()=>{const keep=[];' +
+        'for(let r=0;r<8;r++){const a=[];for(let i=0;i<5e5;i++)a.push({i});keep.push(a)}' +
+        'const s=v8.getHeapSpaceStatistics().find((x)=>x.space_name==="new_space");' +
+        'process.stderr.write("young "+s.space_size+"\\n")})';
+      const young = (args: string[]) => {
+        const r = spawnSync(process.execPath, ['--no-node-snapshot', '--import', probe, BIN, ...args], {
+          encoding: 'utf8',
+        });
+        expect(r.status, r.stderr).toBe(0);
+        const m = /^young (\d+)$/m.exec(r.stderr);
+        expect(r.stderr + r.stdout).not.toContain('unrecognized flag');
+        return Number(m?.[1]) / 2 ** 20;
+      };
+      const store = join(dir, 'store');
+      expect(young(['ingest', join(dir, 'a.md'), '--store', store])).toBeLessThanOrEqual(8);
+      expect(young(['repair', '--store', store])).toBeLessThanOrEqual(8);
+      expect(young(['search', 'river', '--store', store])).toBeGreaterThan(8);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('runs the Claude Code hook from the compiled package: silent, exit 0, imported in the background', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rlm-bin-hook-'));
     try {

@@ -75,6 +75,16 @@ describe('classifyChunk', () => {
     expect(looksLikeCode('Return the form to the desk (room 3) before noon; thanks.')).toBe(false);
   });
 
+  it('does not count Unicode spaces as visible characters when weighing code punctuation', () => {
+    // 4 punctuation marks per 7 visible characters; counting the spaces would dilute that under the bar.
+    for (const space of ['\u3000', '\u00a0', '\u2003']) {
+      const pad = space.repeat(60);
+      const text = [`a${pad}=${pad}f(b);`, `c${pad}=${pad}g(d);`].join('\n');
+      expect(looksLikeCode(text)).toBe(true);
+      expect(looksLikeCode(text.replaceAll(space, 'w'))).toBe(false);
+    }
+  });
+
   it('asks long chunks for more than one cue', () => {
     const filler = 'The afternoon was quiet and the river moved slowly past the mill. '.repeat(70);
     expect(classifyChunk(`${filler}Decision: Redis.`, prose)).toBe('text');

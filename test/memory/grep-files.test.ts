@@ -6,7 +6,7 @@ import type { SegmentSource } from '../../memory/graph.ts';
 import { checkRemember } from '../../memory/memory-model.ts';
 import { MemoryTail } from '../../memory/memory-tail.ts';
 import { repairStore } from '../../memory/repair.ts';
-import { encodeSegmentText } from '../../memory/segment-text.ts';
+import { segmentTextPieces } from '../../memory/segment-text.ts';
 import { ChunkStore } from '../../memory/store.ts';
 import { tempDir } from './helpers/corpus.ts';
 
@@ -152,14 +152,16 @@ describe('store grep over chunk files', () => {
     const expected = await store.grep('needle \\d');
     await store.close();
     // As an older rlm's repair would leave it: the chunk file compacted, the column of before beside it.
-    const column = encodeSegmentText(
-      'seg-000003',
-      [
-        { id: 'gone-doc', first: 0, count: 1 },
-        { id: 'a-doc', first: 1, count: 1 },
-      ],
-      ['gone needle 0\n', 'stale needle 7\n'],
-    );
+    const column = [
+      ...segmentTextPieces(
+        'seg-000003',
+        [
+          { id: 'gone-doc', first: 0, count: 1 },
+          { id: 'a-doc', first: 1, count: 1 },
+        ],
+        ['gone needle 0\n', 'stale needle 7\n'],
+      ),
+    ].join('');
     await fs.writeFile(path.join(dir, 'segments', 'seg-000003.text'), column);
     const reopened = await ChunkStore.open(dir);
     expect(await reopened.grep('needle \\d')).toEqual(expected);

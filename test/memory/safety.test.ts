@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { promises as fs, mkdirSync, writeFileSync } from 'node:fs';
+import { promises as fs, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -90,6 +90,42 @@ describe('crash safety', () => {
     expect(finish.tokens).toBe(expected.tokens);
     expect(await store.search('unique7marker')).toHaveLength(1);
     await store.close();
+  });
+
+  it('a writer killed while a segment file is being written leaves an openable store; the next writer cleans up', async () => {
+    const root = tempDir();
+    const corpus = manyFiles(root, 40, 200);
+    const dir = path.join(root, 'store');
+    const segDir = path.join(dir, 'segments');
+    // One segment for the whole corpus: its chunk file (MBs, streamed in pieces, written last) is cut
+    // off by the kill.
+    const child = startChild(dir, 100_000_000, [corpus]);
+    let exited = false;
+    void child.exit.finally(() => {
+      exited = true;
+    });
+    let seen: string | undefined;
+    while (seen === undefined) {
+      if (exited) throw new Error('the ingest finished before its chunk file was seen being written');
+      try {
+        seen = readdirSync(segDir).find((f) => f.includes('.chunks.json.tmp-'));
+      } catch {
+        // no segments folder yet
+      }
+      if (seen === undefined) await new Promise((r) => setImmediate(r));
+    }
+    child.kill();
+    await child.exit;
+    const store = await ChunkStore.open(dir, { lockWaitMs: 1000 });
+    // All or nothing: the segment's documents are committed together or not at all.
+    expect([0, 40]).toContain(store.stats().documents);
+    await store.search('river stone');
+    const finish = await store.ingestPaths([corpus]);
+    expect(finish.added + finish.skipped).toBe(40);
+    expect(finish.documents).toBe(40);
+    expect(await store.search('unique7marker')).toHaveLength(1);
+    await store.close();
+    expect(readdirSync(segDir).filter((f) => f.includes('.tmp-'))).toEqual([]);
   });
 
   it('two writers at once: the second waits for the first, nothing interleaves', async () => {

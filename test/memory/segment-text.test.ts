@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSegmentText, encodeSegmentText, readTextColumn } from '../../memory/segment-text.ts';
+import { decodeSegmentText, readTextColumn, segmentTextPieces } from '../../memory/segment-text.ts';
+
+const segmentText = (...args: Parameters<typeof segmentTextPieces>) =>
+  [...segmentTextPieces(...args)].join('');
 
 const docs = [
   { id: 'notes-md-1', first: 0, count: 2 },
@@ -9,7 +12,7 @@ const texts = ['# Notes\nplain ascii\n', '', 'crème brûlée 🍮\n', 'naïve\t
 
 describe('segment text column', () => {
   it('gives back every chunk text, multi-byte characters and empty chunks included', () => {
-    const bytes = Buffer.from(encodeSegmentText('seg-000001', docs, texts));
+    const bytes = Buffer.from(segmentText('seg-000001', docs, texts));
     expect(decodeSegmentText(bytes, 'seg-000001', docs)).toEqual(texts);
     const column = readTextColumn(bytes, bytes.length, 'seg-000001')!;
     expect(column.docs).toEqual(docs);
@@ -17,7 +20,7 @@ describe('segment text column', () => {
   });
 
   it('reads a file held at the start of a larger, reused buffer', () => {
-    const file = Buffer.from(encodeSegmentText('seg-000002', docs, texts));
+    const file = Buffer.from(segmentText('seg-000002', docs, texts));
     const reused = Buffer.alloc(file.length + 100, 'x');
     file.copy(reused);
     const column = readTextColumn(reused, file.length, 'seg-000002')!;
@@ -26,7 +29,7 @@ describe('segment text column', () => {
 
   it('writes a lone surrogate as U+FFFD and still adds up', () => {
     const bytes = Buffer.from(
-      encodeSegmentText('seg-000001', [{ id: 'd', first: 0, count: 2 }], ['a\ud800b', 'c']),
+      segmentText('seg-000001', [{ id: 'd', first: 0, count: 2 }], ['a\ud800b', 'c']),
     );
     expect(decodeSegmentText(bytes, 'seg-000001', [{ id: 'd', first: 0, count: 2 }])).toEqual([
       'a\ufffdb',
@@ -35,7 +38,7 @@ describe('segment text column', () => {
   });
 
   it('is refused (null) when it is for another segment, torn, edited or not a text column', () => {
-    const good = encodeSegmentText('seg-000001', docs, texts);
+    const good = segmentText('seg-000001', docs, texts);
     const refused = (s: string | Buffer, segment = 'seg-000001') =>
       decodeSegmentText(Buffer.isBuffer(s) ? s : Buffer.from(s), segment, docs);
     expect(refused(good, 'seg-000009')).toBeNull();

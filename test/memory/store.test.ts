@@ -95,6 +95,20 @@ describe.each([
     const related = chunks.flatMap((c) => store.neighbors(c.id, 'related_to'));
     expect(related.length).toBeGreaterThan(0);
     for (const l of related) expect(l.strength).toBeGreaterThan(0);
+    // stats() counts the same links as neighbors() shows, and counts again after a change.
+    const expectedLinks = () => {
+      const ids = store.documents().flatMap((d) => store.documentChunks(d.id).map((c) => c.id));
+      const distinct = new Set(
+        ids.flatMap((id) => store.neighbors(id, 'related_to').map((l) => `${l.from} ${l.to}`)),
+      );
+      const follows = store.documents().reduce((n, d) => n + Math.max(0, d.chunks - 1), 0);
+      return distinct.size + follows;
+    };
+    const before = store.stats().links;
+    expect(before).toBe(expectedLinks());
+    await store.removeDocument(story.id);
+    expect(store.stats().links).toBe(expectedLinks());
+    expect(store.stats().links).toBeLessThan(before);
   });
 
   it('sets, lists and removes hand-made links, and forgets a document with rm', async () => {

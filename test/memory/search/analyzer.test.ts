@@ -139,4 +139,23 @@ describe('identifiers', () => {
       'token',
     ]);
   });
+
+  it('splits every spelling of a repeated identifier as it would alone, memo cleared or not', () => {
+    const spellings = [
+      'refreshToken',
+      'RefreshToken',
+      'refreshTOKEN',
+      'refreshtoken',
+      'refreshToken',
+      'reFreshToken',
+    ];
+    const text = [...spellings, ...spellings].join(' ');
+    const alone = [...spellings, ...spellings].flatMap((w) => new Analyzer().tokenize(w));
+    expect(new Analyzer().tokenize(text)).toEqual(alone);
+    expect(new Analyzer({ cacheSize: 16 }).tokenize(text)).toEqual(alone);
+    const long = Array.from({ length: 40 }, (_, i) => `${spellings[i % spellings.length]} word${i}`).join(
+      ' ',
+    );
+    expect(new Analyzer({ cacheSize: 16 }).analyze(long)).toEqual(new Analyzer().analyze(long));
+  });
 });
