@@ -118,7 +118,8 @@ function readWhole(file: string): number {
   const fd = openSync(file, 'r');
   try {
     const size = fstatSync(fd).size;
-    if (size > readBuffer.length) readBuffer = Buffer.allocUnsafe(size);
+    // With room to spare: segments differ a little in size, and each new buffer is fresh memory.
+    if (size > readBuffer.length) readBuffer = Buffer.allocUnsafe(Math.max(size + (size >> 2), 8 << 20));
     let done = 0;
     while (done < size) {
       const n = readSync(fd, readBuffer, done, size - done, done);
@@ -172,30 +173,40 @@ function inOrder(
 }
 
 /**
- * The live runs' chunks in reporting order, each decoded from `bytes` when scanned; null when the column
- * places a live document elsewhere than the documents file does (a column an older rlm left beside a
- * chunk file it rewrote): the chunk file is then the one to read.
+ * True when the column places every live document where the documents file does; false for a column an
+ * older rlm left beside a chunk file it rewrote, which the chunk file then replaces.
  */
-function columnChunks(
+function layoutMatches(column: TextColumn, live: TextDocRun[]): boolean {
+  const inColumn = new Map(column.docs.map((run) => [run.id, run]));
+  return live.every((run) => {
+    const there = inColumn.get(run.id);
+    return there?.first === run.first && there.count === run.count;
+  });
+}
+
+/**
+ * Scans the live runs of a text column in reporting order, decoding each chunk from `bytes` just before
+ * its scan: the strings stay small and die young, so the worker's small young generation recycles the
+ * same memory chunk after chunk (fresh memory is what costs most).
+ */
+function scanColumn(
   column: TextColumn,
   bytes: Buffer,
   live: TextDocRun[],
-  rank: Map<string, number>,
-): LazyChunk[] | null {
-  const inColumn = new Map(column.docs.map((run) => [run.id, run]));
-  for (const run of live) {
-    const there = inColumn.get(run.id);
-    if (there?.first !== run.first || there.count !== run.count) return null;
-  }
+  job: SegmentScan,
+): 'truncated' | 'timedOut' | null {
   const at = column.at;
-  const chunks: LazyChunk[] = [];
-  for (const run of [...live].sort((a, b) => (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0))) {
+  const runs = [...live].sort((a, b) => (job.rank.get(a.id) ?? 0) - (job.rank.get(b.id) ?? 0));
+  for (const run of runs) {
     for (let i = 0; i < run.count; i++) {
+      if (performance.now() > job.spec.deadline) return 'timedOut';
       const k = run.first + i;
-      chunks.push({ id: `${run.id}:${i}`, text: () => bytes.toString('utf8', at[k], at[k + 1]) });
+      const text = bytes.toString('utf8', at[k], at[k + 1]);
+      const stop = scanChunk({ id: `${run.id}:${i}`, text }, job.find, job.spec, job.state, job.onMatch);
+      if (stop !== null) return stop;
     }
   }
-  return chunks;
+  return null;
 }
 
 /**
@@ -222,10 +233,9 @@ function scanSegment(seg: GrepSegment, job: SegmentScan): 'truncated' | 'timedOu
     // a store written before text columns, or one lost: the chunk file holds the same text
   }
   const column = size >= 0 ? readTextColumn(readBuffer, size, seg.segment) : null;
-  const fromColumn = column && columnChunks(column, readBuffer, seg.runs, job.rank);
-  if (fromColumn) {
+  if (column && layoutMatches(column, seg.runs)) {
     job.onRead();
-    return scanInOrder(fromColumn, job);
+    return scanColumn(column, readBuffer, seg.runs, job);
   }
   const records = (JSON.parse(readFileSync(seg.chunks, 'utf8')) as { chunks: ChunkRecord[] }).chunks;
   job.onRead();

@@ -61,7 +61,10 @@ let spare: Worker | null = null;
 
 function startWorker(): Worker {
   // execArgv [] so flags of the parent (test runners, --no-node-snapshot) are not re-applied to the thread.
-  const worker = new Worker(WORKER_URL, { execArgv: [] });
+  // A small young generation: a file grep decodes every chunk into a short-lived string, and a young
+  // generation that stays small reuses the same memory for them instead of growing into fresh pages
+  // (100 MB grep: about 10% faster, 20 MB less RSS than V8's default).
+  const worker = new Worker(WORKER_URL, { execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 4 } });
   worker.unref();
   return worker;
 }
