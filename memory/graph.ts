@@ -5,7 +5,7 @@
  */
 import { isRlmError, RlmError } from '../core/errors.ts';
 import type { Embedder } from './embedders/types.ts';
-import { type GrepChunk, GrepRunner, type GrepSegment } from './grep.ts';
+import { FILE_GREP_YOUNG_MB, type GrepChunk, GrepRunner, type GrepSegment } from './grep.ts';
 import { Bm25Index, type Bm25Segment } from './search/bm25.ts';
 import { reciprocalRankFusion } from './search/fusion.ts';
 import { passage } from './search/passage.ts';
@@ -393,8 +393,9 @@ export class ChunkGraph {
 
   async grep(pattern: string, opts: GrepOptions = {}): Promise<GrepResult> {
     const docs = toSet(opts.document);
-    this.grepRunner ??= new GrepRunner();
-    if (!this.state.segments.some((s) => this.source.filePaths?.(s))) {
+    const inFiles = this.state.segments.some((s) => this.source.filePaths?.(s));
+    this.grepRunner ??= new GrepRunner([], inFiles ? { workerYoungMb: FILE_GREP_YOUNG_MB } : {});
+    if (!inFiles) {
       // A store held in memory: the worker keeps a copy of the corpus between greps.
       const chunks: GrepChunk[] = [];
       for (const c of this.liveChunks()) {

@@ -56,39 +56,49 @@ const WORKER_URL = new URL(
   import.meta.url,
 );
 
-/** A worker started ahead of need by {@link prestartGrepWorker}, taken by the next runner that needs one. */
-let spare: Worker | null = null;
+/**
+ * Young generation of a worker that greps a store's files, MB. Such a grep decodes every chunk into a
+ * short-lived string, and a young generation that stays small reuses the same memory for them instead of
+ * growing into fresh pages (100 MB grep: about 10% faster and 20 MB less RSS than V8's default). A worker
+ * that keeps a corpus (the sandbox's) keeps V8's default: copying a corpus in is ~15% slower with it.
+ */
+export const FILE_GREP_YOUNG_MB = 4;
 
-function startWorker(): Worker {
+/** A worker started ahead of need by {@link prestartGrepWorker}, taken by the next runner that needs one. */
+let spare: { worker: Worker; youngMb: number | undefined } | null = null;
+
+function startWorker(youngMb: number | undefined): Worker {
   // execArgv [] so flags of the parent (test runners, --no-node-snapshot) are not re-applied to the thread.
-  // A small young generation: a file grep decodes every chunk into a short-lived string, and a young
-  // generation that stays small reuses the same memory for them instead of growing into fresh pages
-  // (100 MB grep: about 10% faster, 20 MB less RSS than V8's default).
-  const worker = new Worker(WORKER_URL, { execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  const worker = new Worker(WORKER_URL, {
+    execArgv: [],
+    ...(youngMb === undefined ? {} : { resourceLimits: { maxYoungGenerationSizeMb: youngMb } }),
+  });
   worker.unref();
   return worker;
 }
 
 /**
- * Starts a grep worker now, for the next {@link GrepRunner} to take: a thread takes ~100 ms to boot, which
- * a command that greps (`rlm grep`) can spend while it loads its own modules and opens the store.
- * Does nothing when a spare is already waiting. The spare never keeps the process alive.
+ * Starts a grep worker now, for the next {@link GrepRunner} with the same `workerYoungMb` to take: a
+ * thread takes ~100 ms to boot, which a command that greps (`rlm grep`) can spend while it loads its own
+ * modules and opens the store. Does nothing when a spare is already waiting. The spare never keeps the
+ * process alive.
  */
-export function prestartGrepWorker(): void {
+export function prestartGrepWorker(workerYoungMb: number | undefined = FILE_GREP_YOUNG_MB): void {
   if (spare) return;
-  const worker = startWorker();
+  const worker = startWorker(workerYoungMb);
   const drop = () => {
-    if (spare === worker) spare = null;
+    if (spare?.worker === worker) spare = null;
   };
   worker.once('error', drop);
   worker.once('exit', drop);
-  spare = worker;
+  spare = { worker, youngMb: workerYoungMb };
 }
 
-function takeSpare(): Worker | null {
-  const worker = spare;
+function takeSpare(youngMb: number | undefined): Worker | null {
+  if (!spare || spare.youngMb !== youngMb) return null;
+  const { worker } = spare;
   spare = null;
-  worker?.removeAllListeners('error').removeAllListeners('exit');
+  worker.removeAllListeners('error').removeAllListeners('exit');
   return worker;
 }
 
@@ -175,11 +185,19 @@ function grepLiteral(corpus: GrepCorpus, p: GrepPlan): GrepResult {
 export interface GrepRunnerOptions {
   /** Default `timeoutMs` for greps that do not set one (default 2000). */
   timeoutMs?: number;
+  /**
+   * The worker's young generation in MB (default: V8's own sizing). A runner that greps a store's files
+   * passes {@link FILE_GREP_YOUNG_MB}.
+   */
+  workerYoungMb?: number;
 }
 
 /** Counters, for tests and benchmarks. */
 export interface GrepRunnerStats {
-  /** Worker threads started (1 + one per terminated search). */
+  /**
+   * Worker threads this runner started (1 + one per terminated search); a prestarted one it took
+   * ({@link prestartGrepWorker}) is not counted.
+   */
   workerStarts: number;
   /** Times the corpus was copied into a worker. */
   corpusLoads: number;
@@ -198,6 +216,7 @@ export class GrepRunner {
   /** The caller's version of `corpus` when it came through {@link VersionedCorpus}, else null. */
   private callerVersion: number | null = null;
   private readonly defaultTimeoutMs: number;
+  private readonly workerYoungMb: number | undefined;
   private worker: Worker | null = null;
   private loadedVersion = -1;
   private nextRequestId = 1;
@@ -210,6 +229,7 @@ export class GrepRunner {
   constructor(corpus: GrepCorpus = [], opts: GrepRunnerOptions = {}) {
     this.corpus = corpus;
     this.defaultTimeoutMs = intOption(opts.timeoutMs, DEFAULT_TIMEOUT_MS, 1, 600_000, 'timeoutMs');
+    this.workerYoungMb = opts.workerYoungMb;
   }
 
   /** Replaces the corpus; the worker receives it on the next regex grep. */
@@ -317,8 +337,11 @@ export class GrepRunner {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = takeSpare() ?? startWorker();
-    this.stats.workerStarts++;
+    let worker = takeSpare(this.workerYoungMb);
+    if (!worker) {
+      worker = startWorker(this.workerYoungMb);
+      this.stats.workerStarts++;
+    }
     worker.on('message', (reply: GrepWorkerReply) => this.onReply?.(reply));
     worker.on('error', (err: Error) => {
       if (this.worker === worker) this.worker = null;

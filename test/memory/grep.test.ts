@@ -248,18 +248,20 @@ describe('GrepRunner', () => {
     expect(out.status).toBe(0);
     expect(out.stdout.trim()).toBe('[6]');
   });
-  it('takes a prestarted worker, and a spare never keeps the process alive', () => {
+  it('takes a prestarted worker of its kind, and a spare never keeps the process alive', () => {
     const grepModule = fileURLToPath(new URL('../../memory/grep.ts', import.meta.url));
     const script = `
-      import { GrepRunner, prestartGrepWorker } from ${JSON.stringify(grepModule)};
+      import { FILE_GREP_YOUNG_MB, GrepRunner, prestartGrepWorker } from ${JSON.stringify(grepModule)};
       prestartGrepWorker();
       prestartGrepWorker();
-      const r = new GrepRunner([{ id: 'a', text: 'hello world' }]);
-      const first = await r.grep('w.rld');
-      // The spare was taken: the next prestart makes a new one, which nobody takes.
+      // A runner that keeps a corpus wants V8's default young generation: not the spare of a file grep.
+      const keeper = new GrepRunner([{ id: 'a', text: 'hello world' }]);
+      const first = await keeper.grep('w.rld');
+      const files = new GrepRunner([{ id: 'b', text: 'hello there' }], { workerYoungMb: FILE_GREP_YOUNG_MB });
+      const second = await files.grep('th.re');
+      // That spare was taken: this one is new, and nobody takes it.
       prestartGrepWorker();
-      const second = await r.grep('h.llo');
-      console.log(JSON.stringify([first.matches[0].offset, second.matches[0].offset, r.stats.workerStarts]));
+      console.log(JSON.stringify([first.matches[0].offset, keeper.stats.workerStarts, second.matches[0].offset, files.stats.workerStarts]));
     `;
     const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       encoding: 'utf8',
@@ -268,6 +270,6 @@ describe('GrepRunner', () => {
     expect(out.stderr).not.toContain('Error');
     expect(out.signal).toBeNull();
     expect(out.status).toBe(0);
-    expect(out.stdout.trim()).toBe('[6,0,1]');
+    expect(out.stdout.trim()).toBe('[6,1,6,0]');
   });
 });
