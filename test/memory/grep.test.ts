@@ -230,28 +230,37 @@ describe('GrepRunner', () => {
     expect((await caught(r.grep('a'))).code).toBe('ABORTED');
   });
 
+  /** Runs `script` (an ES module importing memory/grep.ts as '@grep') in a fresh Node; its stdout, once it exits by itself. */
+  function runAlone(script: string): string {
+    const grepModule = JSON.stringify(fileURLToPath(new URL('../../memory/grep.ts', import.meta.url)));
+    const out = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', script.replaceAll("'@grep'", grepModule)],
+      {
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
+    );
+    expect(out.stderr).not.toContain('Error');
+    expect(out.signal).toBeNull();
+    expect(out.status).toBe(0);
+    return out.stdout.trim();
+  }
+
   it('never keeps the process alive', () => {
-    const grepModule = fileURLToPath(new URL('../../memory/grep.ts', import.meta.url));
-    const script = `
-      import { GrepRunner } from ${JSON.stringify(grepModule)};
+    const out = runAlone(`
+      import { GrepRunner } from '@grep';
       const r = new GrepRunner([{ id: 'a', text: 'hello world' }]);
       const res = await r.grep('w.rld');
       console.log(JSON.stringify(res.matches.map((m) => m.offset)));
       // No close(): the idle worker must not hold the event loop open.
-    `;
-    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
-    expect(out.stderr).not.toContain('Error');
-    expect(out.signal).toBeNull();
-    expect(out.status).toBe(0);
-    expect(out.stdout.trim()).toBe('[6]');
+    `);
+    expect(out).toBe('[6]');
   });
+
   it('takes a prestarted worker of its kind, and a spare never keeps the process alive', () => {
-    const grepModule = fileURLToPath(new URL('../../memory/grep.ts', import.meta.url));
-    const script = `
-      import { FILE_GREP_YOUNG_MB, GrepRunner, prestartGrepWorker } from ${JSON.stringify(grepModule)};
+    const out = runAlone(`
+      import { FILE_GREP_YOUNG_MB, GrepRunner, prestartGrepWorker } from '@grep';
       prestartGrepWorker();
       prestartGrepWorker();
       // A runner that keeps a corpus wants V8's default young generation: not the spare of a file grep.
@@ -262,14 +271,7 @@ describe('GrepRunner', () => {
       // That spare was taken: this one is new, and nobody takes it.
       prestartGrepWorker();
       console.log(JSON.stringify([first.matches[0].offset, keeper.stats.workerStarts, second.matches[0].offset, files.stats.workerStarts]));
-    `;
-    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
-    expect(out.stderr).not.toContain('Error');
-    expect(out.signal).toBeNull();
-    expect(out.status).toBe(0);
-    expect(out.stdout.trim()).toBe('[6,1,6,0]');
+    `);
+    expect(out).toBe('[6,1,6,0]');
   });
 });

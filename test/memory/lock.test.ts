@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import nodeFs, {
   existsSync,
   promises as fs,
@@ -13,23 +12,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { acquireLock, isLeftoverLockFile } from '../../memory/lock.ts';
 import { caught } from '../helpers/errors.ts';
+import { runChild } from './helpers/child.ts';
 import { tempDir } from './helpers/corpus.ts';
 
 const CHILD = fileURLToPath(new URL('./helpers/lock-child.ts', import.meta.url));
 const SLOW_CHILD = fileURLToPath(new URL('./helpers/slow-lock-child.ts', import.meta.url));
 
-function run(args: string[], child = CHILD): Promise<{ code: number | null; out: string; err: string }> {
-  const proc = spawn(process.execPath, [child, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  proc.stdout.on('data', (d) => {
-    out += String(d);
-  });
-  proc.stderr.on('data', (d) => {
-    err += String(d);
-  });
-  return new Promise((resolve) => proc.on('exit', (code) => resolve({ code, out, err })));
-}
+const run = (args: string[], child = CHILD) => runChild(child, args);
 
 describe('the write lock', () => {
   it('is never seen half-written: a live owner still writing its lock is not taken for a dead one', async () => {

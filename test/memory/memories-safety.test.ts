@@ -1,27 +1,12 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../memory/store.ts';
+import { runChild } from './helpers/child.ts';
 import { tempDir } from './helpers/corpus.ts';
 
 const CHILD = fileURLToPath(new URL('./helpers/memory-child.ts', import.meta.url));
 
-function run(
-  args: string[],
-): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
-  const proc = spawn(process.execPath, ['--no-node-snapshot', CHILD, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  proc.stdout.on('data', (d) => {
-    out += String(d);
-  });
-  proc.stderr.on('data', (d) => {
-    err += String(d);
-  });
-  return new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal, out, err })));
-}
+const run = (args: string[]) => runChild(CHILD, args);
 
 describe('memories across processes', () => {
   it('concurrent remember from several processes never loses a write', async () => {
