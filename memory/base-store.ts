@@ -96,8 +96,16 @@ export class BaseStore implements ChunkStoreApi {
   search(query: string, opts?: SearchOptions): Promise<SearchHit[]> {
     return this.graph.search(query, opts);
   }
-  grep(pattern: string, opts?: GrepOptions): Promise<GrepResult> {
-    return this.graph.grep(pattern, opts);
+  async grep(pattern: string, opts?: GrepOptions): Promise<GrepResult> {
+    try {
+      return await this.graph.grep(pattern, opts);
+    } catch (err) {
+      // A writer in another process committed and removed a segment this store's state still names:
+      // read the new state and grep again. Readers take no lock, so this is their way to keep up.
+      if (!isRlmError(err, 'RUNTIME') || err.details?.errno !== 'ENOENT') throw err;
+      await this.refresh();
+      return this.graph.grep(pattern, opts);
+    }
   }
   touch(ids: string[]): void {
     this.persistence.touch(ids);

@@ -67,7 +67,7 @@ export type GrepWorkerReply =
   | { type: 'segment'; requestId: number; phase: 'reading' | 'scanning' }
   | { type: 'match'; requestId: number; match: GrepMatch }
   | { type: 'done'; requestId: number; truncated: boolean; timedOut: boolean; chunksSearched: number }
-  | { type: 'failed'; requestId: number; message: string };
+  | { type: 'failed'; requestId: number; message: string /** errno code of a failed read */; code?: string };
 
 let corpus: GrepChunk[] = [];
 let corpusVersion = -1;
@@ -316,7 +316,13 @@ function grepSegments(
       });
     } catch (err) {
       const where = 'inline' in seg ? 'memories' : seg.chunks;
-      post({ type: 'failed', requestId: msg.requestId, message: `${where}: ${(err as Error).message}` });
+      const code = (err as NodeJS.ErrnoException).code;
+      post({
+        type: 'failed',
+        requestId: msg.requestId,
+        message: `${where}: ${(err as Error).message}`,
+        ...(code ? { code } : {}),
+      });
       return;
     }
     if (found.length > 0) best = merge(best, found);

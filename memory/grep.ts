@@ -412,7 +412,10 @@ export class GrepRunner {
         if (reply.phase === 'reading') clearTimeout(timer);
         else arm();
       } else if (reply.type === 'match') matches.push(reply.match);
-      else if (reply.type === 'failed') reject(new RlmError('RUNTIME', `grep failed: ${reply.message}`));
+      else if (reply.type === 'failed')
+        reject(
+          new RlmError('RUNTIME', `grep failed: ${reply.message}`, reply.code ? { errno: reply.code } : {}),
+        );
       else if (reply.type === 'done') {
         if (reply.timedOut) reject(timeoutError(p, matches));
         else resolve({ matches, truncated: reply.truncated });

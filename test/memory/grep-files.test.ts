@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRlmError } from '../../core/errors.ts';
@@ -167,5 +167,19 @@ describe('store grep over chunk files', () => {
     expect(await reopened.grep('needle \\d')).toEqual(expected);
     expect(reopened.getChunk('a-doc:0')!.text).toBe('alpha needle 1\nalpha needle 1b\n');
     await reopened.close();
+  });
+
+  it('greps on when another process removed a segment this store still names', async () => {
+    const dir = path.join(tempDir(), 'store');
+    const writer = await ChunkStore.open(dir, { create: true });
+    await writer.ingestText('only-doc', 'old needle 1\n', { path: '/p/only.md' });
+    const reader = await ChunkStore.open(dir);
+    // Replacing the only document of segment 1 drops that segment's files at the commit.
+    await writer.ingestText('only-doc', 'new needle 2\n', { path: '/p/only.md' });
+    expect(existsSync(path.join(dir, 'segments', 'seg-000001.text'))).toBe(false);
+    const found = await reader.grep('needle \\d');
+    expect(found.matches.map((m) => m.text)).toEqual(['new needle 2']);
+    await reader.close();
+    await writer.close();
   });
 });
