@@ -114,7 +114,7 @@ SECTIONS.cli = {
   describe: (f) => [
     `Generated Markdown (RLM_BENCH_SCALE_MB, default 100), each command in its own process under \`/usr/bin/time\`:`,
     "wall time includes Node's start; CPU is user + system time; RSS is the kernel's peak. GNU grep runs on the",
-    'same files in the same run; each grep figure is the median of three runs.',
+    'same files in the same run. Each figure is the median of three runs (ingests into a fresh store each time).',
     (f.loadAverage ?? 0) > 1.5
       ? `**The machine was shared while this ran (1-minute load average ${fmt(f.loadAverage, 1)} on ${os.cpus().length} cores before it started), so wall times are inflated; CPU times and RSS are the steadier figures.**`
       : `1-minute load average before the run: ${fmt(f.loadAverage, 1)} on ${os.cpus().length} cores.`,
