@@ -67,7 +67,13 @@ export type GrepWorkerReply =
   | { type: 'segment'; requestId: number; phase: 'reading' | 'scanning' }
   | { type: 'match'; requestId: number; match: GrepMatch }
   | { type: 'done'; requestId: number; truncated: boolean; timedOut: boolean; chunksSearched: number }
-  | { type: 'failed'; requestId: number; message: string /** errno code of a failed read */; code?: string };
+  | {
+      type: 'failed';
+      requestId: number;
+      message: string;
+      /** The errno code when a file read failed (`ENOENT`: a writer removed the segment meanwhile). */
+      code?: string;
+    };
 
 let corpus: GrepChunk[] = [];
 let corpusVersion = -1;
