@@ -2,14 +2,14 @@
  * `ChunkStore`: the chunk graph kept in a folder. Opening reads only the manifest and the documents
  * file; segments, indexes and links load on first use. Writers take the folder's lock.
  */
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../core/errors.ts';
 import { type DirectoryOptions, DirectoryPersistence } from './directory.ts';
 import { createEmbedder, embedderConfig } from './embedders/index.ts';
 import type { Embedder } from './embedders/types.ts';
 import { assertNotAFile, corrupt, exists } from './fsutil.ts';
-import { MANIFEST_FILE, SEGMENTS_DIR, VECTORS_DIR } from './manifest.ts';
+import { MANIFEST_FILE, SEGMENTS_DIR, segmentTextFile, VECTORS_DIR } from './manifest.ts';
 import { RememberingStore } from './memories.ts';
 import type { CommittedState } from './persistence.ts';
 import { VECTOR_META_FILE, VectorIndex } from './vectors.ts';
@@ -103,6 +103,14 @@ export class ChunkStore extends RememberingStore {
     const store = new ChunkStore(persistence, state, vectors);
     await store.syncJournal();
     return store;
+  }
+
+  /**
+   * Live segments written before text columns existed (memory/SCHEMA.md, `seg-N.text`): grep reads them
+   * through their chunk files, several times slower, until `rlm repair` adds the columns.
+   */
+  segmentsWithoutTextColumn(): string[] {
+    return this.state.segments.filter((s) => !existsSync(segmentTextFile(this.dir, s)));
   }
 
   private static async create(persistence: DirectoryPersistence, opts: OpenOptions): Promise<void> {

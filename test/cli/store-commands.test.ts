@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir, writeSampleCorpus } from '../memory/helpers/corpus.ts';
@@ -188,5 +188,26 @@ describe('rlm store commands', () => {
       expect(r.code, c).toBe(0);
       expect(r.stdout, c).toMatch(/^usage: rlm /);
     }
+  });
+
+  it('grep on a store written before text columns says how to make it faster, and repair does', async () => {
+    const root = tempDir();
+    const corpus = writeSampleCorpus(root);
+    const store = path.join(root, 'store');
+    expect((await cli(['ingest', corpus, '--store', store])).code).toBe(0);
+    const fresh = await cli(['grep', 'quark\\w+', '--store', store]);
+    expect(fresh.stdout).toMatch(/quark/);
+    expect(fresh.stderr).toBe('');
+    const segments = path.join(store, 'segments');
+    for (const f of readdirSync(segments).filter((f) => f.endsWith('.text'))) rmSync(path.join(segments, f));
+    const old = await cli(['grep', 'quark\\w+', '--store', store]);
+    expect(old.stdout).toBe(fresh.stdout);
+    expect(old.stderr).toMatch(
+      /written by an older rlm and read the slow way; `rlm repair --store .*` makes grep/,
+    );
+    expect((await cli(['repair', '--store', store])).code).toBe(0);
+    const repaired = await cli(['grep', 'quark\\w+', '--store', store]);
+    expect(repaired.stdout).toBe(fresh.stdout);
+    expect(repaired.stderr).toBe('');
   });
 });

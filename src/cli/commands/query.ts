@@ -136,6 +136,12 @@ export async function grep(argv: string[], io: CliIO): Promise<number> {
       for (const m of shaped.matches)
         io.stdout.write(`${shownPath(m.path, io)}  ${m.id}:${m.offset}: ${m.text}\n`);
     if (result.truncated) io.stderr.write(`rlm: stopped at ${limit} matches (--limit)\n`);
+    const slow = store.segmentsWithoutTextColumn().length;
+    if (slow > 0)
+      io.stderr.write(
+        `rlm: ${slow} segment${slow === 1 ? ' was' : 's were'} written by an older rlm and read the slow way; ` +
+          `\`rlm repair --store ${values.store ?? store.dir}\` makes grep several times faster\n`,
+      );
     return EXIT_OK;
   } finally {
     await store.close();
