@@ -18,8 +18,9 @@ if (!(major >= REQUIRED_MAJOR)) {
 // machine with plenty of RAM) only adds to the peak RSS. Measured on 100 MB of Markdown: 357 -> 233 MB
 // (many files) and 392 -> 256 MB (one file), same CPU time. V8 fixes the maximum at startup, so it cannot
 // be lowered from here, but growth can be stopped; the other commands (the sandbox) keep V8's default.
-const BULK_WRITERS = ['ingest', 'repair'];
-if (BULK_WRITERS.includes(process.argv[2])) {
+// `rlm claude ingest` imports sessions the same way.
+const [command, subcommand] = process.argv.slice(2);
+if (command === 'ingest' || command === 'repair' || (command === 'claude' && subcommand === 'ingest')) {
   const v8 = await import('node:v8');
   v8.setFlagsFromString('--semi-space-growth-factor=1');
 }

@@ -83,7 +83,7 @@ describe('the rlm bin', () => {
       /^rlm: needs Node\.js 24 or newer, but this is Node\.js 20\.11\.1 .*nvm install 24/,
     );
   });
-  it('keeps the young generation from growing for ingest and repair only', () => {
+  it('keeps the young generation from growing for ingest, repair and claude ingest only', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rlm-bin-young-'));
     try {
       writeFileSync(join(dir, 'a.md'), '# A\n\nriver stone garden\n');
@@ -107,6 +107,17 @@ describe('the rlm bin', () => {
       expect(young(['ingest', join(dir, 'a.md'), '--store', store])).toBeLessThanOrEqual(8);
       expect(young(['repair', '--store', store])).toBeLessThanOrEqual(8);
       expect(young(['search', 'river', '--store', store])).toBeGreaterThan(8);
+      const sessions = join(dir, 'projects');
+      writeSession(sessions, '/home/x/proj', {
+        session: 's1',
+        cwd: '/home/x/proj',
+        exchanges: [
+          { user: 'how do we deploy', assistant: 'with the vault token', time: '2026-01-01T00:00:00Z' },
+        ],
+      });
+      const claudeStore = join(dir, 'claude-store');
+      expect(young(['claude', 'ingest', '--dir', sessions, '--store', claudeStore])).toBeLessThanOrEqual(8);
+      expect(young(['claude', 'projects', '--store', claudeStore])).toBeGreaterThan(8);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
