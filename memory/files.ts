@@ -7,7 +7,6 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { constants, type Dirent, promises as fs, type Stats } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { RlmError } from '../core/errors.ts';
 import { compilePattern, type IgnoreSet, isIgnored, parseIgnore } from './ignore.ts';
 
@@ -291,6 +290,8 @@ export async function readDocument(path: string): Promise<ReadResult> {
 /** The text of a gzip file, or why it is not read: corrupt, or inflating past the size cap. */
 function gunzipText(bytes: Buffer): { bytes: Buffer } | { note: string } {
   try {
+    // zlib loads here, on the first .gz file: every command that opens a store imports this module.
+    const { gunzipSync } = process.getBuiltinModule('node:zlib');
     return { bytes: gunzipSync(bytes, { maxOutputLength: MAX_GUNZIP_BYTES }) };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
