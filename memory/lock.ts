@@ -14,6 +14,7 @@ import {
   promises as fs,
   linkSync,
   openSync,
+  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -60,20 +61,22 @@ function alive(pid: number): boolean {
 /** How old an unreadable lock must be before it counts as left by a dead process. */
 const UNREADABLE_GRACE_MS = 5000;
 
-/** The lock's owner and the file's identity (inode), or null when there is no lock. */
-async function readLock(file: string): Promise<(LockInfo & { ino: number }) | null> {
+/** The lock's owner and the file's identity (inode and text), or null when there is no lock. */
+async function readLock(file: string): Promise<(LockInfo & { ino: number; text: string | null }) | null> {
   let stat: { ino: number; mtimeMs: number } = { ino: -1, mtimeMs: 0 };
+  let text: string | null = null;
   try {
     stat = statSync(file);
-    const info = JSON.parse(await fs.readFile(file, 'utf8')) as LockInfo;
-    if (typeof info.pid === 'number') return { ...info, ino: stat.ino };
+    text = await fs.readFile(file, 'utf8');
+    const info = JSON.parse(text) as LockInfo;
+    if (typeof info.pid === 'number') return { ...info, ino: stat.ino, text };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
   }
   // A lock that does not parse: damaged, or (on a filesystem without hard links, see tryCreate) being
   // written right now. Only an old one is given up on.
   const pid = Date.now() - stat.mtimeMs > UNREADABLE_GRACE_MS ? -1 : -2;
-  return { pid, host: os.hostname(), startedAt: '', ino: stat.ino };
+  return { pid, host: os.hostname(), startedAt: '', ino: stat.ino, text };
 }
 
 /** Takes the lock's name if free: true when this process now holds it. */
@@ -149,11 +152,15 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
     const stale = owner.host === os.hostname() && owner.pid !== -2 && (owner.pid === -1 || !alive(owner.pid));
     if (stale) {
       // Moved aside, not deleted: if another process recovered the same stale lock and took the name
-      // meanwhile, what was moved is its fresh lock (another inode), and it is put back.
+      // meanwhile, what was moved is its fresh lock, and it is put back. The inode alone does not tell:
+      // ext4 gives the stale lock's freed inode number straight to the next new file, so the text is
+      // compared too.
       const grave = `${file}.stale-${process.pid}-${attempt}`;
       try {
         renameSync(file, grave);
-        if (owner.ino !== -1 && statSync(grave).ino !== owner.ino) linkSync(grave, file);
+        const moved = owner.ino !== -1 && statSync(grave).ino !== owner.ino;
+        if (moved || (owner.text !== null && readFileSync(grave, 'utf8') !== owner.text))
+          linkSync(grave, file);
       } catch {
         // gone already (another recovery), or the name was taken again: the next attempt sorts it out
       }
