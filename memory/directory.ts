@@ -205,14 +205,11 @@ export class DirectoryPersistence implements Persistence {
     await writeFileAtomic(segmentFile(this.dir, name, 'meta'), jsonPieces(files.meta));
     await writeFileAtomic(segmentFile(this.dir, name, 'bm25'), jsonPieces(files.bm25));
     await writeFileAtomic(segmentFile(this.dir, name, 'links'), jsonPieces(files.links));
-    await writeFileAtomic(
-      segmentTextFile(this.dir, name),
-      segmentTextPieces(
-        name,
-        files.meta.docs,
-        files.chunks.chunks.map((c) => c.text),
-      ),
-    );
+    // UTF-8 cannot hold a lone surrogate (it would be read back as U+FFFD, unlike the chunk file's
+    // JSON), so a segment with one has no column and is read from its chunk file.
+    const texts = files.chunks.chunks.map((c) => c.text);
+    if (texts.every((t) => t.isWellFormed()))
+      await writeFileAtomic(segmentTextFile(this.dir, name), segmentTextPieces(name, files.meta.docs, texts));
     await writeFileAtomic(segmentFile(this.dir, name, 'chunks'), jsonPieces(files.chunks));
   }
 

@@ -182,4 +182,24 @@ describe('store grep over chunk files', () => {
     await reader.close();
     await writer.close();
   });
+  it('keeps lone surrogates as the chunk file has them, in grep and in chunk reads', async () => {
+    const dir = path.join(tempDir(), 'store');
+    const store = await ChunkStore.open(dir, { create: true });
+    const text = 'before \ud800 lone \udfff after\n';
+    await store.ingestText('lone', text, { path: '/p/lone.md' });
+    await store.ingestText('fine', 'plain text\n', { path: '/p/fine.md' });
+    const read = async (s: ChunkStore) => ({
+      chunk: s.getChunk('lone:0')!.text,
+      grep: (await s.grep('[\\ud800-\\udfff]')).matches.map((m) => m.text),
+      replacement: (await s.grep('\ufffd', { literal: true })).matches.length,
+    });
+    const expected = { chunk: text, grep: ['before \ud800 lone \udfff after'], replacement: 0 };
+    expect(await read(store)).toEqual(expected);
+    await store.close();
+    const reopened = await ChunkStore.open(dir);
+    expect(await read(reopened)).toEqual(expected);
+    await reopened.close();
+    // Segments without a lone surrogate keep their column.
+    expect(await textColumns(dir)).toEqual(['seg-000002.text']);
+  });
 });
