@@ -15,7 +15,6 @@ import {
   linkSync,
   openSync,
   readFileSync,
-  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -61,22 +60,22 @@ function alive(pid: number): boolean {
 /** How old an unreadable lock must be before it counts as left by a dead process. */
 const UNREADABLE_GRACE_MS = 5000;
 
-/** The lock's owner and the file's identity (inode and text), or null when there is no lock. */
-async function readLock(file: string): Promise<(LockInfo & { ino: number; text: string | null }) | null> {
-  let stat: { ino: number; mtimeMs: number } = { ino: -1, mtimeMs: 0 };
+/** The lock's owner and its text as read (null when it could not be read), or null when there is no lock. */
+async function readLock(file: string): Promise<(LockInfo & { text: string | null }) | null> {
+  let mtimeMs = 0;
   let text: string | null = null;
   try {
-    stat = statSync(file);
+    mtimeMs = statSync(file).mtimeMs;
     text = await fs.readFile(file, 'utf8');
     const info = JSON.parse(text) as LockInfo;
-    if (typeof info.pid === 'number') return { ...info, ino: stat.ino, text };
+    if (typeof info.pid === 'number') return { ...info, text };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
   }
   // A lock that does not parse: damaged, or (on a filesystem without hard links, see tryCreate) being
-  // written right now. Only an old one is given up on.
-  const pid = Date.now() - stat.mtimeMs > UNREADABLE_GRACE_MS ? -1 : -2;
-  return { pid, host: os.hostname(), startedAt: '', ino: stat.ino, text };
+  // written right now. Only an old one is given up on, and one that cannot be read is never broken.
+  const pid = Date.now() - mtimeMs > UNREADABLE_GRACE_MS ? -1 : -2;
+  return { pid, host: os.hostname(), startedAt: '', text };
 }
 
 /** Takes the lock's name if free: true when this process now holds it. */
@@ -115,12 +114,55 @@ function tryCreate(file: string, me: LockInfo): boolean {
 /** What `link` fails with where a filesystem has no hard links. */
 const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
 
+/** How long a recovery may hold the break lock before others count it as abandoned. */
+const BREAK_STALE_MS = 10_000;
+
 /**
- * True for a file a lock taker left behind when it was killed mid-way (its own copy of the lock, or a
- * stale lock it moved aside) and whose process is gone; the next writer deletes it.
+ * Removes the stale lock at `file` if it still holds `staleText`; false when another process is
+ * recovering it now or the lock could not be read (the caller waits). Recoverers first take `write.lock.break`, created whole like the
+ * lock, so one at a time re-reads and removes: between that read and the removal no fresh lock can
+ * appear (the name is taken by the stale one), and a fresh lock, whose text differs, is never removed.
+ * Moving the stale lock aside instead, as before, freed the name of a live lock for a moment whenever
+ * two processes recovered the same stale lock, letting a third take it: two holders.
+ */
+function breakStale(file: string, staleText: string | null, me: LockInfo): boolean {
+  // A lock that could not be read cannot be told from a fresh one: it is left to a person.
+  if (staleText === null) return false;
+  const breaker = `${file}.break`;
+  if (!tryCreate(breaker, me)) {
+    // Held for the time of a read and an unlink: one this old was left by a process killed meanwhile.
+    let abandoned = false;
+    try {
+      abandoned = Date.now() - statSync(breaker).mtimeMs > BREAK_STALE_MS;
+    } catch {
+      // gone meanwhile
+    }
+    if (!abandoned) return false;
+    rmSync(breaker, { force: true });
+    if (!tryCreate(breaker, me)) return false;
+  }
+  try {
+    let now: string | null;
+    try {
+      now = readFileSync(file, 'utf8');
+    } catch {
+      now = null;
+    }
+    // Gone, or replaced by a fresh lock (another text): either way the next attempt sees what is there.
+    if (now === staleText) rmSync(file, { force: true });
+    return true;
+  } finally {
+    rmSync(breaker, { force: true });
+  }
+}
+
+/**
+ * True for a file a lock taker left behind when it was killed mid-way (its own copy of the lock or of
+ * the break lock; `stale-` files are what older versions moved aside) and whose process is gone; the
+ * next writer deletes it.
  */
 export function isLeftoverLockFile(name: string): boolean {
-  const pid = /^write\.lock\.(?:stale-)?(\d+)-[0-9a-f]+$/.exec(name)?.[1];
+  const pid = /^write\.lock\.(?:break\.|stale-)?(\d+)-[0-9a-f]+$/.exec(name)?.[1];
   return pid !== undefined && !alive(Number(pid));
 }
 
@@ -135,7 +177,7 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
     ...(opts.command ? { command: opts.command } : {}),
   };
   let waited = false;
-  for (let attempt = 0; ; attempt++) {
+  for (;;) {
     if (tryCreate(file, me)) {
       let released = false;
       return {
@@ -150,23 +192,8 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
     if (owner === null) continue; // released between our attempt and the read
     // pid -2: unreadable but young, so maybe being written; wait for it like a live owner.
     const stale = owner.host === os.hostname() && owner.pid !== -2 && (owner.pid === -1 || !alive(owner.pid));
-    if (stale) {
-      // Moved aside, not deleted: if another process recovered the same stale lock and took the name
-      // meanwhile, what was moved is its fresh lock, and it is put back. The inode alone does not tell:
-      // ext4 gives the stale lock's freed inode number straight to the next new file, so the text is
-      // compared too.
-      const grave = `${file}.stale-${process.pid}-${attempt}`;
-      try {
-        renameSync(file, grave);
-        const moved = owner.ino !== -1 && statSync(grave).ino !== owner.ino;
-        if (moved || (owner.text !== null && readFileSync(grave, 'utf8') !== owner.text))
-          linkSync(grave, file);
-      } catch {
-        // gone already (another recovery), or the name was taken again: the next attempt sorts it out
-      }
-      rmSync(grave, { force: true });
-      continue;
-    }
+    // A stale lock is removed only under the break lock, and only if it still holds what was read.
+    if (stale && breakStale(file, owner.text, me)) continue;
     if (Date.now() < deadline && !waited) {
       waited = true;
       opts.onWait?.({
@@ -180,7 +207,9 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
       const who =
         owner.pid > 0
           ? `process ${owner.pid} on ${owner.host}${what} since ${owner.startedAt}`
-          : 'a writer still writing its lock file';
+          : owner.pid === -2
+            ? 'a writer still writing its lock file'
+            : 'a lock file that cannot be read';
       throw new RlmError(
         'STORE_LOCKED',
         `store ${dir} is locked by ${who}; wait for it to finish, or remove the lock file if that process is gone.`,

@@ -1,9 +1,9 @@
-import nodeFs, { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import nodeFs, { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock } from '../../memory/lock.ts';
+import { caught } from '../helpers/errors.ts';
 import { tempDir } from './helpers/corpus.ts';
 
 describe('the write lock under stale-lock recovery races', () => {
@@ -52,63 +52,22 @@ describe('the write lock under stale-lock recovery races', () => {
       go();
     }
   });
-  it('never frees the lock name of a live holder while recovering a stale lock (a third taker gets in)', async () => {
+  it('recovers a stale lock one process at a time, and clears a break lock left by a killed recoverer', async () => {
     const dir = tempDir();
     const lockFile = path.join(dir, 'write.lock');
+    const breaker = path.join(dir, 'write.lock.break');
     const dead = { pid: 999999999, host: os.hostname(), startedAt: new Date(0).toISOString() };
     writeFileSync(lockFile, JSON.stringify(dead));
-
-    // B reads the stale lock and is held up; A recovers it and takes the lock meanwhile.
-    const readFile = nodeFs.promises.readFile;
-    const rename = nodeFs.renameSync;
-    let go!: () => void;
-    const held = new Promise<void>((r) => {
-      go = r;
-    });
-    let first = true;
-    nodeFs.promises.readFile = (async (...args: Parameters<typeof readFile>) => {
-      const text = await readFile(...args);
-      if (first && String(args[0]) === lockFile) {
-        first = false;
-        await held;
-      }
-      return text;
-    }) as typeof readFile;
-    // When B moves the lock aside (A's live lock, as it turns out), C tries to take the lock at once.
-    let cTook: boolean | null = null;
-    try {
-      const b = acquireLock(dir, { command: 'B' });
-      await new Promise((r) => setTimeout(r, 50));
-      const a = await acquireLock(dir, { command: 'A' });
-      nodeFs.renameSync = (from, to) => {
-        rename(from, to);
-        if (cTook !== null || String(from) !== lockFile) return;
-        try {
-          writeFileSync(lockFile, JSON.stringify({ ...dead, pid: process.pid, command: 'C' }), {
-            flag: 'wx',
-          });
-          cTook = true;
-        } catch {
-          cTook = false;
-        }
-      };
-      syncBuiltinESMExports();
-      go();
-      const outcome = await b.then(
-        async (lock) => {
-          await lock.release();
-          return 'B holds the lock';
-        },
-        (err: { code?: string }) => err.code,
-      );
-      // A still holds the lock: neither B nor C may have it.
-      expect({ outcome, cTook }).toEqual({ outcome: 'STORE_LOCKED', cTook: false });
-      await a.release();
-    } finally {
-      nodeFs.promises.readFile = readFile;
-      nodeFs.renameSync = rename;
-      syncBuiltinESMExports();
-      go();
-    }
+    // Another process is recovering the stale lock right now: wait for it, do not take it over.
+    writeFileSync(breaker, JSON.stringify({ ...dead, pid: process.pid }));
+    expect((await caught(acquireLock(dir))).code).toBe('STORE_LOCKED');
+    expect(readFileSync(lockFile, 'utf8')).toBe(JSON.stringify(dead));
+    // That recoverer was killed: its break lock grows old and is cleared, and the stale lock goes.
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(breaker, old, old);
+    const lock = await acquireLock(dir, { command: 'after' });
+    expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: process.pid, command: 'after' });
+    await lock.release();
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
