@@ -210,6 +210,7 @@ export class DirectoryPersistence implements Persistence {
     const texts = files.chunks.chunks.map((c) => c.text);
     if (texts.every((t) => t.isWellFormed()))
       await writeFileAtomic(segmentTextFile(this.dir, name), segmentTextPieces(name, files.meta.docs, texts));
+    else await fs.rm(segmentTextFile(this.dir, name), { force: true }); // one of a rewrite's earlier version
     await writeFileAtomic(segmentFile(this.dir, name, 'chunks'), jsonPieces(files.chunks));
   }
 
