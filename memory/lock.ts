@@ -119,11 +119,12 @@ const BREAK_STALE_MS = 10_000;
 
 /**
  * Removes the stale lock at `file` if it still holds `staleText`; false when another process is
- * recovering it now or the lock could not be read (the caller waits). Recoverers first take `write.lock.break`, created whole like the
- * lock, so one at a time re-reads and removes: between that read and the removal no fresh lock can
- * appear (the name is taken by the stale one), and a fresh lock, whose text differs, is never removed.
- * Moving the stale lock aside instead, as before, freed the name of a live lock for a moment whenever
- * two processes recovered the same stale lock, letting a third take it: two holders.
+ * recovering it now or the lock could not be read (the caller waits). Recoverers first take
+ * `write.lock.break`, created whole like the lock, so one at a time re-reads and removes: between that
+ * read and the removal no fresh lock can appear (the name is taken by the stale one), and a fresh lock,
+ * whose text differs, is never removed. Moving the stale lock aside instead, as before, freed the name
+ * of a live lock for a moment whenever two processes recovered the same stale lock, letting a third
+ * take it: two holders.
  */
 function breakStale(file: string, staleText: string | null, me: LockInfo): boolean {
   // A lock that could not be read cannot be told from a fresh one: it is left to a person.
