@@ -35,7 +35,7 @@ export interface SegmentSource {
    * The segment's text column and chunk file, when the segment lives in files (grep then reads them in
    * its worker, one at a time); undefined for a segment held in memory.
    */
-  filePaths?(segment: string): { text: string; chunks: string } | undefined;
+  filePaths?: ((segment: string) => { text: string; chunks: string } | undefined) | undefined;
 }
 
 export interface GraphState {
@@ -394,7 +394,11 @@ export class ChunkGraph {
   async grep(pattern: string, opts: GrepOptions = {}): Promise<GrepResult> {
     const docs = toSet(opts.document);
     const inFiles = this.state.segments.some((s) => this.source.filePaths?.(s));
-    this.grepRunner ??= new GrepRunner([], inFiles ? { workerYoungMb: FILE_GREP_YOUNG_MB } : {});
+    // Decided by where segments live, not by whether there are any yet: the runner keeps its worker.
+    this.grepRunner ??= new GrepRunner(
+      [],
+      this.source.filePaths ? { workerYoungMb: FILE_GREP_YOUNG_MB } : {},
+    );
     if (!inFiles) {
       // A store held in memory: the worker keeps a copy of the corpus between greps.
       const chunks: GrepChunk[] = [];

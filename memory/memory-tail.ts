@@ -94,8 +94,16 @@ export class MemoryTail implements SegmentSource {
 
   private readonly base: SegmentSource;
 
+  /**
+   * Where the base keeps a segment's files (a block lives in memory: undefined). Only there when the base
+   * keeps segments in files, so a graph over memory alone can tell without a segment to ask about.
+   */
+  readonly filePaths: SegmentSource['filePaths'];
+
   constructor(base: SegmentSource) {
     this.base = base;
+    const basePaths = base.filePaths?.bind(base);
+    this.filePaths = basePaths && ((segment) => (this.files(segment) ? undefined : basePaths(segment)));
   }
 
   get size(): number {
@@ -201,9 +209,5 @@ export class MemoryTail implements SegmentSource {
   }
   links(segment: string) {
     return this.files(segment)?.links ?? this.base.links(segment);
-  }
-  /** A block lives in memory; other segments are where the base keeps them. */
-  filePaths(segment: string) {
-    return this.files(segment) ? undefined : this.base.filePaths?.(segment);
   }
 }

@@ -139,11 +139,13 @@ describe('store grep over chunk files', () => {
       embedder: null,
     });
     const block = view.segments.find((s) => s.startsWith('jrn-'))!;
-    expect(tail.filePaths('seg-000001')).toEqual({
+    expect(tail.filePaths?.('seg-000001')).toEqual({
       text: '/s/seg-000001.text',
       chunks: '/s/seg-000001.chunks.json',
     });
-    expect(tail.filePaths(block)).toBeUndefined();
+    expect(tail.filePaths?.(block)).toBeUndefined();
+    // Over a source held in memory, the tail has no file paths at all.
+    expect(new MemoryTail({} as SegmentSource).filePaths).toBeUndefined();
   });
 
   it('ignores a text column whose layout is not the one the documents and meta files give', async () => {
