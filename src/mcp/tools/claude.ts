@@ -9,7 +9,7 @@ import { roundScore } from '../../shapes.ts';
 import { guard, structured } from '../results.ts';
 import type { Connection } from '../server.ts';
 import type { ServerContext } from '../server-context.ts';
-import { checkedStoreDir, queryArg, storeArg } from './store-arg.ts';
+import { checkedStoreDir, countArg, queryArg, storeArg } from './store-arg.ts';
 
 const READ_ONLY = {
   readOnlyHint: true,
@@ -100,13 +100,7 @@ export function registerClaudeTools(server: McpServer, ctx: ServerContext, conn:
         .object({
           query: queryArg(ctx.limits, 'query').describe('What to look for.'),
           store: storeArg,
-          k: z
-            .number()
-            .int()
-            .min(1)
-            .max(ctx.limits.maxResults)
-            .optional()
-            .describe('Number of exchanges (default 10).'),
+          k: countArg(ctx.limits).describe('Number of exchanges (default 10).'),
           ...filterArgs,
         })
         .strict(),

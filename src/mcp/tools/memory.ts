@@ -12,7 +12,7 @@ import { recallResults } from '../../shapes.ts';
 import { guard, structured } from '../results.ts';
 import type { Connection } from '../server.ts';
 import type { ServerContext } from '../server-context.ts';
-import { checkedStoreDir, queryArg, storeArg } from './store-arg.ts';
+import { checkedStoreDir, countArg, queryArg, storeArg } from './store-arg.ts';
 
 const topicArg = z.string().min(1, 'topic must not be empty').max(MAX_TOPIC_CHARS);
 const tagsArg = z.array(z.string().min(1).max(200)).max(50);
@@ -121,13 +121,7 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext, conn:
           query: queryArg(ctx.limits, 'query').describe('What to look for.'),
           topic: topicArg.optional().describe('Only this topic.'),
           tags: tagsArg.optional().describe('Only memories with all of these tags.'),
-          k: z
-            .number()
-            .int()
-            .min(1)
-            .max(ctx.limits.maxResults)
-            .optional()
-            .describe('Number of results (default 10).'),
+          k: countArg(ctx.limits).describe('Number of results (default 10).'),
           since: when.optional().describe('Created at or after: ISO date, or Nd for N days ago.'),
           until: when.optional().describe('Created at or before: ISO date, or Nd for N days ago.'),
           archived: z.boolean().optional().describe('Include archived memories (default false).'),

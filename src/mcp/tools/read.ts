@@ -12,7 +12,7 @@ import { grepView } from '../grep-view.ts';
 import { guard, structured } from '../results.ts';
 import type { Connection } from '../server.ts';
 import type { ServerContext } from '../server-context.ts';
-import { checkedStoreDir, queryArg, storeArg } from './store-arg.ts';
+import { checkedStoreDir, countArg, queryArg, storeArg } from './store-arg.ts';
 
 const READ_ONLY = {
   readOnlyHint: true,
@@ -94,13 +94,7 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
         .object({
           query: queryArg(limits, 'query').describe('Words to search for.'),
           store: storeArg,
-          k: z
-            .number()
-            .int()
-            .min(1)
-            .max(limits.maxResults)
-            .optional()
-            .describe('Number of results (default 10).'),
+          k: countArg(limits).describe('Number of results (default 10).'),
           document: documentsArg,
           tags: z.array(z.string().min(1)).max(50).optional().describe('Only chunks with all of these tags.'),
           type: z
@@ -206,13 +200,7 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
           store: storeArg,
           literal: z.boolean().optional().describe('Match the pattern as plain text.'),
           ignore_case: z.boolean().optional(),
-          limit: z
-            .number()
-            .int()
-            .min(1)
-            .max(limits.maxResults)
-            .optional()
-            .describe('Most matches (default 100).'),
+          limit: countArg(limits).describe('Most matches (default 100).'),
           document: documentsArg,
           context_lines: z
             .number()

@@ -13,6 +13,11 @@ export function queryArg(limits: Pick<McpLimits, 'maxQueryChars'>, what: string)
     .max(limits.maxQueryChars, `${what} is longer than ${limits.maxQueryChars} characters`);
 }
 
+/** An optional count of results (`k`, `limit`): a whole number from 1 to `maxResults`. */
+export function countArg(limits: Pick<McpLimits, 'maxResults'>) {
+  return z.number().int().min(1).max(limits.maxResults).optional();
+}
+
 /** Optional store folder; the server's default (RLM_STORE) applies when it is left out. */
 export const storeArg = z
   .string()
