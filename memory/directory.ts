@@ -78,16 +78,15 @@ class DirectorySource implements SegmentSource {
     return meta;
   }
 
-  texts(segment: string): string[] {
+  texts(segment: string, meta: SegmentMeta): string[] {
     // The text column when it is there and checks out; stores written before it (or a damaged one) use
     // the chunk file, which holds the same text.
     try {
       const bytes = readFileSync(segmentTextFile(this.dir, segment));
-      const texts = decodeSegmentText(bytes, segment, this.meta(segment).docs);
+      const texts = decodeSegmentText(bytes, segment, meta.docs);
       if (texts) return texts;
-    } catch (err) {
-      // A missing or unreadable column: the chunk file decides. A bad meta file is reported as such.
-      if (isRlmError(err, 'STORE_CORRUPT')) throw err;
+    } catch {
+      // A missing or unreadable column: the chunk file decides.
     }
     const file = this.read<SegmentChunksFile>(segment, 'chunks');
     const problem = chunksProblem(file, segment);

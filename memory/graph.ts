@@ -28,7 +28,8 @@ import type { VectorIndex } from './vectors.ts';
 /** Where segment files come from: the store folder, or memory. Loads are synchronous and cached here. */
 export interface SegmentSource {
   meta(segment: string): SegmentMeta;
-  texts(segment: string): string[];
+  /** The segment's chunk texts in chunk order; `meta` is its meta file, which the caller has already read. */
+  texts(segment: string, meta: SegmentMeta): string[];
   bm25(segment: string): Bm25Segment;
   links(segment: string): SegmentLinks;
   /**
@@ -155,7 +156,7 @@ export class ChunkGraph {
   private segmentTexts(segment: string): string[] {
     let t = this.texts.get(segment);
     if (!t) {
-      t = this.source.texts(segment);
+      t = this.source.texts(segment, this.meta(segment));
       this.texts.set(segment, t);
     }
     return t;

@@ -78,6 +78,19 @@ export type GrepWorkerReply =
 let corpus: GrepChunk[] = [];
 let corpusVersion = -1;
 
+/** The request's regex, or null after reporting why it does not compile. */
+function compile(
+  msg: { requestId: number; source: string; flags: string },
+  post: (reply: GrepWorkerReply) => void,
+): RegExp | null {
+  try {
+    return new RegExp(msg.source, msg.flags);
+  } catch (err) {
+    post({ type: 'failed', requestId: msg.requestId, message: (err as Error).message });
+    return null;
+  }
+}
+
 function handle(msg: GrepWorkerRequest, post: (reply: GrepWorkerReply) => void): void {
   if (msg.type === 'grepSegments') {
     grepSegments(msg, post);
@@ -98,13 +111,8 @@ function handle(msg: GrepWorkerRequest, post: (reply: GrepWorkerReply) => void):
     return;
   }
   const deadline = performance.now() + msg.timeoutMs;
-  let re: RegExp;
-  try {
-    re = new RegExp(msg.source, msg.flags);
-  } catch (err) {
-    post({ type: 'failed', requestId: msg.requestId, message: (err as Error).message });
-    return;
-  }
+  const re = compile(msg, post);
+  if (!re) return;
   const documents = msg.documents === null ? null : new Set(msg.documents);
   // Matches are posted as found so the host keeps them even if it has to kill this thread mid-search.
   const outcome = scanChunks(
@@ -150,32 +158,22 @@ interface SegmentScan {
   onRead: () => void;
 }
 
-/** A chunk whose text is decoded only when its turn comes. */
-interface LazyChunk {
-  id: string;
-  text: () => string;
-}
-
-/** Scans chunks already in reporting order. */
-function scanInOrder(chunks: readonly LazyChunk[], job: SegmentScan): 'truncated' | 'timedOut' | null {
-  for (const c of chunks) {
-    if (performance.now() > job.spec.deadline) return 'timedOut';
-    const stop = scanChunk({ id: c.id, text: c.text() }, job.find, job.spec, job.state, job.onMatch);
-    if (stop !== null) return stop;
-  }
-  return null;
-}
-
 /** Chunks of the wanted documents in reporting order: by document rank, then ordinal. */
 function inOrder(
   chunks: { id: string; document: string; ordinal: number; text: string }[],
   wanted: Set<string>,
   rank: Map<string, number>,
-): LazyChunk[] {
+): GrepChunk[] {
   return chunks
     .filter((c) => wanted.has(c.document))
     .sort((a, b) => (rank.get(a.document) ?? 0) - (rank.get(b.document) ?? 0) || a.ordinal - b.ordinal)
-    .map((c) => ({ id: c.id, text: () => c.text }));
+    .map((c) => ({ id: c.id, text: c.text }));
+}
+
+/** Scans chunks already in memory and in reporting order. */
+function scanHeld(chunks: GrepChunk[], job: SegmentScan): 'truncated' | 'timedOut' | null {
+  const outcome = scanChunks(chunks, job.find, job.spec, job.onMatch);
+  return outcome.truncated ? 'truncated' : outcome.timedOut ? 'timedOut' : null;
 }
 
 /**
@@ -230,7 +228,7 @@ function scanSegment(seg: GrepSegment, job: SegmentScan): 'truncated' | 'timedOu
       ordinal: Number(c.id.slice(c.id.lastIndexOf(':') + 1)),
       text: c.text,
     }));
-    return scanInOrder(inOrder(chunks, new Set(seg.documents), job.rank), job);
+    return scanHeld(inOrder(chunks, new Set(seg.documents), job.rank), job);
   }
   let size = -1;
   try {
@@ -245,7 +243,7 @@ function scanSegment(seg: GrepSegment, job: SegmentScan): 'truncated' | 'timedOu
   }
   const records = (JSON.parse(readFileSync(seg.chunks, 'utf8')) as { chunks: ChunkRecord[] }).chunks;
   job.onRead();
-  return scanInOrder(inOrder(records, new Set(seg.runs.map((r) => r.id)), job.rank), job);
+  return scanHeld(inOrder(records, new Set(seg.runs.map((r) => r.id)), job.rank), job);
 }
 
 /** A match with its place in the reporting order. */
@@ -282,13 +280,8 @@ function grepSegments(
   post: (reply: GrepWorkerReply) => void,
 ): void {
   const rank = new Map(msg.order.map((d, i) => [d, i]));
-  let re: RegExp;
-  try {
-    re = new RegExp(msg.source, msg.flags);
-  } catch (err) {
-    post({ type: 'failed', requestId: msg.requestId, message: (err as Error).message });
-    return;
-  }
+  const re = compile(msg, post);
+  if (!re) return;
   const ranked = (match: GrepMatch): Ranked => {
     const colon = match.id.lastIndexOf(':');
     return {

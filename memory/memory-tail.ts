@@ -10,7 +10,7 @@ import { chunkKey, type GraphState, type SegmentSource } from './graph.ts';
 import { isJournalEntry, type JournalEntry } from './memory-model.ts';
 import type { CommittedState, Persistence, SegmentFiles } from './persistence.ts';
 import { buildSegment } from './search/bm25.ts';
-import { buildMeta, SEGMENT_VERSION } from './segment.ts';
+import { buildMeta, SEGMENT_VERSION, type SegmentMeta } from './segment.ts';
 import { buildRecords, type PendingDoc } from './segment-builder.ts';
 import type { ChunkRecord, DocumentRecord } from './types.ts';
 
@@ -200,9 +200,9 @@ export class MemoryTail implements SegmentSource {
   meta(segment: string) {
     return this.files(segment)?.meta ?? this.base.meta(segment);
   }
-  texts(segment: string): string[] {
+  texts(segment: string, meta: SegmentMeta): string[] {
     const f = this.files(segment);
-    return f ? f.chunks.chunks.map((c) => c.text) : this.base.texts(segment);
+    return f ? f.chunks.chunks.map((c) => c.text) : this.base.texts(segment, meta);
   }
   bm25(segment: string) {
     return this.files(segment)?.bm25 ?? this.base.bm25(segment);
