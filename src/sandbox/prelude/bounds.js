@@ -31,13 +31,7 @@ for (let i = 0; i < REGEX_PROTOCOL.length; i++) {
       return ReflectApply(native, this, arguments);
     },
   }['[Symbol.' + label + ']'];
-  defineProperty(guarded, 'length', { value: native.length });
-  defineProperty($RegExp.prototype, symbol, {
-    value: guarded,
-    writable: d.writable,
-    enumerable: d.enumerable,
-    configurable: d.configurable,
-  });
+  replaceMethod($RegExp.prototype, symbol, d, guarded);
 }
 
 const $ArrayBuffer = ArrayBuffer;

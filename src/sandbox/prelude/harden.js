@@ -84,6 +84,20 @@ function typedLength(o) {
   }
 }
 
+/**
+ * Puts `guarded` in place of the method `key` of `owner` whose descriptor is `d`: same length, same
+ * attributes, so only what it refuses tells it from the native one.
+ */
+function replaceMethod(owner, key, d, guarded) {
+  defineProperty(guarded, 'length', { value: d.value.length });
+  defineProperty(owner, key, {
+    value: guarded,
+    writable: d.writable,
+    enumerable: d.enumerable,
+    configurable: d.configurable,
+  });
+}
+
 function guardMethod(proto, name, label, lengthOf, order) {
   const d = getOwnPropertyDescriptor(proto, name);
   if (d === undefined || typeof d.value !== 'function') return;
@@ -118,13 +132,7 @@ function guardMethod(proto, name, label, lengthOf, order) {
       },
     }[name];
   }
-  defineProperty(guarded, 'length', { value: native.length });
-  defineProperty(proto, name, {
-    value: guarded,
-    writable: d.writable,
-    enumerable: d.enumerable,
-    configurable: d.configurable,
-  });
+  replaceMethod(proto, name, d, guarded);
 }
 
 const ARRAY_METHODS = [
@@ -288,13 +296,7 @@ for (let i = 0; i < STRING_METHODS.length; i++) {
       return ReflectApply(native, this, arguments);
     },
   }[name];
-  defineProperty(guarded, 'length', { value: native.length });
-  defineProperty(String.prototype, name, {
-    value: guarded,
-    writable: d.writable,
-    enumerable: d.enumerable,
-    configurable: d.configurable,
-  });
+  replaceMethod(String.prototype, name, d, guarded);
 }
 const STRING_BUILDERS = ['repeat', 'padStart', 'padEnd'];
 for (let i = 0; i < STRING_BUILDERS.length; i++) {
@@ -309,13 +311,7 @@ for (let i = 0; i < STRING_BUILDERS.length; i++) {
       return ReflectApply(native, this, arguments);
     },
   }[name];
-  defineProperty(guarded, 'length', { value: native.length });
-  defineProperty(String.prototype, name, {
-    value: guarded,
-    writable: d.writable,
-    enumerable: d.enumerable,
-    configurable: d.configurable,
-  });
+  replaceMethod(String.prototype, name, d, guarded);
 }
 
 const regexCompile = getOwnPropertyDescriptor($RegExp.prototype, 'compile');
