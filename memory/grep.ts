@@ -275,13 +275,20 @@ export class GrepRunner {
     const p = plan(pattern, opts, this.defaultTimeoutMs);
     if (this.closed) throw new RlmError('ABORTED', 'grep runner is closed');
     if (p.literal) return grepLiteral(this.corpus, p);
+    return this.withWorker(async (worker) => {
+      await this.ensureLoaded(worker);
+      return this.search(worker, p);
+    });
+  }
+
+  /** Runs `fn` after every earlier grep, with the worker holding the process open meanwhile. */
+  private withWorker<T>(fn: (worker: Worker) => Promise<T>): Promise<T> {
     return this.exclusive(async () => {
       if (this.closed) throw new RlmError('ABORTED', 'grep runner is closed');
       const worker = this.ensureWorker();
       worker.ref();
       try {
-        await this.ensureLoaded(worker);
-        return await this.search(worker, p);
+        return await fn(worker);
       } finally {
         // The worker may have been replaced or closed meanwhile; only unref the live one.
         if (this.worker === worker) worker.unref();
@@ -304,27 +311,19 @@ export class GrepRunner {
     const p = plan(pattern, opts, this.defaultTimeoutMs);
     if (this.closed) throw new RlmError('ABORTED', 'grep runner is closed');
     const source = p.literal ? escapeRegExp(p.pattern) : p.pattern;
-    return this.exclusive(async () => {
-      if (this.closed) throw new RlmError('ABORTED', 'grep runner is closed');
-      const worker = this.ensureWorker();
-      worker.ref();
-      try {
-        const requestId = this.nextRequestId++;
-        return await this.search(worker, p, {
-          type: 'grepSegments',
-          requestId,
-          segments,
-          order,
-          source,
-          flags: p.flags,
-          limit: p.limit,
-          context: p.context,
-          timeoutMs: p.timeoutMs,
-        });
-      } finally {
-        if (this.worker === worker) worker.unref();
-      }
-    });
+    return this.withWorker((worker) =>
+      this.search(worker, p, {
+        type: 'grepSegments',
+        requestId: this.nextRequestId++,
+        segments,
+        order,
+        source,
+        flags: p.flags,
+        limit: p.limit,
+        context: p.context,
+        timeoutMs: p.timeoutMs,
+      }),
+    );
   }
 
   /** Terminates the worker and fails any grep in flight with ABORTED. Idempotent. */
