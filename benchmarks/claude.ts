@@ -26,7 +26,7 @@ const QUERIES = [
 
 /** The child's part: import, re-import, recall timings; prints figures as JSON. */
 async function child(projectsDir: string, storeDir: string): Promise<void> {
-  const { ChunkStore } = await import('../memory/store.ts');
+  const { ChunkStore } = await import('../memory/files/store.ts');
   const { importClaude } = await import('../src/claude/import.ts');
   const { recall } = await import('../src/claude/catalog.ts');
   const t0 = performance.now();
@@ -68,7 +68,7 @@ async function child(projectsDir: string, storeDir: string): Promise<void> {
 
 /** The child's part for one huge session: import time and peak RSS. */
 async function childOne(file: string, storeDir: string): Promise<void> {
-  const { ChunkStore } = await import('../memory/store.ts');
+  const { ChunkStore } = await import('../memory/files/store.ts');
   const { importClaude } = await import('../src/claude/import.ts');
   const t0 = performance.now();
   const store = await ChunkStore.open(storeDir, { create: true });

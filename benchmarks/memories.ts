@@ -8,8 +8,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { RememberInput } from '../memory/memory-model.ts';
-import { ChunkStore } from '../memory/store.ts';
+import { ChunkStore } from '../memory/files/store.ts';
+import type { RememberInput } from '../memory/memories/memory-model.ts';
 import { MEMORY_IMPORTANCE } from '../memory/types.ts';
 import { Rng } from './rng.ts';
 
@@ -91,7 +91,7 @@ export async function benchMemories(opts: MemoriesBenchOptions = {}): Promise<Re
     mkdirSync(root, { recursive: true });
     let t = 0;
     // The disk's own floor: one small append + fdatasync, measured first, in the same folder.
-    const { appendJournalLine } = await import('../memory/journal.ts');
+    const { appendJournalLine } = await import('../memory/files/journal.ts');
     const floor: number[] = [];
     let end = 0;
     for (let i = 0; i < 200; i++) {

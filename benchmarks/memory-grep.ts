@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type GrepChunk, GrepRunner } from '../memory/grep.ts';
+import { type GrepChunk, GrepRunner } from '../memory/grep/grep.ts';
 import { median } from './stats.ts';
 
 const TARGET_CHARS = 40 * 1024 * 1024;

@@ -5,8 +5,8 @@
  */
 
 import { fileURLToPath } from 'node:url';
-import { chunkText } from '../memory/chunkers/index.ts';
-import { clearTokenCache, countTokens } from '../memory/tokens.ts';
+import { chunkText } from '../memory/ingest/chunkers/index.ts';
+import { clearTokenCache, countTokens } from '../memory/ingest/tokens.ts';
 
 /** Small seeded PRNG (mulberry32) so every run chunks the same text. */
 function prng(seed: number): () => number {

@@ -7,8 +7,8 @@
  *   from the end), and the prompt says so;
  * - `bm25`: the top-k chunks of the context from the chunk graph's BM25 index, then one model call.
  */
-import { MemoryChunkStore } from '../memory/in-memory-store.ts';
-import { TokenScanner } from '../memory/tokens.ts';
+import { MemoryChunkStore } from '../memory/in-memory/store.ts';
+import { TokenScanner } from '../memory/ingest/tokens.ts';
 import type { Model } from '../src/runtime/model.ts';
 import type { ModelFactory, RlmOptions, SandboxFactory } from '../src/runtime/options.ts';
 import { costOf, type PriceTable } from '../src/runtime/pricing.ts';

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
-import { ChunkStore } from '../memory/store.ts';
+import { ChunkStore } from '../memory/files/store.ts';
 import { queries, writeCorpus } from './corpus.ts';
 
 export interface StoreBenchOptions {

@@ -11,14 +11,7 @@
  * const hits = await store.search('rate limit', { k: 5 });
  * ```
  */
-export {
-  createEmbedder,
-  HashingEmbedder,
-  OpenAIEmbedder,
-  type OpenAIEmbedderOptions,
-} from './embedders/index.ts';
-export type { Embedder } from './embedders/types.ts';
-export { MemoryChunkStore } from './in-memory-store.ts';
+
 // Memories (remember / recall / decay / consolidate) live in the chunk graph: every store has them.
 export type {
   Memory,
@@ -28,16 +21,24 @@ export type {
   RememberingStore,
   Summarizer,
   TopicSummary,
-} from './memories.ts';
+} from './engine/memories.ts';
+export { type RepairOptions, type RepairReport, repairStore } from './files/repair.ts';
+export { ChunkStore, type OpenOptions } from './files/store.ts';
+export { MemoryChunkStore } from './in-memory/store.ts';
+export { countTokens } from './ingest/tokens.ts';
 export {
   DEFAULT_MEMORY_SETTINGS,
   memoryWeight,
   type RememberInput,
   recallScore,
-} from './memory-model.ts';
-export { type RepairOptions, type RepairReport, repairStore } from './repair.ts';
-export { ChunkStore, type OpenOptions } from './store.ts';
-export { countTokens } from './tokens.ts';
+} from './memories/memory-model.ts';
+export {
+  createEmbedder,
+  HashingEmbedder,
+  OpenAIEmbedder,
+  type OpenAIEmbedderOptions,
+} from './search/embedders/index.ts';
+export type { Embedder } from './search/embedders/types.ts';
 export type {
   AccessStats,
   ChunkerName,

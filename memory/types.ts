@@ -24,7 +24,7 @@ export const LINK_TYPES: readonly LinkType[] = [
   'summarizes',
 ];
 
-/** `memory`: one chunk holding a remembered text whole (see memory/memories.ts). */
+/** `memory`: one chunk holding a remembered text whole (see memory/engine/memories.ts). */
 export type ChunkerName = 'size' | 'paragraph' | 'lines' | 'turn' | 'markdown' | 'memory';
 
 export type MemoryImportance = 'critical' | 'high' | 'medium' | 'low';
@@ -32,7 +32,7 @@ export const MEMORY_IMPORTANCE: readonly MemoryImportance[] = ['critical', 'high
 export type MemorySource = 'cli' | 'mcp' | 'hook' | 'consolidation';
 export const MEMORY_SOURCES: readonly MemorySource[] = ['cli', 'mcp', 'hook', 'consolidation'];
 
-/** Decay, archiving and consolidation settings of a store's memories (defaults in memory/memory-model.ts). */
+/** Decay, archiving and consolidation settings of a store's memories (defaults in memory/memories/memory-model.ts). */
 export interface MemorySettings {
   /** Weight kept per day without access, before the importance multiplier (default 0.95). */
   decayRate: number;

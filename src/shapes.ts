@@ -3,7 +3,7 @@
  * MCP server's structured content must stay identical, so both build them here. Results that point into
  * a store name the file each document came from (`path`, null for text ingested without one).
  */
-import type { RecallHit } from '../memory/memories.ts';
+import type { RecallHit } from '../memory/engine/memories.ts';
 import type { ChunkRecord, DocumentRecord, GrepResult, Link, SearchHit } from '../memory/types.ts';
 import type { RlmResult } from './runtime/result.ts';
 

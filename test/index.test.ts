@@ -30,7 +30,7 @@ describe('entry points', () => {
     expect(files).toContain('src/runtime/rlm.ts');
     expect(files).toContain('src/runtime/providers/anthropic.ts');
     // Token counting only; its tokenizer (tiktoken) loads on the first count.
-    expect(under(files, 'memory/')).toEqual(['memory/tokens.ts']);
+    expect(under(files, 'memory/')).toEqual(['memory/ingest/tokens.ts']);
     // The document list the prompt shows (plain data: no isolate, no native addon).
     expect(under(files, 'src/sandbox/').sort()).toEqual([
       'src/sandbox/documents.ts',
@@ -42,8 +42,8 @@ describe('entry points', () => {
 
   it('`rlm/memory` loads the chunk graph, not its tokenizer (first count), the runtime, sandbox or MCP server', () => {
     const { files, packages } = loads('memory/index.ts');
-    expect(files).toContain('memory/store.ts');
-    expect(files).toContain('memory/tokens.ts');
+    expect(files).toContain('memory/files/store.ts');
+    expect(files).toContain('memory/ingest/tokens.ts');
     // No package at all: tiktoken and vectra load on first use, and the store's files are checked
     // without a schema library (zod alone costs every store command ~80 ms to load).
     expect(packages).toEqual([]);
@@ -61,8 +61,8 @@ describe('entry points', () => {
     expect(packages).not.toContain('@anthropic-ai/sdk');
     // The grep engine over the context is shared with the store; the store itself is not loaded.
     expect(under(files, 'memory/').sort()).toEqual([
-      'memory/grep-scan.ts',
-      'memory/grep.ts',
+      'memory/grep/grep-scan.ts',
+      'memory/grep/grep.ts',
       'memory/types.ts',
     ]);
     expect(under(files, 'src/runtime/')).toEqual([]);

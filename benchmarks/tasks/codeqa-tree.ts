@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { countTokens } from '../../memory/tokens.ts';
+import { countTokens } from '../../memory/ingest/tokens.ts';
 import type { Rng } from '../rng.ts';
 
 /** One source file; `path` is relative to the tree root, with `/` separators. */

@@ -5,7 +5,7 @@
  * more. Distractor chains reuse the attribute, and decoy facts give A other attributes, so grepping for the
  * name or the attribute alone is not enough. Scored by exact match.
  */
-import { countTokens } from '../../memory/tokens.ts';
+import { countTokens } from '../../memory/ingest/tokens.ts';
 import { Rng } from '../rng.ts';
 import { sizeLabel } from './text.ts';
 import type { BenchTask, GenerateParams } from './types.ts';

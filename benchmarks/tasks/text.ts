@@ -3,7 +3,7 @@
  * tokenizer caches pieces, so repetitive synthetic text counts fast) and joined in blocks, so a 10M-token
  * context never exists as millions of loose strings plus a copy at the same time for long.
  */
-import { countTokens } from '../../memory/tokens.ts';
+import { countTokens } from '../../memory/ingest/tokens.ts';
 
 const BLOCK_LINES = 4096;
 

@@ -4,7 +4,7 @@
  */
 
 import { RlmError } from '../../core/errors.ts';
-import { MemoryChunkStore } from '../../memory/in-memory-store.ts';
+import { MemoryChunkStore } from '../../memory/in-memory/store.ts';
 import { createModel } from '../runtime/providers/index.ts';
 import { RLM } from '../runtime/rlm.ts';
 

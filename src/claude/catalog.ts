@@ -5,7 +5,7 @@
  */
 
 import { RlmError } from '../../core/errors.ts';
-import type { BaseStore } from '../../memory/base-store.ts';
+import type { BaseStore } from '../../memory/engine/base-store.ts';
 import type { DocumentRecord } from '../../memory/types.ts';
 
 export interface ProjectEntry {

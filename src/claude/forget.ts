@@ -1,5 +1,5 @@
 /** `rlm claude forget --project P`: deletes every imported session of a project, in one commit. */
-import type { BaseStore } from '../../memory/base-store.ts';
+import type { BaseStore } from '../../memory/engine/base-store.ts';
 import { timeline } from './catalog.ts';
 
 export interface ForgetReport {

@@ -4,7 +4,7 @@
  * wait for the store lock as long as it needs.
  */
 import { appendFileSync } from 'node:fs';
-import { ChunkStore } from '../../memory/store.ts';
+import { ChunkStore } from '../../memory/files/store.ts';
 import { importClaude } from './import.ts';
 
 function log(file: string, line: string): void {

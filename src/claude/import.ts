@@ -6,7 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import type { BaseStore } from '../../memory/base-store.ts';
+import type { BaseStore } from '../../memory/engine/base-store.ts';
 import type { DocumentRecord, ImportItem } from '../../memory/types.ts';
 import { decodeFolderName, type FoundSession, findSessions, type Note, sessionAt, sniff } from './files.ts';
 import { HEAD_BYTES, headHash, type ResumePoint, readSessionParts } from './reader.ts';

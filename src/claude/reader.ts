@@ -6,9 +6,9 @@
  * part for its new lines and nothing already imported is read again.
  */
 import { createHash } from 'node:crypto';
-import { packRange } from '../../memory/chunkers/common.ts';
-import { parseChatLine } from '../../memory/chunkers/turn-jsonl.ts';
-import { countTokens } from '../../memory/tokens.ts';
+import { packRange } from '../../memory/ingest/chunkers/common.ts';
+import { parseChatLine } from '../../memory/ingest/chunkers/turn-jsonl.ts';
+import { countTokens } from '../../memory/ingest/tokens.ts';
 import type { ChunkDraft, DocumentMeta, ImportedDocument } from '../../memory/types.ts';
 import { readLines } from './lines.ts';
 

@@ -39,7 +39,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'regex or literal search over all chunk text',
     load: async () => {
       // The grep worker boots on its own thread while the command's modules load and the store opens.
-      (await import('../../memory/grep.ts')).prestartGrepWorker();
+      (await import('../../memory/grep/grep.ts')).prestartGrepWorker();
       return (await import('./commands/query.ts')).grep;
     },
   },

@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../../core/errors.ts';
+import { MANIFEST_FILE, SEGMENTS_DIR } from '../../memory/files/manifest.ts';
+import { ChunkStore, type OpenOptions } from '../../memory/files/store.ts';
 import { expandHome } from '../../memory/fsutil.ts';
-import { MANIFEST_FILE, SEGMENTS_DIR } from '../../memory/manifest.ts';
-import { ChunkStore, type OpenOptions } from '../../memory/store.ts';
 import type { CliIO } from './io.ts';
 
 /**

@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { RlmError } from '../../core/errors.ts';
-import { scanPaths } from '../../memory/files.ts';
+import { scanPaths } from '../../memory/ingest/files.ts';
 import type { FileAccess } from './access.ts';
 import { describeBytes } from './limits.ts';
 

@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import { RlmError } from '../../core/errors.ts';
+import { ChunkStore } from '../../memory/files/store.ts';
 import { expandHome } from '../../memory/fsutil.ts';
-import { ChunkStore } from '../../memory/store.ts';
 
 /** Opens stores on first use and hands out the same handle afterwards. */
 export class StoreRegistry {

@@ -2,7 +2,7 @@
  * Consolidation of memories by a model: the seam between the store (which knows nothing of models) and
  * the providers. Used by `rlm consolidate`, automatic consolidation after `remember`, and the MCP tools.
  */
-import type { RememberingStore, Summarizer } from '../../memory/memories.ts';
+import type { RememberingStore, Summarizer } from '../../memory/engine/memories.ts';
 import type { Model } from './model.ts';
 import { createModel } from './providers/index.ts';
 

@@ -116,7 +116,7 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
   const noop = async (): Promise<void> => {};
 
   if (paths !== undefined && paths.length > 0) {
-    const { MemoryChunkStore } = await import('../../memory/in-memory-store.ts');
+    const { MemoryChunkStore } = await import('../../memory/in-memory/store.ts');
     const mem = new MemoryChunkStore();
     const report = await mem.ingestPaths(paths, input.signal === undefined ? {} : { signal: input.signal });
     if (report.documents === 0) {
@@ -135,7 +135,7 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
     };
   }
   if (typeof store === 'string') {
-    const { ChunkStore } = await import('../../memory/store.ts');
+    const { ChunkStore } = await import('../../memory/files/store.ts');
     const opened = await ChunkStore.open(store);
     const documents = storeDocuments(opened);
     return {

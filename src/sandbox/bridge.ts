@@ -9,7 +9,7 @@
  */
 
 import { isRlmError } from '../../core/errors.ts';
-import { type GrepChunk, GrepRunner } from '../../memory/grep.ts';
+import { type GrepChunk, GrepRunner } from '../../memory/grep/grep.ts';
 import {
   type ChunkReader,
   type GrepOptions,
@@ -309,7 +309,7 @@ export class HostBridge {
   }
 
   private async grep(pattern: string, o: Record<string, unknown>): Promise<unknown> {
-    // The host parses the pattern on its main thread (memory/grep.ts checks its syntax there), and V8
+    // The host parses the pattern on its main thread (memory/grep/grep.ts checks its syntax there), and V8
     // parses unicode property classes slowly: a megabyte of `\p{L}` stalls the event loop for seconds.
     if (pattern.length > MAX_GREP_PATTERN_CHARS) {
       throw new HostCallError(

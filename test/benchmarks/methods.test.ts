@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bm25Prompt, directPrompt, headTokens, retrieve, runMethod } from '../../benchmarks/methods.ts';
 import { generateTask } from '../../benchmarks/tasks/index.ts';
-import { countTokens } from '../../memory/tokens.ts';
+import { countTokens } from '../../memory/ingest/tokens.ts';
 import type { Model, ModelRequest, ModelResponse } from '../../src/runtime/model.ts';
 
 /** Records the prompt and answers with a fixed text. */

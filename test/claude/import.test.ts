@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeProject, sessionLines, sessionText, writeSession } from '../../benchmarks/claude-corpus.ts';
-import { MemoryChunkStore } from '../../memory/in-memory-store.ts';
-import { ChunkStore } from '../../memory/store.ts';
+import { ChunkStore } from '../../memory/files/store.ts';
+import { MemoryChunkStore } from '../../memory/in-memory/store.ts';
 import { listProjects, recall, timeline } from '../../src/claude/catalog.ts';
 import { importClaude } from '../../src/claude/import.ts';
 

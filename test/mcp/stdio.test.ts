@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChunkStore } from '../../memory/store.ts';
+import { ChunkStore } from '../../memory/files/store.ts';
 import { TOOL_NAMES } from '../../src/mcp/server.ts';
 import { createServerContext } from '../../src/mcp/server-context.ts';
 import { serveStdio } from '../../src/mcp/stdio.ts';

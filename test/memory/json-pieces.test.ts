@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ChunkStore } from '../../memory/files/store.ts';
 import { jsonPieces } from '../../memory/json-pieces.ts';
-import { ChunkStore } from '../../memory/store.ts';
 import { prose, tempDir, writeSampleCorpus } from './helpers/corpus.ts';
 
 const joined = (value: object) => [...jsonPieces(value)].join('');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countTokens } from '../../memory/tokens.ts';
+import { countTokens } from '../../memory/ingest/tokens.ts';
 import { buildLeafPrompt, buildSystemPrompt, describeContext, fill } from '../../src/prompts/build.ts';
 import { firstMessage, turnFeedback } from '../../src/prompts/messages.ts';
 import type { ContextShape, PromptLimits } from '../../src/prompts/shape.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isRlmError } from '../../core/errors.ts';
-import { MemoryChunkStore } from '../../memory/in-memory-store.ts';
+import { MemoryChunkStore } from '../../memory/in-memory/store.ts';
 import { ScriptedModel } from '../../src/runtime/providers/scripted.ts';
 import { RLM } from '../../src/runtime/rlm.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';

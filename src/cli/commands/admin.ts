@@ -1,4 +1,4 @@
-import { repairStore } from '../../../memory/repair.ts';
+import { repairStore } from '../../../memory/files/repair.ts';
 import { documentList } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
 import { ask, type CliIO, canAsk, EXIT_FAILURE, EXIT_OK, writeJson } from '../io.ts';

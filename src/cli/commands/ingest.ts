@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
-import { BINARY_NOTE } from '../../../memory/files.ts';
+import { BINARY_NOTE } from '../../../memory/ingest/files.ts';
 import type { ChunkerName, IngestReport } from '../../../memory/types.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';

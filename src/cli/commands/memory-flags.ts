@@ -4,8 +4,8 @@
  */
 
 import { RlmError } from '../../../core/errors.ts';
-import type { RememberingStore } from '../../../memory/memories.ts';
-import { parseWhen } from '../../../memory/memory-model.ts';
+import type { RememberingStore } from '../../../memory/engine/memories.ts';
+import { parseWhen } from '../../../memory/memories/memory-model.ts';
 import { MEMORY_IMPORTANCE, type MemoryImportance, type MemorySettings } from '../../../memory/types.ts';
 import type { CliIO } from '../io.ts';
 

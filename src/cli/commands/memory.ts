@@ -1,10 +1,10 @@
 /**
  * Memory commands: `rlm remember | recall | forget | topics | decay | restore | consolidate`. Memories
- * live in the store's chunk graph (memory/memories.ts); these are thin layers over the library.
+ * live in the store's chunk graph (memory/engine/memories.ts); these are thin layers over the library.
  */
 
 import { RlmError } from '../../../core/errors.ts';
-import { checkRemember, parseWhen } from '../../../memory/memory-model.ts';
+import { checkRemember, parseWhen } from '../../../memory/memories/memory-model.ts';
 import { autoConsolidate, modelSummarizer } from '../../runtime/consolidate.ts';
 import { createModel } from '../../runtime/providers/index.ts';
 import { recallResults } from '../../shapes.ts';

@@ -1,11 +1,11 @@
 /**
  * Memory tools: `rlm_remember`, `rlm_recall`, `rlm_forget`, `rlm_topics`. They give the calling assistant
- * a memory that outlives the conversation, kept in a store's chunk graph (memory/memories.ts), so
+ * a memory that outlives the conversation, kept in a store's chunk graph (memory/engine/memories.ts), so
  * `rlm_answer` and `rlm_search` over that store see the memories too. Shapes follow the CLI's `--json`.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
-import { MAX_TOPIC_CHARS, parseWhen } from '../../../memory/memory-model.ts';
+import { MAX_TOPIC_CHARS, parseWhen } from '../../../memory/memories/memory-model.ts';
 import { MEMORY_IMPORTANCE, type MemoryImportance } from '../../../memory/types.ts';
 import { autoConsolidate } from '../../runtime/consolidate.ts';
 import { recallResults } from '../../shapes.ts';

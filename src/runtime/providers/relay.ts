@@ -17,7 +17,7 @@ import {
 import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
 import { abortedError, sleep } from '../../../core/http-retry.ts';
-import { countTokens as defaultCountTokens } from '../../../memory/tokens.ts';
+import { countTokens as defaultCountTokens } from '../../../memory/ingest/tokens.ts';
 import type { Model, ModelRequest, ModelResponse } from '../model.ts';
 
 export interface RelayModelOptions {

@@ -147,7 +147,7 @@ export class ScriptedModel implements Model {
 
 /** The project tokenizer (tiktoken's WebAssembly), loaded at the first call rather than with `rlm`. */
 async function projectTokenizer(): Promise<(text: string) => number> {
-  return (await import('../../../memory/tokens.ts')).countTokens;
+  return (await import('../../../memory/ingest/tokens.ts')).countTokens;
 }
 
 function lastUserMessage(request: ModelRequest): string {

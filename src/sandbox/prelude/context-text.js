@@ -3,7 +3,7 @@
  * isolated-vm external strings sharing the host's copy, so nothing here copies the context; a grep
  * runs under the block's CPU limit, which is what stops a catastrophic regex.
  *
- * Grep semantics follow memory/grep-scan.ts (the store's grep): one match per line, the line cut to a
+ * Grep semantics follow memory/grep/grep-scan.ts (the store's grep): one match per line, the line cut to a
  * 500-character window around the match, `before`/`after` taken around that window, ids `doc:N`.
  */
 const GREP_DEFAULT_LIMIT = 100;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateMultihop } from '../../../benchmarks/tasks/multihop.ts';
-import { countTokens } from '../../../memory/tokens.ts';
+import { countTokens } from '../../../memory/ingest/tokens.ts';
 
 /** Follows the chain with nothing but the question and the documents. */
 function solve(question: string, docs: string[]): { answer: string; docsUsed: Set<number> } {

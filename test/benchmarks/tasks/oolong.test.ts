@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../benchmarks/rng.ts';
 import { buildOolong, OOLONG_QUERIES, oolongQuestion } from '../../../benchmarks/tasks/oolong.ts';
 import { formatDay, generateOolongData, LABELS } from '../../../benchmarks/tasks/oolong-data.ts';
-import { countTokens } from '../../../memory/tokens.ts';
+import { countTokens } from '../../../memory/ingest/tokens.ts';
 import { dayOf, itemsFromContext, oolongAnswer } from '../helpers/oolong-oracle.ts';
 
 describe('oolong generator', () => {

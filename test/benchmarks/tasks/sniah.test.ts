@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateSniah } from '../../../benchmarks/tasks/sniah.ts';
-import { countTokens } from '../../../memory/tokens.ts';
+import { countTokens } from '../../../memory/ingest/tokens.ts';
 
 describe('sniah generator', () => {
   it('is deterministic for a seed and differs across seeds and indexes', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSession } from '../../../benchmarks/claude-corpus.ts';
-import { ChunkStore } from '../../../memory/store.ts';
+import { ChunkStore } from '../../../memory/files/store.ts';
 import { cli } from '../helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rlm-cli-claude-'));

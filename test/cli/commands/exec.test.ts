@@ -140,7 +140,7 @@ describe('rlm exec', () => {
   });
 
   it('backs the store helpers with --store', async () => {
-    const { ChunkStore } = await import('../../../memory/store.ts');
+    const { ChunkStore } = await import('../../../memory/files/store.ts');
     const storeDir = path.join(dir, 'store');
     const store = await ChunkStore.open(storeDir, { create: true });
     await store.ingestText('notes', 'The harbour master keeps the logbook.\n\nNothing about ships here.');
@@ -247,7 +247,7 @@ describe('rlm exec', () => {
   });
 
   it('falls back to $RLM_STORE without --context or --store', async () => {
-    const { ChunkStore } = await import('../../../memory/store.ts');
+    const { ChunkStore } = await import('../../../memory/files/store.ts');
     const storeDir = path.join(dir, 'env-store');
     const store = await ChunkStore.open(storeDir, { create: true });
     await store.ingestText('log', 'The lighthouse keeper logs every storm.');

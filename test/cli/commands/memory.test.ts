@@ -1,7 +1,7 @@
 import { promises as fs, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ChunkStore } from '../../../memory/store.ts';
+import { ChunkStore } from '../../../memory/files/store.ts';
 import { tempDir } from '../../memory/helpers/corpus.ts';
 import { cli } from '../helpers.ts';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChunkStore } from '../../../memory/store.ts';
+import { ChunkStore } from '../../../memory/files/store.ts';
 import { parseTrace } from '../../../src/runtime/trace.ts';
 import { type Connected, connect, textOf } from '../helpers/connect.ts';
 import { scripted } from '../helpers/rules.ts';

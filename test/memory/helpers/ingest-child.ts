@@ -1,5 +1,5 @@
 // Child process for crash and concurrency tests: ingests PATHS into DIR, printing a line per commit.
-import { ChunkStore } from '../../../memory/store.ts';
+import { ChunkStore } from '../../../memory/files/store.ts';
 
 const [dir, segmentChars, ...paths] = process.argv.slice(2);
 const store = await ChunkStore.open(dir!, { create: true, lockWaitMs: 60_000 });

@@ -2,7 +2,7 @@
 // `enter PID` and `exit PID` lines to LOG while it holds it.
 //   lock-child.ts DIR LOG N
 import { appendFileSync } from 'node:fs';
-import { acquireLock } from '../../../memory/lock.ts';
+import { acquireLock } from '../../../memory/files/lock.ts';
 
 const [dir, log, n] = process.argv.slice(2);
 for (let i = 0; i < Number(n); i++) {

@@ -3,7 +3,7 @@
 //   consolidate DIR TOPIC WHEN  consolidates TOPIC and dies by SIGKILL just before or just after the
 //                               manifest rename that commits it (WHEN = before | after)
 import fs from 'node:fs';
-import { ChunkStore } from '../../../memory/store.ts';
+import { ChunkStore } from '../../../memory/files/store.ts';
 
 const [mode, dir, arg1, arg2] = process.argv.slice(2);
 const store = await ChunkStore.open(dir!, { create: true, lockWaitMs: 60_000 });

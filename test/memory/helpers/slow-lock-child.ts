@@ -19,7 +19,7 @@ const writeFileSync = fs.writeFileSync;
 };
 syncBuiltinESMExports();
 
-const { acquireLock } = await import('../../../memory/lock.ts');
+const { acquireLock } = await import('../../../memory/files/lock.ts');
 const lock = await acquireLock(process.argv[2]!, { command: 'slow-writer' });
 process.stdout.write('held\n');
 await new Promise((r) => setTimeout(r, 1000));

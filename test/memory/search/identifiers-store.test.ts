@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repairStore } from '../../../memory/repair.ts';
-import { ChunkStore } from '../../../memory/store.ts';
+import { repairStore } from '../../../memory/files/repair.ts';
+import { ChunkStore } from '../../../memory/files/store.ts';
 import { tempDir } from '../helpers/corpus.ts';
 
 const CODE = 'export function rotate() {\n  const refreshToken = await fetchNewRefreshToken(session);\n}\n';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { smokeRules } from '../../../benchmarks/policies/smoke.ts';
-import { countTokens } from '../../../memory/tokens.ts';
+import { countTokens } from '../../../memory/ingest/tokens.ts';
 import type { ModelRequest } from '../../../src/runtime/model.ts';
 import {
   ScriptedModel,

@@ -1,0 +1,213 @@
+/**
+ * Journaled memories seen as chunks. Until a fold writes them into a real segment, the entries of the
+ * memory journal are served to the {@link ChunkGraph} as small in-memory segments (`jrn-S-N`: the N
+ * entries from entry S on), so search, grep, get_chunk and neighbors see a memory the moment
+ * `remember` returns, without rewriting any store file.
+ */
+import { chunkText } from '../ingest/chunkers/index.ts';
+import { contentHash } from '../ingest/files.ts';
+import { isJournalEntry, type JournalEntry } from '../memories/memory-model.ts';
+import { buildSegment } from '../search/bm25.ts';
+import type { ChunkRecord, DocumentRecord } from '../types.ts';
+import { chunkKey, type GraphState, type SegmentSource } from './graph.ts';
+import type { CommittedState, Persistence, SegmentFiles } from './persistence.ts';
+import { buildMeta, SEGMENT_VERSION, type SegmentMeta } from './segment.ts';
+import { buildRecords, type PendingDoc } from './segment-builder.ts';
+
+/** Tail block sizes: closed blocks of 64 and of 8 entries, then one open block of fewer than 8. */
+const BIG = 64;
+const SMALL = 8;
+
+/** The blocks covering `n` entries, as [start, count]: a block's contents change only when its name does. */
+function blockLayout(n: number): [number, number][] {
+  const out: [number, number][] = [];
+  let at = 0;
+  for (; at + BIG <= n; at += BIG) out.push([at, BIG]);
+  for (; at + SMALL <= n; at += SMALL) out.push([at, SMALL]);
+  if (at < n) out.push([at, n - at]);
+  return out;
+}
+/** Tail sizes fit under this, so view generations of different commits never meet. */
+export const MAX_TAIL = 1 << 20;
+
+/** A memory as a document waiting to be written. */
+export function memoryPending(e: JournalEntry): PendingDoc {
+  const tags = [...e.tags].sort();
+  const drafts = chunkText(e.text, 'memory').map((d) => ({ ...d, tags, time: e.createdAt }));
+  return {
+    record: {
+      id: e.id,
+      path: null,
+      hash: contentHash(e.text),
+      bytes: Buffer.byteLength(e.text),
+      chunker: 'memory',
+      ingestedAt: e.createdAt,
+      ...(tags.length > 0 ? { tags } : {}),
+      memory: { topic: e.topic, importance: e.importance, source: e.source },
+    },
+    drafts,
+    replaced: false,
+  };
+}
+
+/** A journaled memory turned into its chunk and document records once (block rebuilds reuse them). */
+interface Built {
+  record: ChunkRecord;
+  doc: DocumentRecord;
+}
+
+function buildOne(e: JournalEntry): Built {
+  const { records, documents } = buildRecords('jrn', e.createdAt, [memoryPending(e)], []);
+  return { record: records[0]!, doc: documents[0]! };
+}
+
+/** The four files of a tail block (no links: a fold computes them) and its document records. */
+function tailFiles(name: string, part: Built[]): { files: SegmentFiles; documents: DocumentRecord[] } {
+  const createdAt = part[0]?.record.createdAt ?? new Date(0).toISOString();
+  const records = part.map((b) => b.record);
+  return {
+    documents: part.map((b, i) => ({ ...b.doc, segment: name, first: i })),
+    files: {
+      chunks: { version: SEGMENT_VERSION, segment: name, chunks: records },
+      meta: buildMeta(name, createdAt, records),
+      bm25: buildSegment(records.map((r) => ({ id: chunkKey(name, r.id), text: r.text }))),
+      links: { version: SEGMENT_VERSION, segment: name, related: [], signatures: records.map(() => []) },
+    },
+  };
+}
+
+export class MemoryTail implements SegmentSource {
+  /** Journal file these entries come from, and the byte offset read up to. */
+  journal: string | null = null;
+  end = 0;
+  private entries: JournalEntry[] = [];
+  private built: Built[] = [];
+  private readonly blocks = new Map<string, SegmentFiles>();
+  /** Document records of each block, by block name (they name their segment). */
+  private readonly blockDocs = new Map<string, DocumentRecord[]>();
+  /** Blocks added since the graph's view last took their documents. */
+  private fresh: string[] = [];
+  /** Block names in entry order. */
+  private order: string[] = [];
+  private merged: Map<string, DocumentRecord> | undefined;
+  private mergedFor: CommittedState | undefined;
+
+  private readonly base: SegmentSource;
+
+  /**
+   * Where the base keeps a segment's files (a block lives in memory: undefined). Only there when the base
+   * keeps segments in files, so a graph over memory alone can tell without a segment to ask about.
+   */
+  readonly filePaths: SegmentSource['filePaths'];
+
+  constructor(base: SegmentSource) {
+    this.base = base;
+    const basePaths = base.filePaths?.bind(base);
+    this.filePaths = basePaths && ((segment) => (this.files(segment) ? undefined : basePaths(segment)));
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  all(): readonly JournalEntry[] {
+    return this.entries;
+  }
+
+  /** Forgets every entry (after a fold, or when the journal file changed). */
+  reset(journal: string | null): void {
+    this.journal = journal;
+    this.end = 0;
+    this.entries = [];
+    this.built = [];
+    this.blocks.clear();
+    this.blockDocs.clear();
+    this.fresh = [];
+    this.order = [];
+    this.merged = undefined;
+    this.mergedFor = undefined;
+  }
+
+  /** Reads the journal lines appended since the last look; true when there were some. */
+  async sync(persistence: Pick<Persistence, 'readJournal'>): Promise<boolean> {
+    const name = this.journal;
+    if (name === null) return false;
+    const from = this.end;
+    const { lines, end } = await persistence.readJournal(name, from);
+    // A remember of this process (or another sync) moved the tail meanwhile: these lines are known.
+    if (this.journal !== name || this.end !== from) return false;
+    if (lines.length === 0 && end === from) return false;
+    const entries: JournalEntry[] = [];
+    for (const line of lines) {
+      try {
+        const e: unknown = JSON.parse(line);
+        if (isJournalEntry(e)) entries.push(e);
+      } catch {
+        // a complete line that does not parse cannot come from a writer; skip it
+      }
+    }
+    this.add(entries, end);
+    return true;
+  }
+
+  /** Adds entries read from the journal. */
+  add(entries: JournalEntry[], end: number): void {
+    this.end = end;
+    if (entries.length === 0) return;
+    this.entries.push(...entries);
+    for (const e of entries) this.built.push(buildOne(e));
+    // Only the open block is rebuilt on each remember; a closed block of 8 is built once, and one of 64
+    // once per 64 memories, so the tail stays a few small segments without rebuilding much each time.
+    const wanted = new Map(blockLayout(this.entries.length).map(([at, n]) => [`jrn-${at}-${n}`, [at, n]]));
+    for (const name of [...this.blocks.keys()]) {
+      if (!wanted.has(name)) {
+        this.blocks.delete(name);
+        this.blockDocs.delete(name);
+      }
+    }
+    for (const [name, [at, n]] of wanted) {
+      if (this.blocks.has(name)) continue;
+      const built = tailFiles(name, this.built.slice(at!, at! + n!));
+      this.blocks.set(name, built.files);
+      this.blockDocs.set(name, built.documents);
+      this.fresh.push(name);
+    }
+    this.order = [...wanted.keys()];
+  }
+
+  /** The graph's view: the committed state plus the journaled memories. */
+  view(state: CommittedState): GraphState {
+    let names = this.fresh;
+    if (this.mergedFor !== state || !this.merged) {
+      this.merged = new Map(state.documents);
+      this.mergedFor = state;
+      names = [...this.blocks.keys()];
+    }
+    // Documents of new blocks are (re)set: they name the block they now live in. The map is not copied.
+    for (const name of names) for (const d of this.blockDocs.get(name) ?? []) this.merged.set(d.id, d);
+    this.fresh = [];
+    return {
+      documents: this.merged,
+      segments: [...state.segments, ...this.order],
+      manual: state.manual,
+      generation: state.generation * MAX_TAIL + this.entries.length,
+    };
+  }
+
+  private files(segment: string): SegmentFiles | undefined {
+    return segment.startsWith('jrn-') ? this.blocks.get(segment) : undefined;
+  }
+  meta(segment: string) {
+    return this.files(segment)?.meta ?? this.base.meta(segment);
+  }
+  texts(segment: string, meta: SegmentMeta): string[] {
+    const f = this.files(segment);
+    return f ? f.chunks.chunks.map((c) => c.text) : this.base.texts(segment, meta);
+  }
+  bm25(segment: string) {
+    return this.files(segment)?.bm25 ?? this.base.bm25(segment);
+  }
+  links(segment: string) {
+    return this.files(segment)?.links ?? this.base.links(segment);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The seam between a chunk store and where its bytes live: a folder of JSON files
+ * (memory/files/directory.ts) or memory (memory/in-memory/store.ts).
+ */
+
+import type { Bm25Segment } from '../search/bm25.ts';
+import type { AccessStats, MemoryConfig } from '../types.ts';
+import type { GraphState, SegmentSource } from './graph.ts';
+import type { SegmentChunksFile, SegmentLinks, SegmentMeta } from './segment.ts';
+
+/** The committed state of a store: what its manifest names. */
+export interface CommittedState extends GraphState {
+  nextSegment: number;
+  embedder: { spec: string; dimensions: number } | null;
+  /** Memory settings and journal; absent until the first memory. */
+  memory?: MemoryConfig | undefined;
+}
+
+/** The four files of one segment. */
+export interface SegmentFiles {
+  chunks: SegmentChunksFile;
+  meta: SegmentMeta;
+  bm25: Bm25Segment;
+  links: SegmentLinks;
+}
+
+/** A writer's hold on a store; released once its commit is done (or abandoned). */
+export interface StoreLock {
+  release(): Promise<void>;
+}
+
+/** Where a store keeps its data. */
+export interface Persistence {
+  readonly source: SegmentSource;
+  /** The latest committed state (a writer calls it under the lock). */
+  readState(): Promise<CommittedState>;
+  /** The latest committed generation: a cheap check before {@link readState}. */
+  generation(): Promise<number>;
+  /**
+   * Complete lines of journal `name` from byte `from` on, and the byte offset after the last one (a torn
+   * last line from a killed writer is left out). A missing journal is empty.
+   */
+  readJournal(name: string, from: number): Promise<{ lines: string[]; end: number }>;
+  /** Appends one line durably (fsync) at `at`, cutting a torn tail first; returns the new end. Under the lock. */
+  appendJournal(name: string, at: number, line: string): Promise<number>;
+  lock(command: string): Promise<StoreLock>;
+  writeSegment(name: string, files: SegmentFiles): Promise<void>;
+  /** Makes `state` the committed one; segments not listed may be deleted afterwards. */
+  commit(state: CommittedState): Promise<void>;
+  /** Records reads of chunk ids (at `at` epoch ms, default now) for access stats. */
+  touch(ids: string[], at?: number): void;
+  accessStats(id: string): AccessStats;
+  /** Access count and last access (epoch ms, 0 if never) of a chunk id. */
+  accessRaw(id: string): [count: number, lastMs: number];
+  flush(): Promise<void>;
+}

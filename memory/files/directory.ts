@@ -1,0 +1,306 @@
+/**
+ * Persistence of a chunk graph in a folder of JSON files (see memory/SCHEMA.md). Segment files are
+ * written once and never changed; a commit writes new documents and links files and then swaps the
+ * manifest, so a process killed at any moment leaves the previous commit intact.
+ */
+import { promises as fs, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { isRlmError } from '../../core/errors.ts';
+import { ACCESS_FILE, ACCESS_LOG, AccessLog } from '../engine/access.ts';
+import type { SegmentSource } from '../engine/graph.ts';
+import type { CommittedState, Persistence, SegmentFiles, StoreLock } from '../engine/persistence.ts';
+import {
+  chunksProblem,
+  metaProblem,
+  type SegmentChunksFile,
+  type SegmentLinks,
+  type SegmentMeta,
+} from '../engine/segment.ts';
+import { corrupt, exists, parseJson, readJson, writeFileAtomic } from '../fsutil.ts';
+import { decodeSegmentText, segmentTextPieces } from '../grep/segment-text.ts';
+import { TOKENIZER } from '../ingest/tokens.ts';
+import { jsonPieces } from '../json-pieces.ts';
+import type { Bm25Segment } from '../search/bm25.ts';
+import { appendJournalLine, readJournalFile } from './journal.ts';
+import { acquireLock, isLeftoverLockFile, LOCK_FILE, type LockOptions } from './lock.ts';
+import {
+  BASE_SCHEMA_VERSION,
+  checkDocuments,
+  checkLinks,
+  checkManifest,
+  generationFile,
+  MANIFEST_FILE,
+  type Manifest,
+  SCHEMA_VERSION,
+  SEGMENTS_DIR,
+  type SegmentPart,
+  STORE_FORMAT,
+  segmentFile,
+  segmentTextFile,
+  VECTORS_DIR,
+} from './manifest.ts';
+
+export interface DirectoryOptions {
+  /** How long a writer waits for another one, ms (default 10000), before STORE_LOCKED. */
+  lockWaitMs?: number;
+  /** Called once when a writer starts waiting for another. */
+  onLockWait?: LockOptions['onWait'];
+}
+
+/** Loads segment files on demand, validating each; a bad one is STORE_CORRUPT naming it. */
+class DirectorySource implements SegmentSource {
+  private readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  private read<T>(segment: string, part: SegmentPart): T {
+    const file = segmentFile(this.dir, segment, part);
+    let raw: string;
+    try {
+      raw = readFileSync(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw corrupt(file, 'file is missing');
+      throw err;
+    }
+    return parseJson<T>(raw, file);
+  }
+
+  filePaths(segment: string): { text: string; chunks: string } {
+    return { text: segmentTextFile(this.dir, segment), chunks: segmentFile(this.dir, segment, 'chunks') };
+  }
+
+  meta(segment: string): SegmentMeta {
+    const meta = this.read<SegmentMeta>(segment, 'meta');
+    const problem = metaProblem(meta, segment);
+    if (problem) throw corrupt(segmentFile(this.dir, segment, 'meta'), problem);
+    return meta;
+  }
+
+  texts(segment: string, meta: SegmentMeta): string[] {
+    // The text column when it is there and checks out; stores written before it (or a damaged one) use
+    // the chunk file, which holds the same text.
+    try {
+      const bytes = readFileSync(segmentTextFile(this.dir, segment));
+      const texts = decodeSegmentText(bytes, segment, meta.docs);
+      if (texts) return texts;
+    } catch {
+      // A missing or unreadable column: the chunk file decides.
+    }
+    const file = this.read<SegmentChunksFile>(segment, 'chunks');
+    const problem = chunksProblem(file, segment);
+    if (problem) throw corrupt(segmentFile(this.dir, segment, 'chunks'), problem);
+    return file.chunks.map((c) => c.text);
+  }
+
+  bm25(segment: string): Bm25Segment {
+    const seg = this.read<Bm25Segment>(segment, 'bm25');
+    if (typeof seg !== 'object' || seg === null || !Array.isArray(seg.ids) || typeof seg.terms !== 'object') {
+      throw corrupt(segmentFile(this.dir, segment, 'bm25'), 'not a BM25 segment');
+    }
+    return seg;
+  }
+
+  links(segment: string): SegmentLinks {
+    const links = this.read<SegmentLinks>(segment, 'links');
+    if (
+      typeof links !== 'object' ||
+      links === null ||
+      !Array.isArray(links.related) ||
+      !Array.isArray(links.signatures)
+    ) {
+      throw corrupt(segmentFile(this.dir, segment, 'links'), 'not a links file');
+    }
+    return links;
+  }
+}
+
+export class DirectoryPersistence implements Persistence {
+  readonly source: SegmentSource;
+  private readonly access: AccessLog;
+
+  readonly dir: string;
+  private readonly opts: DirectoryOptions;
+
+  constructor(dir: string, opts: DirectoryOptions = {}) {
+    this.dir = dir;
+    this.opts = opts;
+    this.source = new DirectorySource(dir);
+    this.access = new AccessLog(dir);
+  }
+
+  get manifestPath(): string {
+    return path.join(this.dir, MANIFEST_FILE);
+  }
+
+  async readManifest(): Promise<Manifest> {
+    return checkManifest(await readJson(this.manifestPath), this.manifestPath);
+  }
+
+  /**
+   * The committed state. Readers take no lock, so a writer in another process may commit and delete the
+   * generation files named by the manifest just read: a missing file under a manifest that has since
+   * moved on is read again from the newer manifest, and only one missing under an unchanged manifest
+   * is corruption.
+   */
+  async readState(): Promise<CommittedState> {
+    for (let attempt = 1; ; attempt++) {
+      const m = await this.readManifest();
+      try {
+        return await this.readGeneration(m);
+      } catch (err) {
+        if (attempt >= 20 || !isRlmError(err, 'STORE_CORRUPT')) throw err;
+        if ((await this.readManifest()).generation === m.generation) throw err;
+      }
+    }
+  }
+
+  private async readGeneration(m: Manifest): Promise<CommittedState> {
+    const docsFile = path.join(this.dir, m.documents);
+    const linksFile = path.join(this.dir, m.links);
+    const docs = checkDocuments(await readJsonOrCorrupt(docsFile), docsFile);
+    const links = checkLinks(await readJsonOrCorrupt(linksFile), linksFile);
+    return {
+      generation: m.generation,
+      nextSegment: m.nextSegment,
+      segments: m.segments,
+      documents: new Map(docs.documents.map((d) => [d.id, d])),
+      manual: links.links,
+      embedder: m.embedder,
+      ...(m.memory ? { memory: m.memory } : {}),
+    };
+  }
+
+  async generation(): Promise<number> {
+    // Synchronous: a small file read on every write (remember), where a thread-pool hop costs more.
+    return checkManifest(
+      parseJson(readFileSync(this.manifestPath, 'utf8'), this.manifestPath),
+      this.manifestPath,
+    ).generation;
+  }
+
+  readJournal(name: string, from: number): Promise<{ lines: string[]; end: number }> {
+    return readJournalFile(path.join(this.dir, name), from);
+  }
+
+  appendJournal(name: string, at: number, line: string): Promise<number> {
+    return appendJournalLine(path.join(this.dir, name), at, line);
+  }
+
+  lock(command: string): Promise<StoreLock> {
+    return acquireLock(this.dir, {
+      waitMs: this.opts.lockWaitMs ?? 10_000,
+      command,
+      ...(this.opts.onLockWait ? { onWait: this.opts.onLockWait } : {}),
+    });
+  }
+
+  async writeSegment(name: string, files: SegmentFiles): Promise<void> {
+    await fs.mkdir(path.join(this.dir, SEGMENTS_DIR), { recursive: true });
+    // The chunks file last: a segment whose source of truth exists is complete.
+    // Streamed: the chunk file and the text column hold the segment's whole text, too big to build as
+    // one string.
+    await writeFileAtomic(segmentFile(this.dir, name, 'meta'), jsonPieces(files.meta));
+    await writeFileAtomic(segmentFile(this.dir, name, 'bm25'), jsonPieces(files.bm25));
+    await writeFileAtomic(segmentFile(this.dir, name, 'links'), jsonPieces(files.links));
+    // UTF-8 cannot hold a lone surrogate (it would be read back as U+FFFD, unlike the chunk file's
+    // JSON), so a segment with one has no column and is read from its chunk file.
+    const texts = files.chunks.chunks.map((c) => c.text);
+    if (texts.every((t) => t.isWellFormed()))
+      await writeFileAtomic(segmentTextFile(this.dir, name), segmentTextPieces(name, files.meta.docs, texts));
+    else await fs.rm(segmentTextFile(this.dir, name), { force: true }); // one of a rewrite's earlier version
+    await writeFileAtomic(segmentFile(this.dir, name, 'chunks'), jsonPieces(files.chunks));
+  }
+
+  async commit(state: CommittedState): Promise<void> {
+    const documents = generationFile('documents', state.generation);
+    const links = generationFile('links', state.generation);
+    await writeFileAtomic(
+      path.join(this.dir, documents),
+      jsonPieces({ version: 1, documents: [...state.documents.values()] }),
+    );
+    await writeFileAtomic(path.join(this.dir, links), jsonPieces({ version: 1, links: state.manual }));
+    let createdAt = new Date().toISOString();
+    try {
+      createdAt = (await this.readManifest()).createdAt;
+    } catch {
+      // first commit, or repairing a broken manifest
+    }
+    const manifest: Manifest = {
+      format: STORE_FORMAT,
+      // Only stores with memories need the newer schema; the others stay readable by older rlm.
+      schema: state.memory ? SCHEMA_VERSION : BASE_SCHEMA_VERSION,
+      generation: state.generation,
+      createdAt,
+      updatedAt: new Date().toISOString(),
+      tokenizer: TOKENIZER,
+      nextSegment: state.nextSegment,
+      segments: state.segments,
+      documents,
+      links,
+      embedder: state.embedder,
+      ...(state.memory ? { memory: state.memory } : {}),
+    };
+    await writeFileAtomic(this.manifestPath, JSON.stringify(manifest, null, 2));
+    await this.access.compact();
+    await this.removeUnreferenced(manifest);
+  }
+
+  /** Deletes files no manifest names: older generations, dropped segments, leftovers of a crash. */
+  async removeUnreferenced(manifest: Manifest): Promise<void> {
+    const keep = new Set([
+      MANIFEST_FILE,
+      manifest.documents,
+      manifest.links,
+      ACCESS_FILE,
+      ACCESS_LOG,
+      LOCK_FILE,
+      SEGMENTS_DIR,
+      VECTORS_DIR,
+      ...(manifest.memory ? [manifest.memory.journal] : []),
+    ]);
+    for (const name of await fs.readdir(this.dir)) {
+      if (keep.has(name)) continue;
+      if (
+        /^(documents|links)-\d+\.json$|^memories-\d+\.jsonl$/.test(name) ||
+        /\.tmp-\d+-[0-9a-f]+$/.test(name) ||
+        isLeftoverLockFile(name)
+      ) {
+        await fs.rm(path.join(this.dir, name), { force: true });
+      }
+    }
+    const live = new Set(manifest.segments);
+    const segDir = path.join(this.dir, SEGMENTS_DIR);
+    if (!(await exists(segDir))) return;
+    for (const name of await fs.readdir(segDir)) {
+      const seg = /^(seg-\d+)\./.exec(name)?.[1];
+      if ((seg && !live.has(seg)) || /\.tmp-\d+-[0-9a-f]+$/.test(name))
+        await fs.rm(path.join(segDir, name), { force: true });
+    }
+  }
+
+  touch(ids: string[], at?: number): void {
+    this.access.touch(ids, at);
+  }
+
+  accessStats(id: string) {
+    return this.access.stats(id);
+  }
+  accessRaw(id: string): [number, number] {
+    return this.access.raw(id);
+  }
+
+  async flush(): Promise<void> {
+    this.access.flushSync();
+  }
+}
+
+async function readJsonOrCorrupt(file: string): Promise<unknown> {
+  try {
+    return await readJson(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw corrupt(file, 'file is missing');
+    throw err;
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The manifest `rlm-store.json` is the store's commit point: it names the live segments and the current
+ * documents and links files. Everything it does not name is either older or not yet committed.
+ */
+import path from 'node:path';
+import { RlmError } from '../../core/errors.ts';
+import { corrupt } from '../fsutil.ts';
+import {
+  array,
+  describeProblem,
+  nullable,
+  number,
+  object,
+  oneOf,
+  optional,
+  type Shape,
+  string,
+} from '../shape.ts';
+import type { DocumentRecord, Link, MemoryConfig } from '../types.ts';
+
+export const STORE_FORMAT = 'rlm-chunk-graph';
+/** Newest schema this code reads and writes. A store without memories is still written as schema 1. */
+export const SCHEMA_VERSION = 2;
+/** Schema of a store that holds no memory configuration: readable by rlm versions before memories. */
+export const BASE_SCHEMA_VERSION = 1;
+export const MANIFEST_FILE = 'rlm-store.json';
+export const SEGMENTS_DIR = 'segments';
+export const VECTORS_DIR = 'vectors';
+
+export interface Manifest {
+  format: typeof STORE_FORMAT;
+  schema: number;
+  generation: number;
+  createdAt: string;
+  updatedAt: string;
+  tokenizer: string;
+  nextSegment: number;
+  segments: string[];
+  /** File names (in the store folder) of the current documents and manual-links files. */
+  documents: string;
+  links: string;
+  embedder: { spec: string; dimensions: number } | null;
+  /** Schema 2: memory settings and the journal of memories not yet folded into a segment. */
+  memory?: MemoryConfig;
+}
+
+export interface DocumentsFile {
+  version: number;
+  documents: DocumentRecord[];
+}
+
+export interface LinksFile {
+  version: number;
+  links: Link[];
+}
+
+export function generationFile(kind: 'documents' | 'links', generation: number): string {
+  return `${kind}-${String(generation).padStart(8, '0')}.json`;
+}
+
+export type SegmentPart = 'chunks' | 'meta' | 'bm25' | 'links';
+
+export function segmentFile(dir: string, segment: string, part: SegmentPart): string {
+  return path.join(dir, SEGMENTS_DIR, `${segment}.${part}.json`);
+}
+
+/** The segment's derived text column (memory/grep/segment-text.ts). */
+export function segmentTextFile(dir: string, segment: string): string {
+  return path.join(dir, SEGMENTS_DIR, `${segment}.text`);
+}
+
+const fileName = string((name) => {
+  if (name === '') return 'must be a file name';
+  return /[\\/]/.test(name) ? 'must be a file name in the store folder, not a path' : null;
+});
+const whole = number({ int: 'must be an integer', min: [0, 'must be >= 0'] });
+const integer = number({ int: 'must be an integer' });
+const matching = (re: RegExp, message: string) => string((s) => (re.test(s) ? null : message));
+
+/** What any version of the manifest has: read first, so a newer schema is refused before its fields are judged. */
+const manifestHeader = object({
+  format: oneOf([STORE_FORMAT], `not an rlm store manifest (format should be "${STORE_FORMAT}")`),
+  schema: (v) =>
+    typeof v === 'number' && Number.isInteger(v) ? null : { path: [], message: 'schema version missing' },
+});
+
+/**
+ * The manifest `rlm-store.json` (memory/SCHEMA.md). Fields it does not know are kept, so a later minor
+ * addition does not make older rlm versions call the store corrupt.
+ */
+const manifestShape = object({
+  format: oneOf([STORE_FORMAT], `not an rlm store manifest (format should be "${STORE_FORMAT}")`),
+  schema: integer,
+  generation: whole,
+  createdAt: string(),
+  updatedAt: string(),
+  tokenizer: string(),
+  nextSegment: whole,
+  segments: array(matching(/^seg-\d{6,}$/, 'must be a segment name (seg-NNNNNN)')),
+  documents: fileName,
+  links: fileName,
+  embedder: nullable(
+    object({
+      spec: string((s) => (s === '' ? 'must not be empty' : null)),
+      dimensions: number({ int: 'must be an integer', min: [1, 'must be >= 1'] }),
+    }),
+  ),
+  memory: optional(
+    object({
+      journal: matching(/^memories-\d+\.jsonl$/, 'must be a journal file name (memories-N.jsonl)'),
+      settings: object({}),
+    }),
+  ),
+});
+
+/** `documents-G.json`: the current documents; each record needs what reading its chunks needs. */
+const documentsShape = object({
+  version: integer,
+  documents: array(
+    object({
+      id: string(),
+      path: nullable(string()),
+      hash: string(),
+      segment: string(),
+      first: whole,
+      chunks: whole,
+    }),
+  ),
+});
+
+/** `links-G.json`: the hand-set links. */
+const linksShape = object({
+  version: integer,
+  links: array(
+    object({
+      from: string(),
+      to: string(),
+      type: oneOf(['supports', 'contradicts', 'summarizes'], 'must be supports, contradicts or summarizes'),
+    }),
+  ),
+});
+
+/** Checks `value` against `shape`; STORE_CORRUPT naming the file and the first bad field otherwise. */
+function check<T>(shape: Shape, value: unknown, file: string): T {
+  const p = shape(value);
+  if (p) throw corrupt(file, describeProblem(p));
+  return value as T;
+}
+
+/** Validates a parsed manifest, or throws STORE_CORRUPT / BAD_INPUT naming the file. */
+export function checkManifest(value: unknown, file: string): Manifest {
+  const header = check<{ schema: number }>(manifestHeader, value, file);
+  if (header.schema > SCHEMA_VERSION) {
+    throw new RlmError(
+      'BAD_INPUT',
+      `store ${path.dirname(file)} has schema ${header.schema}, newer than this rlm understands (${SCHEMA_VERSION}); upgrade rlm`,
+    );
+  }
+  return check<Manifest>(manifestShape, value, file);
+}
+
+/** Validates a parsed documents file, or throws STORE_CORRUPT naming the file. */
+export function checkDocuments(value: unknown, file: string): DocumentsFile {
+  return check<DocumentsFile>(documentsShape, value, file);
+}
+
+/** Validates a parsed links file, or throws STORE_CORRUPT naming the file. */
+export function checkLinks(value: unknown, file: string): LinksFile {
+  return check<LinksFile>(linksShape, value, file);
+}

@@ -1,0 +1,167 @@
+/**
+ * `ChunkStore`: the chunk graph kept in a folder. Opening reads only the manifest and the documents
+ * file; segments, indexes and links load on first use. Writers take the folder's lock.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { RlmError } from '../../core/errors.ts';
+import { RememberingStore } from '../engine/memories.ts';
+import type { CommittedState } from '../engine/persistence.ts';
+import { assertNotAFile, corrupt, exists } from '../fsutil.ts';
+import { createEmbedder, embedderConfig } from '../search/embedders/index.ts';
+import type { Embedder } from '../search/embedders/types.ts';
+import { VECTOR_META_FILE, VectorIndex } from '../search/vectors.ts';
+import { type DirectoryOptions, DirectoryPersistence } from './directory.ts';
+import { MANIFEST_FILE, SEGMENTS_DIR, segmentTextFile, VECTORS_DIR } from './manifest.ts';
+
+export interface OpenOptions {
+  /** Create an empty store when the folder has none (default false). */
+  create?: boolean;
+  /**
+   * Embedder spec (`hash`, `hash:384`, `openai:MODEL`, `ollama:MODEL`) for vector search. Fixed when a
+   * store is created; an existing store keeps the one it was built with.
+   */
+  embedder?: string;
+  /** Environment for embedder keys and endpoints (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** How long a writer waits for another one, ms (default 10000), before STORE_LOCKED. */
+  lockWaitMs?: number;
+  /** Called once each time a write starts waiting for another writer's lock. */
+  onLockWait?: DirectoryOptions['onLockWait'];
+}
+
+export class ChunkStore extends RememberingStore {
+  /** The store's folder. */
+  readonly dir: string;
+
+  private constructor(
+    persistence: DirectoryPersistence,
+    state: CommittedState,
+    vectors?: { index: VectorIndex; embedder: Embedder },
+  ) {
+    super(persistence, state, vectors);
+    this.dir = persistence.dir;
+  }
+
+  /** Opens the store in `dir` (STORE_MISSING if there is none and `create` is not set). */
+  static async open(dir: string, opts: OpenOptions = {}): Promise<ChunkStore> {
+    const abs = path.resolve(dir);
+    await assertNotAFile(abs);
+    const persistence = new DirectoryPersistence(abs, {
+      ...(opts.lockWaitMs !== undefined ? { lockWaitMs: opts.lockWaitMs } : {}),
+      ...(opts.onLockWait ? { onLockWait: opts.onLockWait } : {}),
+    });
+    if (!(await exists(path.join(abs, MANIFEST_FILE)))) {
+      if (await exists(path.join(abs, SEGMENTS_DIR))) {
+        throw new RlmError(
+          'STORE_CORRUPT',
+          `store ${abs} has segments but no ${MANIFEST_FILE}. Run \`rlm repair --store ${dir}\`.`,
+          {
+            file: path.join(abs, MANIFEST_FILE),
+          },
+        );
+      }
+      if (!opts.create) {
+        throw new RlmError(
+          'STORE_MISSING',
+          `no rlm store at ${abs} (create one with \`rlm ingest PATH --store ${dir}\`)`,
+          {
+            dir: abs,
+          },
+        );
+      }
+      await ChunkStore.create(persistence, opts);
+    }
+    let state = await persistence.readState();
+    if (opts.embedder && !state.embedder) {
+      if (state.documents.size > 0) {
+        throw new RlmError(
+          'BAD_INPUT',
+          `store ${abs} was built without an embedder; run \`rlm repair --store ${dir} --embedder ${opts.embedder}\` to add vectors`,
+        );
+      }
+      state = await ChunkStore.setEmbedder(persistence, opts);
+    }
+    if (
+      state.embedder &&
+      opts.embedder &&
+      createEmbedder(opts.embedder, opts.env ?? process.env).name !== state.embedder.spec
+    ) {
+      throw new RlmError(
+        'BAD_INPUT',
+        `store ${abs} uses embedder ${state.embedder.spec}, not ${opts.embedder}; run \`rlm repair --store ${dir} --embedder ${opts.embedder}\` to re-embed`,
+      );
+    }
+    if (
+      state.embedder &&
+      state.documents.size > 0 &&
+      !(await exists(path.join(abs, VECTORS_DIR, VECTOR_META_FILE)))
+    ) {
+      throw corrupt(path.join(abs, VECTORS_DIR, VECTOR_META_FILE), 'the vector index is missing');
+    }
+    const vectors = state.embedder ? await openVectors(abs, state.embedder, opts.env) : undefined;
+    const store = new ChunkStore(persistence, state, vectors);
+    await store.syncJournal();
+    return store;
+  }
+
+  /**
+   * Live segments written before text columns existed (memory/SCHEMA.md, `seg-N.text`): grep reads them
+   * through their chunk files, several times slower, until `rlm repair` adds the columns.
+   */
+  segmentsWithoutTextColumn(): string[] {
+    return this.state.segments.filter((s) => !existsSync(segmentTextFile(this.dir, s)));
+  }
+
+  private static async create(persistence: DirectoryPersistence, opts: OpenOptions): Promise<void> {
+    await fs.mkdir(persistence.dir, { recursive: true });
+    const lock = await persistence.lock('create');
+    try {
+      if (await exists(persistence.manifestPath)) return; // another process created it meanwhile
+      await persistence.commit({
+        generation: 1,
+        nextSegment: 1,
+        segments: [],
+        documents: new Map(),
+        manual: [],
+        embedder: opts.embedder
+          ? await embedderConfig(createEmbedder(opts.embedder, opts.env ?? process.env))
+          : null,
+      });
+    } finally {
+      await lock.release();
+    }
+  }
+
+  private static async setEmbedder(
+    persistence: DirectoryPersistence,
+    opts: OpenOptions,
+  ): Promise<CommittedState> {
+    const lock = await persistence.lock('embedder');
+    try {
+      const state = await persistence.readState();
+      const next = {
+        ...state,
+        generation: state.generation + 1,
+        embedder: await embedderConfig(createEmbedder(opts.embedder!, opts.env ?? process.env)),
+      };
+      await persistence.commit(next);
+      return next;
+    } finally {
+      await lock.release();
+    }
+  }
+}
+
+async function openVectors(
+  dir: string,
+  config: { spec: string; dimensions: number },
+  env?: Record<string, string | undefined>,
+): Promise<{ index: VectorIndex; embedder: Embedder }> {
+  const embedder = createEmbedder(config.spec, env ?? process.env);
+  const index = await VectorIndex.open(path.join(dir, VECTORS_DIR), {
+    dimensions: config.dimensions,
+    embedder: config.spec,
+  });
+  return { index, embedder };
+}

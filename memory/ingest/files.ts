@@ -1,0 +1,397 @@
+/**
+ * Finding the files to ingest and reading them as text: binary detection, UTF-8 repair, BOM handling,
+ * stable document ids and content hashes.
+ */
+
+import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { constants, type Dirent, promises as fs, type Stats } from 'node:fs';
+import { basename, extname, join, resolve } from 'node:path';
+import { RlmError } from '../../core/errors.ts';
+import { compilePattern, type IgnoreSet, isIgnored, parseIgnore } from './ignore.ts';
+
+/** A file found by {@link scanPaths}. */
+interface ScannedFile {
+  /** Absolute path. */
+  path: string;
+  bytes: number;
+}
+
+/** What a scan left out on purpose, counted (the CLI prints one line with the flag that takes them). */
+interface PassedOver {
+  /** Dot-files and dot-folders inside scanned folders (`includeHidden` takes them). */
+  hidden: number;
+  /** Folders never entered by default, like node_modules (`noIgnore` takes them). */
+  folders: number;
+  /** Paths matched by a `.gitignore` or `.rlmignore` (`noIgnore` takes them). */
+  ignored: number;
+  /** Paths matched by an `exclude` pattern. */
+  excluded: number;
+}
+
+/** Result of {@link scanPaths}: files to read, paths passed over with the reason, and counts. */
+export interface ScanResult {
+  files: ScannedFile[];
+  notes: { path: string; note: string }[];
+  passedOver: PassedOver;
+  /** Set when the walk stopped at `maxBytes` or `maxEntries`: `files` is then only part of what is there. */
+  truncated?: 'bytes' | 'entries';
+}
+
+export interface ScanOptions {
+  /** Also descend into dot-directories and take dot-files found inside folders (default false). */
+  includeHidden?: boolean;
+  /** Directory names never entered, in addition to dot-directories (default: node_modules). */
+  skipDirs?: readonly string[];
+  /** Ignore `.gitignore`/`.rlmignore` files and enter the skipped directories too (default false). */
+  noIgnore?: boolean;
+  /** `.gitignore`-style patterns, relative to each scanned folder, of paths to leave out. */
+  exclude?: readonly string[];
+  /** Stop once the files found hold more than this many bytes (a bounded look at `/`, say). */
+  maxBytes?: number;
+  /** Stop once this many directory entries have been looked at. */
+  maxEntries?: number;
+  /** Checked between directories: an aborted walk throws ABORTED. */
+  signal?: AbortSignal;
+}
+
+/** A document read as text, or the reason it was not. */
+export type ReadResult =
+  | { text: string; notes: string[] }
+  | { binary: true; note: string }
+  | { unreadable: true; note: string };
+
+const DEFAULT_SKIP_DIRS = ['node_modules'];
+/** The manifest that marks a folder as an rlm store (memory/files/manifest.ts); such folders are never scanned. */
+const STORE_MANIFEST = 'rlm-store.json';
+/** Ignore files read in every scanned folder. */
+const IGNORE_FILES = ['.gitignore', '.rlmignore'];
+/** How every binary-file note starts, so reports can count them. */
+export const BINARY_NOTE = 'binary file';
+
+/** Extensions that are never text, skipped without reading. */
+export const BINARY_EXTENSIONS = new Set(
+  (
+    'png jpg jpeg gif webp bmp ico tif tiff psd heic avif svgz ' +
+    'pdf doc docx xls xlsx ppt pptx odt ods odp epub ' +
+    'zip tgz bz2 xz zst 7z rar tar jar war ear lz4 ' +
+    'exe dll so dylib o a lib obj class pyc pyo wasm bin dat node ' +
+    'mp3 mp4 m4a mov avi mkv webm wav flac ogg opus ' +
+    'woff woff2 ttf otf eot ' +
+    'sqlite sqlite3 db parquet arrow feather npy npz pkl pt onnx safetensors gguf'
+  ).split(' '),
+);
+
+/** Bytes inspected to decide whether a file is binary. */
+const SNIFF_BYTES = 8192;
+/** Largest text a `.gz` file may inflate to; beyond it the file is skipped (a zip bomb, or not text). */
+const MAX_GUNZIP_BYTES = 512 * 1024 * 1024;
+
+/**
+ * Expands files and folders (recursively) into a sorted list of absolute file paths. Skips
+ * dot-directories (`.git`, `.rlm`…), `node_modules`, what `.gitignore`/`.rlmignore` files and `exclude`
+ * patterns match, rlm stores and symlink loops; a path given explicitly is always taken, even when hidden.
+ * FIFOs, sockets and devices are noted and never opened. A missing path is a `BAD_INPUT` error; an
+ * unreadable folder is a note.
+ */
+export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promise<ScanResult> {
+  const skipDirs = new Set(opts.noIgnore ? [] : (opts.skipDirs ?? DEFAULT_SKIP_DIRS));
+  const includeHidden = opts.includeHidden ?? false;
+  const excludeRules = (opts.exclude ?? []).map(compilePattern).filter((r) => r !== null);
+  const files = new Map<string, number>();
+  const notes: { path: string; note: string }[] = [];
+  const passedOver: PassedOver = { hidden: 0, folders: 0, ignored: 0, excluded: 0 };
+  const maxBytes = opts.maxBytes ?? Number.POSITIVE_INFINITY;
+  const maxEntries = opts.maxEntries ?? Number.POSITIVE_INFINITY;
+  let bytes = 0;
+  let entriesSeen = 0;
+  let truncated: ScanResult['truncated'];
+  const take = (file: string, size: number): void => {
+    if (!files.has(file)) bytes += size;
+    files.set(file, size);
+    if (bytes > maxBytes) truncated = 'bytes';
+  };
+  /** Real paths of directories on the current descent, to detect symlink cycles. */
+  const visiting = new Set<string>();
+
+  const walk = async (dir: string, ignores: IgnoreSet[], excludes: IgnoreSet[]): Promise<void> => {
+    if (truncated !== undefined) return;
+    if (opts.signal?.aborted) throw new RlmError('ABORTED', 'the scan was cancelled');
+    let real: string;
+    try {
+      real = await fs.realpath(dir);
+    } catch (err) {
+      notes.push({ path: dir, note: `unreadable: ${errorText(err)}` });
+      return;
+    }
+    if (visiting.has(real)) {
+      notes.push({ path: dir, note: 'symlink loop skipped' });
+      return;
+    }
+    visiting.add(real);
+    let entries: Dirent[];
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      notes.push({ path: dir, note: `unreadable: ${errorText(err)}` });
+      visiting.delete(real);
+      return;
+    }
+    // An rlm store inside an ingested folder is data about the folder, not part of it.
+    if (entries.some((e) => e.name === STORE_MANIFEST && e.isFile())) {
+      notes.push({ path: dir, note: 'an rlm store, not ingested' });
+      visiting.delete(real);
+      return;
+    }
+    const here = opts.noIgnore ? ignores : [...ignores, ...(await readIgnoreFiles(dir, entries))];
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (truncated !== undefined) break;
+      if (++entriesSeen > maxEntries) {
+        truncated = 'entries';
+        break;
+      }
+      const full = join(dir, entry.name);
+      let st: Stats | null | undefined;
+      let isDir = entry.isDirectory();
+      if (entry.isSymbolicLink()) {
+        st = await statOrNull(full);
+        if (st === null) {
+          notes.push({ path: full, note: 'broken symlink skipped' });
+          continue;
+        }
+        isDir = st.isDirectory();
+      }
+      if (entry.name.startsWith('.') && !includeHidden) {
+        passedOver.hidden++;
+        continue;
+      }
+      if (isDir && skipDirs.has(entry.name)) {
+        passedOver.folders++;
+        continue;
+      }
+      if (isIgnored(excludes, full, isDir)) {
+        passedOver.excluded++;
+        continue;
+      }
+      if (isIgnored(here, full, isDir)) {
+        passedOver.ignored++;
+        continue;
+      }
+      if (isDir) {
+        await walk(full, here, excludes);
+        continue;
+      }
+      st ??= entry.isFile() ? await statOrNull(full) : await lstatOrNull(full);
+      if (st === null) notes.push({ path: full, note: 'vanished while scanning' });
+      else if (st.isFile()) take(full, st.size);
+      else notes.push({ path: full, note: `${specialKind(st)} skipped (not a regular file; never opened)` });
+    }
+    visiting.delete(real);
+  };
+
+  for (const given of paths) {
+    const abs = resolve(given);
+    const st = await statOrNull(abs);
+    if (st === null) throw new RlmError('BAD_INPUT', `no such file or directory: ${given}`, { path: abs });
+    if (st.isDirectory()) {
+      const excludes = excludeRules.length > 0 ? [{ base: abs, rules: excludeRules }] : [];
+      await walk(abs, [], excludes);
+    } else if (st.isFile()) take(abs, st.size);
+    else notes.push({ path: abs, note: `${specialKind(st)} skipped (not a regular file; never opened)` });
+    if (truncated !== undefined) break;
+  }
+
+  const sorted = [...files.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return {
+    files: sorted.map(([path, bytes]) => ({ path, bytes })),
+    notes,
+    passedOver,
+    ...(truncated === undefined ? {} : { truncated }),
+  };
+}
+
+async function readIgnoreFiles(dir: string, entries: Dirent[]): Promise<IgnoreSet[]> {
+  const sets: IgnoreSet[] = [];
+  for (const name of IGNORE_FILES) {
+    if (!entries.some((e) => e.name === name && e.isFile())) continue;
+    try {
+      const rules = parseIgnore(await fs.readFile(join(dir, name), 'utf8'));
+      if (rules.length > 0) sets.push({ base: dir, rules });
+    } catch {
+      // An unreadable ignore file ignores nothing; the scan goes on.
+    }
+  }
+  return sets;
+}
+
+/** What kind of non-regular file `st` describes, for notes. */
+export function specialKind(st: Stats): string {
+  if (st.isFIFO()) return 'FIFO (named pipe)';
+  if (st.isSocket()) return 'socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'device';
+  return 'special file';
+}
+
+async function lstatOrNull(path: string): Promise<Stats | null> {
+  try {
+    return await fs.lstat(path);
+  } catch {
+    return null;
+  }
+}
+
+async function statOrNull(path: string): Promise<Stats | null> {
+  try {
+    return await fs.stat(path);
+  } catch {
+    return null;
+  }
+}
+
+/** An error's code (EACCES…) or message, for notes. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.message) : String(err);
+}
+
+/**
+ * Reads a file as text. Binary files (known extension, NUL bytes or many control characters in the
+ * first 8 KB) come back as `{ binary: true, note }`; files that cannot be read (permissions) or are
+ * not regular files (a FIFO swapped in after the scan: opened non-blocking, so never waited on) as
+ * `{ unreadable: true, note }`. `.gz` files are inflated first. Invalid UTF-8 is replaced by U+FFFD
+ * and noted; a UTF-8 BOM is dropped; UTF-16 with a BOM is decoded.
+ */
+export async function readDocument(path: string): Promise<ReadResult> {
+  const ext = extname(path).slice(1).toLowerCase();
+  if (BINARY_EXTENSIONS.has(ext)) return { binary: true, note: `${BINARY_NOTE} (.${ext}) skipped` };
+  let bytes: Buffer;
+  try {
+    const handle = await fs.open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const st = await handle.stat();
+      if (!st.isFile()) return { unreadable: true, note: `${specialKind(st)} skipped (not a regular file)` };
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { unreadable: true, note: 'vanished before it was read' };
+    return { unreadable: true, note: `unreadable (${errorText(err)}), skipped` };
+  }
+  if (ext === 'gz') {
+    const inflated = gunzipText(bytes);
+    if ('note' in inflated) return { binary: true, note: inflated.note };
+    bytes = inflated.bytes;
+  }
+  return decodeDocument(bytes);
+}
+
+/** The text of a gzip file, or why it is not read: corrupt, or inflating past the size cap. */
+function gunzipText(bytes: Buffer): { bytes: Buffer } | { note: string } {
+  try {
+    // zlib loads here, on the first .gz file: every command that opens a store imports this module.
+    const { gunzipSync } = process.getBuiltinModule('node:zlib');
+    return { bytes: gunzipSync(bytes, { maxOutputLength: MAX_GUNZIP_BYTES }) };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ERR_BUFFER_TOO_LARGE')
+      return { note: `${BINARY_NOTE} skipped (.gz inflates past ${MAX_GUNZIP_BYTES >> 20} MiB)` };
+    return { note: `${BINARY_NOTE} skipped (.gz does not inflate: ${errorText(err)})` };
+  }
+}
+
+/** The decoding half of {@link readDocument}, for bytes already in memory. */
+export function decodeDocument(bytes: Uint8Array): ReadResult {
+  const utf16 = utf16Encoding(bytes);
+  if (utf16 !== null) {
+    const text = new TextDecoder(utf16, { ignoreBOM: false }).decode(bytes);
+    return { text, notes: [`decoded as ${utf16.toUpperCase()}`] };
+  }
+  const reason = binaryReason(bytes);
+  if (reason !== null) return { binary: true, note: `${BINARY_NOTE} skipped (${reason})` };
+  const notes: string[] = [];
+  // TextDecoder drops a leading BOM by default, which is what we want.
+  const text = new TextDecoder('utf-8').decode(bytes);
+  if (!isUtf8(bytes)) {
+    const replaced = countChar(text, 0xfffd) - countSequence(bytes, REPLACEMENT_UTF8);
+    notes.push(`invalid UTF-8 replaced at ${replaced} place${replaced === 1 ? '' : 's'}`);
+  }
+  return { text, notes };
+}
+
+const REPLACEMENT_UTF8 = Buffer.from([0xef, 0xbf, 0xbd]);
+
+function utf16Encoding(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | null {
+  if (bytes.length < 2) return null;
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  return null;
+}
+
+/** Why the first bytes look binary, or null when they look like text. */
+function binaryReason(bytes: Uint8Array): string | null {
+  const n = Math.min(bytes.length, SNIFF_BYTES);
+  let control = 0;
+  for (let i = 0; i < n; i++) {
+    const b = bytes[i]!;
+    if (b === 0) return 'NUL bytes';
+    // Tab, LF, VT, FF, CR and ESC (ANSI colours in logs) are normal in text.
+    if (b < 0x20 && b !== 9 && b !== 10 && b !== 11 && b !== 12 && b !== 13 && b !== 27) control++;
+  }
+  return n > 0 && control / n > 0.1 ? 'control characters' : null;
+}
+
+function countChar(text: string, code: number): number {
+  const ch = String.fromCharCode(code);
+  let count = 0;
+  for (let i = text.indexOf(ch); i !== -1; i = text.indexOf(ch, i + 1)) count++;
+  return count;
+}
+
+function countSequence(bytes: Uint8Array, seq: Buffer): number {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let count = 0;
+  for (let i = buf.indexOf(seq); i !== -1; i = buf.indexOf(seq, i + seq.length)) count++;
+  return count;
+}
+
+/**
+ * Stable document id for a path: a slug of the file name (≤ 40 chars of [a-z0-9-]) and the first
+ * 8 hex digits of the SHA-1 of the absolute path, e.g. `notes-md-1a2b3c4d`.
+ */
+export function documentIdFor(path: string): string {
+  const abs = resolve(path);
+  const slug =
+    basename(abs)
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+/, '')
+      .slice(0, 40)
+      .replace(/-+$/, '') || 'doc';
+  const hash = createHash('sha1').update(abs).digest('hex').slice(0, 8);
+  return `${slug}-${hash}`;
+}
+
+/** UTF-16 units of text hashed per update by {@link contentHash}. */
+const HASH_SLICE = 64 * 1024;
+
+/**
+ * SHA-256 hex of a text (as UTF-8) or of raw bytes. A long text is fed in slices (never splitting a
+ * surrogate pair, so the UTF-8 is the same): hashing a string converts it to UTF-8 in a temporary buffer
+ * of up to three bytes per character, megabytes for a big document, left to the allocator after each call.
+ */
+export function contentHash(content: string | Uint8Array): string {
+  const hash = createHash('sha256');
+  if (typeof content !== 'string' || content.length <= HASH_SLICE) return hash.update(content).digest('hex');
+  for (let i = 0; i < content.length; ) {
+    let end = Math.min(i + HASH_SLICE, content.length);
+    const last = content.charCodeAt(end - 1);
+    if (end < content.length && last >= 0xd800 && last <= 0xdbff) end--;
+    hash.update(content.slice(i, end));
+    i = end;
+  }
+  return hash.digest('hex');
+}

@@ -1,0 +1,254 @@
+/**
+ * The rules of memories, free of storage: input checks, settings, the decay weight and the recall score.
+ * Every command that reads a weight goes through {@link memoryWeight}, so `rlm decay` is never needed
+ * for recall to be right; it only makes archiving visible on disk.
+ */
+import { randomBytes } from 'node:crypto';
+import { RlmError } from '../../core/errors.ts';
+import {
+  MEMORY_IMPORTANCE,
+  MEMORY_SOURCES,
+  type MemoryImportance,
+  type MemorySettings,
+  type MemorySource,
+} from '../types.ts';
+
+const DAY_MS = 86_400_000;
+/** Longest topic, in characters. */
+export const MAX_TOPIC_CHARS = 200;
+/** Largest memory text, in UTF-8 bytes. */
+const MAX_MEMORY_BYTES = 1024 * 1024;
+const DEFAULT_TOPIC = 'general';
+/** Weight gained per natural-log unit of accesses: 10 accesses make a fresh memory weigh about 1.48. */
+const REINFORCEMENT = 0.2;
+/** Days for the recency factor of recall to halve. */
+const RECENCY_HALF_LIFE_DAYS = 30;
+
+export const DEFAULT_MEMORY_SETTINGS: MemorySettings = {
+  decayRate: 0.95,
+  multipliers: { critical: 0, high: 0.5, medium: 1, low: 2 },
+  pruneThreshold: 0.1,
+  consolidateThreshold: 10,
+  autoConsolidate: null,
+  foldEvery: 1000,
+};
+
+/** What `remember` is given. */
+export interface RememberInput {
+  text: string;
+  topic?: string;
+  importance?: string;
+  tags?: string[];
+  source?: string;
+  /** Creation time (default now): `--now` makes runs reproducible. */
+  now?: Date;
+}
+
+/** A journal line: one remembered memory not yet folded into a segment. */
+export interface JournalEntry {
+  id: string;
+  text: string;
+  topic: string;
+  importance: MemoryImportance;
+  tags: string[];
+  source: MemorySource;
+  createdAt: string;
+}
+
+/** Checks `input` and returns the journal entry to write, or throws BAD_INPUT with one clear line. */
+export function checkRemember(input: RememberInput): JournalEntry {
+  const text = typeof input.text === 'string' ? input.text : '';
+  if (text.trim().length === 0) throw new RlmError('BAD_INPUT', 'nothing to remember: the text is empty');
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_MEMORY_BYTES) {
+    throw new RlmError(
+      'BAD_INPUT',
+      `the text is ${bytes} bytes; a memory holds at most ${MAX_MEMORY_BYTES} (1 MiB): ingest big texts with \`rlm ingest\``,
+    );
+  }
+  const topic = checkTopic(input.topic ?? DEFAULT_TOPIC);
+  const importance = checkImportance(input.importance ?? 'medium');
+  const source = input.source ?? 'cli';
+  if (!(MEMORY_SOURCES as readonly string[]).includes(source)) {
+    throw new RlmError('BAD_INPUT', `unknown source "${source}": use ${MEMORY_SOURCES.join(', ')}`);
+  }
+  const tags = [...new Set((input.tags ?? []).map((t) => String(t).trim()).filter((t) => t.length > 0))];
+  const now = input.now ?? new Date();
+  return {
+    id: newMemoryId(now),
+    text,
+    topic,
+    importance,
+    tags,
+    source: source as MemorySource,
+    createdAt: now.toISOString(),
+  };
+}
+
+function checkTopic(topic: string): string {
+  const t = String(topic).trim();
+  if (t.length === 0) throw new RlmError('BAD_INPUT', 'the topic is empty');
+  if (t.length > MAX_TOPIC_CHARS) {
+    throw new RlmError('BAD_INPUT', `the topic is ${t.length} characters; at most ${MAX_TOPIC_CHARS}`);
+  }
+  return t;
+}
+
+function checkImportance(value: string): MemoryImportance {
+  if (!(MEMORY_IMPORTANCE as readonly string[]).includes(value)) {
+    throw new RlmError('BAD_INPUT', `unknown importance "${value}": use critical, high, medium or low`);
+  }
+  return value as MemoryImportance;
+}
+
+/** `mem-` + base-36 milliseconds + 6 random hex: sortable by creation, unique across processes. */
+function newMemoryId(now: Date): string {
+  return `mem-${Math.max(0, now.getTime()).toString(36)}-${randomBytes(3).toString('hex')}`;
+}
+
+/** The memory's document id from what a person may type: `mem-…` or its chunk id `mem-…:0`. */
+export function memoryDocId(id: string): string {
+  return id.endsWith(':0') ? id.slice(0, -2) : id;
+}
+
+export function isJournalEntry(v: unknown): v is JournalEntry {
+  const e = v as Partial<JournalEntry> | null;
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    typeof e.id === 'string' &&
+    typeof e.text === 'string' &&
+    typeof e.topic === 'string' &&
+    typeof e.createdAt === 'string' &&
+    (MEMORY_IMPORTANCE as readonly string[]).includes(e.importance as string) &&
+    Array.isArray(e.tags)
+  );
+}
+
+/** Settings with `patch` applied, checked (BAD_INPUT names the bad one). */
+export function mergeSettings(base: MemorySettings, patch: Partial<MemorySettings>): MemorySettings {
+  const s: MemorySettings = {
+    ...base,
+    ...patch,
+    multipliers: { ...base.multipliers, ...(patch.multipliers ?? {}) },
+  };
+  if (!(s.decayRate > 0 && s.decayRate <= 1))
+    throw new RlmError('BAD_INPUT', `decay rate must be in (0, 1], got ${s.decayRate}`);
+  if (!(s.pruneThreshold >= 0 && s.pruneThreshold < 1))
+    throw new RlmError('BAD_INPUT', `prune threshold must be in [0, 1), got ${s.pruneThreshold}`);
+  for (const imp of MEMORY_IMPORTANCE) {
+    const m = s.multipliers[imp];
+    if (!(Number.isFinite(m) && m >= 0))
+      throw new RlmError('BAD_INPUT', `the ${imp} multiplier must be a number ≥ 0, got ${m}`);
+  }
+  if (!(Number.isInteger(s.consolidateThreshold) && s.consolidateThreshold >= 2))
+    throw new RlmError(
+      'BAD_INPUT',
+      `consolidation threshold must be an integer ≥ 2, got ${s.consolidateThreshold}`,
+    );
+  if (!(Number.isInteger(s.foldEvery) && s.foldEvery >= 1))
+    throw new RlmError('BAD_INPUT', `foldEvery must be a positive integer, got ${s.foldEvery}`);
+  if (s.autoConsolidate !== null && (typeof s.autoConsolidate !== 'string' || s.autoConsolidate === ''))
+    throw new RlmError('BAD_INPUT', 'autoConsolidate must be a model spec or null');
+  return s;
+}
+
+/** What the weight depends on. */
+export interface WeightInput {
+  importance: MemoryImportance;
+  createdMs: number;
+  accessCount: number;
+  /** Epoch ms of the last access, 0 if never read. */
+  lastAccessMs: number;
+}
+
+/**
+ * weight = (1 + 0.2·ln(1 + accesses)) · rate^(days · multiplier), where `days` counts from the last
+ * access (or creation). Access refreshes (days restart) and reinforces (the first factor grows).
+ */
+export function memoryWeight(m: WeightInput, nowMs: number, s: MemorySettings): number {
+  const since = Math.max(m.createdMs, m.lastAccessMs);
+  const days = Math.max(0, (nowMs - since) / DAY_MS);
+  const strength = 1 + REINFORCEMENT * Math.log1p(Math.max(0, m.accessCount));
+  return strength * s.decayRate ** (days * s.multipliers[m.importance]);
+}
+
+/** True when a memory's weight puts it in the archive (critical memories never are). */
+export function fadedOut(m: WeightInput, nowMs: number, s: MemorySettings): boolean {
+  return m.importance !== 'critical' && memoryWeight(m, nowMs, s) < s.pruneThreshold;
+}
+
+/**
+ * Recall score: relevance (the search score over the best one, 0..1) × weight × recency factor, where
+ * recency = 0.75 + 0.25 · 0.5^(age in days / 30) favours newer memories among equals.
+ */
+export function recallScore(relevance: number, weight: number, createdMs: number, nowMs: number): number {
+  const ageDays = Math.max(0, (nowMs - createdMs) / DAY_MS);
+  const recency = 0.75 + 0.25 * 0.5 ** (ageDays / RECENCY_HALF_LIFE_DAYS);
+  return relevance * weight * recency;
+}
+
+/** Parses a `--since` / `--until` / `--now` value: ISO date or time, or `Nd` (N days before `now`). */
+export function parseWhen(value: string, what: string, now: Date = new Date()): Date {
+  const rel = /^(\d+(?:\.\d+)?)d$/.exec(value.trim());
+  if (rel) return new Date(now.getTime() - Number(rel[1]) * DAY_MS);
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime()))
+    throw new RlmError('BAD_INPUT', `${what} must be an ISO date (2026-01-31) or Nd (7d), got "${value}"`);
+  return d;
+}
+
+/** A memory as the surfaces show it. */
+export interface Memory {
+  id: string;
+  text: string;
+  topic: string;
+  importance: MemoryImportance;
+  tags: string[];
+  source: MemorySource;
+  created: string;
+  lastAccessed: string | null;
+  accessCount: number;
+  /** Weight at the time asked (see README, "Memories"). */
+  weight: number;
+  /** Archived explicitly (decay, consolidation) or faded under the prune threshold. */
+  archived: boolean;
+}
+
+export interface RecallOptions {
+  k?: number;
+  topic?: string;
+  /** Every tag must be on the memory. */
+  tags?: string[];
+  since?: Date;
+  until?: Date;
+  /** Include archived memories (default false). */
+  archived?: boolean;
+  now?: Date;
+}
+
+export interface RecallHit extends Memory {
+  score: number;
+  /** Search relevance over the best candidate's, 0..1. */
+  relevance: number;
+}
+
+export interface TopicSummary {
+  topic: string;
+  memories: number;
+  archived: number;
+}
+
+export interface MemoryTotals {
+  memories: number;
+  archived: number;
+  topics: number;
+  /** Memories still in the journal, not yet folded into a segment. */
+  journaled: number;
+}
+
+/** What a consolidation model is given, and must turn into one summary text. */
+export type Summarizer = (
+  topic: string,
+  memories: { id: string; text: string; importance: MemoryImportance; created: string }[],
+) => Promise<string>;

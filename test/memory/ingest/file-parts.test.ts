@@ -1,0 +1,57 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ChunkStore } from '../../../memory/files/store.ts';
+import { readDocumentParts } from '../../../memory/ingest/file-parts.ts';
+import { tempDir } from '../helpers/corpus.ts';
+
+const line = (i: number) => `line ${i} of the big log, with café and 日本 in it\n`;
+
+describe('files larger than a part', () => {
+  it('are read as parts cut after line ends, with multi-byte characters intact', async () => {
+    const file = path.join(tempDir(), 'big.log');
+    const text = Array.from({ length: 3000 }, (_, i) => line(i)).join('');
+    writeFileSync(file, text);
+    const parts: string[] = [];
+    for await (const p of readDocumentParts(file, Buffer.byteLength(text), 40_000)) {
+      expect('text' in p).toBe(true);
+      if ('text' in p) parts.push(p.text);
+    }
+    expect(parts.length).toBeGreaterThan(3);
+    expect(parts.join('')).toBe(text);
+    for (const p of parts.slice(0, -1)) expect(p.endsWith('\n')).toBe(true);
+  });
+
+  it('are stored as parts with the file path; re-ingest skips, shrinking drops stale parts, rm by path removes all', async () => {
+    const root = tempDir();
+    const file = path.join(root, 'big.log');
+    writeFileSync(file, Array.from({ length: 3000 }, (_, i) => line(i)).join(''));
+    const store = await ChunkStore.open(path.join(root, 'store'), { create: true });
+    const opts = { partBytes: 40_000, segmentChars: 60_000 };
+    const first = await store.ingestPaths([file], opts);
+    const docs = store.documents();
+    expect(docs.length).toBeGreaterThan(3);
+    expect(first.added).toBe(docs.length);
+    expect(new Set(docs.map((d) => d.path))).toEqual(new Set([file]));
+    expect(docs.map((d) => d.id).sort()[0]).toMatch(/^big-log-[0-9a-f]{8}$/);
+    const [hit] = await store.search('line 2999');
+    expect(hit?.path).toBe(file);
+    expect((await store.grep('line 2999 ', { literal: true })).matches).toHaveLength(1);
+
+    expect(await store.ingestPaths([file], opts)).toMatchObject({
+      added: 0,
+      updated: 0,
+      skipped: docs.length,
+    });
+
+    writeFileSync(file, Array.from({ length: 500 }, (_, i) => line(i)).join(''));
+    await store.ingestPaths([file], opts);
+    expect(store.documents().length).toBeLessThan(docs.length);
+    expect((await store.grep('line 2999 ', { literal: true })).matches).toHaveLength(0);
+    expect((await store.grep('line 499 ', { literal: true })).matches).toHaveLength(1);
+
+    expect(await store.removeDocument(file)).toBe(true);
+    expect(store.documents()).toEqual([]);
+    await store.close();
+  });
+});
