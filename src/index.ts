@@ -42,19 +42,12 @@ export {
   type ScriptRule,
   type ScriptRules,
 } from './runtime/providers/index.ts';
-export type { RlmResult, RunStatus } from './runtime/result.ts';
+export type { BlockNode, RlmResult, RunStatus, SpanNode, Trajectory, TurnNode } from './runtime/result.ts';
 // The RLM runtime
 export { RLM } from './runtime/rlm.ts';
 export { JsonlTraceFile, parseTrace, type TraceEvent, type TraceLevel } from './runtime/trace.ts';
 export { renderTraceHtml } from './runtime/trace-html.ts';
 export { type RenderOptions, renderTraceFile, renderTraceTree } from './runtime/trace-render.ts';
-export {
-  type BlockNode,
-  buildTrajectories,
-  buildTrajectory,
-  type SpanNode,
-  type Trajectory,
-  type TurnNode,
-} from './runtime/trajectory.ts';
+export { buildTrajectories, buildTrajectory } from './runtime/trajectory.ts';
 export type { SandboxHost } from './sandbox/host.ts';
 export type { BlockError, BlockResult, Sandbox, SandboxLimits } from './sandbox/types.ts';

@@ -4,6 +4,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { FileAccess } from './access.ts';
+import type { Connection } from './connection.ts';
 import { createServerContext, type ServerContext, type ServerContextOptions } from './server-context.ts';
 import { registerAnswer } from './tools/answer.ts';
 import { registerClaudeTools } from './tools/claude.ts';
@@ -11,12 +12,6 @@ import { registerIngest } from './tools/ingest.ts';
 import { registerMemoryTools } from './tools/memory.ts';
 import { registerReadTools } from './tools/read.ts';
 import { registerStatus } from './tools/status.ts';
-
-/** What belongs to one connection (one McpServer) rather than to the whole process. */
-export interface Connection {
-  /** The file-access fences: check every path a caller names before reading it. */
-  readonly access: FileAccess;
-}
 
 /** Registers one tool (or a family of tools) on a server; every tool module exports one. */
 type ToolRegistrar = (server: McpServer, ctx: ServerContext, conn: Connection) => void;

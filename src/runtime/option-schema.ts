@@ -1,12 +1,11 @@
 /**
- * The schema of the run limits of {@link RlmOptions} — the part of the options that arrives as JSON or
+ * The schema of the run limits of `RlmOptions` (options.ts) — the part of the options that arrives as JSON or
  * text (MCP `rlm_answer` arguments, CLI flags, `RLM_*` variables) — with their defaults and bounds. The
  * library (`resolveOptions`), the CLI (`rlm answer --max-depth ...`) and the MCP server (`max_depth`,
  * `max_iterations`) all check values against these schemas, so a value one surface accepts no other rejects.
  */
 import * as z from 'zod';
 import { RlmError } from '../../core/errors.ts';
-import type { RlmOptions } from './options.ts';
 
 interface LimitSpec {
   default: number;
@@ -43,8 +42,11 @@ const LIMITS = {
   maxAnswerChars: { default: 200_000, min: 100, env: 'RLM_MAX_ANSWER_CHARS' },
 } as const satisfies Record<string, LimitSpec>;
 
-/** The name of a numeric limit of {@link RlmOptions}. */
-export type LimitName = keyof typeof LIMITS & keyof RlmOptions;
+/**
+ * The name of a numeric limit of `RlmOptions` (options.ts reads `opts[name]` for each, so a limit that is
+ * not an option fails to compile there).
+ */
+export type LimitName = keyof typeof LIMITS;
 
 /** The names of the numeric limits, in declaration order. */
 export const LIMIT_NAMES = Object.keys(LIMITS) as LimitName[];

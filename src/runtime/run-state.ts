@@ -6,22 +6,13 @@
 import { RlmError } from '../../core/errors.ts';
 import { abortError, raceAbort, throwIfAborted } from './abort.ts';
 import { Budget } from './budget.ts';
+import type { CallSite } from './call-site.ts';
 import type { ChatMessage, Model, ModelResponse } from './model.ts';
 import type { ResolvedOptions, SandboxFactory } from './options.ts';
 import { costOf } from './pricing.ts';
 import { Semaphore } from './semaphore.ts';
-import type { ModelCallEvent, Tracer } from './trace.ts';
+import type { Tracer } from './trace.ts';
 import { RequestRecorder } from './trace-requests.ts';
-
-/** Where a model call sits in the tree, for accounting and the trace. */
-export interface CallSite {
-  span: string;
-  depth: number;
-  iteration: number;
-  kind: ModelCallEvent['kind'];
-  /** The model to call instead of the depth's default (a per-call `model` of a sub-call). */
-  model?: Model;
-}
 
 export class RunState {
   readonly opts: ResolvedOptions;

@@ -4,10 +4,12 @@
  * any folder. Model text never becomes markup: the JSON is escaped for its <script> element and the
  * script only ever sets `textContent`.
  */
+
+import type { SpanNode, Trajectory } from './result.ts';
 import type { TraceEvent } from './trace.ts';
 import { VIEWER_CSS } from './trace-html-style.ts';
 import { VIEWER_JS } from './trace-html-viewer.ts';
-import { buildTrajectories, type SpanNode, type Trajectory } from './trajectory.ts';
+import { buildTrajectories } from './trajectory.ts';
 
 /**
  * Request texts longer than this are cut in the page (a leaf's request holds its whole context, and a

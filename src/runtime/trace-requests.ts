@@ -4,8 +4,9 @@
  * only the messages that differ from the previous request. The model's own earlier reply is a reference
  * to its `model_call` event, and long texts are blobs stored once per run.
  */
+
+import type { CallSite } from './call-site.ts';
 import type { ChatMessage } from './model.ts';
-import type { CallSite } from './run-state.ts';
 import type { TraceMessage, Tracer } from './trace.ts';
 
 interface SpanHistory {

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import { RlmError } from '../../core/errors.ts';
 import type { ContextShape } from '../prompts/shape.ts';
 import type { Usage } from './model.ts';
-import type { RlmResult } from './result.ts';
+import type { BlockOutput, ModelCallKind, RlmResult } from './result.ts';
 
 /**
  * How much a trace records. `full` (the default) adds every model request (`model_request`, with large
@@ -50,8 +50,7 @@ export interface ModelCallEvent extends TraceBase {
   type: 'model_call';
   /** 1-based turn of the span; 0 for a leaf completion. */
   iteration: number;
-  /** `turn` of an RLM, the `last_call` after max iterations, or a plain `leaf` completion. */
-  kind: 'turn' | 'last_call' | 'leaf';
+  kind: ModelCallKind;
   model: string;
   usage: Usage;
   costUsd: number;
@@ -100,17 +99,11 @@ interface BlockEvent extends TraceBase {
   code: string;
 }
 
-export interface OutputEvent extends TraceBase {
+/** A block's output; its `final` is cut by {@link answerPreview}: the `final` event holds it whole. */
+export interface OutputEvent extends TraceBase, BlockOutput {
   type: 'output';
   iteration: number;
   index: number;
-  ok: boolean;
-  stdout: string;
-  error: { code: string; message: string; line?: number; column?: number } | null;
-  /** The block's FINAL answer, cut by {@link answerPreview}: the `final` event holds it whole. */
-  final: string | null;
-  reset: boolean;
-  durationMs: number;
 }
 
 export interface SubcallStartEvent extends TraceBase {

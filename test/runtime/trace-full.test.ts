@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/runtime/options.ts';
+import type { SpanNode } from '../../src/runtime/result.ts';
 import { parseTrace, type TraceEvent } from '../../src/runtime/trace.ts';
 import { renderTraceTree } from '../../src/runtime/trace-render.ts';
-import { buildTrajectory, type SpanNode } from '../../src/runtime/trajectory.ts';
+import { buildTrajectory } from '../../src/runtime/trajectory.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { setup } from './helpers/setup.ts';
 

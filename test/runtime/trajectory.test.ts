@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { SpanNode } from '../../src/runtime/result.ts';
 import type { TraceEvent } from '../../src/runtime/trace.ts';
-import { buildTrajectories, buildTrajectory, type SpanNode } from '../../src/runtime/trajectory.ts';
+import { buildTrajectories, buildTrajectory } from '../../src/runtime/trajectory.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { setup } from './helpers/setup.ts';
 

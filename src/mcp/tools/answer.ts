@@ -11,12 +11,12 @@ import { boundedLimit, DEFAULTS } from '../../runtime/option-schema.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
 import { answerResult } from '../../shapes.ts';
+import type { Connection } from '../connection.ts';
 import { describeChars, type McpLimits } from '../limits.ts';
 import { filesOf } from '../paths.ts';
 import { progressFor } from '../progress.ts';
 import { guard } from '../results.ts';
 import { type LogSender, RunWatch } from '../run-watch.ts';
-import type { Connection } from '../server.ts';
 import type { ServerContext } from '../server-context.ts';
 
 /** Input schema of `rlm_answer`; limits come from the server's configuration. */

@@ -6,8 +6,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { type HistoryFilter, listProjects, recall, timeline } from '../../claude/catalog.ts';
 import { roundScore } from '../../shapes.ts';
+import type { Connection } from '../connection.ts';
 import { guard, structured } from '../results.ts';
-import type { Connection } from '../server.ts';
 import type { ServerContext } from '../server-context.ts';
 import { checkedStoreDir, countArg, queryArg, storeArg } from './store-arg.ts';
 

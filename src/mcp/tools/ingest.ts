@@ -3,10 +3,10 @@ import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import type { ChunkerName, IngestOptions } from '../../../memory/types.ts';
+import type { Connection } from '../connection.ts';
 import { filesOf } from '../paths.ts';
 import { progressFor } from '../progress.ts';
 import { guard, structured } from '../results.ts';
-import type { Connection } from '../server.ts';
 import type { ServerContext } from '../server-context.ts';
 import { checkedStoreDir, storeArg } from './store-arg.ts';
 

@@ -9,8 +9,8 @@ import { MAX_TOPIC_CHARS, parseWhen } from '../../../memory/memories/memory-mode
 import { MEMORY_IMPORTANCE, type MemoryImportance } from '../../../memory/types.ts';
 import { autoConsolidate } from '../../runtime/consolidate.ts';
 import { recallResults } from '../../shapes.ts';
+import type { Connection } from '../connection.ts';
 import { guard, structured } from '../results.ts';
-import type { Connection } from '../server.ts';
 import type { ServerContext } from '../server-context.ts';
 import { checkedStoreDir, countArg, queryArg, storeArg } from './store-arg.ts';
 

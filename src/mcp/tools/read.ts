@@ -8,9 +8,9 @@ import * as z from 'zod';
 import { RlmError } from '../../../core/errors.ts';
 import { CHUNK_TYPES, type ChunkType, type GrepOptions, type SearchOptions } from '../../../memory/types.ts';
 import { chunkPath, peekResult, searchResults } from '../../shapes.ts';
+import type { Connection } from '../connection.ts';
 import { grepView } from '../grep-view.ts';
 import { guard, structured } from '../results.ts';
-import type { Connection } from '../server.ts';
 import type { ServerContext } from '../server-context.ts';
 import { checkedStoreDir, countArg, queryArg, storeArg } from './store-arg.ts';
 

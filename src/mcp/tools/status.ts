@@ -9,8 +9,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { isRlmError } from '../../../core/errors.ts';
 import { resolveOptions } from '../../runtime/options.ts';
+import type { Connection } from '../connection.ts';
 import { guard, structured } from '../results.ts';
-import type { Connection } from '../server.ts';
 import type { ServerContext } from '../server-context.ts';
 import { storeArg } from './store-arg.ts';
 

@@ -1,8 +1,8 @@
 /** The `store` argument shared by the store tools, and its fallback to the server's default store. */
 import * as z from 'zod';
 import { RlmError } from '../../../core/errors.ts';
+import type { Connection } from '../connection.ts';
 import type { McpLimits } from '../limits.ts';
-import type { Connection } from '../server.ts';
 import type { ServerContext } from '../server-context.ts';
 
 /** A required text argument of at most `maxQueryChars` characters (a query, a pattern); errors name it. */

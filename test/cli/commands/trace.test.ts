@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Trajectory } from '../../../src/runtime/trajectory.ts';
+import type { Trajectory } from '../../../src/runtime/result.ts';
 import { tempDir } from '../../memory/helpers/corpus.ts';
 import { FnModel, lastUser, repl } from '../../runtime/helpers/fake-model.ts';
 import { setup } from '../../runtime/helpers/setup.ts';
