@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { writePrelude } from '../build-prelude.ts';
 
 type Figures = Record<string, number>;
 
@@ -277,6 +278,8 @@ async function main(): Promise<void> {
     if (!SECTIONS[n])
       throw new Error(`unknown benchmark '${n}' (known: ${Object.keys(SECTIONS).join(', ')})`);
   const file = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
+  // The sandbox benchmarks run the prelude bundled from the current sources.
+  await writePrelude();
   for (const name of names) {
     const section = SECTIONS[name]!;
     const log = (s: string) => process.stderr.write(`[${name}] ${s}\n`);
