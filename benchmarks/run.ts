@@ -284,11 +284,15 @@ async function main(): Promise<void> {
     const section = SECTIONS[name]!;
     const log = (s: string) => process.stderr.write(`[${name}] ${s}\n`);
     log('running…');
+    // The machine is often shared: the load around the run says how far its figures can be trusted.
+    const loadBefore = os.loadavg()[0] ?? 0;
     const figures = await section.run(log);
+    const loadAfter = os.loadavg()[0] ?? 0;
     const body = [
       `## ${section.title}`,
       '',
-      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine()}.`,
+      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine()}; ` +
+        `1-minute load average ${loadBefore.toFixed(2)} before the run, ${loadAfter.toFixed(2)} after.`,
       '',
       ...section.describe(figures),
     ].join('\n');
