@@ -2,7 +2,7 @@
  * Shrinks the isolate's surface before any model code runs, in this order:
  *
  * - Bounds the built-ins V8 runs as uninterruptible C++ calls: Array and typed array methods
- *   (array-guards.ts), string methods (string-guards.ts), regex compilation (regex-guards.ts),
+ *   (array-guards.ts, with Array.from and String.raw), string methods (string-guards.ts), regex compilation (regex-guards.ts),
  *   JSON.parse (json-guard.ts) and resizable ArrayBuffers (buffer-guard.ts).
  * - Closes code generation from strings. isolated-vm allows it (its V8 callback only refuses huge
  *   sources), so the `eval` global is deleted and the `constructor` of every kind of function
@@ -14,7 +14,7 @@
  *   Function, FinalizationRegistry, WeakRef) and BigInt with every way to make one (../names.ts).
  */
 import { REMOVED_GLOBALS } from '../names.ts';
-import { guardArrayFrom, guardArrays } from './array-guards.ts';
+import { guardArrayFrom, guardArrays, guardStringRaw } from './array-guards.ts';
 import { guardArrayBuffer } from './buffer-guard.ts';
 import {
   $Error,
@@ -58,6 +58,7 @@ export function harden(): void {
   guardRegExp();
   guardJsonParse();
   guardArrayFrom();
+  guardStringRaw();
   for (let i = 0; i < FUNCTION_PROTOTYPES.length; i++) tameConstructor(FUNCTION_PROTOTYPES[i]!);
   defineProperty($Error, 'prepareStackTrace', {
     value: undefined,

@@ -59,13 +59,18 @@ export const PromiseResolve = Promise.resolve;
 export const PromiseThen = Promise.prototype.then;
 export const SymbolMatch = Symbol.match;
 export const SymbolMatchAll = Symbol.matchAll;
+export const SymbolReplace = Symbol.replace;
 export const SymbolSearch = Symbol.search;
 export const SymbolSplit = Symbol.split;
 export const SymbolSpecies = Symbol.species;
+export const SymbolIterator = Symbol.iterator;
 export const DateNow = Date.now;
 export const $Date = Date;
 export const $Map = Map;
 export const $Set = Set;
+export const $WeakMap = WeakMap;
+/** Intl, when the isolate has ICU. */
+export const $Intl: typeof Intl | undefined = typeof Intl === 'object' ? Intl : undefined;
 export const $ArrayBuffer = ArrayBuffer;
 export const $DataView = DataView;
 export const DataViewPrototype = DataView.prototype;
@@ -164,6 +169,12 @@ export const MapSize: (m: unknown) => number = uncurryGetter(Map.prototype, 'siz
 export const MapGet: <V>(m: Map<unknown, V>, key: unknown) => V | undefined = uncurry(Map.prototype.get);
 export const MapSet: <V>(m: Map<unknown, V>, key: unknown, value: V) => unknown = uncurry(Map.prototype.set);
 export const MapHas: (m: Map<unknown, unknown>, key: unknown) => boolean = uncurry(Map.prototype.has);
+export const WeakMapGet: <V>(m: WeakMap<object, V>, key: object) => V | undefined = uncurry(
+  WeakMap.prototype.get,
+);
+export const WeakMapSet: <V>(m: WeakMap<object, V>, key: object, value: V) => unknown = uncurry(
+  WeakMap.prototype.set,
+);
 export const SetForEach: (s: unknown, fn: (value: unknown) => void) => void = uncurry(Set.prototype.forEach);
 export const SetSize: (s: unknown) => number = uncurryGetter(Set.prototype, 'size');
 export const SetAdd: (s: Set<unknown>, value: unknown) => unknown = uncurry(Set.prototype.add);
@@ -175,6 +186,8 @@ export const ArrayBufferByteLength: (b: unknown) => number = uncurryGetter(
   'byteLength',
 );
 export const TypedArrayLength: (a: unknown) => number = uncurryGetter(TypedArrayPrototype, 'length');
+/** The pristine `length` getter of typed arrays: it reads an internal slot, no model code. */
+export const TypedArrayLengthGetter = getOwnPropertyDescriptor(TypedArrayPrototype, 'length')!.get;
 export const TypedArrayBuffer: (a: unknown) => ArrayBuffer = uncurryGetter(TypedArrayPrototype, 'buffer');
 export const TypedArrayByteOffset: (a: unknown) => number = uncurryGetter(TypedArrayPrototype, 'byteOffset');
 export const TypedArrayByteLength: (a: unknown) => number = uncurryGetter(TypedArrayPrototype, 'byteLength');
@@ -185,6 +198,21 @@ export const TypedArrayToStringTag: (a: unknown) => string = uncurryGetter(
 export const DataViewBuffer: (v: unknown) => ArrayBuffer = uncurryGetter(DataView.prototype, 'buffer');
 export const DataViewByteOffset: (v: unknown) => number = uncurryGetter(DataView.prototype, 'byteOffset');
 export const DataViewByteLength: (v: unknown) => number = uncurryGetter(DataView.prototype, 'byteLength');
+/**
+ * A regex's own flags, from its internal slot: the getters of the flags, in the order
+ * `RegExp.prototype.flags` lists them (that getter itself reads them through properties model code can
+ * redefine).
+ */
+export const REGEXP_FLAG_GETTERS: readonly (readonly [string, (re: unknown) => unknown])[] = [
+  ['d', uncurryGetter(RegExp.prototype, 'hasIndices')],
+  ['g', uncurryGetter(RegExp.prototype, 'global')],
+  ['i', uncurryGetter(RegExp.prototype, 'ignoreCase')],
+  ['m', uncurryGetter(RegExp.prototype, 'multiline')],
+  ['s', uncurryGetter(RegExp.prototype, 'dotAll')],
+  ['u', uncurryGetter(RegExp.prototype, 'unicode')],
+  ['v', uncurryGetter(RegExp.prototype, 'unicodeSets')],
+  ['y', uncurryGetter(RegExp.prototype, 'sticky')],
+];
 /** s.charCodeAt(i) through a bound intrinsic: no lookup model code could poison, no argument array. */
 export const charCodeOf: (s: string, i: number) => number = Function.prototype.call.bind(
   String.prototype.charCodeAt,

@@ -2,7 +2,8 @@
  * JSON.parse builds every object and array of its text in one C++ call: twenty million empty objects
  * take half a minute. Long texts are checked first (an upper bound: braces inside strings count too).
  */
-import { $JSON, $RangeError, $String, defineProperty, jsonParse, StringIndexOf } from './intrinsics.ts';
+import { toStringOnce } from './coerce.ts';
+import { $JSON, $RangeError, defineProperty, jsonParse, StringIndexOf } from './intrinsics.ts';
 
 const JSON_SCAN_MIN = 1048576;
 const JSON_CONTAINER_CAP = 2000000;
@@ -20,7 +21,8 @@ function countUpTo(text: string, ch: string, limit: number): number {
 export function guardJsonParse(): void {
   defineProperty($JSON, 'parse', {
     value: function parse(text: unknown, reviver: unknown) {
-      const source = typeof text === 'string' ? text : $String(text);
+      // Converted once; the native gets the string.
+      const source = toStringOnce(text);
       if (source.length > JSON_SCAN_MIN) {
         const containers =
           countUpTo(source, '{', JSON_CONTAINER_CAP) + countUpTo(source, '[', JSON_CONTAINER_CAP);

@@ -3,29 +3,41 @@
  * half a millisecond a character (unicode property classes with the i, u or v flags; \p{RGI_Emoji} under
  * v), so a pattern of a hundred kilobytes can outlast the CPU limit by far. Every way model code turns
  * text into a regex is bounded: the RegExp constructor, compile(), the string argument of
- * match/matchAll/search (string-guards.ts), and regex literals (../validate.ts, same bound).
+ * match/matchAll/search (string-guards.ts), and regex literals (../validate.ts, same bound). Like the
+ * string guards, these convert the pattern and flags to strings once, check them, and hand the native
+ * those strings only (a regex given as the pattern is read from its internal slots).
  *
- * `RegExp.prototype[Symbol.split]` and `[Symbol.matchAll]` build a new regex through the species
- * constructor, and on an object whose `constructor` is undefined that is the intrinsic RegExp, which the
- * guarded constructor never sees: a plain object posing as a regex had V8 compile any pattern it liked.
- * Both work on real regexes only, whose source was bounded when they were made.
+ * The protocol methods (`RegExp.prototype[Symbol.match]`, `[Symbol.matchAll]`, `[Symbol.replace]`,
+ * `[Symbol.search]`, `[Symbol.split]`) run the same C++ loops over their string argument as the string
+ * methods that call them, so that string is converted once and held to the same 64 Mi cap.
+ * `[Symbol.split]` and `[Symbol.matchAll]` also build a new regex through the species constructor, and
+ * on an object whose `constructor` is undefined that is the intrinsic RegExp, which the guarded
+ * constructor never sees: a plain object posing as a regex had V8 compile any pattern it liked. Both
+ * work on real regexes only, whose source was bounded when they were made.
  */
+import {
+  isObjectLike,
+  PROTOCOL_SYMBOLS,
+  type Protocol,
+  STRING_CAP,
+  toNumber,
+  tooLongString,
+  toStringOnce,
+} from './coerce.ts';
 import {
   $RangeError,
   $RegExp,
-  $String,
   $TypeError,
   brand,
   defineProperty,
   getOwnPropertyDescriptor,
+  REGEXP_FLAG_GETTERS,
   ReflectApply,
   ReflectConstruct,
   RegExpExec,
   RegExpPrototype,
   RegExpSource,
   SymbolMatch,
-  SymbolMatchAll,
-  SymbolSplit,
 } from './intrinsics.ts';
 import { type AnyMethod, replaceConstructor, replaceMethod } from './replace.ts';
 
@@ -46,7 +58,8 @@ function tooLongRegex(len: number): RangeError {
 const REGEX_PROPERTY_CAP = 32;
 const PROPERTY_ESCAPE = /\\[pPq]\{/g;
 
-function checkedSource(s: string): string {
+/** A regex source within the bounds, or a RangeError. */
+export function checkedPattern(s: string): string {
   if (s.length > REGEX_CAP) throw tooLongRegex(s.length);
   PROPERTY_ESCAPE.lastIndex = 0;
   let n = 0;
@@ -62,45 +75,46 @@ function checkedSource(s: string): string {
   return s;
 }
 
-/** The arguments to give the native constructor (or compile) for (pattern, flags), pattern bounded. */
-function regexArguments(pattern: unknown, flags: unknown, count: number): unknown[] {
-  if (typeof pattern === 'string') checkedSource(pattern);
-  else if (pattern !== null && typeof pattern === 'object') {
-    if (brand(RegExpSource, pattern)) checkedSource(RegExpSource(pattern));
-    else {
-      // What the constructor would read from a regex-like object or convert, read once, here.
-      const like = pattern as Record<PropertyKey, unknown>;
-      const m = like[SymbolMatch];
-      if (m !== undefined ? !!m : false) {
-        let source = like.source;
-        if (source !== undefined) source = checkedSource($String(source));
-        return [source, flags === undefined ? like.flags : flags];
-      }
-      return [checkedSource($String(pattern)), flags];
-    }
+/** A real regex's flags, from its internal slot. */
+function originalFlags(re: unknown): string {
+  let flags = '';
+  for (let i = 0; i < REGEXP_FLAG_GETTERS.length; i++) {
+    const entry = REGEXP_FLAG_GETTERS[i]!;
+    if (entry[1](re) === true) flags += entry[0];
   }
-  return count > 1 ? [pattern, flags] : [pattern];
+  return flags;
 }
 
-/** The argument of match/matchAll/search: a string (or what converts to one) is compiled as a regex. */
-export function regexArgument(v: unknown, symbol: symbol): unknown {
-  if (typeof v === 'string') return checkedSource(v);
-  if (v === null || v === undefined || typeof v === 'symbol') return v;
-  if (typeof v === 'object' || typeof v === 'function') {
-    const method = (v as Record<PropertyKey, unknown>)[symbol];
-    if (method !== undefined && method !== null) return v;
-  }
-  return checkedSource($String(v));
+/** (source, flags) as the native takes them: strings converted once (the source bounded), or undefined. */
+function regexStrings(source: unknown, flags: unknown): [string | undefined, string | undefined] {
+  return [
+    source === undefined ? undefined : checkedPattern(toStringOnce(source)),
+    flags === undefined ? undefined : toStringOnce(flags),
+  ];
 }
 
-/** Guards `RegExp`, `compile` and the species-building protocol methods. */
+function isRealRegExp(v: unknown): boolean {
+  return isObjectLike(v) && brand(RegExpSource, v);
+}
+
+/** Guards `RegExp` and `compile`. */
 export function guardRegExp(): void {
   const regexCompile = getOwnPropertyDescriptor(RegExpPrototype, 'compile');
   if (regexCompile !== undefined && typeof regexCompile.value === 'function') {
     const nativeCompile = regexCompile.value as AnyMethod;
     defineProperty(RegExpPrototype, 'compile', {
       value: function compile(this: unknown, pattern: unknown, flags: unknown) {
-        return ReflectApply(nativeCompile, this, regexArguments(pattern, flags, 2));
+        // Annex B: a regex pattern gives its own source and flags, and then no flags may be passed.
+        if (isRealRegExp(pattern)) {
+          if (flags !== undefined)
+            throw new $TypeError('RegExp.prototype.compile: no flags may be given with a regex pattern');
+          return ReflectApply(
+            nativeCompile,
+            this,
+            regexStrings(RegExpSource(pattern), originalFlags(pattern)),
+          );
+        }
+        return ReflectApply(nativeCompile, this, regexStrings(pattern, flags));
       },
       writable: true,
       enumerable: false,
@@ -109,39 +123,59 @@ export function guardRegExp(): void {
   }
   // biome-ignore lint/suspicious/noShadowRestrictedNames: it takes the place of RegExp, under its name
   const RegExpGuarded = function RegExp(pattern: unknown, flags: unknown) {
-    // biome-ignore lint/complexity/noArguments: RegExp(p) and RegExp(p, undefined) differ for a regex p
-    const args = regexArguments(pattern, flags, arguments.length);
+    const real = isRealRegExp(pattern);
+    let like = real;
+    if (isObjectLike(pattern)) {
+      // IsRegExp, read once.
+      const matcher = (pattern as Record<symbol, unknown>)[SymbolMatch];
+      if (matcher !== undefined) like = !!matcher;
+    }
+    const object = pattern as { constructor?: unknown; source?: unknown; flags?: unknown };
+    // RegExp(re) with no new and no flags gives re back when re's constructor is RegExp.
+    if (new.target === undefined && like && flags === undefined && object.constructor === RegExpGuarded)
+      return pattern;
+    let args: [string | undefined, string | undefined];
+    if (real)
+      args = regexStrings(RegExpSource(pattern), flags === undefined ? originalFlags(pattern) : flags);
+    else if (like) args = regexStrings(object.source, flags === undefined ? object.flags : flags);
+    else args = regexStrings(pattern, flags);
     if (new.target === undefined) return ReflectApply($RegExp, undefined, args);
     return ReflectConstruct($RegExp, args, new.target === RegExpGuarded ? $RegExp : new.target);
   };
   replaceConstructor('RegExp', $RegExp, RegExpGuarded);
 }
 
-/** The species-building protocol methods work on real regexes only (see above). */
+/** The protocol methods: their string argument converted once and capped; split and matchAll on real regexes only. */
 export function guardRegExpProtocol(): void {
-  const protocol: [string, symbol][] = [
-    ['split', SymbolSplit],
-    ['matchAll', SymbolMatchAll],
-  ];
-  for (let i = 0; i < protocol.length; i++) {
-    const label = protocol[i]![0];
-    const symbol = protocol[i]![1];
+  const protocols: Protocol[] = ['match', 'matchAll', 'replace', 'search', 'split'];
+  for (let i = 0; i < protocols.length; i++) {
+    const protocol = protocols[i]!;
+    const symbol = PROTOCOL_SYMBOLS[protocol];
+    const label = 'RegExp.prototype[Symbol.' + protocol + ']';
+    const realOnly = protocol === 'split' || protocol === 'matchAll';
     const d = getOwnPropertyDescriptor(RegExpPrototype, symbol)!;
     const native = d.value as AnyMethod;
-    const key = '[Symbol.' + label + ']';
     const guarded = {
-      [key]: function (this: unknown) {
-        if (!brand(RegExpSource, this)) {
+      [label]: function (this: unknown, ...args: unknown[]) {
+        if (realOnly && !isRealRegExp(this)) {
           throw new $TypeError(
-            'RegExp.prototype[Symbol.' +
-              label +
-              '] works on regular expressions only: make one with /.../ or new RegExp(...)',
+            label + ' works on regular expressions only: make one with /.../ or new RegExp(...)',
           );
         }
-        // biome-ignore lint/complexity/noArguments: the native sees exactly the arguments it was given
-        return ReflectApply(native, this, arguments);
+        const s = toStringOnce(args[0]);
+        if (s.length > STRING_CAP) throw tooLongString(label, s.length);
+        const converted: unknown[] = [s];
+        if (args.length > 1) {
+          const second = args[1];
+          // replace's replacement (a function stays one), split's limit.
+          if (protocol === 'replace')
+            converted[1] =
+              typeof second === 'function' || !isObjectLike(second) ? second : toStringOnce(second);
+          else if (protocol === 'split') converted[1] = second === undefined ? second : toNumber(second);
+        }
+        return ReflectApply(native, this, converted);
       },
-    }[key]!;
+    }[label]!;
     replaceMethod(RegExpPrototype, symbol, d, guarded);
   }
 }
