@@ -7,8 +7,9 @@ import { consoleObject, print } from './console.ts';
 import { get_chunk, grep, list_documents, neighbors, peek, search_chunks } from './context-helpers.ts';
 import { FINAL, FINAL_VAR } from './final.ts';
 import { bindHost, type HostReference } from './host-call.ts';
-import { defineProperty, freeze, G, jsonParse, objectKeys } from './intrinsics.ts';
+import { freeze, jsonParse } from './intrinsics.ts';
 import { configureOutput } from './output.ts';
+import { defineGlobals } from './replace.ts';
 import { collect, readVar, runBlock } from './runner.ts';
 import { bindSession, docs } from './session-state.ts';
 import { llm_query, llm_query_batched, rlm_query, rlm_query_batched } from './sub-calls.ts';
@@ -39,15 +40,6 @@ export function init(ref: HostReference, configJson: string, ...documents: strin
     print: print,
     console: consoleObject,
   };
-  const names = objectKeys(helpers);
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i]!;
-    defineProperty(G, name, {
-      value: helpers[name],
-      writable: false,
-      enumerable: false,
-      configurable: false,
-    });
-  }
+  defineGlobals(helpers, true);
   return [runBlock, collect, readVar];
 }

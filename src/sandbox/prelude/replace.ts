@@ -7,6 +7,7 @@ import {
   G,
   getOwnPropertyDescriptor,
   getOwnPropertyNames,
+  objectKeys,
   SymbolSpecies,
 } from './intrinsics.ts';
 
@@ -69,4 +70,21 @@ export function replaceConstructor(
     enumerable: false,
     configurable: true,
   });
+}
+
+/**
+ * Defines each of `values` as a non-enumerable global: read-only and fixed (the model's helpers), or
+ * writable and configurable like an ordinary global (the web APIs). Runs before any model code.
+ */
+export function defineGlobals(values: Record<string, unknown>, fixed: boolean): void {
+  const names = objectKeys(values);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    defineProperty(G, name, {
+      value: values[name],
+      writable: !fixed,
+      enumerable: false,
+      configurable: !fixed,
+    });
+  }
 }

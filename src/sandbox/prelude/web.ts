@@ -10,10 +10,7 @@ import {
   $String,
   $TypeError,
   DateNow,
-  defineProperty,
   freeze,
-  G,
-  objectKeys,
   PromiseResolve,
   PromiseThen,
   ReflectApply,
@@ -23,6 +20,7 @@ import {
   StringIndexOf,
   StringReplace,
 } from './intrinsics.ts';
+import { defineGlobals } from './replace.ts';
 import { structuredClone } from './structured-clone.ts';
 import { TextDecoder, TextEncoder } from './text-coding.ts';
 
@@ -101,14 +99,5 @@ export function installWeb(): void {
     queueMicrotask,
     performance,
   };
-  const names = objectKeys(web);
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i]!;
-    defineProperty(G, name, {
-      value: web[name],
-      writable: true,
-      enumerable: false,
-      configurable: true,
-    });
-  }
+  defineGlobals(web, false);
 }
