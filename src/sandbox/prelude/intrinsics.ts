@@ -6,7 +6,7 @@
  * prelude keeps working because it only calls these captured functions, through `ReflectApply`, never
  * through a property lookup at call time.
  *
- * Rules for code that runs after model code (checked on the bundle by test/sandbox/prelude-bundle.test.ts):
+ * Rules for code that runs after model code (checked on the bundle by test/sandbox/prelude/bundle.test.ts):
  * no spread, `for…of` or array destructuring (all three go through the poisonable array iterator), no
  * `instanceof` on model values, no getter or method looked up on a value model code could have touched
  * unless through a captured function. Captures belong here, at module level, never in a function that
