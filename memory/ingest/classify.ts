@@ -69,14 +69,14 @@ const cues = once(
       u(/\bont tendance à\b/i),
     ],
     note: [
-      u(/(?:^|\n)\s*(?:[-*]\s*)?(?:note|nb|n\.b\.|ps|todo|fixme|reminder|rappel|à faire)\s*:/i),
+      u(/(?<![^\n])[^\S\n]*(?:[-*]\s*)?(?:note|nb|n\.b\.|ps|todo|fixme|reminder|rappel|à faire)\s*:/i),
       u(/\bTODO\b/),
       u(/\bremember (?:to|that)\b/i),
       u(/\bdon't forget\b/i),
       u(/\bne pas oublier\b/i),
       u(/\bpenser à\b/i),
       u(/\bn'oublie(?:z)? pas\b/i),
-      u(/(?:^|\n)\s*[-*] \[[ xX]\]/),
+      u(/(?<![^\n])[^\S\n]*[-*] \[[ xX]\]/),
     ],
   }),
 );
@@ -114,14 +114,18 @@ const CODE_LINE_ALTERNATIVES = [
   String.raw`#include\b`,
   String.raw`package\s+\w`,
   String.raw`(?:public|private|protected)\s`,
-  String.raw`[\w.\[\]]+\s*=\s*[\w.]+\(.*\)\s*;?\s*$`,
-  String.raw`[\w.]+\(.*\)\s*;?\s*$`,
+  String.raw`[\w.\[\]]+\s*=\s*[\w.]+\(.*\)(?:\s*;)?\s*$`,
+  String.raw`[\w.]+\(.*\)(?:\s*;)?\s*$`,
   String.raw`\}\s*(?:else\b|$)`,
   String.raw`.*[;{]\s*$`,
-  String.raw`.*=>\s*[{(]?\s*$`,
+  String.raw`.*=>(?:\s*[{(])?\s*$`,
   String.raw`<\/?[a-z][\w-]*[\s>]`,
 ];
-const CODE_LINE = new RegExp(`^\\s*(?:${CODE_LINE_ALTERNATIVES.map((alt) => `(?:${alt})`).join('|')})`);
+// The leading whitespace is taken whole (a lookahead and a backreference make it atomic): giving it back
+// one character at a time would retry every alternative at each step, time quadratic in a line of spaces.
+const CODE_LINE = new RegExp(
+  `^(?=(\\s*))\\1(?:${CODE_LINE_ALTERNATIVES.map((alt) => `(?:${alt})`).join('|')})`,
+);
 
 /** Guesses the type of a chunk from its text, its chunker and its file's extension. */
 export function classifyChunk(text: string, hints: ClassifyHints): ChunkType {
@@ -151,7 +155,9 @@ function isCodeFile(hints: ClassifyHints): boolean {
 export function looksLikeCode(text: string): boolean {
   const sample = text.length > 20_000 ? text.slice(0, 20_000) : text;
   let fenced = 0;
-  for (const m of sample.matchAll(/```[^\n]*\n([\s\S]*?)(?:```|$)/g)) fenced += m[0].length;
+  // An info string holds no backtick (CommonMark), which also keeps a run of backticks from being retried
+  // as a fence opening at every position.
+  for (const m of sample.matchAll(/```[^\n`]*\n([\s\S]*?)(?:```|$)/g)) fenced += m[0].length;
   if (fenced > 0 && fenced >= sample.trim().length * 0.5) return true;
   const density = codePunctuationDensity(sample);
   // Prose has almost no code punctuation: skip the per-line patterns, the costly part, for it.

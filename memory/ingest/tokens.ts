@@ -96,8 +96,49 @@ function classAt(t: Uint8Array, text: string, i: number, len: number): number {
   return k === SURROGATE ? astral(text, i, len) : k | (1 << 3);
 }
 
+/** Code units the piece scanner has stepped over, and code units handed to the BPE encoder. */
+const work = { scanned: 0, encoded: 0 };
+
+/**
+ * Work done by the tokenizer so far in this process: code units its piece scanner stepped over and code
+ * units it handed to the BPE encoder. Both must grow linearly with the text whatever its shape; tests and
+ * benchmarks compare the growth over two sizes of input instead of timing it.
+ */
+export function tokenizerWork(): { scanned: number; encoded: number } {
+  return { ...work };
+}
+
+/**
+ * The last long run of each class that {@link pieceEnd} walked, for one text read up to one length. A
+ * chunker that cuts a window inside a long piece restarts the scan there ({@link TokenScanner.seek}), and
+ * a restart inside a run ends where the run ends: without the memo each restart walks the rest of the run
+ * again, and one 20 MB token costs time quadratic in its length. Only runs longer than a slice are kept,
+ * so short runs never evict a long one.
+ */
+class RunMemo {
+  /** Per class: start and end of the run, or -1. Class SPACE stands for the whitespace run of pieceEnd. */
+  readonly from = new Int32Array(6).fill(-1);
+  readonly to = new Int32Array(6);
+  /** Last line break inside the memoised whitespace run, or -1. */
+  lastBreak = -1;
+}
+
+/** True when `j` lies inside the memoised run of class `k` and starts a code point there. */
+function inMemo(memo: RunMemo | undefined, text: string, j: number, k: number): memo is RunMemo {
+  if (memo === undefined) return false;
+  const from = memo.from[k]!;
+  if (from < 0 || j < from || j >= memo.to[k]!) return false;
+  // The second half of a surrogate pair is no place a walk from `from` stops at.
+  return !(j > from && isLow(text.charCodeAt(j)) && isHigh(text.charCodeAt(j - 1)));
+}
+
+const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff;
+
 /** End of the run of code points of class `k` starting at `j`. */
-function runOf(t: Uint8Array, text: string, j: number, len: number, k: number): number {
+function runOf(t: Uint8Array, text: string, j: number, len: number, k: number, memo?: RunMemo): number {
+  if (inMemo(memo, text, j, k)) return memo.to[k]!;
+  const start = j;
   while (j < len) {
     const c = t[text.charCodeAt(j)]!;
     if (c === k) j++;
@@ -107,14 +148,20 @@ function runOf(t: Uint8Array, text: string, j: number, len: number, k: number): 
       j += p >> 3;
     } else break;
   }
+  work.scanned += j - start;
+  if (memo !== undefined && j - start > MAX_PIECE_CHARS) {
+    memo.from[k] = start;
+    memo.to[k] = j;
+  }
   return j;
 }
 
 /**
  * End of the piece that starts at `i` in `text[.., len)`: what {@link PIECE_PATTERN} matches there when
- * the text is cut at `len`. Alternatives are tried in the regex's order.
+ * the text is cut at `len`. Alternatives are tried in the regex's order. A `memo` (always used with the
+ * same text and `len`) lets a restart inside a long run skip to its end instead of walking it again.
  */
-export function pieceEnd(text: string, i: number, len: number): number {
+export function pieceEnd(text: string, i: number, len: number, memo?: RunMemo): number {
   const t = classTable();
   const c = text.charCodeAt(i);
   // 's 't 're 've 'm 'll 'd, any case (ſ folds to s)
@@ -131,9 +178,9 @@ export function pieceEnd(text: string, i: number, len: number): number {
   const k = first & 7;
   const next = i + (first >> 3);
   // [^\r\n\p{L}\p{N}]?\p{L}+
-  if (k === LETTER) return runOf(t, text, next, len, LETTER);
+  if (k === LETTER) return runOf(t, text, next, len, LETTER, memo);
   if ((k === OTHER || k === SPACE) && next < len && (classAt(t, text, next, len) & 7) === LETTER) {
-    return runOf(t, text, next, len, LETTER);
+    return runOf(t, text, next, len, LETTER, memo);
   }
   // \p{N}{1,3}
   if (k === NUMBER) {
@@ -150,20 +197,27 @@ export function pieceEnd(text: string, i: number, len: number): number {
   if (k === OTHER) j = next;
   else if (c === 32 && next < len && (classAt(t, text, next, len) & 7) === OTHER)
     j = next + (classAt(t, text, next, len) >> 3);
-  if (j >= 0) {
-    j = runOf(t, text, j, len, OTHER);
-    while (j < len && t[text.charCodeAt(j)] === NEWLINE) j++;
-    return j;
-  }
+  if (j >= 0) return runOf(t, text, runOf(t, text, j, len, OTHER, memo), len, NEWLINE, memo);
   // Whitespace: "\s*[\r\n]+" ends after the run's last line break; else "\s+(?!\S)" leaves the last
   // space to the next piece when a non-space follows; else "\s+" (a single space before a non-space).
   let end = i;
   let lastBreak = -1;
-  while (end < len) {
-    const w = t[text.charCodeAt(end)];
-    if (w === NEWLINE) lastBreak = end;
-    else if (w !== SPACE) break;
-    end++;
+  if (inMemo(memo, text, i, SPACE)) {
+    end = memo.to[SPACE]!;
+    if (memo.lastBreak >= i) lastBreak = memo.lastBreak;
+  } else {
+    while (end < len) {
+      const w = t[text.charCodeAt(end)];
+      if (w === NEWLINE) lastBreak = end;
+      else if (w !== SPACE) break;
+      end++;
+    }
+    work.scanned += end - i;
+    if (memo !== undefined && end - i > MAX_PIECE_CHARS) {
+      memo.from[SPACE] = i;
+      memo.to[SPACE] = end;
+      memo.lastBreak = lastBreak;
+    }
   }
   if (lastBreak >= 0) return lastBreak + 1;
   if (end === len || end - i === 1) return end;
@@ -183,6 +237,7 @@ function loadEncoder(): Tiktoken {
 
 function encode(piece: string): number {
   encoder ??= loadEncoder();
+  work.encoded += piece.length;
   return encoder.encode_ordinary(piece).length;
 }
 
@@ -305,6 +360,8 @@ export class TokenScanner {
   readonly #limit: number;
   /** End of the regex piece being sliced when it is longer than MAX_PIECE_CHARS. */
   #pieceTo = -1;
+  /** Long runs already walked, so restarts inside them ({@link seek}) stay linear in the text. */
+  readonly #runs = new RunMemo();
 
   constructor(text: string, start = 0, end = text.length) {
     this.#text = text;
@@ -327,7 +384,7 @@ export class TokenScanner {
     const text = this.#text;
     const from = this.end;
     if (from >= this.#limit) return false;
-    if (this.#pieceTo <= from) this.#pieceTo = pieceEnd(text, from, this.#limit);
+    if (this.#pieceTo <= from) this.#pieceTo = pieceEnd(text, from, this.#limit, this.#runs);
     const to = sliceEnd(text, from, this.#pieceTo);
     this.start = from;
     this.end = to;

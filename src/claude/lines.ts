@@ -19,7 +19,9 @@ const READ_BYTES = 1 << 20;
 
 /**
  * Lines of `file` from byte `from` (a line start), numbered from `linesBefore + 1`. Reads `readBytes`
- * (1 MiB) at a time; only the line being assembled is kept across reads.
+ * (1 MiB) at a time; only the line being assembled is kept across reads, as a list of the reads' tails,
+ * joined once when its newline arrives: each byte is searched and copied a bounded number of times, so a
+ * line of many megabytes (one long message) costs time linear in its length.
  */
 export async function* readLines(
   file: string,
@@ -31,26 +33,30 @@ export async function* readLines(
   try {
     const buf = Buffer.allocUnsafe(readBytes);
     let pos = from;
-    let carry: Buffer | null = null;
+    /** The unfinished line: copies of the tails of earlier reads (`buf` is reused by the next read). */
+    let carry: Buffer[] = [];
     let carryStart = from;
     let number = linesBefore;
     for (;;) {
       const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
       if (bytesRead === 0) break;
-      let data = buf.subarray(0, bytesRead);
-      let base = pos;
-      if (carry !== null) {
-        data = Buffer.concat([carry, data]);
-        base = carryStart;
-        carry = null;
-      }
+      const data = buf.subarray(0, bytesRead);
+      const base = pos;
       pos += bytesRead;
       let i = 0;
-      for (let nl = data.indexOf(10, i); nl !== -1; nl = data.indexOf(10, i)) {
-        const stop = nl > i && data[nl - 1] === 13 ? nl - 1 : nl;
+      for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10, i)) {
+        let line = data.subarray(i, nl + 1);
+        let start = base + i;
+        if (carry.length > 0) {
+          carry.push(line);
+          line = Buffer.concat(carry);
+          start = carryStart;
+          carry = [];
+        }
+        const stop = line.length > 1 && line[line.length - 2] === 13 ? line.length - 2 : line.length - 1;
         yield {
-          text: data.toString('utf8', i, stop),
-          start: base + i,
+          text: line.toString('utf8', 0, stop),
+          start,
           end: base + nl + 1,
           number: ++number,
           complete: true,
@@ -58,16 +64,16 @@ export async function* readLines(
         i = nl + 1;
       }
       if (i < data.length) {
-        // `buf` is reused by the next read, so the unfinished line is copied out.
-        carry = Buffer.from(data.subarray(i));
-        carryStart = base + i;
+        if (carry.length === 0) carryStart = base + i;
+        carry.push(Buffer.from(data.subarray(i)));
       }
     }
-    if (carry !== null) {
+    if (carry.length > 0) {
+      const line = Buffer.concat(carry);
       yield {
-        text: carry.toString('utf8'),
+        text: line.toString('utf8'),
         start: carryStart,
-        end: carryStart + carry.length,
+        end: carryStart + line.length,
         number: ++number,
         complete: false,
       };

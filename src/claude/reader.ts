@@ -230,7 +230,7 @@ export async function* readSessionParts(
       }
       ex = { text: '', hasUser: true, lastRole: null };
       // Slash commands arrive wrapped in tags (<command-name>/init</command-name>); the title keeps the words.
-      const words = msg.text.replace(/<[^>]*>/g, ' ').trim();
+      const words = msg.text.replace(/<[^<>]*>/g, ' ').trim();
       if (part.prompt === undefined && words !== '') part.prompt = shorten(words);
     }
     ex ??= { text: '', hasUser: false, lastRole: null };

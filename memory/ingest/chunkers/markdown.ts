@@ -14,7 +14,9 @@ import { paragraphChunks } from './paragraph.ts';
 /** Sections smaller than this are merged forward. */
 const TINY_TOKENS = 50;
 
-const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
+// One blank, then the rest of the line: `[ \t]+(.*?)[ \t]*$` said the same, but retried a long run of blanks
+// at every split (time quadratic in the line); the title is trimmed by headingTitle instead.
+const HEADING = /^ {0,3}(#{1,6})(?:[ \t](.*))?$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 
 /** A heading-bounded range of a markdown document. */
@@ -55,7 +57,7 @@ export function markdownSections(text: string): MarkdownSection[] {
     const h = HEADING.exec(line);
     if (!h || !isCleanLineStart(text, start)) return;
     const level = h[1]!.length;
-    const title = (h[2] ?? '').replace(/(?:^|[ \t]+)#+$/, '').trim();
+    const title = headingTitle(h[2] ?? '');
     if (start > sectionStart) sections.push({ start: sectionStart, end: start, path });
     while (stack.length > 0 && stack[stack.length - 1]!.level >= level) stack.pop();
     stack.push({ level, title });
@@ -64,6 +66,17 @@ export function markdownSections(text: string): MarkdownSection[] {
   });
   if (sectionStart < text.length) sections.push({ start: sectionStart, end: text.length, path });
   return sections;
+}
+
+/** A heading's text without its blanks and its closing run of `#` (one that follows a blank, or stands alone). */
+function headingTitle(rest: string): string {
+  const blank = (i: number) => rest[i] === ' ' || rest[i] === '\t';
+  let end = rest.length;
+  while (end > 0 && blank(end - 1)) end--;
+  let hashes = end;
+  while (hashes > 0 && rest[hashes - 1] === '#') hashes--;
+  if (hashes < end && (hashes === 0 || blank(hashes - 1))) end = hashes;
+  return rest.slice(0, end).trim();
 }
 
 /**
