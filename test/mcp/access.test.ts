@@ -1,12 +1,11 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inside } from '../../src/mcp/access.ts';
 import { serveHttp } from '../../src/mcp/http.ts';
 import { createServer } from '../../src/mcp/server.ts';
@@ -15,12 +14,13 @@ import {
   type ServerContext,
   type ServerContextOptions,
 } from '../../src/mcp/server-context.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { fakeSandboxes } from '../runtime/helpers/fake-sandbox.ts';
 import { textOf } from './helpers/connect.ts';
 import { scripted } from './helpers/rules.ts';
 
 // Real paths, since the fences compare paths with symlinks resolved (macOS /tmp is a link).
-const base = realpathSync(mkdtempSync(join(tmpdir(), 'rlm-mcp-access-')));
+const base = realpathSync(tempDir('rlm-mcp-access-'));
 const work = join(base, 'work');
 const outside = join(base, 'outside');
 let model: string;
@@ -35,7 +35,6 @@ beforeAll(() => {
   symlinkSync(outside, join(work, 'out-dir'));
   model = scripted(base, 'final.json', [{ depth: 0, reply: 'FINAL(done)' }]);
 });
-afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

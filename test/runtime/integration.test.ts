@@ -2,14 +2,14 @@
  * The loop against the real isolated-vm sandbox (src/sandbox/session.ts) and the scripted provider:
  * persistence across blocks, FINAL_VAR, recursion with a sandbox per sub-RLM, batching and abort.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../src/runtime/model.ts';
 import { ScriptedModel } from '../../src/runtime/providers/scripted.ts';
 import { RLM } from '../../src/runtime/rlm.ts';
 import type { TraceEvent } from '../../src/runtime/trace.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 
 const countTokens = (t: string) => Math.ceil(t.length / 4);
@@ -132,29 +132,25 @@ describe('RLM with the isolated-vm sandbox', () => {
   });
 
   it('lists the documents of ingested paths in the prompt and in list_documents()', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rlm-docs-'));
+    const dir = tempDir('rlm-docs-');
     mkdirSync(join(dir, 'notes'));
     writeFileSync(join(dir, 'notes', 'a.md'), 'Alpha notes about the harbour.\n');
     writeFileSync(join(dir, 'notes', 'b.md'), 'Beta notes.\n');
-    try {
-      const model = new FnModel((req) =>
-        lastUser(req).includes('[block 1]')
-          ? 'FINAL(done)'
-          : repl(
-              'print(JSON.stringify(list_documents().map((d) => [d.path, d.chunks])))\nprint(grep("harbour")[0].path)',
-            ),
-      );
-      await new RLM({ model, env: {} }).answer({ question: 'q', paths: [join(dir, 'notes')] });
-      const system = model.requests[0]?.system ?? '';
-      expect(system).toContain('- notes/a.md (31 chars, 1 chunks)');
-      expect(system).not.toContain(dir);
-      const fed = lastUser(model.requests[1]!);
-      expect(fed).toContain('[["notes/a.md",1],["notes/b.md",1]]');
-      expect(fed).toContain('\nnotes/a.md');
-      expect(fed).not.toContain(dir);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const model = new FnModel((req) =>
+      lastUser(req).includes('[block 1]')
+        ? 'FINAL(done)'
+        : repl(
+            'print(JSON.stringify(list_documents().map((d) => [d.path, d.chunks])))\nprint(grep("harbour")[0].path)',
+          ),
+    );
+    await new RLM({ model, env: {} }).answer({ question: 'q', paths: [join(dir, 'notes')] });
+    const system = model.requests[0]?.system ?? '';
+    expect(system).toContain('- notes/a.md (31 chars, 1 chunks)');
+    expect(system).not.toContain(dir);
+    const fed = lastUser(model.requests[1]!);
+    expect(fed).toContain('[["notes/a.md",1],["notes/b.md",1]]');
+    expect(fed).toContain('\nnotes/a.md');
+    expect(fed).not.toContain(dir);
   });
 
   it('tells the model a ```javascript fence did not run, and that a rejected block ran nothing', async () => {

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,11 +6,11 @@ import { parseTrace, type TraceEvent } from '../../src/runtime/trace.ts';
 import { renderTraceHtml, scriptJson } from '../../src/runtime/trace-html.ts';
 import { VIEWER_JS } from '../../src/runtime/trace-html-viewer.ts';
 import { BrowserPage, chromiumPath } from '../helpers/chromium.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { setup } from './helpers/setup.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-trace-html-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-trace-html-');
 
 /** Model text that would run script if the page ever treated it as markup. */
 const EVIL = '<img src=x onerror="window.__pwned=1"></script><script>window.__pwned=2</script>';

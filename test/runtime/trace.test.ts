@@ -1,15 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isRlmError } from '../../core/errors.ts';
 import { parseTrace, type TraceEvent, Tracer } from '../../src/runtime/trace.ts';
 import { renderTraceFile, renderTraceTree } from '../../src/runtime/trace-render.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { setup } from './helpers/setup.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-trace-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-trace-');
 
 function twoLevelModel(): FnModel {
   return new FnModel((req) => {

@@ -4,15 +4,15 @@
  * isolate's process is gone or uses no more CPU, and the host's event loop kept turning meanwhile.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxHost } from '../../src/sandbox/host.ts';
 import { processCpuMs } from '../../src/sandbox/process/pool.ts';
 import { createSandbox, type IsolateSandbox } from '../../src/sandbox/session.ts';
 import type { BlockResult, SandboxLimits } from '../../src/sandbox/types.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 const open: IsolateSandbox[] = [];
 async function sandbox(host: SandboxHost = {}, limits: SandboxLimits = {}): Promise<IsolateSandbox> {
@@ -24,8 +24,7 @@ afterEach(() => {
   for (const sb of open.splice(0)) sb.dispose();
 });
 
-const dir = mkdtempSync(path.join(tmpdir(), 'rlm-redteam-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-redteam-');
 
 /** One step V8 does not interrupt: JSON-encoding 60 million control characters (seconds of CPU). */
 const STUCK = 'JSON.stringify("\\u0001".repeat(6e7)).length';

@@ -1,12 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { writeSession } from '../../../benchmarks/claude-corpus.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
+import { tempDir } from '../../helpers/temp.ts';
 import { cli } from '../helpers.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-cli-claude-'));
+const dir = tempDir('rlm-cli-claude-');
 const config = join(dir, 'claude-home');
 const projects = join(config, 'projects');
 const store = join(dir, 'store');
@@ -38,7 +38,6 @@ beforeAll(() => {
     ],
   });
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('rlm claude', () => {
   it('ingests the default projects folder (CLAUDE_CONFIG_DIR), then skips unchanged sessions', async () => {

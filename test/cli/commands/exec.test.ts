@@ -1,14 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import exec, { splitBlocks, splitSourceBlocks } from '../../../src/cli/commands/exec.ts';
 import type { CliIO } from '../../../src/cli/io.ts';
 import { loadInput } from '../../../src/runtime/input.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'rlm-exec-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-exec-');
 
 function fakeIO(stdin = '', env: NodeJS.ProcessEnv = {}): CliIO & { out: () => string; err: () => string } {
   let out = '';

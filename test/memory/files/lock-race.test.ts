@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock } from '../../../memory/files/lock.ts';
 import { caught } from '../../helpers/errors.ts';
-import { tempDir } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 describe('the write lock under stale-lock recovery races', () => {
   it('never has two holders when two takers recover the same stale lock (inode numbers are reused)', async () => {

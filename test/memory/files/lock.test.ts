@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { acquireLock, isLeftoverLockFile } from '../../../memory/files/lock.ts';
 import { caught } from '../../helpers/errors.ts';
+import { tempDir } from '../../helpers/temp.ts';
 import { runChild } from '../helpers/child.ts';
-import { tempDir } from '../helpers/corpus.ts';
 
 const CHILD = fileURLToPath(new URL('../helpers/lock-child.ts', import.meta.url));
 const SLOW_CHILD = fileURLToPath(new URL('../helpers/slow-lock-child.ts', import.meta.url));

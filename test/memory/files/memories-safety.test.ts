@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../../memory/files/store.ts';
+import { tempDir } from '../../helpers/temp.ts';
 import { runChild } from '../helpers/child.ts';
-import { tempDir } from '../helpers/corpus.ts';
 
 const CHILD = fileURLToPath(new URL('../helpers/memory-child.ts', import.meta.url));
 

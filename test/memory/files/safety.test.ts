@@ -7,7 +7,8 @@ import { isRlmError } from '../../../core/errors.ts';
 import { acquireLock } from '../../../memory/files/lock.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
-import { prose, tempDir, writeSampleCorpus } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
+import { prose, writeSampleCorpus } from '../helpers/corpus.ts';
 
 const CHILD = fileURLToPath(new URL('../helpers/ingest-child.ts', import.meta.url));
 

@@ -1,7 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isRlmError, type RlmError } from '../../../core/errors.ts';
 import type { ModelRequest } from '../../../src/runtime/model.ts';
 import {
@@ -12,11 +11,11 @@ import {
   renderConversation,
 } from '../../../src/runtime/providers/claude-code.ts';
 import { createModel } from '../../../src/runtime/providers/index.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 const BIN = resolve(import.meta.dirname, '../../fixtures/providers/bin');
 const FAKE = join(BIN, 'claude');
-const tmp = mkdtempSync(join(tmpdir(), 'rlm-claude-code-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const tmp = tempDir('rlm-claude-code-');
 
 const request: ModelRequest = {
   system: 'You are a sub-RLM.',

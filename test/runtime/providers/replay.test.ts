@@ -2,20 +2,19 @@
  * `replay:TRACE.jsonl`: a run recorded to a trace is reproduced offline, reply for reply, including
  * concurrent sub-RLMs; a run that goes past or away from the recording fails with a clear error.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
 import { LEAF_PROMPT } from '../../../src/prompts/leaf.ts';
 import { createModel } from '../../../src/runtime/providers/index.ts';
 import { ReplayModel } from '../../../src/runtime/providers/replay.ts';
 import { RLM } from '../../../src/runtime/rlm.ts';
 import { parseTrace } from '../../../src/runtime/trace.ts';
+import { tempDir } from '../../helpers/temp.ts';
 import { FnModel, lastUser, repl } from '../helpers/fake-model.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-replay-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-replay-');
 
 /** A model whose sub-RLMs answer after a delay that reverses their order, so replay must key on spans. */
 function recordingModel(): FnModel {
