@@ -12,6 +12,7 @@ import { generateTask } from '../../benchmarks/tasks/index.ts';
 import type { SuiteName } from '../../benchmarks/tasks/types.ts';
 import { RLM } from '../../src/runtime/rlm.ts';
 import { tempDir } from '../helpers/temp.ts';
+import { ROOMY_LIMITS } from '../sandbox/roomy-limits.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '../fixtures/relay-runs');
 const dir = tempDir('rlm-relay-runs-');
@@ -43,11 +44,12 @@ describe('runs played through the relay', () => {
       const task = generateTask(run.name, { size: run.size, seed: run.seed, index: 0 });
       const input = contextOnDisk(run.name, task.context);
       const trace = path.join(FIXTURES, `${run.name}.trace.jsonl`);
-      const rlm = new RLM({ model: `replay:${trace}`, env: {} });
+      // Limits no recorded block comes near, however loaded the machine: the replay is under test.
+      const rlm = new RLM({ model: `replay:${trace}`, env: {}, sandbox: ROOMY_LIMITS });
       const r = await rlm.answer({ question: task.question, paths: [input] });
       expect(r.error).toBeUndefined();
       expect(r).toMatchObject({ status: 'final', iterations: run.iterations });
       expect(scoreAnswer(r.answer, task.gold)).toBe(1);
-    }, 120_000);
+    });
   }
 });

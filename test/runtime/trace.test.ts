@@ -284,5 +284,21 @@ describe('trace', () => {
       throw new Error('listener bug');
     });
     expect(() => tracer.emit('root', 0, { type: 'error', code: 'X', message: 'y' })).not.toThrow();
+    // A whole run (sub-calls included) whose onEvent throws on every event: its answer and its trace
+    // file are those of a run without the listener.
+    const file = join(dir, 'throwing-listener.jsonl');
+    let calls = 0;
+    const { rlm } = setup(twoLevelModel(), {
+      trace: file,
+      onEvent: () => {
+        calls++;
+        throw new Error('listener bug');
+      },
+    });
+    const result = await rlm.answer({ question: 'What?', context: 'root ctx' });
+    expect(result).toMatchObject({ status: 'final', answer: 'root answer' });
+    const events = parseTrace(readFileSync(file, 'utf8'));
+    expect(events.at(-1)?.type).toBe('run_end');
+    expect(calls).toBe(events.length);
   });
 });

@@ -81,7 +81,8 @@ describe('relay model', () => {
       depth: 0,
       signal: ctl.signal,
     });
-    await new Promise((r) => setTimeout(r, 50));
+    // The request is out (written before complete() returns): the model now waits for its reply.
+    expect(existsSync(join(dir, '001.request.md'))).toBe(true);
     ctl.abort();
     await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
     const next = new RelayModel(dir, { pollMs: 10 });
