@@ -77,7 +77,7 @@ describe('CLI input and output', () => {
     expect(r.stdout).toMatch(/needle line 0/);
     expect(r.stderr).not.toMatch(/EPIPE|Error|at /);
     expect(r.stderr).toMatch(/exit=0/);
-  }, 60_000);
+  });
 });
 
 const TEXT = 'Quelle est la météo à Zürich? 東京 🌧️';

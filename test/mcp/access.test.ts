@@ -155,15 +155,19 @@ describe('file access: MCP roots', () => {
     expect(textOf(r)).toBe(
       `rlm_answer: ${secret} is outside the client's roots (${join(work, 'docs')}) [ACCESS_DENIED]`,
     );
+    // Told that the roots changed, the server asks the client for them: wait until it has the answer.
+    const rootsSeen = async (roots: string[]) => {
+      const status = async () =>
+        (await call('rlm_status', {})).structuredContent as { fileAccess: { roots: string[] } };
+      while ((await status()).fileAccess.roots.join('\n') !== roots.join('\n')) {
+        // The server has not heard back yet: ask again.
+      }
+    };
     await setRoots([outside]);
-    // The notification and the next call race only inside one in-memory pair: wait for it to land.
-    await new Promise((resolve) => setImmediate(resolve));
+    await rootsSeen([outside]);
     expect((await call('rlm_answer', { question: 'q', paths: [secret] })).isError).toBeFalsy();
-    expect((await call('rlm_status', {})).structuredContent).toMatchObject({
-      fileAccess: { roots: [outside] },
-    });
     await setRoots([]);
-    await new Promise((resolve) => setImmediate(resolve));
+    await rootsSeen([]);
     expect(textOf(await call('rlm_answer', { question: 'q', paths: [secret] }))).toContain(
       'the client shares no roots',
     );
