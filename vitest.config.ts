@@ -4,8 +4,8 @@ import SummaryReporter from './test/summary-reporter.ts';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The run's own temp folder, checked for leftovers at the end (see the file).
-    globalSetup: ['test/run-temp.ts'],
+    // The run's own temp folder, checked for leftovers at the end (see the file); then the prelude bundle.
+    globalSetup: ['test/setup/run-temp.ts', 'test/setup/prelude.ts'],
     reporters: ['default', new SummaryReporter()],
     pool: 'forks',
     // isolated-vm refuses to create isolates in a process started from Node's startup snapshot.

@@ -5,7 +5,7 @@
  * `tempDir()` called inside a test (or its beforeEach / afterEach) is removed when that test ends;
  * called anywhere else (a file's top level, a describe body, a beforeAll) it is removed when the test
  * file ends. Folders are made under `os.tmpdir()`, which during `npm test` is the run's own temp folder
- * (test/run-temp.ts): a folder left behind there fails the run.
+ * (test/setup/run-temp.ts): a folder left behind there fails the run.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from './helpers/temp.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { leftoverError } from './run-temp.ts';
 
 const fileLevel = tempDir('rlm-file-level-');
