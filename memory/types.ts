@@ -106,6 +106,11 @@ export interface DocumentRecord {
   path: string | null;
   hash: string;
   bytes: number;
+  /**
+   * Length of the text in UTF-16 code units (JavaScript's `length`): the units chunk offsets and reads
+   * use. Absent in stores written before it; readers then take the last chunk's end.
+   */
+  chars?: number;
   chunker: ChunkerName;
   chunks: number;
   tokens: number;

@@ -29,10 +29,15 @@ export interface DocumentEntry {
   /** The file's path, or a name for a text given without one. */
   path: string;
   title?: string;
+  /** Length of the text in UTF-16 code units: what `.length`, offsets and `peek` ranges count. */
   chars: number;
   chunks: number;
   /** ISO time of the file's last change, when known. */
   modified: string | null;
+  /** The start of the text's sha256, in hex (equal hashes, equal texts), when known. */
+  hash?: string;
+  /** The id of an earlier document with the very same text (a copy, an alias), when there is one. */
+  duplicateOf?: string;
 }
 
 export interface SandboxHost {
