@@ -83,6 +83,14 @@ export function answerTooLongMessage(chars: number, max: number): string {
   );
 }
 
+/** Sent when a sub-RLM's FINAL answer does not match the schema its caller asked for. */
+export function schemaMismatchMessage(problems: string): string {
+  return (
+    `FINAL: the answer does not match the JSON Schema the request asked for: ${problems}. The run did not ` +
+    'end: call FINAL again with JSON that matches it.'
+  );
+}
+
 /** Sent for a ```js (or similar) fence, which never runs. */
 export function ignoredFenceNote(lang: string, line: number): string {
   return (

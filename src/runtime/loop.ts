@@ -16,6 +16,7 @@ import {
   missingVariableMessage,
   NO_ACTION_NOTE,
   replyTruncatedNote,
+  schemaMismatchMessage,
   turnFeedback,
 } from '../prompts/messages.ts';
 import type { ContextShape, PromptLimits } from '../prompts/shape.ts';
@@ -27,6 +28,7 @@ import type { ChatMessage, Model } from './model.ts';
 import { type FinalCall, MAX_REPLY_CHARS, type ParsedReply, parseReply } from './parse.ts';
 import type { RunStatus } from './result.ts';
 import type { RunState } from './run-state.ts';
+import { type CheckedSchema, parseStructured } from './structured.ts';
 import { type ChildOutcome, type ChildRunner, createSubCalls } from './subcalls.ts';
 import { answerPreview, type FinalEvent } from './trace.ts';
 
@@ -48,6 +50,8 @@ export interface LoopParams {
   inlineContext?: string;
   /** The model of this loop's own turns, when a sub-call picked one; default the depth's model. */
   model?: Model;
+  /** The shape the FINAL answer must have (a sub-RLM asked for structured output). */
+  schema?: CheckedSchema;
 }
 
 /** How the loop ended. */
@@ -94,6 +98,20 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
     state.tracer.emit(span, depth, { type: 'final', source, answer });
     return { answer, status, iterations };
   };
+  // With a schema, a FINAL that does not match gets one more turn; a second one ends the run in error.
+  let schemaMisses = 0;
+  const checkAnswer = (answer: string): { answer: string } | { note: string } | { error: LoopResult } => {
+    if (p.schema === undefined) return { answer };
+    const checked = parseStructured(answer, p.schema);
+    if (checked.ok) return { answer: JSON.stringify(checked.value) };
+    if (schemaMisses++ === 0) return { note: schemaMismatchMessage(checked.problems) };
+    const error = {
+      code: 'BAD_OUTPUT',
+      message: `the FINAL answer did not match the schema, twice: ${checked.problems}`,
+    };
+    state.tracer.emit(span, depth, { type: 'error', ...error });
+    return { error: { answer, status: 'error', iterations, error } };
+  };
 
   try {
     for (let turn = 1; turn <= p.maxIterations; turn++) {
@@ -131,18 +149,24 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
         });
         throwIfAborted(signal);
         const tooLong = r.final !== null && r.final.length > o.maxAnswerChars;
-        if (r.final !== null && !tooLong) return finish(r.final, 'final', 'code');
+        let refused: string | null = tooLong
+          ? answerTooLongMessage(r.final?.length ?? 0, o.maxAnswerChars)
+          : null;
+        if (r.final !== null && !tooLong) {
+          const checked = checkAnswer(r.final);
+          if ('answer' in checked) return finish(checked.answer, 'final', 'code');
+          if ('error' in checked) return checked.error;
+          refused = checked.note;
+        }
         feedback.push({
           index: i + 1,
           // The sandbox already cut the output to this size with a true omitted count; cutting again
           // here would replace that count with a wrong one.
           stdout: r.stdout,
-          error: tooLong
-            ? { code: 'BAD_INPUT', message: answerTooLongMessage(r.final?.length ?? 0, o.maxAnswerChars) }
-            : r.error,
+          error: refused === null ? r.error : { code: 'BAD_INPUT', message: refused },
           reset: r.reset,
         });
-        consecutiveErrors = r.ok && !tooLong ? 0 : consecutiveErrors + 1;
+        consecutiveErrors = r.ok && refused === null ? 0 : consecutiveErrors + 1;
         if (consecutiveErrors >= o.maxConsecutiveErrors) {
           const last = r.error ?? { code: 'RUNTIME', message: 'block failed' };
           const error = {
@@ -164,7 +188,10 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
         } else if (resolved.answer.length > o.maxAnswerChars) {
           notes.push(answerTooLongMessage(resolved.answer.length, o.maxAnswerChars));
         } else {
-          return finish(resolved.answer, 'final', resolved.source);
+          const checked = checkAnswer(resolved.answer);
+          if ('answer' in checked) return finish(checked.answer, 'final', resolved.source);
+          if ('error' in checked) return checked.error;
+          notes.push(checked.note);
         }
       } else if (parsed.blocks.length === 0 && parsed.ignored.length === 0) {
         notes.push(NO_ACTION_NOTE);
@@ -253,6 +280,7 @@ function childRunner(state: RunState): ChildRunner {
       signal: req.signal,
       model: req.model,
       ...(inline ? { inlineContext: ctx } : {}),
+      ...(req.schema === undefined ? {} : { schema: req.schema }),
     });
   };
 }

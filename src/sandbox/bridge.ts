@@ -19,7 +19,7 @@ import {
   type SearchOptions,
 } from '../../memory/types.ts';
 import { storeDocuments, textDocuments } from './documents.ts';
-import type { DocumentEntry, SandboxHost, SubCallItem } from './host.ts';
+import type { DocumentEntry, SandboxHost, SubCallItem, SubCallOptions } from './host.ts';
 
 /** Where the context's text lives, as far as host calls are concerned. */
 export type ContextMode = 'loaded' | 'host' | 'none';
@@ -197,8 +197,14 @@ export class HostBridge {
       case 'rlm': {
         if (!host.llmQuery) throw new HostCallError('no model configured (pass --model)');
         const item = subCallItem(p, 'prompt');
-        const opts = { kind: op, ...(item.model === undefined ? {} : { model: item.model }) } as const;
-        return String(await host.llmQuery(item.prompt, item.context, signal, opts));
+        const opts: SubCallOptions = { kind: op };
+        if (item.model !== undefined) opts.model = item.model;
+        if (item.schema !== undefined) opts.schema = item.schema;
+        const answer = String(await host.llmQuery(item.prompt, item.context, signal, opts));
+        if (item.schema === undefined) return answer;
+        // Structured output: the checked value, or the failure thrown where the code asked.
+        if (answer.startsWith('Error:')) throw new HostCallError(answer.slice('Error:'.length).trim());
+        return JSON.parse(answer) as unknown;
       }
       case 'llm_batched':
       case 'rlm_batched': {
@@ -206,17 +212,21 @@ export class HostBridge {
         const items = Array.isArray(p.items)
           ? p.items.map((x, i) => subCallItem(x, `item ${i}: prompt`))
           : [];
-        if (host.llmQueryBatched) {
-          const answers = await host.llmQueryBatched(items, signal, { kind });
-          return answers.map((a) => String(a));
+        let answers: string[];
+        if (host.llmQueryBatched) answers = await host.llmQueryBatched(items, signal, { kind });
+        else {
+          if (!host.llmQuery) throw new HostCallError('no model configured (pass --model)');
+          const one = host.llmQuery;
+          answers = await Promise.all(
+            items.map((q) => {
+              const opts: SubCallOptions = { kind };
+              if (q.model !== undefined) opts.model = q.model;
+              if (q.schema !== undefined) opts.schema = q.schema;
+              return one(q.prompt, q.context, signal, opts);
+            }),
+          );
         }
-        if (!host.llmQuery) throw new HostCallError('no model configured (pass --model)');
-        const one = host.llmQuery;
-        return Promise.all(
-          items.map(async (q) =>
-            String(await one(q.prompt, q.context, signal, { kind, ...(q.model ? { model: q.model } : {}) })),
-          ),
-        );
+        return batchResult(items, answers);
       }
       case 'list_documents':
         return this.listDocuments();
@@ -358,7 +368,8 @@ export class HostBridge {
       };
     }
     const matches = r.matches.map((m) => {
-      const document = m.document ?? m.id;
+      // A store's chunk ids are DOCUMENT:N; a store that does not say the document is read from the id.
+      const document = m.document ?? (store ? m.id.slice(0, Math.max(0, m.id.lastIndexOf(':'))) || m.id : m.id);
       return {
         id: m.id,
         document,
@@ -441,7 +452,34 @@ function subCallItem(v: unknown, what: string): SubCallItem {
   const item: SubCallItem = { prompt: str(o.prompt, what) };
   if (typeof o.context === 'string') item.context = o.context;
   if (typeof o.model === 'string') item.model = o.model;
+  // The isolate sends the schema as JSON text (encoded there, so no getter of model code runs here).
+  if (typeof o.schema === 'string') {
+    try {
+      item.schema = JSON.parse(o.schema) as unknown;
+    } catch {
+      throw new HostCallError(`${what.replace(/: prompt$/, '')}: schema must be plain JSON`);
+    }
+  }
   return item;
+}
+
+/**
+ * A batch's answers as the isolate gets them: every answer in order (with a schema, the checked value,
+ * or null when it failed) and the failures listed, so code that asked sees them.
+ */
+function batchResult(
+  items: readonly SubCallItem[],
+  answers: readonly string[],
+): { values: unknown[]; errors: { index: number; error: string }[] } {
+  const errors: { index: number; error: string }[] = [];
+  const values = answers.map((raw, index) => {
+    const answer = String(raw);
+    const failed = answer.startsWith('Error:');
+    if (failed) errors.push({ index, error: answer });
+    if (items[index]?.schema === undefined) return answer;
+    return failed ? null : (JSON.parse(answer) as unknown);
+  });
+  return { values, errors };
 }
 
 function displayName(op: string): string {

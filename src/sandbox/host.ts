@@ -13,6 +13,11 @@ export interface SubCallItem {
   context?: string;
   /** One of the run's configured model specs; default the sub-model. */
   model?: string;
+  /**
+   * A JSON Schema the answer must match (structured output). The answer is then the JSON text of the
+   * checked value, or a string starting "Error:" when the sub-model's replies did not fit it.
+   */
+  schema?: unknown;
 }
 
 /** Per-call choices beside the item. */
@@ -20,6 +25,8 @@ export interface SubCallOptions {
   /** Default `llm`. */
   kind?: SubCallKind;
   model?: string;
+  /** See {@link SubCallItem.schema}. */
+  schema?: unknown;
 }
 
 /** A document of a multi-document or store context, as `list_documents()` returns it. */

@@ -7,8 +7,14 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isRlmError, RlmError } from '../../../core/errors.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, type LoadedInput, loadInput } from '../../runtime/input.ts';
-import type { Model } from '../../runtime/model.ts';
+import type { ChatMessage, Model } from '../../runtime/model.ts';
 import { resolveOptions } from '../../runtime/options.ts';
+import {
+  askStructured,
+  type CheckedSchema,
+  checkSchema,
+  structuredPrompt,
+} from '../../runtime/structured.ts';
 import type { SandboxHost, SubCallItem, SubCallOptions } from '../../sandbox/host.ts';
 import { createSandbox } from '../../sandbox/session.ts';
 import type { BlockError, BlockResult } from '../../sandbox/types.ts';
@@ -109,15 +115,30 @@ function modelHost(
     if (opts.model !== undefined && opts.model !== model.spec) {
       return `Error: BAD_INPUT: no model "${opts.model}" is configured; use ${model.spec}`;
     }
-    const content = context === undefined ? prompt : `${prompt}\n\n${context}`;
-    const res = await model.complete({
-      system: 'Answer the request directly and concisely.',
-      messages: [{ role: 'user', content }],
-      depth: 1,
-      signal,
-      ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-    });
-    return res.text;
+    const ask = async (messages: ChatMessage[]) =>
+      (
+        await model.complete({
+          system: 'Answer the request directly and concisely, in the form it asks for.',
+          messages,
+          depth: 1,
+          signal,
+          ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+        })
+      ).text;
+    let schema: CheckedSchema | undefined;
+    try {
+      if (opts.schema !== undefined) schema = checkSchema(opts.schema);
+    } catch (err) {
+      return `Error: BAD_INPUT: ${(err as Error).message}`;
+    }
+    const asked = schema === undefined ? prompt : structuredPrompt(prompt, schema);
+    const content = context === undefined ? asked : `${asked}\n\n${context}`;
+    if (schema === undefined) return ask([{ role: 'user', content }]);
+    try {
+      return await askStructured(ask, content, schema);
+    } catch (err) {
+      return `Error: BAD_OUTPUT: ${(err as Error).message}`;
+    }
   };
   const llmQueryBatched = async (items: SubCallItem[], signal: AbortSignal) => {
     const out: string[] = new Array(items.length);
@@ -127,7 +148,10 @@ function modelHost(
         const i = next++;
         const item = items[i] as SubCallItem;
         try {
-          out[i] = await llmQuery(item.prompt, item.context, signal, item.model ? { model: item.model } : {});
+          const opts: SubCallOptions = {};
+          if (item.model !== undefined) opts.model = item.model;
+          if (item.schema !== undefined) opts.schema = item.schema;
+          out[i] = await llmQuery(item.prompt, item.context, signal, opts);
         } catch (err) {
           out[i] = `Error: PROVIDER: ${(err as Error)?.message ?? String(err)}`;
         }

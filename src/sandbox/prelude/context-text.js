@@ -119,6 +119,7 @@ function grepPlan(pattern, opts) {
     limit: limit,
     around: around,
     only: only,
+    count: o.count === true,
   };
 }
 
@@ -161,8 +162,10 @@ function grepShape(id, text, start, around) {
   return {
     id: id,
     // A plain text or document array has no file names: the document id is its name.
+    document: id,
     path: id,
     offset: start,
+    documentOffset: start,
     text: line,
     before: around > 0 ? StringSlice(text, MathMax(0, from - around), from) : '',
     after: around > 0 ? StringSlice(text, to, to + around) : '',
@@ -179,34 +182,83 @@ function grepLocal(pattern, opts) {
   }
 }
 
+/** Counts every match and every matching line per document (grep's count mode). */
+function grepCounts(plan, re) {
+  const documents = [];
+  let matches = 0;
+  let lines = 0;
+  for (let d = 0; d < docs.length; d++) {
+    const id = 'doc:' + d;
+    if (!grepWanted(plan, id)) continue;
+    const text = docs[d];
+    let n = 0;
+    let nLines = 0;
+    let lineEnd = -1;
+    let from = 0;
+    while (from < text.length) {
+      const hit = grepFind(plan, re, text, from);
+      if (hit === null) break;
+      n++;
+      if (hit[0] > lineEnd) {
+        nLines++;
+        lineEnd = StringIndexOf(text, '\n', hit[0]);
+        if (lineEnd === -1) lineEnd = text.length;
+      }
+      from = MathMax(hit[1], hit[0] + 1);
+    }
+    if (n > 0) documents[documents.length] = { id: id, path: id, matches: n, lines: nLines };
+    matches += n;
+    lines += nLines;
+  }
+  return { matches: matches, lines: lines, documents: documents };
+}
+
+function grepWanted(plan, id) {
+  if (plan.only === null) return true;
+  for (let k = 0; k < plan.only.length; k++) if (plan.only[k] === id) return true;
+  return false;
+}
+
+/** The next match at or after `from` as [start, end], or null; an empty match after a final newline is none. */
+function grepFind(plan, re, text, from) {
+  let start;
+  let end;
+  if (re === null) {
+    start = StringIndexOf(text, plan.source, from);
+    if (start === -1) return null;
+    end = start + plan.source.length;
+  } else {
+    re.lastIndex = from;
+    const m = RegExpExec(re, text);
+    if (m === null) return null;
+    start = m.index;
+    end = start + m[0].length;
+  }
+  if (start === text.length && StringCharCodeAt(text, start - 1) === 10) return null;
+  return [start, end];
+}
+
 function grepScan(pattern, opts) {
   const plan = grepPlan(pattern, opts);
   const re = plan.literal && !plan.ignoreCase ? null : grepRegExp(plan);
-  const needle = plan.source;
+  if (plan.only !== null)
+    for (let k = 0; k < plan.only.length; k++)
+      if (docIndex(plan.only[k]) === -1)
+        throw new $TypeError(
+          'grep: no document ' + plan.only[k] + '; ids are doc:0 to doc:' + (docs.length - 1),
+        );
+  if (plan.count) return grepCounts(plan, re);
   const out = [];
   for (let d = 0; d < docs.length; d++) {
     const id = 'doc:' + d;
-    if (plan.only !== null) {
-      let wanted = false;
-      for (let k = 0; k < plan.only.length; k++) if (plan.only[k] === id) wanted = true;
-      if (!wanted) continue;
-    }
+    if (!grepWanted(plan, id)) continue;
     const text = docs[d];
     let from = 0;
     while (from < text.length) {
-      let start;
-      let end;
-      if (re === null) {
-        start = StringIndexOf(text, needle, from);
-        if (start === -1) break;
-        end = start + needle.length;
-      } else {
-        re.lastIndex = from;
-        const m = RegExpExec(re, text);
-        if (m === null) break;
-        start = m.index;
-        end = start + m[0].length;
-      }
+      const hit = grepFind(plan, re, text, from);
+      if (hit === null) break;
+      const start = hit[0];
+      const end = hit[1];
       if (out.length === plan.limit) return [out, true];
       out[out.length] = grepShape(id, text, start, plan.around);
       let next = StringIndexOf(text, '\n', start);

@@ -121,10 +121,20 @@ function plainOptions(opts, fn) {
 
 const unavailable = 'is unavailable: no model configured (pass --model)';
 
+/** A schema crosses to the host as JSON text, encoded here: no getter of model code runs on the host. */
+function schemaText(s, what) {
+  let json;
+  try {
+    json = typeof s === 'object' || typeof s === 'boolean' ? jsonStringify(s) : undefined;
+  } catch (e) {}
+  if (typeof json !== 'string') throw new $TypeError(what + ' must be a JSON Schema object');
+  return json;
+}
+
 function subCallItem(x, fn, what) {
   if (typeof x === 'string') return { prompt: x };
   if (x === null || typeof x !== 'object')
-    throw new $TypeError(fn + ': ' + what + ' must be a string or {prompt, context?, model?}');
+    throw new $TypeError(fn + ': ' + what + ' must be a string or {prompt, context?, model?, schema?}');
   const prompt = x.prompt;
   if (typeof prompt !== 'string') throw new $TypeError(fn + ': ' + what + '.prompt must be a string');
   const item = { prompt: prompt };
@@ -132,7 +142,19 @@ function subCallItem(x, fn, what) {
   if (c !== undefined && c !== null) item.context = typeof c === 'string' ? c : answerText(c);
   const m = x.model;
   if (m !== undefined && m !== null) item.model = stringArg(m, fn + ': ' + what + '.model');
+  const s = x.schema;
+  if (s !== undefined && s !== null) item.schema = schemaText(s, fn + ': ' + what + '.schema');
   return item;
+}
+
+/** Functions whose failures this block has already reported: one notice each, however many fail. */
+let subNoticed = ObjectCreate(null);
+
+/** A line in the output when sub-calls failed, so a failure never passes unseen. */
+function subCallNotice(fn, text) {
+  if (subNoticed[fn] === true) return;
+  subNoticed[fn] = true;
+  write('[' + fn + ': ' + text + ']\n');
 }
 
 function single(op, fn, prompt, context, opts) {
@@ -144,11 +166,16 @@ function single(op, fn, prompt, context, opts) {
     item.context = typeof context === 'string' ? context : answerText(context);
   if (opts !== undefined && opts !== null) {
     if (typeof opts !== 'object')
-      throw new $TypeError(fn + '(prompt, context, {model}): options must be an object');
+      throw new $TypeError(fn + '(prompt, context, {model, schema}): options must be an object');
     const m = opts.model;
     if (m !== undefined && m !== null) item.model = stringArg(m, fn + ': model');
+    const s = opts.schema;
+    if (s !== undefined && s !== null) item.schema = schemaText(s, fn + ': schema');
   }
-  return hostCall(op, item);
+  const answer = hostCall(op, item);
+  if (typeof answer === 'string' && StringSlice(answer, 0, 6) === 'Error:')
+    subCallNotice(fn, 'a call failed; its answer is the string ' + jsonStringify(clipText(answer, 200)));
+  return answer;
 }
 
 function batched(op, fn, items) {
@@ -157,7 +184,12 @@ function batched(op, fn, items) {
     throw new $TypeError(fn + ' takes an array of prompts or {prompt, context?, model?} objects');
   const list = [];
   for (let i = 0; i < items.length; i++) list[i] = subCallItem(items[i], fn, 'item ' + i);
-  return hostCall(op, { items: list });
+  const r = hostCall(op, { items: list });
+  const values = r.values;
+  defineProperty(values, 'errors', descriptor(r.errors, true, false, true));
+  if (r.errors.length > 0)
+    subCallNotice(fn, r.errors.length + ' of ' + list.length + ' calls failed; .errors lists {index, error}');
+  return values;
 }
 
 function llm_query(prompt, context, opts) {
@@ -235,7 +267,7 @@ function grepResult(matches, truncated, opts) {
 function grep(pattern, opts) {
   if (config.context === 'loaded' && !config.store) {
     const r = grepLocal(pattern, opts);
-    return grepResult(r[0], r[1], opts);
+    return isArray(r) ? grepResult(r[0], r[1], opts) : r;
   }
   if (!config.store && config.context === 'none') throw noStore('grep');
   const plan = grepPlan(pattern, opts);
@@ -243,6 +275,7 @@ function grep(pattern, opts) {
   payload.opts.literal = plan.literal;
   payload.opts.ignoreCase = plan.ignoreCase;
   const r = hostCall('grep', payload);
+  if (r.counts !== undefined) return r.counts;
   return grepResult(r.matches, r.truncated, opts);
 }
 
@@ -434,6 +467,7 @@ function runBlock(fn, file, names) {
     finalAnswer = null;
     grepRunning = false;
     grepNoticed = false;
+    subNoticed = ObjectCreate(null);
     lastResult = null;
     // What a script-level var does, done here: the names become global properties, values kept.
     const list = jsonParse(names);
@@ -496,8 +530,6 @@ function init(ref, configJson) {
   tailMax = config.maxOutputChars - headMax;
   for (let i = 2; i < arguments.length; i++) docs[i - 2] = arguments[i];
   const helpers = {
-    context:
-      config.context === 'loaded' ? (config.contextShape === 'string' ? docs[0] : freeze(docs)) : undefined,
     peek: peek,
     grep: grep,
     search_chunks: search_chunks,
@@ -521,6 +553,21 @@ function init(ref, configJson) {
       enumerable: false,
       configurable: false,
     });
+  }
+  if (config.context === 'loaded' || (config.context === 'none' && !config.store)) {
+    const value =
+      config.context === 'none' ? undefined : config.contextShape === 'string' ? docs[0] : freeze(docs);
+    defineProperty(G, 'context', { value: value, writable: false, enumerable: false, configurable: false });
+  } else {
+    // Not loaded: any use of `context` says what to use instead, not "cannot read properties of undefined".
+    const notLoaded = function context() {
+      throw new $Error(
+        config.store
+          ? 'context is not loaded: the text is in a chunk store. Use list_documents(), peek(DOC_ID) or peek(DOC_ID, start, end), grep and search_chunks'
+          : 'context is too large to load into the sandbox. Use peek(start, end), grep(pattern) and list_documents()',
+      );
+    };
+    defineProperty(G, 'context', { get: notLoaded, enumerable: false, configurable: false });
   }
   return [runBlock, collect, readVar];
 }
