@@ -18,11 +18,13 @@ import {
   replyTruncatedNote,
   schemaMismatchMessage,
   turnFeedback,
+  unknownFinalNameMessage,
 } from '../prompts/messages.ts';
 import type { ContextShape, PromptLimits } from '../prompts/shape.ts';
 import type { DocumentEntry, SandboxHost } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
 import { abortError, raceAbort, throwIfAborted } from './abort.ts';
+import { declaredNames, nearestName, seenWord } from './final-name.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, textShape } from './input.ts';
 import type { ChatMessage, Model } from './model.ts';
 import { type FinalCall, MAX_REPLY_CHARS, type ParsedReply, parseReply } from './parse.ts';
@@ -90,6 +92,11 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
     { role: 'user', content: firstMessage(p.question, p.shape, p.inlineContext) },
   ];
   const session = new LazySandbox(state, p, signal, childRunner(state));
+  // What the run has put before the model, and the names its code declared: a bare FINAL(name) that is
+  // neither a variable nor a word seen here is taken for a typo (final-name.ts).
+  const seen: string[] = [p.question, ...(p.shape.sample?.lines ?? [])];
+  if (p.inlineContext !== undefined) seen.push(p.inlineContext);
+  const declared = new Set<string>();
   let iterations = 0;
   let partial = '';
   let consecutiveErrors = 0;
@@ -129,6 +136,8 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
       const parsed = parseReply(reply.text);
       partial = partialFrom(parsed, partial);
       throwIfAborted(signal);
+      seen.push(withoutFinal(parsed.prose));
+      for (const block of parsed.blocks) for (const name of declaredNames(block.code)) declared.add(name);
 
       const feedback: BlockFeedback[] = [];
       for (const [i, block] of parsed.blocks.entries()) {
@@ -148,6 +157,7 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
           durationMs: Math.round((performance.now() - started) * 10) / 10,
         });
         throwIfAborted(signal);
+        seen.push(r.stdout);
         const tooLong = r.final !== null && r.final.length > o.maxAnswerChars;
         let refused: string | null = tooLong
           ? answerTooLongMessage(r.final?.length ?? 0, o.maxAnswerChars)
@@ -182,9 +192,13 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
       if (parsed.truncated) notes.push(replyTruncatedNote(MAX_REPLY_CHARS));
       for (const f of parsed.ignored) notes.push(ignoredFenceNote(f.lang, f.line));
       if (parsed.final !== null) {
-        const resolved = await resolveFinal(parsed.final, session, signal);
+        const resolved = await resolveFinal(parsed.final, session, signal, seen);
         if (resolved === undefined) {
           notes.push(missingVariableMessage((parsed.final as { name: string }).name));
+        } else if ('unknown' in resolved) {
+          const near = nearestName(resolved.unknown, declared);
+          const exists = near !== undefined && (await session.existing()?.readVariable(near)) !== undefined;
+          notes.push(unknownFinalNameMessage(resolved.unknown, exists ? near : undefined));
         } else if (resolved.answer.length > o.maxAnswerChars) {
           notes.push(answerTooLongMessage(resolved.answer.length, o.maxAnswerChars));
         } else {
@@ -212,9 +226,12 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
     const reply = await state.callModel(site, system, messages.slice(), signal);
     throwIfAborted(signal);
     const parsed = parseReply(reply.text);
-    const resolved = parsed.final === null ? undefined : await resolveFinal(parsed.final, session, signal);
+    // No turn is left to ask again: a bare name that is no variable is taken as written.
+    const resolved =
+      parsed.final === null ? undefined : await resolveFinal(parsed.final, session, signal, null);
+    const given = resolved === undefined || 'unknown' in resolved ? undefined : resolved.answer;
     // No turn is left to shorten it: the answer is cut to the bound instead.
-    const answer = (resolved?.answer ?? partialFrom(parsed, partial)).slice(0, o.maxAnswerChars);
+    const answer = (given ?? partialFrom(parsed, partial)).slice(0, o.maxAnswerChars);
     return finish(answer, 'max_iterations', 'last_call');
   } catch (err) {
     const aborted = signal.aborted;
@@ -233,6 +250,12 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
   }
 }
 
+/** Prose without the FINAL(...) that ends it: the word in a FINAL must have been seen before it. */
+function withoutFinal(prose: string): string {
+  const at = prose.lastIndexOf('FINAL');
+  return at === -1 ? prose : prose.slice(0, at);
+}
+
 /** The best answer so far: a FINAL written in the reply, else the reply's prose, else the previous one. */
 function partialFrom(parsed: ParsedReply, previous: string): string {
   if (parsed.final?.kind === 'final') return parsed.final.answer;
@@ -242,21 +265,23 @@ function partialFrom(parsed: ParsedReply, previous: string): string {
 /**
  * The answer a FINAL / FINAL_VAR in reply text stands for; undefined when FINAL_VAR's variable is missing.
  * `FINAL(name)` with a bare identifier gives the variable's value when the session defines it (what the
- * model meant), else the name as literal text.
+ * model meant); else the name as literal text when it is a word in `seen` (null: always), and
+ * `{unknown}` when it is not, for the model to be asked again.
  */
 async function resolveFinal(
   call: FinalCall,
   session: LazySandbox,
   signal: AbortSignal,
-): Promise<{ answer: string; source: FinalEvent['source'] } | undefined> {
+  seen: readonly string[] | null,
+): Promise<{ answer: string; source: FinalEvent['source'] } | { unknown: string } | undefined> {
   const sandbox = session.existing();
   if (call.kind === 'final') {
-    if (call.identifier === undefined || sandbox === undefined)
-      return { answer: call.answer, source: 'text' };
-    const value = await raceAbort(sandbox.readVariable(call.identifier), signal);
-    return value === undefined
-      ? { answer: call.answer, source: 'text' }
-      : { answer: value, source: 'variable' };
+    if (call.identifier === undefined) return { answer: call.answer, source: 'text' };
+    const value =
+      sandbox === undefined ? undefined : await raceAbort(sandbox.readVariable(call.identifier), signal);
+    if (value !== undefined) return { answer: value, source: 'variable' };
+    if (seen === null || seenWord(call.identifier, seen)) return { answer: call.answer, source: 'text' };
+    return { unknown: call.identifier };
   }
   if (sandbox === undefined) return undefined;
   const value = await raceAbort(sandbox.readVariable(call.name), signal);

@@ -369,7 +369,8 @@ export class HostBridge {
     }
     const matches = r.matches.map((m) => {
       // A store's chunk ids are DOCUMENT:N; a store that does not say the document is read from the id.
-      const document = m.document ?? (store ? m.id.slice(0, Math.max(0, m.id.lastIndexOf(':'))) || m.id : m.id);
+      const document =
+        m.document ?? (store ? m.id.slice(0, Math.max(0, m.id.lastIndexOf(':'))) || m.id : m.id);
       return {
         id: m.id,
         document,

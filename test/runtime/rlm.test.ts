@@ -14,7 +14,7 @@ const dir = mkdtempSync(join(tmpdir(), 'rlm-answer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const answerAfterLook = () =>
-  new FnModel((req) => (lastUser(req).includes('[block') ? 'FINAL(seen)' : repl('print(typeof context)')));
+  new FnModel((req) => (lastUser(req).includes('[block') ? 'FINAL("seen")' : repl('print(typeof context)')));
 
 describe('RLM.answer inputs', () => {
   it('states the context size and shape in the system prompt', async () => {

@@ -254,12 +254,12 @@ describe('rlm exec', () => {
     await store.close();
     const io = fakeIO('', { RLM_STORE: 'env-store' });
     const code = await exec(
-      [file('env.js', "print(typeof context, search_chunks('lighthouse').length, grep('storm').length)")],
+      [file('env.js', "print(search_chunks('lighthouse').length, grep('storm').length)")],
       io,
     );
     expect(io.err()).toBe('');
     expect(code).toBe(0);
-    expect(io.out()).toBe('undefined 1 1\n');
+    expect(io.out()).toBe('1 1\n');
     // --context wins over $RLM_STORE, as in rlm answer.
     file('only.txt', 'just this');
     const ctx = fakeIO('', { RLM_STORE: 'env-store' });
