@@ -344,7 +344,7 @@ export function scanDocument(
 }
 
 /** Splits chunks into runs of one document each (a chunk without a document is a run of its own). */
-export function* documentRuns(chunks: readonly GrepChunk[]): Generator<GrepChunk[]> {
+function* documentRuns(chunks: readonly GrepChunk[]): Generator<GrepChunk[]> {
   let run: GrepChunk[] = [];
   for (const c of chunks) {
     const prev = run[run.length - 1];

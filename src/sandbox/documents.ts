@@ -68,7 +68,7 @@ export function textDocuments(texts: readonly string[]): DocumentEntry[] {
 }
 
 /** Sets `duplicateOf` on each document whose text an earlier one already has (same hash and length). */
-export function markDuplicates(entries: DocumentEntry[]): DocumentEntry[] {
+function markDuplicates(entries: DocumentEntry[]): DocumentEntry[] {
   const first = new Map<string, string>();
   for (const e of entries) {
     if (e.hash === undefined) continue;

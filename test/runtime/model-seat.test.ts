@@ -310,4 +310,31 @@ describe('sub-calls over many records', () => {
     const retry = leaf.find((q) => q.messages.length === 3);
     expect(retry?.messages[2]?.content).toMatch(/^Your reply did not match the schema: it is not JSON/);
   });
+
+  it('a sub-RLM asked for a schema gets one more turn when its FINAL does not fit', async () => {
+    const seat = new Seat([
+      // The sub-RLM answers in prose first, then in JSON once told.
+      { depth: 1, match: 'does not match the JSON Schema', reply: 'FINAL("[3, 5]")' },
+      { depth: 1, reply: 'The odd ones are 3 and 5.\nFINAL("3 and 5")' },
+      {
+        depth: 0,
+        match: 'odd numbers',
+        reply: repl(
+          "const odd = rlm_query('Which numbers are odd?', '2 3 4 5', { schema: { type: 'array', items: { type: 'integer' } } });\nprint(JSON.stringify(odd), odd.length)",
+        ),
+      },
+      { depth: 0, reply: 'FINAL("3, 5")' },
+    ]);
+    const r = await new RLM({ model: seat, env: {}, maxDepth: 2 }).answer({
+      question: 'Which are the odd numbers?',
+      context: '2 3 4 5',
+    });
+    expect(r.answer).toBe('3, 5');
+    expect(seat.feedback(1)).toContain('[3,5] 2');
+    const sub = seat.requests.filter((q) => q.depth === 1);
+    expect(sub[0]?.messages[0]?.content).toContain('Reply with JSON only: no prose and no code fence.');
+    expect(sub[1]?.messages.at(-1)?.content).toContain(
+      'FINAL: the answer does not match the JSON Schema the request asked for: it is not JSON',
+    );
+  });
 });
