@@ -54,25 +54,35 @@ function threadCpuMs(): number {
   return performance.now();
 }
 
+/** Wall time between two reads of the thread's CPU clock once the wall clock has passed the budget. */
+const CPU_CHECK_MS = 20;
+
 /**
  * The budget of one scan: `baseMs` of CPU plus {@link GREP_MS_PER_MILLION_CHARS} for every million
  * characters scanned so far. CPU time, not wall time: on a machine busy with other work a scan takes
- * longer but spends the same CPU, so load never cuts a scan short.
+ * longer but spends the same CPU, so load never cuts a scan short. Reading the thread's CPU clock is a
+ * system call (microseconds), so it is read only once the wall clock, which CPU time never exceeds, has
+ * passed the budget.
  */
 export class ScanClock {
   readonly baseMs: number;
-  private readonly started: number;
-  private readonly now: () => number;
+  private readonly cpu: () => number;
+  private readonly wall: () => number;
+  private readonly cpuStarted: number;
+  private readonly wallStarted: number;
+  private credited = 0;
+  private nextCpuCheck = 0;
   /** Characters handed to the scan so far. */
   chars = 0;
   /** Set once the budget is spent. */
   spent = false;
-  private credited = 0;
 
-  constructor(baseMs: number, now: () => number = threadCpuMs) {
+  constructor(baseMs: number, clocks: { cpu?: () => number; wall?: () => number } = {}) {
     this.baseMs = baseMs;
-    this.now = now;
-    this.started = now();
+    this.cpu = clocks.cpu ?? threadCpuMs;
+    this.wall = clocks.wall ?? (() => performance.now());
+    this.cpuStarted = this.cpu();
+    this.wallStarted = this.wall();
   }
 
   /** Counts `n` more characters as scanned (the allowance grows with them). */
@@ -82,16 +92,18 @@ export class ScanClock {
 
   /** True once the CPU used exceeds the base plus the allowance for the characters scanned. */
   over(): boolean {
-    if (!this.spent) {
-      const allowed = this.baseMs + (this.chars / 1_000_000) * GREP_MS_PER_MILLION_CHARS;
-      this.spent = this.usedMs() > allowed;
-    }
+    if (this.spent) return true;
+    const allowed = this.baseMs + (this.chars / 1_000_000) * GREP_MS_PER_MILLION_CHARS + this.credited;
+    const wall = this.wall();
+    if (wall - this.wallStarted <= allowed || wall < this.nextCpuCheck) return false;
+    this.nextCpuCheck = wall + CPU_CHECK_MS;
+    this.spent = this.cpu() - this.cpuStarted > allowed;
     return this.spent;
   }
 
   /** CPU milliseconds used so far, less what was {@link ScanClock.credit}ed. */
   usedMs(): number {
-    return this.now() - this.started - this.credited;
+    return this.cpu() - this.cpuStarted - this.credited;
   }
 
   /** Gives back `ms` of CPU spent on something that is not scanning (reading a file). */
@@ -373,6 +385,7 @@ export function scanChunks(
     if (spec.documents !== null && document !== undefined && !spec.documents.has(document)) continue;
     const stop = scanDocument(run, find, spec, state, onMatch);
     if (stop !== null) return { truncated: stop === 'truncated', timedOut: stop === 'timedOut' };
+    spec.onProgress?.();
   }
   return { truncated: false, timedOut: false };
 }

@@ -181,7 +181,7 @@ interface Found {
 function timeoutError(p: GrepPlan, found: Found): RlmError {
   const spent =
     found.cpuMs < 0
-      ? `one step of the pattern ran for more than ${p.timeoutMs + KILL_GRACE_MS} ms`
+      ? `one step of the pattern ran for more than ${p.timeoutMs + 2 * KILL_GRACE_MS} ms`
       : `it used ${Math.round(found.cpuMs)} ms of CPU on ${found.chars.toLocaleString('en-US')} characters`;
   return new RlmError(
     'TIMEOUT',
@@ -451,10 +451,14 @@ export class GrepRunner {
     };
     let timer: NodeJS.Timeout | undefined;
     let kill: () => void = () => {};
-    // The worker is only taken for stuck when it falls silent: it sends progress while it scans.
+    // The worker is only taken for stuck when it falls silent: it sends progress while it scans. A
+    // timer that fires gives it one more grace first: after this process was starved of CPU, timers
+    // run before the messages that arrived meanwhile, and one of those may be the worker's.
     const arm = () => {
       clearTimeout(timer);
-      timer = setTimeout(kill, p.timeoutMs + KILL_GRACE_MS);
+      timer = setTimeout(() => {
+        timer = setTimeout(kill, KILL_GRACE_MS);
+      }, p.timeoutMs + KILL_GRACE_MS);
     };
     const run = this.exchange<GrepResult>(worker, request, (reply, resolve, reject) => {
       if (!('requestId' in reply) || reply.requestId !== requestId) return;
