@@ -9,12 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  GREP_BASE_MS,
-  GREP_MS_PER_MILLION_CHARS,
-  type GrepChunk,
-  GrepRunner,
-} from '../memory/grep/grep.ts';
+import { GREP_BASE_MS, GREP_MS_PER_MILLION_CHARS, type GrepChunk, GrepRunner } from '../memory/grep/grep.ts';
 import { median } from './stats.ts';
 
 const TARGET_CHARS = 40 * 1024 * 1024;
