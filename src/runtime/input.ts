@@ -5,7 +5,6 @@
  */
 
 import { RlmError } from '../../core/errors.ts';
-import { BINARY_NOTE } from '../../memory/ingest/files.ts';
 import type { ChunkReader, IngestReport } from '../../memory/types.ts';
 import {
   type ContextShape,
@@ -95,11 +94,14 @@ export function textShape(context: string | string[] | undefined, maxContextChar
 /** Names of files shown as examples of what was left out. */
 const LEFT_OUT_EXAMPLES = 3;
 
-/** What reading paths left out, from the ingest report; undefined when nothing was. */
-function leftOutOf(report: IngestReport): LeftOut | undefined {
-  const binary = report.notes.filter((n) => n.note.startsWith(BINARY_NOTE));
+/**
+ * What reading paths left out, from the ingest report; undefined when nothing was. `binaryNote` starts
+ * every binary-file note (passed in: the module that defines it loads with the store, not with `rlm`).
+ */
+function leftOutOf(report: IngestReport, binaryNote: string): LeftOut | undefined {
+  const binary = report.notes.filter((n) => n.note.startsWith(binaryNote));
   const unreadable = report.notes.filter(
-    (n) => !n.note.startsWith(BINARY_NOTE) && /skipped|unreadable|vanished/.test(n.note),
+    (n) => !n.note.startsWith(binaryNote) && /skipped|unreadable|vanished/.test(n.note),
   );
   const name = (p: string) => p.replace(/\\/g, '/').split('/').pop() ?? p;
   const passed = report.passedOver ?? { hidden: 0, folders: 0, ignored: 0, excluded: 0 };
@@ -185,6 +187,7 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
 
   if (paths !== undefined && paths.length > 0) {
     const { MemoryChunkStore } = await import('../../memory/in-memory/store.ts');
+    const { BINARY_NOTE } = await import('../../memory/ingest/files.ts');
     const mem = new MemoryChunkStore();
     const report = await mem.ingestPaths(paths, input.signal === undefined ? {} : { signal: input.signal });
     if (report.documents === 0) {
@@ -194,7 +197,7 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
     const docs = mem.documents().map((d) => documentText(mem, d.id));
     const loaded = context ?? (docs.length === 1 ? (docs[0] as string) : docs);
     const documents = storeDocuments(mem);
-    const leftOut = leftOutOf(report);
+    const leftOut = leftOutOf(report, BINARY_NOTE);
     const shape = storeShape(mem, loaded, maxContextChars, documents);
     return {
       context: loaded,

@@ -288,6 +288,11 @@ async function resolveFinal(
   return value === undefined ? undefined : { answer: value, source: 'variable' };
 }
 
+function withoutSample(shape: ContextShape): ContextShape {
+  const { sample: _sample, ...rest } = shape;
+  return rest;
+}
+
 /** Sub-RLMs run through the same loop with their own session and the sub-RLM prompt. */
 function childRunner(state: RunState): ChildRunner {
   const maxContext = state.opts.sandbox.maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS;
@@ -300,7 +305,8 @@ function childRunner(state: RunState): ChildRunner {
       role: 'sub',
       question: req.question,
       ...(req.context === undefined ? {} : { context: req.context }),
-      shape: textShape(req.context, maxContext),
+      // A context shown in full needs no sample of its first lines.
+      shape: inline ? withoutSample(textShape(req.context, maxContext)) : textShape(req.context, maxContext),
       maxIterations: state.opts.maxSubIterations,
       signal: req.signal,
       model: req.model,
