@@ -59,12 +59,12 @@ export const API_LINES = {
   rlmQuery: '- `rlm_query(prompt, context?, {model, schema})` → string: {{rlmKind}}',
   batched:
     '- `llm_query_batched(items)`, `rlm_query_batched(items)` → string[]: many calls at once ({{concurrency}} ' +
-    'in parallel), answers in order; items are prompts or `{prompt, context, model, schema}`. Much faster than a ' +
-    'loop. Sub-calls are counted against a run budget.',
+    'in parallel), answers in order, `.errors` listing `{index, error}` of those that failed; items are prompts ' +
+    'or `{prompt, context, model, schema}`. Much faster than a loop. Sub-calls are counted against a run budget.',
   schema:
     '- `schema` (a JSON Schema) asks for structured output: the answer is the parsed JSON, checked by the host, ' +
-    'which asks once more when a reply does not fit. A single call that still fails throws; a batch gives null ' +
-    'for that item and lists `{index, error}` in `.errors`.',
+    'which asks once more when a reply does not fit. A single call that still fails throws; in a batch its ' +
+    'answer is null (and listed in `.errors`).',
   models: '- `model` picks one of: {{models}} (default {{defaultModel}}).',
   noLlm: '- `llm_query` and `rlm_query` are not available at this depth: work with code alone.',
   final:

@@ -130,8 +130,9 @@ describe('system prompts', () => {
       expect(p).toContain('The run ends there: what that block prints is not shown to you.');
       expect(p).toContain('an unknown bare name is taken for a typo, so quote literal text: FINAL("Paris")');
       expect(p).toContain(
-        'A single call that still fails throws; a batch gives null for that item and lists `{index, error}` in `.errors`.',
+        'A single call that still fails throws; in a batch its answer is null (and listed in `.errors`).',
       );
+      expect(p).toContain('answers in order, `.errors` listing `{index, error}` of those that failed');
     }
   });
 
