@@ -6,8 +6,10 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isRlmError, RlmError } from '../../../core/errors.ts';
+import { withoutHostPaths } from '../../../core/host-paths.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, type LoadedInput, loadInput } from '../../runtime/input.ts';
 import type { ChatMessage, Model } from '../../runtime/model.ts';
+import { modelAliases, modelName } from '../../runtime/model-name.ts';
 import { resolveOptions } from '../../runtime/options.ts';
 import {
   askStructured,
@@ -106,25 +108,33 @@ function modelHost(
   model: Model,
   maxOutputTokens: number | undefined,
 ): Pick<SandboxHost, 'llmQuery' | 'llmQueryBatched'> {
+  // What model code sees of this model and its failures: its name, no host path (runtime/model-name.ts).
+  const name = modelName(model.spec);
+  const forSandbox = (text: string) => withoutHostPaths(text, modelAliases(model.spec, name));
   const llmQuery = async (
     prompt: string,
     context: string | undefined,
     signal: AbortSignal,
     opts: SubCallOptions = {},
   ) => {
-    if (opts.model !== undefined && opts.model !== model.spec) {
-      return `Error: BAD_INPUT: no model "${opts.model}" is configured; use ${model.spec}`;
+    if (opts.model !== undefined && opts.model !== model.spec && opts.model !== name) {
+      return forSandbox(`Error: BAD_INPUT: no model "${opts.model}" is configured; use ${name}`);
     }
-    const ask = async (messages: ChatMessage[]) =>
-      (
-        await model.complete({
+    const ask = async (messages: ChatMessage[]) => {
+      try {
+        const res = await model.complete({
           system: 'Answer the request directly and concisely, in the form it asks for.',
           messages,
           depth: 1,
           signal,
           ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-        })
-      ).text;
+        });
+        return res.text;
+      } catch (err) {
+        const message = forSandbox((err as Error)?.message ?? String(err));
+        throw isRlmError(err) ? new RlmError(err.code, message) : new Error(message);
+      }
+    };
     let schema: CheckedSchema | undefined;
     try {
       if (opts.schema !== undefined) schema = checkSchema(opts.schema);
@@ -137,7 +147,8 @@ function modelHost(
     try {
       return await askStructured(ask, content, schema);
     } catch (err) {
-      return `Error: BAD_OUTPUT: ${(err as Error).message}`;
+      if (!isRlmError(err, 'BAD_OUTPUT')) throw err;
+      return `Error: BAD_OUTPUT: ${err.message}`;
     }
   };
   const llmQueryBatched = async (items: SubCallItem[], signal: AbortSignal) => {

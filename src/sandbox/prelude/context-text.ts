@@ -4,8 +4,29 @@
  * runs under the block's CPU limit, which is what stops a catastrophic regex.
  *
  * Grep semantics follow memory/grep/grep-scan.ts (the store's grep): one match per line, the line cut to a
- * 500-character window around the match, `before`/`after` taken around that window, ids `doc:N`.
+ * 500-character window around the match, `before`/`after` taken around that window, ids `doc:N`; with
+ * `{count: true}`, every occurrence and matching line per document instead.
  */
+import { intArg } from './args.ts';
+import {
+  $RangeError,
+  $RegExp,
+  $TypeError,
+  brand,
+  isArray,
+  MathMax,
+  MathMin,
+  RegExpExec,
+  RegExpFlags,
+  RegExpSource,
+  StringCharCodeAt,
+  StringIndexOf,
+  StringLastIndexOf,
+  StringReplace,
+  StringSlice,
+} from './intrinsics.ts';
+import { docs } from './session-state.ts';
+
 const GREP_DEFAULT_LIMIT = 100;
 const GREP_MAX_LIMIT = 100000;
 const GREP_MAX_CONTEXT = 10000;
@@ -13,36 +34,68 @@ const GREP_MAX_CONTEXT = 10000;
 const GREP_MAX_PATTERN = 4096;
 const LINE_MAX = 500;
 const LINE_LEAD = 200;
-const PEEK_DEFAULT = 2000;
+/** Characters `peek(start)` returns when no end is given. */
+export const PEEK_DEFAULT = 2000;
 const DOC_ID = /^doc:(\d+)$/;
-/** True while a local grep runs; still true after the CPU limit stops one (termination skips finally). */
-let grepRunning = false;
 const REGEX_SPECIALS = /[.*+?^${}()|[\]\\/]/g;
 
-function docIndex(id) {
+/** True while a local grep runs; still true after the CPU limit stops one (termination skips finally). */
+let grepRunning = false;
+
+/** Whether a local grep was running when the block stopped; clears the flag. */
+export function takeGrepRunning(): boolean {
+  const was = grepRunning;
+  grepRunning = false;
+  return was;
+}
+
+/** What grep's options and pattern come to, checked. */
+export interface GrepPlan {
+  source: string;
+  literal: boolean;
+  ignoreCase: boolean;
+  limit: number;
+  around: number;
+  only: string[] | null;
+  count: boolean;
+}
+
+/** One grep match, as the store's grep shapes it. */
+export interface GrepMatch {
+  id: string;
+  document: string;
+  path: string;
+  offset: number;
+  documentOffset: number;
+  text: string;
+  before: string;
+  after: string;
+}
+
+/** What a count-mode grep returns: the store's `GrepCounts`, with paths. */
+export interface GrepCounts {
+  matches: number;
+  lines: number;
+  documents: { id: string; path: string; matches: number; lines: number }[];
+}
+
+function docIndex(id: string): number {
   const m = RegExpExec(DOC_ID, id);
   if (m === null) return -1;
-  const i = +m[1];
+  const i = +m[1]!;
   return i < docs.length ? i : -1;
 }
 
-function intArg(v, fallback, name, fn) {
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !NumberIsFinite(v))
-    throw new $TypeError(fn + ': ' + name + ' must be a number');
-  return MathFloor(v);
-}
-
-function clampRange(length, start, end) {
+function clampRange(length: number, start: number, end: number): [number, number] {
   const s = start < 0 ? MathMax(0, length + start) : MathMin(start, length);
   const e = end < 0 ? MathMax(0, length + end) : MathMin(end, length);
   return e < s ? [s, s] : [s, e];
 }
 
 /** Character slice of all documents read as one text, a newline between documents. */
-function sliceAll(start, end) {
+function sliceAll(start: number, end: number): string {
   let total = 0;
-  for (let i = 0; i < docs.length; i++) total += docs[i].length + (i > 0 ? 1 : 0);
+  for (let i = 0; i < docs.length; i++) total += docs[i]!.length + (i > 0 ? 1 : 0);
   const r = clampRange(total, start, end);
   let out = '';
   let base = 0;
@@ -51,7 +104,7 @@ function sliceAll(start, end) {
       if (base >= r[0] && base < r[1]) out += '\n';
       base += 1;
     }
-    const d = docs[i];
+    const d = docs[i]!;
     const from = MathMax(r[0] - base, 0);
     const to = MathMin(r[1] - base, d.length);
     if (to > from) out += StringSlice(d, from, to);
@@ -60,26 +113,28 @@ function sliceAll(start, end) {
   return out;
 }
 
-function peekLocal(a, b, c) {
+/** `peek` on the loaded context: a character range, or a document by id (undefined when there is none). */
+export function peekLocal(a: unknown, b: unknown, c: unknown): string | undefined {
   if (typeof a === 'number') {
     const start = intArg(a, 0, 'start', 'peek');
     const end = intArg(b, start + PEEK_DEFAULT, 'end', 'peek');
     if (docs.length !== 1) return sliceAll(start, end);
-    const r = clampRange(docs[0].length, start, end);
-    return StringSlice(docs[0], r[0], r[1]);
+    const r = clampRange(docs[0]!.length, start, end);
+    return StringSlice(docs[0]!, r[0], r[1]);
   }
-  const i = docIndex(a);
+  const i = docIndex(a as string);
   if (i === -1) return undefined;
-  const d = docs[i];
+  const d = docs[i]!;
   const r = clampRange(d.length, intArg(b, 0, 'start', 'peek'), intArg(c, d.length, 'end', 'peek'));
   return StringSlice(d, r[0], r[1]);
 }
 
-function grepPlan(pattern, opts) {
+/** Checks grep's pattern and options; the store's grep gets the same plan through the host. */
+export function grepPlan(pattern: unknown, opts: unknown): GrepPlan {
   if (opts !== undefined && opts !== null && typeof opts !== 'object')
     throw new $TypeError('grep: options must be an object like {ignoreCase: true, limit: 50}');
-  const o = opts || {};
-  let source;
+  const o = (opts || {}) as Record<string, unknown>;
+  let source: string;
   let literal = o.literal === true;
   let ignoreCase = o.ignoreCase === true;
   if (typeof pattern === 'string') {
@@ -106,11 +161,14 @@ function grepPlan(pattern, opts) {
     throw new $RangeError('grep: limit must be between 1 and ' + GREP_MAX_LIMIT);
   if (around < 0 || around > GREP_MAX_CONTEXT)
     throw new $RangeError('grep: context must be between 0 and ' + GREP_MAX_CONTEXT);
-  let only = null;
+  let only: string[] | null = null;
   if (o.document !== undefined && o.document !== null) {
     only = [];
-    const list = isArray(o.document) ? o.document : [o.document];
-    for (let i = 0; i < list.length; i++) if (typeof list[i] === 'string') only[only.length] = list[i];
+    const list = (isArray(o.document) ? o.document : [o.document]) as unknown[];
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i];
+      if (typeof entry === 'string') only[only.length] = entry;
+    }
   }
   return {
     source: source,
@@ -123,7 +181,7 @@ function grepPlan(pattern, opts) {
   };
 }
 
-function grepRegExp(plan) {
+function grepRegExp(plan: GrepPlan): RegExp {
   const source = plan.literal ? StringReplace(plan.source, REGEX_SPECIALS, '\\$&') : plan.source;
   let flags = 'gm' + (plan.ignoreCase ? 'i' : '');
   if (
@@ -140,13 +198,13 @@ function grepRegExp(plan) {
       'grep: invalid regex /' +
         source +
         '/: ' +
-        e.message +
+        (e as Error).message +
         ' (pass {literal: true} to search for the text as is)',
     );
   }
 }
 
-function grepShape(id, text, start, around) {
+function grepShape(id: string, text: string, start: number, around: number): GrepMatch {
   const lineStart = StringLastIndexOf(text, '\n', start - 1) + 1;
   let lineEnd = StringIndexOf(text, '\n', start);
   if (lineEnd === -1) lineEnd = text.length;
@@ -172,8 +230,8 @@ function grepShape(id, text, start, around) {
   };
 }
 
-/** The local grep; returns [matches, truncated]. Runs inside the block, under its CPU limit. */
-function grepLocal(pattern, opts) {
+/** The local grep: [matches, truncated], or the counts. Runs inside the block, under its CPU limit. */
+export function grepLocal(pattern: unknown, opts: unknown): [GrepMatch[], boolean] | GrepCounts {
   grepRunning = true;
   try {
     return grepScan(pattern, opts);
@@ -182,15 +240,40 @@ function grepLocal(pattern, opts) {
   }
 }
 
+function grepWanted(plan: GrepPlan, id: string): boolean {
+  if (plan.only === null) return true;
+  for (let k = 0; k < plan.only.length; k++) if (plan.only[k] === id) return true;
+  return false;
+}
+
+/** The next match at or after `from` as [start, end], or null; an empty match after a final newline is none. */
+function grepFind(plan: GrepPlan, re: RegExp | null, text: string, from: number): [number, number] | null {
+  let start: number;
+  let end: number;
+  if (re === null) {
+    start = StringIndexOf(text, plan.source, from);
+    if (start === -1) return null;
+    end = start + plan.source.length;
+  } else {
+    re.lastIndex = from;
+    const m = RegExpExec(re, text);
+    if (m === null) return null;
+    start = m.index;
+    end = start + m[0].length;
+  }
+  if (start === text.length && StringCharCodeAt(text, start - 1) === 10) return null;
+  return [start, end];
+}
+
 /** Counts every match and every matching line per document (grep's count mode). */
-function grepCounts(plan, re) {
-  const documents = [];
+function grepCounts(plan: GrepPlan, re: RegExp | null): GrepCounts {
+  const documents: GrepCounts['documents'] = [];
   let matches = 0;
   let lines = 0;
   for (let d = 0; d < docs.length; d++) {
     const id = 'doc:' + d;
     if (!grepWanted(plan, id)) continue;
-    const text = docs[d];
+    const text = docs[d]!;
     let n = 0;
     let nLines = 0;
     let lineEnd = -1;
@@ -213,46 +296,21 @@ function grepCounts(plan, re) {
   return { matches: matches, lines: lines, documents: documents };
 }
 
-function grepWanted(plan, id) {
-  if (plan.only === null) return true;
-  for (let k = 0; k < plan.only.length; k++) if (plan.only[k] === id) return true;
-  return false;
-}
-
-/** The next match at or after `from` as [start, end], or null; an empty match after a final newline is none. */
-function grepFind(plan, re, text, from) {
-  let start;
-  let end;
-  if (re === null) {
-    start = StringIndexOf(text, plan.source, from);
-    if (start === -1) return null;
-    end = start + plan.source.length;
-  } else {
-    re.lastIndex = from;
-    const m = RegExpExec(re, text);
-    if (m === null) return null;
-    start = m.index;
-    end = start + m[0].length;
-  }
-  if (start === text.length && StringCharCodeAt(text, start - 1) === 10) return null;
-  return [start, end];
-}
-
-function grepScan(pattern, opts) {
+function grepScan(pattern: unknown, opts: unknown): [GrepMatch[], boolean] | GrepCounts {
   const plan = grepPlan(pattern, opts);
   const re = plan.literal && !plan.ignoreCase ? null : grepRegExp(plan);
   if (plan.only !== null)
     for (let k = 0; k < plan.only.length; k++)
-      if (docIndex(plan.only[k]) === -1)
+      if (docIndex(plan.only[k]!) === -1)
         throw new $TypeError(
           'grep: no document ' + plan.only[k] + '; ids are doc:0 to doc:' + (docs.length - 1),
         );
   if (plan.count) return grepCounts(plan, re);
-  const out = [];
+  const out: GrepMatch[] = [];
   for (let d = 0; d < docs.length; d++) {
     const id = 'doc:' + d;
     if (!grepWanted(plan, id)) continue;
-    const text = docs[d];
+    const text = docs[d]!;
     let from = 0;
     while (from < text.length) {
       const hit = grepFind(plan, re, text, from);
