@@ -46,6 +46,8 @@ const MAX_ERROR_CHARS = 300;
 const GREP_TEXT_BUDGET = 64 * 1024 * 1024;
 const GREP_LINE_CHARS = 502;
 const GREP_DEFAULT_LIMIT = 100;
+/** Longest schema text a sub-call may carry to the host. */
+const MAX_SCHEMA_TEXT = 64 * 1024;
 /** Longest search query (its analysis runs on the host's main thread, linear in its words). */
 const MAX_QUERY_CHARS = 10_000;
 /** Longest grep pattern the host will parse (about 70 ms for the slowest unicode classes). */
@@ -385,8 +387,8 @@ export class HostBridge {
   }
 
   /**
-   * Document ids for what the model wrote in `document`: ids, or the paths list_documents() shows (the
-   * store resolves ingested paths itself). A name nothing answers to is an error, not "no matches".
+   * Document ids for what the model wrote in `document`: ids, the paths list_documents() shows, or the
+   * paths a store's files were ingested from. A name nothing answers to is an error, not "no matches".
    */
   private documentIds(names: string[]): string[] {
     const ids = new Set<string>();
@@ -454,6 +456,11 @@ function subCallItem(v: unknown, what: string): SubCallItem {
   if (typeof o.model === 'string') item.model = o.model;
   // The isolate sends the schema as JSON text (encoded there, so no getter of model code runs here).
   if (typeof o.schema === 'string') {
+    // Parsed on the host's main thread: bounded before it is parsed (runtime/structured.ts allows less).
+    if (o.schema.length > MAX_SCHEMA_TEXT)
+      throw new HostCallError(
+        `${what.replace(/: prompt$/, '')}: the schema is ${o.schema.length} characters; keep it short`,
+      );
     try {
       item.schema = JSON.parse(o.schema) as unknown;
     } catch {
