@@ -47,6 +47,8 @@ export type {
   ChunkStoreApi,
   ChunkType,
   DocumentRecord,
+  GrepCounts,
+  GrepDocumentCount,
   GrepMatch,
   GrepOptions,
   GrepResult,

@@ -106,6 +106,11 @@ export interface DocumentRecord {
   path: string | null;
   hash: string;
   bytes: number;
+  /**
+   * Length of the text in UTF-16 code units (JavaScript's `length`): the units chunk offsets and reads
+   * use. Absent in stores written before it; readers then take the last chunk's end.
+   */
+  chars?: number;
   chunker: ChunkerName;
   chunks: number;
   tokens: number;
@@ -192,29 +197,73 @@ export interface GrepOptions {
   /** Treat the pattern as a literal string (default false: a JS regex source). */
   literal?: boolean;
   ignoreCase?: boolean;
-  /** Maximum matches returned (default 100). */
+  /** Maximum matches returned (default 100, at most 100,000). Not used with `count`. */
   limit?: number;
-  /** Characters of context either side (default 0 → only the line). */
+  /**
+   * Characters of context either side of the matching line (default 0), taken across chunk edges within
+   * the document.
+   */
   context?: number;
+  /**
+   * Only these documents: document ids or ingested paths (a path names every part of its file). A store
+   * refuses a name it does not have with BAD_INPUT, so a typo never reads as "no matches".
+   */
   document?: string | string[];
-  /** Wall-clock bound for the whole search in ms (default 2000). */
+  /**
+   * Count instead of listing: the result's `matches` is empty and `counts` holds every occurrence and
+   * every matching line, per document, with no cap.
+   */
+  count?: boolean;
+  /**
+   * Base CPU budget of the search in ms (default 2000). The budget grows by 50 ms per million characters
+   * scanned, so a simple pattern finishes over any size; past it the search fails with TIMEOUT.
+   */
   timeoutMs?: number;
 }
 
 export interface GrepMatch {
+  /** The chunk the match starts in. */
   id: string;
   /** Offset of the match inside the chunk text. */
   offset: number;
-  /** The line containing the match. */
+  /** The line containing the match (a window of it when the line is long). */
   text: string;
+  /** `context` characters before and after the line, across chunk edges within the document. */
   before: string;
   after: string;
+  /** The document the chunk belongs to, when the corpus names documents (a store always does). */
+  document?: string;
+  /**
+   * Offset of the match in the document's text (the chunk's `start` plus `offset`), when the chunk's
+   * text is a slice of the document (every chunker but `turn` over JSONL).
+   */
+  documentOffset?: number;
+}
+
+/** How often a pattern occurs in one document. */
+export interface GrepDocumentCount {
+  /** Document id. */
+  id: string;
+  /** Every occurrence (non-overlapping, as `String.prototype.matchAll` finds them). */
+  matches: number;
+  /** Lines with at least one occurrence: what a listing would return, one per line. */
+  lines: number;
+}
+
+/** The answer of a count-mode grep (`{count: true}`): no cap, nothing left out. */
+export interface GrepCounts {
+  matches: number;
+  lines: number;
+  /** Documents with at least one match, in search order. */
+  documents: GrepDocumentCount[];
 }
 
 export interface GrepResult {
   matches: GrepMatch[];
   /** True when `limit` cut the list. */
   truncated: boolean;
+  /** Set, with `matches` empty, when the grep was asked to count (`count: true`). */
+  counts?: GrepCounts;
 }
 
 export interface StoreStats {
@@ -297,7 +346,12 @@ export interface ChunkReader {
   neighbors(id: string, type?: LinkType): Link[];
   /** Ranked chunks for a query: BM25, or hybrid with vectors when the store has an embedder. */
   search(query: string, opts?: SearchOptions): Promise<SearchHit[]>;
-  /** Regex or literal matches over every live chunk, bounded by `opts.limit` (`truncated` says more exist). */
+  /**
+   * Regex or literal matches over every live chunk, each document read as one text (matches across chunk
+   * edges are found, context reaches into neighbouring chunks, an overlap is read once). Bounded by
+   * `opts.limit` (`truncated` says more exist); with `opts.count`, counts per document instead, uncapped.
+   * @throws RlmError BAD_INPUT (bad pattern or option, unknown document), TIMEOUT (budget spent).
+   */
   grep(pattern: string, opts?: GrepOptions): Promise<GrepResult>;
   /** Records reads for access stats; batched, never rewrites chunk files. */
   touch(ids: string[]): void;

@@ -11,7 +11,7 @@ import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { setup } from './helpers/setup.ts';
 
 const root = (code: string) => (req: ModelRequest) =>
-  lastUser(req).includes('[block') ? 'FINAL(ok)' : repl(code);
+  lastUser(req).includes('[block') ? 'FINAL("ok")' : repl(code);
 
 describe('llm_query vs rlm_query', () => {
   it('llm_query is one plain completion even where a sub-RLM could run', async () => {

@@ -8,9 +8,15 @@ import path from 'node:path';
 import { isRlmError, RlmError } from '../../../core/errors.ts';
 import { withoutHostPaths } from '../../../core/host-paths.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, type LoadedInput, loadInput } from '../../runtime/input.ts';
-import type { Model } from '../../runtime/model.ts';
+import type { ChatMessage, Model } from '../../runtime/model.ts';
 import { modelAliases, modelName } from '../../runtime/model-name.ts';
 import { resolveOptions } from '../../runtime/options.ts';
+import {
+  askStructured,
+  type CheckedSchema,
+  checkSchema,
+  structuredPrompt,
+} from '../../runtime/structured.ts';
 import type { SandboxHost, SubCallItem, SubCallOptions } from '../../sandbox/host.ts';
 import { createSandbox } from '../../sandbox/session.ts';
 import type { BlockError, BlockResult } from '../../sandbox/types.ts';
@@ -114,19 +120,35 @@ function modelHost(
     if (opts.model !== undefined && opts.model !== model.spec && opts.model !== name) {
       return forSandbox(`Error: BAD_INPUT: no model "${opts.model}" is configured; use ${name}`);
     }
-    const content = context === undefined ? prompt : `${prompt}\n\n${context}`;
+    const ask = async (messages: ChatMessage[]) => {
+      try {
+        const res = await model.complete({
+          system: 'Answer the request directly and concisely, in the form it asks for.',
+          messages,
+          depth: 1,
+          signal,
+          ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+        });
+        return res.text;
+      } catch (err) {
+        const message = forSandbox((err as Error)?.message ?? String(err));
+        throw isRlmError(err) ? new RlmError(err.code, message) : new Error(message);
+      }
+    };
+    let schema: CheckedSchema | undefined;
     try {
-      const res = await model.complete({
-        system: 'Answer the request directly and concisely.',
-        messages: [{ role: 'user', content }],
-        depth: 1,
-        signal,
-        ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-      });
-      return res.text;
+      if (opts.schema !== undefined) schema = checkSchema(opts.schema);
     } catch (err) {
-      const message = forSandbox((err as Error)?.message ?? String(err));
-      throw isRlmError(err) ? new RlmError(err.code, message) : new Error(message);
+      return `Error: BAD_INPUT: ${(err as Error).message}`;
+    }
+    const asked = schema === undefined ? prompt : structuredPrompt(prompt, schema);
+    const content = context === undefined ? asked : `${asked}\n\n${context}`;
+    if (schema === undefined) return ask([{ role: 'user', content }]);
+    try {
+      return await askStructured(ask, content, schema);
+    } catch (err) {
+      if (!isRlmError(err, 'BAD_OUTPUT')) throw err;
+      return `Error: BAD_OUTPUT: ${err.message}`;
     }
   };
   const llmQueryBatched = async (items: SubCallItem[], signal: AbortSignal) => {
@@ -137,7 +159,10 @@ function modelHost(
         const i = next++;
         const item = items[i] as SubCallItem;
         try {
-          out[i] = await llmQuery(item.prompt, item.context, signal, item.model ? { model: item.model } : {});
+          const opts: SubCallOptions = {};
+          if (item.model !== undefined) opts.model = item.model;
+          if (item.schema !== undefined) opts.schema = item.schema;
+          out[i] = await llmQuery(item.prompt, item.context, signal, opts);
         } catch (err) {
           out[i] = `Error: PROVIDER: ${(err as Error)?.message ?? String(err)}`;
         }

@@ -175,7 +175,7 @@ describe('store reads', () => {
 
   it('rlm_answer runs over the default store', async () => {
     const trace = join(dir, 'answer.jsonl');
-    const model = scripted(dir, 'store.json', [{ depth: 0, reply: 'FINAL(Tuesday)' }]);
+    const model = scripted(dir, 'store.json', [{ depth: 0, reply: 'FINAL("Tuesday")' }]);
     const local = await connect({ cwd: dir, env: { RLM_STORE: 'store', RLM_MODEL: model }, run: { trace } });
     try {
       const r = await local.call('rlm_answer', { question: 'When is the launch?' });
