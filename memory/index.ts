@@ -47,6 +47,7 @@ export type {
   ChunkStoreApi,
   ChunkType,
   DocumentRecord,
+  DocumentText,
   GrepMatch,
   GrepOptions,
   GrepResult,
@@ -62,4 +63,5 @@ export type {
   SearchHit,
   SearchOptions,
   StoreStats,
+  TextRange,
 } from './types.ts';

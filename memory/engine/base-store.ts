@@ -9,6 +9,7 @@ import { readDocumentParts } from '../ingest/file-parts.ts';
 import { documentIdFor, scanPaths } from '../ingest/files.ts';
 import { buildSegment } from '../search/bm25.ts';
 import type { Embedder } from '../search/embedders/types.ts';
+import { linkEnd, unknownId } from '../read.ts';
 import { linkSegment, SignatureIndex, type SignedChunk } from '../search/linker.ts';
 import type { VectorIndex } from '../search/vectors.ts';
 import type {
@@ -16,6 +17,7 @@ import type {
   ChunkRecord,
   ChunkStoreApi,
   DocumentRecord,
+  DocumentText,
   GrepOptions,
   GrepResult,
   ImportItem,
@@ -26,7 +28,9 @@ import type {
   SearchHit,
   SearchOptions,
   StoreStats,
+  TextRange,
 } from '../types.ts';
+import { documentText } from './document-text.ts';
 import { ChunkGraph, chunkKey } from './graph.ts';
 import { MemoryTail } from './memory-tail.ts';
 import type { CommittedState, Persistence } from './persistence.ts';
@@ -89,6 +93,10 @@ export class BaseStore implements ChunkStoreApi {
   }
   documentChunks(documentId: string): ChunkRecord[] {
     return this.graph.documentChunks(documentId);
+  }
+  async readDocument(idOrPath: string, range?: TextRange): Promise<DocumentText | undefined> {
+    const docs = this.documentsNamed(idOrPath);
+    return docs.length === 0 ? undefined : documentText((id) => this.graph.getChunk(id), docs, range);
   }
   neighbors(id: string, type?: LinkType): Link[] {
     return this.graph.neighbors(id, type);
@@ -426,19 +434,43 @@ export class BaseStore implements ChunkStoreApi {
 
   // ---- removal and manual links ------------------------------------------------------------------
 
-  /** Forgets a document by id, or every document (all parts of a big file) ingested from a path. */
+  /**
+   * Forgets a document by id, or every document (all parts of a big file) ingested from a path; a file's
+   * id (the first part's) also takes its other parts. False when there is none.
+   */
   removeDocument(idOrPath: string): Promise<boolean> {
     return this.exclusive('rm', async () => {
-      const abs = resolve(idOrPath);
-      const fromPath = this.graph
-        .documents()
-        .filter((d) => d.path !== null && (d.path === idOrPath || d.path === abs));
-      const doc = this.graph.document(idOrPath) ? undefined : fromPath[0];
-      const docs = doc ? fromPath : [this.findDocument(idOrPath)].filter((d) => d !== undefined);
+      const docs = this.documentsNamed(idOrPath);
       if (docs.length === 0) return false;
       await this.forget(docs);
       return true;
     });
+  }
+
+  /**
+   * The documents `idOrPath` names: a document id (a file's first part takes the other parts along), or
+   * every document ingested from that path. Empty when none.
+   */
+  protected documentsNamed(idOrPath: string): DocumentRecord[] {
+    const byId = this.graph.document(idOrPath);
+    if (byId) return isPart(byId.id) ? [byId] : [byId, ...this.partsAfter(byId.id)];
+    const abs = resolve(idOrPath);
+    const fromPath = this.graph
+      .documents()
+      .filter((d) => d.path !== null && (d.path === idOrPath || d.path === abs));
+    if (fromPath.length > 0) return fromPath.sort(byPart);
+    const found = this.findDocument(idOrPath);
+    return found ? [found, ...this.partsAfter(found.id)] : [];
+  }
+
+  /** Parts `ID.p2`, `ID.p3`, … of a file stored in parts, in order. */
+  private partsAfter(id: string): DocumentRecord[] {
+    const out: DocumentRecord[] = [];
+    for (let n = 2; ; n++) {
+      const part = this.graph.document(`${id}.p${n}`);
+      if (!part) return out;
+      out.push(part);
+    }
   }
 
   /** Removes documents, their chunks, vectors and hand-made links, in one commit. Call under the lock. */
@@ -476,9 +508,12 @@ export class BaseStore implements ChunkStoreApi {
   async link(from: string, to: string, type: 'supports' | 'contradicts', strength = 1): Promise<void> {
     checkManualLink(type, strength);
     return this.exclusive('link', async () => {
-      for (const id of [from, to]) {
-        if (!this.graph.getChunk(id)) throw new RlmError('NOT_FOUND', `no chunk with id ${id}`);
-      }
+      const ends = [from, to].map((id) => {
+        const end = linkEnd(this, id);
+        if (end === undefined) throw unknownId(id, 'a document id stands for its first chunk');
+        return end;
+      });
+      [from, to] = ends as [string, string];
       if (from === to) throw new RlmError('BAD_INPUT', 'a chunk cannot be linked to itself');
       const manual = this.state.manual.filter((l) => !(l.from === from && l.to === to && l.type === type));
       manual.push({ from, to, type, strength });
@@ -488,12 +523,26 @@ export class BaseStore implements ChunkStoreApi {
 
   unlink(from: string, to: string, type: 'supports' | 'contradicts'): Promise<boolean> {
     return this.exclusive('link', async () => {
+      // A document id means its first chunk, as in link(); an unknown one cannot have a link.
+      from = linkEnd(this, from) ?? from;
+      to = linkEnd(this, to) ?? to;
       const manual = this.state.manual.filter((l) => !(l.from === from && l.to === to && l.type === type));
       if (manual.length === this.state.manual.length) return false;
       await this.commit({ ...this.state, generation: this.state.generation + 1, manual });
       return true;
     });
   }
+}
+
+/** `ID.pN`: a later part of a file stored in parts. */
+function isPart(id: string): boolean {
+  return /\.p\d+$/.test(id);
+}
+
+/** A file's parts in order: `ID`, `ID.p2`, `ID.p3`, … */
+function byPart(a: DocumentRecord, b: DocumentRecord): number {
+  const n = (d: DocumentRecord) => Number(/\.p(\d+)$/.exec(d.id)?.[1] ?? 1);
+  return n(a) - n(b);
 }
 
 function touchesDocument(link: Link, docs: Set<string>): boolean {

@@ -53,7 +53,9 @@ describe('finding things with the CLI', () => {
     for (const command of ['peek', 'links']) {
       const missing = await cli([command, 'nope:3', '--store', store], { cwd });
       expect(missing.code).toBe(1);
-      expect(missing.stderr).toMatch(/no chunk with id nope:3 .*rlm ls lists documents.*\[NOT_FOUND\]/);
+      expect(missing.stderr).toMatch(
+        /no chunk or document with id nope:3: give a chunk id \(DOCUMENT:N\), a document id, a memory id .*rlm ls lists documents.*\[NOT_FOUND\]/,
+      );
     }
     const rm = await cli(['rm', 'nope', '--store', store], { cwd });
     expect(rm.stderr).toMatch(/rlm ls lists ids and paths/);

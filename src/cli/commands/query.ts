@@ -1,8 +1,10 @@
 import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
 import { highlight } from '../../../memory/search/passage.ts';
-import { CHUNK_TYPES, type ChunkType } from '../../../memory/types.ts';
-import { grepResults, peekResult, roundScore, searchResults } from '../../shapes.ts';
+import { documentLinks, type ReadTarget, readTarget, unknownId } from '../../../memory/read.ts';
+import { CHUNK_TYPES, type ChunkReader, type ChunkType } from '../../../memory/types.ts';
+import { plural } from '../../../core/plural.ts';
+import { documentPeekResult, grepResults, peekResult, roundScore, searchResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, stdoutColor, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
@@ -71,8 +73,11 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
 
 const PEEK_HELP = `usage: rlm peek ID --store DIR [--json]
 
-Prints one chunk (its id, file and tags go to stderr). --json prints
-{id, text, tokens, document, path, tags, links}.
+Prints what ID names: one chunk (ID is DOCUMENT:N), or a whole document when ID is a document id, a
+memory id (mem-…) or the path a file was ingested from (a big file stored in parts prints whole). The
+id, file and tags go to stderr. --store falls back to $RLM_STORE.
+--json prints {id, text, tokens, document, path, tags, links} (for a document: its links to other
+documents).
 `;
 
 export async function peek(argv: string[], io: CliIO): Promise<number> {
@@ -84,22 +89,47 @@ export async function peek(argv: string[], io: CliIO): Promise<number> {
   const [id] = positionals(pos, ['ID'], 'peek');
   const store = await openStore(values.store, io);
   try {
-    const chunk = store.getChunk(id!);
-    if (!chunk) throw chunkNotFound(id!);
-    store.touch([chunk.id]);
-    const result = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));
-    if (values.json) {
-      writeJson(io, result);
-    } else {
+    const target = await resolveTarget(store, id!, io);
+    if (target.kind === 'chunk') {
+      const { chunk } = target;
+      store.touch([chunk.id]);
+      const result = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));
+      if (values.json) {
+        writeJson(io, result);
+        return EXIT_OK;
+      }
       io.stderr.write(
         `${chunk.id}  ${shownPath(result.path, io)}  ${chunk.tokens} tokens  type ${chunk.type}${chunk.section ? `  § ${chunk.section}` : ''}${chunk.tags.length ? `  tags ${chunk.tags.join(',')}` : ''}\n`,
       );
       io.stdout.write(chunk.text.endsWith('\n') ? chunk.text : `${chunk.text}\n`);
+      return EXIT_OK;
     }
+    const { read } = target;
+    // A document read is an access of its first chunk: a memory's only one.
+    store.touch(read.documents.filter((d) => d.chunks > 0).map((d) => `${d.id}:0`));
+    const result = documentPeekResult(read, documentLinks(store, read.documents));
+    if (values.json) {
+      writeJson(io, result);
+      return EXIT_OK;
+    }
+    const chunks = read.documents.reduce((n, d) => n + d.chunks, 0);
+    io.stderr.write(
+      `${result.id}  ${shownPath(result.path, io)}  ${plural(chunks, 'chunk')}  ${plural(result.tokens, 'token')}${read.documents.length > 1 ? `  ${read.documents.length} parts` : ''}${result.tags.length ? `  tags ${result.tags.join(',')}` : ''}\n`,
+    );
+    io.stdout.write(read.text.endsWith('\n') || read.text === '' ? read.text : `${read.text}\n`);
     return EXIT_OK;
   } finally {
     await store.close();
   }
+}
+
+/** What an id given on the command line names: as an id, else as a path from the working folder. */
+export async function resolveTarget(store: ChunkReader, id: string, io: CliIO): Promise<ReadTarget> {
+  const target = await readTarget(store, id);
+  if (target) return target;
+  const read = await store.readDocument(path.resolve(io.cwd, id));
+  if (read) return { kind: 'document', read };
+  throw unknownId(id, 'rlm ls lists documents, rlm search finds chunks');
 }
 
 const GREP_HELP = `usage: rlm grep PATTERN --store DIR [-F] [-i] [--limit N] [--document ID]... [--json]
@@ -158,14 +188,6 @@ export function shownPath(file: string | null, io: CliIO): string {
   if (file === null) return '(no file)';
   const rel = path.relative(io.cwd, file);
   return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
-}
-
-/** NOT_FOUND for a chunk id, with where to find real ones. */
-export function chunkNotFound(id: string): RlmError {
-  return new RlmError(
-    'NOT_FOUND',
-    `no chunk with id ${id} (ids look like DOCUMENT:ORDINAL; rlm ls lists documents, rlm search finds chunks)`,
-  );
 }
 
 function help(io: CliIO, text: string): number {
