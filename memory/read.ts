@@ -5,7 +5,15 @@
  * Built on {@link ChunkReader} alone, so it works over any backend.
  */
 import { RlmError } from '../core/errors.ts';
-import type { ChunkReader, ChunkRecord, DocumentRecord, DocumentText, Link, LinkType, TextRange } from './types.ts';
+import type {
+  ChunkReader,
+  ChunkRecord,
+  DocumentRecord,
+  DocumentText,
+  Link,
+  LinkType,
+  TextRange,
+} from './types.ts';
 
 /** The forms an id may take, for messages about an id that names nothing. */
 export const ID_FORMS =

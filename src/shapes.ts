@@ -75,10 +75,7 @@ export function peekResult(
  * The same object for a whole document (a memory, a file's parts): its id in `id` and `document`, its
  * text (or the slice read), token count, file, tags and the links that leave it.
  */
-export function documentPeekResult(
-  read: DocumentText,
-  links: Link[],
-): ReturnType<typeof peekResult> {
+export function documentPeekResult(read: DocumentText, links: Link[]): ReturnType<typeof peekResult> {
   const first = read.documents[0]!;
   return {
     id: first.id,

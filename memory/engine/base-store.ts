@@ -7,9 +7,9 @@ import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import { readDocumentParts } from '../ingest/file-parts.ts';
 import { documentIdFor, scanPaths } from '../ingest/files.ts';
+import { linkEnd, unknownId } from '../read.ts';
 import { buildSegment } from '../search/bm25.ts';
 import type { Embedder } from '../search/embedders/types.ts';
-import { linkEnd, unknownId } from '../read.ts';
 import { linkSegment, SignatureIndex, type SignedChunk } from '../search/linker.ts';
 import type { VectorIndex } from '../search/vectors.ts';
 import type {
@@ -34,6 +34,7 @@ import { documentText } from './document-text.ts';
 import { ChunkGraph, chunkKey } from './graph.ts';
 import { MemoryTail } from './memory-tail.ts';
 import type { CommittedState, Persistence } from './persistence.ts';
+import { purgeSegments } from './purge.ts';
 import { buildMeta, parseChunkId, SEGMENT_VERSION, segmentName } from './segment.ts';
 import {
   buildRecords,
@@ -473,23 +474,40 @@ export class BaseStore implements ChunkStoreApi {
     }
   }
 
-  /** Removes documents, their chunks, vectors and hand-made links, in one commit. Call under the lock. */
-  protected async forget(docs: DocumentRecord[]): Promise<void> {
-    const documents = new Map(this.state.documents);
+  /**
+   * Deletes documents for good, in one commit: their records, hand-made links and vectors, their access
+   * stats, and their text from every segment they shared with documents that stay (rewritten without it,
+   * see purge.ts). `patch` changes other records in the same commit. Call under the lock.
+   */
+  protected async forget(
+    docs: DocumentRecord[],
+    patch?: (documents: Map<string, DocumentRecord>) => void,
+  ): Promise<void> {
+    if (docs.length === 0 && !patch) return;
+    const state = this.state;
+    const documents = new Map(state.documents);
     for (const doc of docs) documents.delete(doc.id);
+    patch?.(documents);
+    const ids = new Set(docs.map((d) => d.id));
+    const purge = purgeSegments(this.persistence.source, state.segments, ids, documents, state.nextSegment);
+    for (const [name, files] of purge.files) await this.persistence.writeSegment(name, files);
+    if (this.vectors) await this.vectors.index.copy(purge.moved);
+    this.persistence.forgetAccess(ids);
+    await this.commit({
+      ...state,
+      generation: state.generation + 1,
+      nextSegment: purge.nextSegment,
+      documents,
+      segments: state.segments.map((s) => purge.renamed.get(s) ?? s),
+      manual: state.manual.filter((l) => !touchesDocument(l, ids)),
+    });
+    // After the commit, so a crash before it leaves the store as it was, vectors included.
     if (this.vectors) {
       const keys = docs.flatMap((d) =>
         Array.from({ length: d.chunks }, (_, i) => chunkKey(d.segment, `${d.id}:${i}`)),
       );
-      await this.vectors.index.delete(keys);
+      await this.vectors.index.delete([...keys, ...purge.moved.map(([from]) => from)]);
     }
-    const ids = new Set(docs.map((d) => d.id));
-    await this.commit({
-      ...this.state,
-      generation: this.state.generation + 1,
-      documents,
-      manual: this.state.manual.filter((l) => !touchesDocument(l, ids)),
-    });
   }
 
   /** A document by id, or by the path it was ingested from. */

@@ -46,7 +46,9 @@ export function documentText(
 
 /** Adds one document's pieces after `base` characters; returns the length read so far. */
 function appendPieces(pieces: Piece[], chunks: ChunkRecord[], base: number): number {
-  const cut = chunks.every((c, i) => c.text.length === c.end - c.start && c.start <= (chunks[i - 1]?.end ?? 0));
+  const cut = chunks.every(
+    (c, i) => c.text.length === c.end - c.start && c.start <= (chunks[i - 1]?.end ?? 0),
+  );
   if (!cut) {
     let at = base;
     for (const [i, c] of chunks.entries()) {

@@ -35,7 +35,9 @@ describe('ids in rlm peek, links and link', () => {
       path: null,
       links: [{ from: `${a}:0`, to: `${b}:0`, type: 'supports', strength: 1 }],
     });
-    expect((await ok(['links', `${b}:0`, '--store', store, '--json'])).json<{ links: unknown[] }>().links).toHaveLength(1);
+    expect(
+      (await ok(['links', `${b}:0`, '--store', store, '--json'])).json<{ links: unknown[] }>().links,
+    ).toHaveLength(1);
     const removed = await ok(['link', a, b, '--type', 'supports', '--remove', '--store', store, '--json']);
     expect(removed.json()).toEqual({ removed: true });
   });
@@ -48,7 +50,10 @@ describe('ids in rlm peek, links and link', () => {
       (_, i) => `## Part ${i}\n\n${'Copper lanterns glow over the meadow harbour. '.repeat(12)}\n`,
     ).join('\n');
     writeFileSync(path.join(dir, 'notes', 'long.md'), text);
-    writeFileSync(path.join(dir, 'notes', 'other.md'), '# Other\n\nCopper lanterns glow over the meadow harbour.\n');
+    writeFileSync(
+      path.join(dir, 'notes', 'other.md'),
+      '# Other\n\nCopper lanterns glow over the meadow harbour.\n',
+    );
     const store = path.join(dir, 's');
     await ok(['ingest', 'notes', '--store', store], dir);
     const docs = (await ok(['ls', '--store', store, '--json'])).json<{
@@ -58,7 +63,9 @@ describe('ids in rlm peek, links and link', () => {
     expect(long.chunks).toBeGreaterThan(1);
     const byId = await ok(['peek', long.id, '--store', store], dir);
     expect(byId.stdout).toBe(text.endsWith('\n') ? text : `${text}\n`);
-    expect(byId.stderr).toMatch(new RegExp(`^${long.id}  notes/long\\.md  ${long.chunks} chunks  \\d+ tokens\\n$`));
+    expect(byId.stderr).toMatch(
+      new RegExp(`^${long.id}  notes/long\\.md  ${long.chunks} chunks  \\d+ tokens\\n$`),
+    );
     expect((await ok(['peek', 'notes/long.md', '--store', store], dir)).stdout).toBe(byId.stdout);
     const links = (await ok(['links', long.id, '--store', store, '--json'])).json<{
       links: { from: string; to: string; type: string }[];

@@ -78,7 +78,12 @@ describe('rlm store commands', () => {
     expect(stats.json()).toMatchObject({ documents: 4, schema: 1 });
 
     const doc = peek.json<{ document: string }>().document;
-    expect((await cli(['rm', doc, '--store', store, '--json'])).json()).toEqual({ removed: true });
+    expect((await cli(['rm', doc, '--store', store, '--json'])).json()).toEqual({
+      removed: true,
+      ids: [doc],
+      summaries: [],
+      restored: [],
+    });
     expect((await cli(['stats', '--store', store, '--json'])).json()).toMatchObject({ documents: 3 });
     expect((await cli(['rm', doc, '--store', store])).code).toBe(1);
   });

@@ -84,7 +84,9 @@ describe('document ids over a store', () => {
     const missing = await sb.run("get_chunk('nope')");
     expect(missing.stdout).toBe('null\n');
     const bad = await sb.run("neighbors('nope')");
-    expect(bad.error?.message).toMatch(/no chunk or document with id nope \(a chunk id DOCUMENT:N .*list_documents\)/);
+    expect(bad.error?.message).toMatch(
+      /no chunk or document with id nope \(a chunk id DOCUMENT:N .*list_documents\)/,
+    );
   });
 });
 

@@ -69,7 +69,10 @@ export function fakeStore(): FakeStore {
     async readDocument(id: string, range?: TextRange): Promise<DocumentText | undefined> {
       const doc = store.documents().find((d) => d.id === id);
       if (!doc) return undefined;
-      const whole = store.documentChunks(id).map((c) => c.text).join('');
+      const whole = store
+        .documentChunks(id)
+        .map((c) => c.text)
+        .join('');
       const start = range?.start ?? 0;
       const end = range?.end ?? whole.length;
       return { documents: [doc], text: whole.slice(start, end), start, end, length: whole.length };

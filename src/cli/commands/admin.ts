@@ -1,3 +1,7 @@
+import path from 'node:path';
+import { isRlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
+import type { DeleteReport } from '../../../memory/engine/memories.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
 import { documentList } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
@@ -33,32 +37,59 @@ export async function stats(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
+const RM_HELP = `usage: rlm rm DOCUMENT --store DIR [--json]
+
+Deletes a document for good: by id (a memory id too), or by the path it was ingested from (every part of
+a big file). Its chunks, links, vectors and access stats go, and its text is rewritten out of the segment
+files it shared with other documents. A consolidation summary written from a deleted memory goes too,
+and that summary's other sources come back from the archive. --store falls back to $RLM_STORE.
+--json prints {removed, ids, summaries, restored}: ids deleted (summaries included), the summaries, the
+memories restored.
+`;
+
 export async function rm(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals: pos } = parseCommandArgs(argv, {
     store: { type: 'string' },
     json: { type: 'boolean' },
   });
   if (values.help) {
-    io.stdout.write(
-      'usage: rlm rm DOCUMENT --store DIR [--json]\n\nForgets a document (by id or by the path it was ingested from), its chunks and links.\n',
-    );
+    io.stdout.write(RM_HELP);
     return EXIT_OK;
   }
   const [doc] = positionals(pos, ['DOCUMENT'], 'rm');
   const store = await openStore(values.store, io);
   try {
-    const removed = await store.removeDocument(doc!);
-    if (values.json) writeJson(io, { removed });
-    else
-      io.stderr.write(
-        removed
-          ? `removed ${doc}\n`
-          : `rlm: no document ${doc} in the store (rlm ls lists ids and paths) [NOT_FOUND]\n`,
-      );
-    return removed ? EXIT_OK : EXIT_FAILURE;
+    const name = store.findDocument(doc!) ? doc! : path.resolve(io.cwd, doc!);
+    let report: DeleteReport;
+    try {
+      report = await store.deleteDocuments([name]);
+    } catch (err) {
+      if (!isRlmError(err, 'NOT_FOUND')) throw err;
+      if (values.json) writeJson(io, { removed: false, ids: [], summaries: [], restored: [] });
+      else io.stderr.write(`rlm: no document ${doc} in the store (rlm ls lists ids and paths) [NOT_FOUND]\n`);
+      return EXIT_FAILURE;
+    }
+    if (values.json) writeJson(io, { removed: true, ...deleteJson(report) });
+    else io.stderr.write(`rlm: removed ${report.deleted.join(', ')}\n${summaryNote(report)}`);
+    return EXIT_OK;
   } finally {
     await store.close();
   }
+}
+
+/** `{ids, summaries, restored}` of `rm --json` and `forget --json`: ids deleted, summaries included. */
+export function deleteJson(r: DeleteReport): { ids: string[]; summaries: string[]; restored: string[] } {
+  return { ids: [...r.deleted, ...r.summaries], summaries: r.summaries, restored: r.restored };
+}
+
+/** What a delete took along besides what was named: a line for people, or nothing. */
+export function summaryNote(r: DeleteReport): string {
+  if (r.summaries.length === 0) return '';
+  const restored =
+    r.restored.length > 0
+      ? `; ${plural(r.restored.length, 'source')} restored from the archive (${r.restored.join(', ')})`
+      : '';
+  return `rlm: also deleted ${plural(r.summaries.length, 'summary', 'summaries')} written from it (${r.summaries.join(', ')})${restored}\n`;
 }
 
 const REPAIR_HELP = `usage: rlm repair --store DIR [--embedder SPEC|none] [--yes] [--json]

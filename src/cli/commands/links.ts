@@ -36,10 +36,8 @@ export async function links(argv: string[], io: CliIO): Promise<number> {
     const result =
       target.kind === 'chunk'
         ? linksResult(target.chunk.id, store.neighbors(target.chunk.id, type), (d) => store.findDocument(d))
-        : linksResult(
-            target.read.documents[0]!.id,
-            documentLinks(store, target.read.documents, type),
-            (d) => store.findDocument(d),
+        : linksResult(target.read.documents[0]!.id, documentLinks(store, target.read.documents, type), (d) =>
+            store.findDocument(d),
           );
     if (values.json) writeJson(io, result);
     else {

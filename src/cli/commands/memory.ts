@@ -4,6 +4,7 @@
  */
 
 import { RlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
 import { checkRemember, parseWhen } from '../../../memory/memories/memory-model.ts';
 import { autoConsolidate, modelSummarizer } from '../../runtime/consolidate.ts';
 import { createModel } from '../../runtime/providers/index.ts';
@@ -11,6 +12,7 @@ import { recallResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
+import { deleteJson, summaryNote } from './admin.ts';
 import {
   applySettings,
   listFlag,
@@ -144,8 +146,10 @@ export async function recall(argv: string[], io: CliIO): Promise<number> {
 
 const FORGET_HELP = `usage: rlm forget ID... --store DIR [--json]
 
-Deletes memories for good, with every link to or from them (use decay/archive to keep them instead).
-An unknown ID fails the command and nothing is deleted. --json prints {forgotten, ids}.
+Deletes memories for good, with every link to or from them (use decay/archive to keep them instead);
+their text leaves every file of the store. A consolidation summary written from a forgotten memory may
+repeat it, so it is deleted too, and its other sources come back from the archive. An unknown ID fails
+the command and nothing is deleted. --json prints {forgotten, ids, summaries, restored}.
 `;
 
 export async function forget(argv: string[], io: CliIO): Promise<number> {
@@ -154,9 +158,10 @@ export async function forget(argv: string[], io: CliIO): Promise<number> {
   if (ids.length === 0) throw new RlmError('BAD_INPUT', 'forget: missing ID (rlm forget --help)');
   const store = await openStore(values.store, io);
   try {
-    const gone = await store.forgetMemories(ids);
-    if (values.json) writeJson(io, { forgotten: gone.length, ids: gone });
-    else io.stderr.write(`rlm: forgot ${gone.length} memor${gone.length === 1 ? 'y' : 'ies'}\n`);
+    const r = await store.deleteDocuments(ids, { memoriesOnly: true });
+    const json = deleteJson(r);
+    if (values.json) writeJson(io, { forgotten: json.ids.length, ...json });
+    else io.stderr.write(`rlm: forgot ${plural(r.deleted.length, 'memory', 'memories')}\n${summaryNote(r)}`);
     return EXIT_OK;
   } finally {
     await store.close();

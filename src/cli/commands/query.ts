@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
-import { highlight } from '../../../memory/search/passage.ts';
-import { documentLinks, type ReadTarget, readTarget, unknownId } from '../../../memory/read.ts';
-import { CHUNK_TYPES, type ChunkReader, type ChunkType } from '../../../memory/types.ts';
 import { plural } from '../../../core/plural.ts';
+import { documentLinks, type ReadTarget, readTarget, unknownId } from '../../../memory/read.ts';
+import { highlight } from '../../../memory/search/passage.ts';
+import { CHUNK_TYPES, type ChunkReader, type ChunkType } from '../../../memory/types.ts';
 import { documentPeekResult, grepResults, peekResult, roundScore, searchResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, stdoutColor, writeJson } from '../io.ts';

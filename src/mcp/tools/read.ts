@@ -169,7 +169,9 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
             if (target.kind === 'document') {
               const { read } = target;
               const whole = documentPeekResult(read, documentLinks(store, read.documents));
-              return ranged ? { ...whole, range: { start: read.start, end: read.end, chars: read.length } } : whole;
+              return ranged
+                ? { ...whole, range: { start: read.start, end: read.end, chars: read.length } }
+                : whole;
             }
             const { chunk } = target;
             const whole = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));

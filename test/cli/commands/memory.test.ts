@@ -75,7 +75,7 @@ describe('rlm remember / recall / topics / forget', () => {
     });
 
     const f = await cli(['forget', id, '--store', store, '--json']);
-    expect(f.json()).toEqual({ forgotten: 1, ids: [id] });
+    expect(f.json()).toEqual({ forgotten: 1, ids: [id], summaries: [], restored: [] });
     const again = await cli(['forget', id, '--store', store]);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/no memory with id .* \[NOT_FOUND\]/);

@@ -146,7 +146,10 @@ describe('store reads', () => {
       tokens: doc.tokens,
     });
     const cut = await s.call('rlm_peek', { id: doc.id, start: 10, end: 20 });
-    expect(cut.structuredContent).toMatchObject({ text: 'The rocket', range: { start: 10, end: 20, chars: 60 } });
+    expect(cut.structuredContent).toMatchObject({
+      text: 'The rocket',
+      range: { start: 10, end: 20, chars: 60 },
+    });
     const remembered = await s.call('rlm_remember', { text: 'Launches slip when it rains.', store: 'mem' });
     const memory = (remembered.structuredContent as { id: string }).id;
     const m = await s.call('rlm_peek', { id: [memory, `${memory}:0`], store: 'mem' });

@@ -59,9 +59,15 @@ describe('readDocument', () => {
 
     const jsonl = [
       { type: 'user', message: { role: 'user', content: 'Where is the retry logic?' } },
-      { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'In http-retry.ts.' }] } },
+      {
+        type: 'assistant',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'In http-retry.ts.' }] },
+      },
       { type: 'user', message: { role: 'user', content: 'And the backoff?' } },
-      { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'Doubling to 8 s.' }] } },
+      {
+        type: 'assistant',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'Doubling to 8 s.' }] },
+      },
     ]
       .map((l) => JSON.stringify(l))
       .join('\n');
