@@ -12,7 +12,7 @@ import { roundScore } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
 import { ProgressBar } from '../progress.ts';
-import { openStore, positionals, storeDir } from '../store-arg.ts';
+import { openStore, positionals, storeDir, withStore } from '../store-arg.ts';
 
 const HELP = `usage: rlm claude <command> [options] --store DIR
 
@@ -103,27 +103,31 @@ async function ingest(argv: string[], io: CliIO): Promise<number> {
   for (const s of values.session ?? [])
     if (!existsSync(path.resolve(io.cwd, s)))
       throw new RlmError('BAD_INPUT', `--session: no such file: ${path.resolve(io.cwd, s)}`);
-  const store = await openStore(values.store, io, { create: true });
   const bar = new ProgressBar(io.stderr);
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
   let report: ClaudeImportReport;
   try {
-    report = await importClaude(store, {
-      ...(values.session
-        ? { sessions: values.session.map((s) => path.resolve(io.cwd, s)) }
-        : {
-            projectsDir: path.resolve(io.cwd, values.dir ?? path.join(claudeConfigDir(io.env), 'projects')),
-          }),
-      signal: controller.signal,
-      onProgress: (done, total, file) =>
-        bar.update(done, total, `${done}/${total} sessions ${path.basename(file)}`),
-    });
+    report = await withStore(values.store, io, {}, (store) =>
+      importClaude(store, {
+        ...(values.session
+          ? { sessions: values.session.map((s) => path.resolve(io.cwd, s)) }
+          : {
+              projectsDir: path.resolve(io.cwd, values.dir ?? path.join(claudeConfigDir(io.env), 'projects')),
+            }),
+        signal: controller.signal,
+        onProgress: (done, total, file) =>
+          bar.update(
+            done,
+            total,
+            `${done}/${total} ${total === 1 ? 'session' : 'sessions'} ${path.basename(file)}`,
+          ),
+      }),
+    );
   } finally {
     bar.done();
     process.off('SIGINT', onSignal);
-    await store.close();
   }
   for (const n of report.notes) io.stderr.write(`rlm: note: ${n.path}: ${n.note}\n`);
   if (values.json) writeJson(io, report);

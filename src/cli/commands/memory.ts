@@ -11,7 +11,7 @@ import { createModel } from '../../runtime/providers/index.ts';
 import { recallResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
-import { openStore, positionals } from '../store-arg.ts';
+import { openStore, positionals, withStore } from '../store-arg.ts';
 import { deleteJson, summaryNote } from './admin.ts';
 import {
   applySettings,
@@ -64,8 +64,7 @@ export async function remember(argv: string[], io: CliIO): Promise<number> {
   };
   // Checked before the store opens: bad input writes nothing, not even settings.
   checkRemember(input);
-  const store = await openStore(values.store, io, { create: true });
-  try {
+  return withStore(values.store, io, {}, async (store) => {
     await applySettings(store, patch, io);
     const m = await store.remember(input);
     const auto = await autoConsolidate(store, m.topic, { env: io.env, now });
@@ -81,13 +80,11 @@ export async function remember(argv: string[], io: CliIO): Promise<number> {
       io.stderr.write(`rlm: remembered in topic "${m.topic}" (${m.importance})\n`);
       if (auto)
         io.stderr.write(
-          `rlm: consolidated "${m.topic}" into ${auto.summary} (${auto.archived.length} archived)\n`,
+          `rlm: consolidated "${m.topic}" into ${auto.summary} (${plural(auto.archived.length, 'memory', 'memories')} archived)\n`,
         );
     }
     return EXIT_OK;
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 const RECALL_HELP = `usage: rlm recall QUERY --store DIR [--topic T] [--tags a,b] [-k N] [--since D] [--until D] [--archived] [--json]
