@@ -32,6 +32,15 @@ import type { CommittedState } from './persistence.ts';
 
 export type { Memory, MemoryTotals, RecallHit, RecallOptions, Summarizer, TopicSummary };
 
+/** What a consolidation did: the summary memory's id and text, and the sources it archived. */
+export interface Consolidation {
+  /** The new summary memory's id (`mem-…`). */
+  summary: string;
+  /** The summary's text, as the model wrote it. */
+  text: string;
+  archived: string[];
+}
+
 /** What a delete took out of a store. */
 export interface DeleteReport {
   /** Documents deleted as asked (every part of a file named by path or id). */
@@ -384,13 +393,10 @@ export class RememberingStore extends BaseStore {
   /**
    * Replaces a topic's active memories by one summary written by `summarize`: the summary is a new
    * memory with `summarizes` links to each source, and the sources are archived, in one commit (a crash
-   * leaves the old state or the new one). Critical memories are left out and stay active.
+   * leaves the old state or the new one). Critical memories are left out and stay active. Returns the
+   * summary memory's id (`summary`), its `text`, and the ids archived.
    */
-  async consolidate(
-    topic: string,
-    summarize: Summarizer,
-    opts: { now?: Date } = {},
-  ): Promise<{ summary: string; archived: string[] }> {
+  async consolidate(topic: string, summarize: Summarizer, opts: { now?: Date } = {}): Promise<Consolidation> {
     const now = opts.now ?? new Date();
     const sources = this.listMemories({ topic, now }).filter((m) => m.importance !== 'critical');
     if (sources.length < 2) {
@@ -440,7 +446,7 @@ export class RememberingStore extends BaseStore {
         }));
         return { ...next, documents, manual: [...next.manual, ...links] };
       });
-      return { summary: entry.id, archived: live.map((m) => m.id) };
+      return { summary: entry.id, text: entry.text, archived: live.map((m) => m.id) };
     });
   }
 

@@ -29,7 +29,7 @@ const REMEMBER_HELP = `usage: rlm remember TEXT|- --store DIR [--topic T] [--imp
 
 Stores a memory (a decision, preference or fact) in the store; '-' reads TEXT from stdin. It is
 searchable at once by recall, search, grep and rlm answer. Prints its id; --json prints {id, topic,
-importance}.
+importance}, plus consolidated: {summary, text, archived} when automatic consolidation ran.
   --topic T                    what it is about, at most 200 characters [general]
   --importance I               critical, high, medium or low [medium]; sets how fast it decays
   --tags a,b                   tags, to filter recall and search
@@ -236,7 +236,8 @@ const CONSOLIDATE_HELP = `usage: rlm consolidate TOPIC --model SPEC --store DIR 
 
 Has the model write one summary of TOPIC's active memories. The summary is a new memory linked to each
 source by a 'summarizes' link; the sources are archived, not deleted (critical ones stay active). One
-commit: a crash leaves the old state or the new one. --json prints {summary, archived:[ids]}.
+commit: a crash leaves the old state or the new one. Prints the summary's id; --json prints
+{summary, text, archived:[ids]}: the summary memory's id, its text, the ids archived.
 ${NOW_HELP}${SETTINGS_HELP}`;
 
 export async function consolidate(argv: string[], io: CliIO): Promise<number> {

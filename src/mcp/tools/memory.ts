@@ -23,7 +23,13 @@ const rememberOutput = z.object({
   id: z.string(),
   topic: z.string(),
   importance: z.enum(MEMORY_IMPORTANCE as [MemoryImportance, ...MemoryImportance[]]),
-  consolidated: z.object({ summary: z.string(), archived: z.array(z.string()) }).optional(),
+  consolidated: z
+    .object({
+      summary: z.string().describe('The summary memory\u2019s id.'),
+      text: z.string().describe('The summary\u2019s text.'),
+      archived: z.array(z.string()),
+    })
+    .optional(),
 });
 
 const recallOutput = z.object({
