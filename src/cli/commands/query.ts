@@ -6,7 +6,7 @@ import { highlight } from '../../../memory/search/passage.ts';
 import { CHUNK_TYPES, type ChunkReader, type ChunkType } from '../../../memory/types.ts';
 import { documentPeekResult, grepResults, peekResult, roundScore, searchResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, stdoutColor, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, readerGone, stdoutColor, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
 
 const SEARCH_HELP = `usage: rlm search QUERY --store DIR [-k N] [--document ID]... [--tag T]... [--type T] [--mode M] [--json]
@@ -165,7 +165,8 @@ export async function grep(argv: string[], io: CliIO): Promise<number> {
     else
       for (const m of shaped.matches)
         io.stdout.write(`${shownPath(m.path, io)}  ${m.id}:${m.offset}: ${m.text}\n`);
-    if (result.truncated) io.stderr.write(`rlm: stopped at ${limit} matches (--limit)\n`);
+    if (result.truncated && !readerGone(io))
+      io.stderr.write(`rlm: stopped at ${limit} matches (--limit ${limit}; at most 100000)\n`);
     const slow = store.segmentsWithoutTextColumn().length;
     if (slow > 0)
       io.stderr.write(
