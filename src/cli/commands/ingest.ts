@@ -12,9 +12,10 @@ import { checkNewStoreDir, storeDir, withStore } from '../store-arg.ts';
 const HELP = `usage: rlm ingest PATH... --store DIR [options]
 
 Adds files and folders to the store (created if missing). Unchanged files are skipped, changed ones
-replaced. Binary files are skipped and counted; unreadable files, broken symlinks, FIFOs and sockets are
-skipped with a note. Inside folders, dot-files and dot-folders, node_modules, and what .gitignore and
-.rlmignore files list are left out (one summary line says how many); .gz files are read inflated.
+replaced. Binary files are skipped and counted; unreadable files, broken symlinks, symlink loops, FIFOs
+and sockets are skipped with a note. Inside folders, dot-files and dot-folders, node_modules, and what
+.gitignore and .rlmignore files list are left out (one summary line says how many); .gz files are read
+inflated.
 
 options:
   --store DIR          the store folder (default: $RLM_STORE); created if missing
