@@ -3,10 +3,12 @@
  * from the chunk files, the source of truth. What cannot be recovered is dropped and reported, and the
  * files it came from can simply be ingested again.
  */
+
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../../core/errors.ts';
+import { plural } from '../../core/plural.ts';
 import { chunkKey } from '../engine/graph.ts';
 import {
   buildMeta,
@@ -200,7 +202,9 @@ async function rebuild(
     }
   }
   if (compacted > 0)
-    actions.push(`compacted: removed ${compacted} chunks of replaced, removed or dropped documents`);
+    actions.push(
+      `compacted: removed ${plural(compacted, 'chunk')} of replaced, removed or dropped documents`,
+    );
 
   // 3. Manual links.
   let manual: Link[] = [];
@@ -225,7 +229,7 @@ async function rebuild(
       },
     });
   }
-  actions.push(`rebuilt meta, BM25 and links of ${live.length} segments`);
+  actions.push(`rebuilt meta, BM25 and links of ${plural(live.length, 'segment')}`);
 
   // 5. Vectors, when the store has (or is given) an embedder. They are built beside the old ones and
   // swapped in, so an embedder that fails midway leaves the store as it was.

@@ -184,7 +184,8 @@ class Renderer {
     if (e.cached) parts.push('cached');
     else if (end === undefined) parts.push(this.#status('unfinished'));
     else parts.push(this.#status(end.ok ? (end.status ?? 'ok') : 'error'), fmtMs(end.durationMs));
-    if (e.contextChars > 0) parts.push(`${fmtInt(e.contextChars)} chars`);
+    if (e.contextChars > 0)
+      parts.push(`${fmtInt(e.contextChars)} ${e.contextChars === 1 ? 'char' : 'chars'}`);
     this.#line(indent, `${parts.join(' · ')}:`, this.#whole(e.prompt, e.promptBlob));
     if (!e.cached) this.#span(e.id, indent + 1);
     if (end !== undefined) {

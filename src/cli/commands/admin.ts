@@ -135,7 +135,7 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
     for (const a of report.actions) io.stderr.write(`- ${a}\n`);
     if (report.applied)
       io.stdout.write(
-        `repaired: ${report.documents} documents, ${report.chunks} chunks in ${report.segments} segments\n`,
+        `repaired: ${plural(report.documents, 'document')}, ${plural(report.chunks, 'chunk')} in ${plural(report.segments, 'segment')}\n`,
       );
   }
   if (!report.applied) {
@@ -168,7 +168,7 @@ export async function ls(argv: string[], io: CliIO): Promise<number> {
     else {
       for (const d of list.documents)
         io.stdout.write(
-          `${d.path === null ? d.id : shownPath(d.path, io)}  ${d.chunks} chunks  ${d.tokens} tokens  ${d.modified.slice(0, 19).replace('T', ' ')}  ${d.id}\n`,
+          `${d.path === null ? d.id : shownPath(d.path, io)}  ${plural(d.chunks, 'chunk')}  ${plural(d.tokens, 'token')}  ${d.modified.slice(0, 19).replace('T', ' ')}  ${d.id}\n`,
         );
       if (list.documents.length === 0) io.stderr.write('the store holds no documents (rlm ingest PATH)\n');
     }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
 import type { Model } from '../../runtime/model.ts';
 import { checkLimit, type LimitName } from '../../runtime/option-schema.ts';
 import { resolveOptions } from '../../runtime/options.ts';
@@ -147,8 +148,8 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
       io.stderr.write(`rlm: the model's last reply (not an answer):\n${result.answer.replace(/\n?$/, '\n')}`);
     const cost = result.usage.costUsd > 0 ? ` · $${result.usage.costUsd.toFixed(4)}` : '';
     io.stderr.write(
-      `rlm: ${result.status} · ${result.iterations} iterations · ${result.subCalls} sub-calls · depth ${result.maxDepthReached} · ` +
-        `${result.usage.inputTokens + result.usage.outputTokens} tokens${cost} · ${(result.elapsedMs / 1000).toFixed(1)} s\n`,
+      `rlm: ${result.status} · ${plural(result.iterations, 'iteration')} · ${plural(result.subCalls, 'sub-call')} · depth ${result.maxDepthReached} · ` +
+        `${plural(result.usage.inputTokens + result.usage.outputTokens, 'token')}${cost} · ${(result.elapsedMs / 1000).toFixed(1)} s\n`,
     );
     if (result.error) io.stderr.write(`rlm: ${result.error.message} [${result.error.code}]\n`);
   }

@@ -40,7 +40,10 @@ export async function hooks(argv: string[], io: CliIO): Promise<number> {
     const log = path.resolve(io.cwd, values.log ?? path.join(path.dirname(settings), 'rlm-hook.log'));
     const r = await installHooks(settings, hookCommand(store, log, values.rlm ?? 'rlm'));
     if (values.json) writeJson(io, r);
-    else io.stdout.write(`installed ${r.events.join(' and ')} hooks in ${r.settings}:\n  ${r.command}\n`);
+    else
+      io.stdout.write(
+        `installed ${r.events.join(' and ')} ${r.events.length === 1 ? 'hook' : 'hooks'} in ${r.settings}:\n  ${r.command}\n`,
+      );
     return EXIT_OK;
   }
   if (action === 'remove') {

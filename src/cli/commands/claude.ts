@@ -2,9 +2,11 @@
  * `rlm claude ...`: Claude Code history as context. `ingest` imports session files into a store;
  * `projects`, `timeline` and `recall` read it back; `forget` drops a project; `hooks` keeps it current.
  */
+
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
 import { type HistoryFilter, listProjects, recall, sessionTexts, timeline } from '../../claude/catalog.ts';
 import { type ClaudeImportReport, importClaude } from '../../claude/import.ts';
 import { claudeConfigDir } from '../../runtime/options.ts';
@@ -133,9 +135,9 @@ async function ingest(argv: string[], io: CliIO): Promise<number> {
   if (values.json) writeJson(io, report);
   else
     io.stdout.write(
-      `${report.files} session files: ${report.imported} imported (${report.exchanges} new exchanges), ` +
+      `${plural(report.files, 'session file')}: ${report.imported} imported (${report.exchanges} new ${report.exchanges === 1 ? 'exchange' : 'exchanges'}), ` +
         `${report.unchanged} unchanged${report.rewritten ? `, ${report.rewritten} rewritten` : ''}; ` +
-        `store: ${report.documents} documents, ${report.chunks} chunks, ${report.tokens} tokens (${report.elapsedMs} ms)\n`,
+        `store: ${plural(report.documents, 'document')}, ${plural(report.chunks, 'chunk')}, ${plural(report.tokens, 'token')} (${report.elapsedMs} ms)\n`,
     );
   return EXIT_OK;
 }
@@ -156,7 +158,7 @@ async function projects(argv: string[], io: CliIO): Promise<number> {
     else
       for (const p of list)
         io.stdout.write(
-          `${p.project}  ${p.sessions} sessions  ${p.exchanges} exchanges  ${day(p.first)} → ${day(p.last)}\n`,
+          `${p.project}  ${plural(p.sessions, 'session')}  ${plural(p.exchanges, 'exchange')}  ${day(p.first)} → ${day(p.last)}\n`,
         );
     return EXIT_OK;
   } finally {
@@ -180,7 +182,7 @@ async function timelineCommand(argv: string[], io: CliIO): Promise<number> {
     else
       for (const s of sessions)
         io.stdout.write(
-          `${minute(s.start)} → ${minute(s.end)}  ${s.exchanges} exchanges  ${s.project}  ${s.title}\n`,
+          `${minute(s.start)} → ${minute(s.end)}  ${plural(s.exchanges, 'exchange')}  ${s.project}  ${s.title}\n`,
         );
     return EXIT_OK;
   } finally {
@@ -212,7 +214,7 @@ async function recallCommand(argv: string[], io: CliIO): Promise<number> {
       if (values.json) writeJson(io, result);
       else {
         io.stdout.write(result.answer.endsWith('\n') ? result.answer : `${result.answer}\n`);
-        io.stderr.write(`rlm: ${result.status} over ${result.sessions.length} sessions\n`);
+        io.stderr.write(`rlm: ${result.status} over ${plural(result.sessions.length, 'session')}\n`);
       }
       return result.status === 'final' ? EXIT_OK : 1;
     }
@@ -244,7 +246,7 @@ async function forget(argv: string[], io: CliIO): Promise<number> {
     const { forgetProject } = await import('../../claude/forget.ts');
     const r = await forgetProject(store, values.project);
     if (values.json) writeJson(io, r);
-    else io.stdout.write(`forgot ${r.sessions} sessions of ${r.projects.join(', ')}\n`);
+    else io.stdout.write(`forgot ${plural(r.sessions, 'session')} of ${r.projects.join(', ')}\n`);
     return EXIT_OK;
   } finally {
     await store.close();

@@ -259,7 +259,9 @@ export async function consolidate(argv: string[], io: CliIO): Promise<number> {
     if (values.json) writeJson(io, r);
     else {
       io.stdout.write(`${r.summary}\n`);
-      io.stderr.write(`rlm: ${r.archived.length} memories of "${topic}" archived under ${r.summary}\n`);
+      io.stderr.write(
+        `rlm: ${plural(r.archived.length, 'memory', 'memories')} of "${topic}" archived under ${r.summary}\n`,
+      );
     }
     return EXIT_OK;
   } finally {

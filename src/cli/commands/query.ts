@@ -99,7 +99,7 @@ export async function peek(argv: string[], io: CliIO): Promise<number> {
         return EXIT_OK;
       }
       io.stderr.write(
-        `${chunk.id}  ${shownPath(result.path, io)}  ${chunk.tokens} tokens  type ${chunk.type}${chunk.section ? `  § ${chunk.section}` : ''}${chunk.tags.length ? `  tags ${chunk.tags.join(',')}` : ''}\n`,
+        `${chunk.id}  ${shownPath(result.path, io)}  ${plural(chunk.tokens, 'token')}  type ${chunk.type}${chunk.section ? `  § ${chunk.section}` : ''}${chunk.tags.length ? `  tags ${chunk.tags.join(',')}` : ''}\n`,
       );
       io.stdout.write(chunk.text.endsWith('\n') ? chunk.text : `${chunk.text}\n`);
       return EXIT_OK;
@@ -114,7 +114,7 @@ export async function peek(argv: string[], io: CliIO): Promise<number> {
     }
     const chunks = read.documents.reduce((n, d) => n + d.chunks, 0);
     io.stderr.write(
-      `${result.id}  ${shownPath(result.path, io)}  ${plural(chunks, 'chunk')}  ${plural(result.tokens, 'token')}${read.documents.length > 1 ? `  ${read.documents.length} parts` : ''}${result.tags.length ? `  tags ${result.tags.join(',')}` : ''}\n`,
+      `${result.id}  ${shownPath(result.path, io)}  ${plural(chunks, 'chunk')}  ${plural(result.tokens, 'token')}${read.documents.length > 1 ? `  ${plural(read.documents.length, 'part')}` : ''}${result.tags.length ? `  tags ${result.tags.join(',')}` : ''}\n`,
     );
     io.stdout.write(read.text.endsWith('\n') || read.text === '' ? read.text : `${read.text}\n`);
     return EXIT_OK;
