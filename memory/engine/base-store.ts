@@ -83,6 +83,11 @@ export class BaseStore implements ChunkStoreApi {
 
   // ---- reads -------------------------------------------------------------------------------------
 
+  /** The embedder behind vector search (its spec), or null: without one, search and recall match words. */
+  get embedder(): string | null {
+    return this.state.embedder?.spec ?? null;
+  }
+
   stats(): StoreStats {
     return { ...this.graph.stats(), schema: this.state.memory ? 2 : 1 };
   }

@@ -12,6 +12,7 @@ import {
   DEFAULT_MEMORY_SETTINGS,
   fadedOut,
   type JournalEntry,
+  journalName,
   type Memory,
   type MemoryTotals,
   memoryDocId,
@@ -65,10 +66,6 @@ function createdMs(doc: DocumentRecord): number {
     created.set(doc, ms);
   }
   return ms;
-}
-
-function journalName(generation: number): string {
-  return `memories-${String(generation).padStart(8, '0')}.jsonl`;
 }
 
 /**

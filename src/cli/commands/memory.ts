@@ -89,8 +89,12 @@ export async function remember(argv: string[], io: CliIO): Promise<number> {
 
 const RECALL_HELP = `usage: rlm recall QUERY --store DIR [--topic T] [--tags a,b] [-k N] [--since D] [--until D] [--archived] [--json]
 
-Finds memories by meaning, ranked by relevance × weight × recency (see README, "Memories"). Each
-memory returned counts as an access: its weight is refreshed and reinforced.
+Finds memories, ranked by relevance × weight × recency (see README, "Memories"). Without an embedder,
+relevance is word matching (BM25: stemmed English and French words, typos forgiven), so "which language
+for replies" does not find "answers in French"; with one it is by meaning too. To turn one on for a store:
+  rlm repair --store DIR --embedder ollama:nomic-embed-text    (a local Ollama; or http://HOST/v1#MODEL)
+Each memory returned counts as an access: its weight is refreshed and reinforced. --store falls back to
+$RLM_STORE.
 --json prints {results:[{id, score, text, topic, importance, weight, created, tags, archived}]}.
   -k N                         number of results [10]
   --topic T, --tags a,b        only memories of this topic / with all these tags
@@ -134,6 +138,11 @@ export async function recall(argv: string[], io: CliIO): Promise<number> {
         );
       }
       if (results.length === 0) io.stderr.write('rlm: no memory matches\n');
+    }
+    if (results.length === 0 && store.embedder === null) {
+      io.stderr.write(
+        'rlm: recall matches words: this store has no embedder to match meaning (see rlm recall --help)\n',
+      );
     }
     return EXIT_OK;
   } finally {

@@ -125,7 +125,8 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext, conn:
     {
       title: 'Recall memories',
       description:
-        'Finds memories saved with rlm_remember, by meaning, ranked by relevance × weight × recency. Call it before ' +
+        'Finds memories saved with rlm_remember, ranked by relevance × weight × recency: by their words (stemmed, ' +
+        'typos forgiven), and by meaning when the store has an embedder. Call it before ' +
         'answering about past decisions, the user\u2019s preferences or project facts, and at the start of a task ' +
         'on a topic you may have notes about. Recalling a memory strengthens it. Archived (faded or ' +
         'consolidated) memories are left out unless archived is true.',
