@@ -16,7 +16,7 @@ import type {
 } from './types.ts';
 
 /** The forms an id may take, for messages about an id that names nothing. */
-export const ID_FORMS =
+const ID_FORMS =
   'a chunk id (DOCUMENT:N), a document id, a memory id (mem-…) or the path a file was ingested from';
 
 /** What an id names: one chunk, or a whole document (or the slice of it asked for). */

@@ -68,7 +68,7 @@ describe('finding things with the CLI', () => {
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(
-      /^notes\/auth\.md {2}\d+ chunks {2}\d+ tokens {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}auth-md-[0-9a-f]{8}$/,
+      /^notes\/auth\.md {2}1 chunk {2}\d+ tokens {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}auth-md-[0-9a-f]{8}$/,
     );
     expect(lines[1]).toMatch(/^notes\/other\.md /);
     const json = (await cli(['ls', '--store', store, '--json'], { cwd })).json<{

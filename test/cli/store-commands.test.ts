@@ -19,11 +19,12 @@ describe('rlm store commands', () => {
       'documents',
       'elapsedMs',
       'links',
+      'removed',
       'skipped',
       'tokens',
       'updated',
     ]);
-    expect(report).toMatchObject({ documents: 4, added: 4, updated: 0, skipped: 0 });
+    expect(report).toMatchObject({ documents: 4, added: 4, updated: 0, skipped: 0, removed: 0 });
     expect(ingest.stderr).toContain('rlm: 1 binary file skipped (--verbose lists them)');
 
     const again = await cli(['ingest', corpus, '--store', store, '--json']);

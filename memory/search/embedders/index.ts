@@ -14,6 +14,7 @@
 import { RlmError } from '../../../core/errors.ts';
 import { HashingEmbedder } from './hashing.ts';
 import { OpenAIEmbedder } from './openai.ts';
+import { EMBEDDER_SPECS } from './specs.ts';
 import type { Embedder } from './types.ts';
 
 export { HashingEmbedder } from './hashing.ts';
@@ -114,10 +115,7 @@ export function createEmbedder(spec: string, env: Record<string, string | undefi
       });
     }
     default:
-      throw new RlmError(
-        'BAD_INPUT',
-        `unknown embedder "${spec}": use hash, hash:DIM, openai:MODEL, ollama:MODEL or http(s)://HOST/v1#MODEL`,
-      );
+      throw new RlmError('BAD_INPUT', `unknown embedder "${spec}": use ${EMBEDDER_SPECS}`);
   }
 }
 

@@ -3,6 +3,7 @@ import { isRlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import type { DeleteReport } from '../../../memory/engine/memories.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
+import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import { documentList } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
 import { ask, type CliIO, canAsk, EXIT_FAILURE, EXIT_OK, writeJson } from '../io.ts';
@@ -17,7 +18,8 @@ export async function stats(argv: string[], io: CliIO): Promise<number> {
   });
   if (values.help) {
     io.stdout.write(
-      'usage: rlm stats --store DIR [--json]\n\nStore totals: documents, chunks, links, tokens, bytes.\n',
+      'usage: rlm stats --store DIR [--json]\n\nStore totals: documents, chunks, links, tokens, bytes of text, schema version.\n' +
+        '--store falls back to $RLM_STORE. --json prints {documents, chunks, links, tokens, bytes, schema, dir}.\n',
     );
     return EXIT_OK;
   }
@@ -98,9 +100,10 @@ Rebuilds derived files (manifest, documents, indexes, links, vectors) from the c
 compacts segments (drops the chunks of replaced or removed documents). A damaged chunk file is read
 record by record: documents whose chunks are all readable are kept. Before dropping any document,
 repair lists them with the files to ingest again and asks (on a terminal) or needs --yes; otherwise
-nothing is changed and it exits 1.
+nothing is changed and it exits 1. --store falls back to $RLM_STORE.
 
-  --embedder SPEC   rebuild vectors with this embedder (hash, openai:MODEL, ...); none removes vectors
+  --embedder SPEC   rebuild vectors with this embedder (${EMBEDDER_SPECS}); none removes vectors
+                    (the memory journal is folded first, so memories get vectors too)
   --yes             drop unreadable documents without asking
   --json            print {segments, documents, chunks, actions, dropped:[{id, path}], applied}
 `;
@@ -148,7 +151,7 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
 const LS_HELP = `usage: rlm ls --store DIR [--json]
 
 Lists the store's documents: file (or id), chunks, tokens and when the store last took in a new
-version. --json prints {documents:[{id, path, chunks, tokens, modified}]}.
+version. --store falls back to $RLM_STORE. --json prints {documents:[{id, path, chunks, tokens, modified}]}.
 `;
 
 export async function ls(argv: string[], io: CliIO): Promise<number> {

@@ -6,6 +6,7 @@ import type { Model } from '../../runtime/model.ts';
 import { checkLimit, type LimitName } from '../../runtime/option-schema.ts';
 import { resolveOptions } from '../../runtime/options.ts';
 import { createModel } from '../../runtime/providers/index.ts';
+import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
 import { TRACE_LEVELS, type TraceEvent, type TraceLevel } from '../../runtime/trace.ts';
@@ -24,8 +25,8 @@ QUESTION '-' reads the question from stdin.
 options:
   --context PATH       a file or folder to answer over (repeatable)
   --store DIR          a store built with \`rlm ingest\` (default: $RLM_STORE when no --context)
-  --model SPEC         root model: anthropic:MODEL, openai:MODEL, claude-code[:MODEL], scripted:FILE
-                       (default: $RLM_MODEL)
+  --model SPEC         root model (default: $RLM_MODEL), one of:
+                       ${MODEL_SPECS}
   --sub-model SPEC     model for sub-calls (default: $RLM_SUB_MODEL, else the root model)
   --max-depth N        recursion depth (default 2: root -> sub-RLM -> plain leaf)
   --max-iterations N   root turns before a forced final answer (default 20)

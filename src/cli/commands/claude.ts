@@ -10,6 +10,7 @@ import { plural } from '../../../core/plural.ts';
 import { type HistoryFilter, listProjects, recall, sessionTexts, timeline } from '../../claude/catalog.ts';
 import { type ClaudeImportReport, importClaude } from '../../claude/import.ts';
 import { claudeConfigDir } from '../../runtime/options.ts';
+import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { roundScore } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
@@ -34,6 +35,7 @@ commands:
   recall QUERY [--project P] [--since D] [--until D] [-k N] [--answer --model SPEC]
                                            the best exchanges across sessions; --answer runs rlm answer
                                            over the sessions they come from
+                                           (SPEC: ${MODEL_SPECS})
   forget --project P                       delete a project's sessions from the store
   hooks install|remove [--settings FILE]   add/remove SessionEnd and PreCompact hooks that run
                                            rlm claude ingest (default settings: ~/.claude/settings.json)

@@ -2,6 +2,7 @@
  * `rlm exec [FILE|-] [--context PATH]... [--store DIR] [--model SPEC] [--json]`: runs JavaScript in a
  * fresh sandbox session with the model's globals — the REPL the model gets, from the command line.
  */
+
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { isRlmError, RlmError } from '../../../core/errors.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, type LoadedInput, loadInput } from '../../runtime/input.ts';
 import type { Model } from '../../runtime/model.ts';
 import { resolveOptions } from '../../runtime/options.ts';
+import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import type { SandboxHost, SubCallItem, SubCallOptions } from '../../sandbox/host.ts';
 import { createSandbox } from '../../sandbox/session.ts';
 import type { BlockError, BlockResult } from '../../sandbox/types.ts';
@@ -29,7 +31,8 @@ one after the other in the same session, so declarations persist; a block that c
   --store DIR      a store built with \`rlm ingest\` (default: $RLM_STORE when no --context); \`context\`
                    is not loaded, read it with peek(id), grep, search_chunks, get_chunk and neighbors
   --model SPEC     model for llm_query and rlm_query (both one plain completion here: there is no RLM
-                   loop); without it they fail
+                   loop); without it they fail. One of:
+                   ${MODEL_SPECS}
   --max-output-tokens N  output token cap per sub-call reply (default: $RLM_MAX_OUTPUT_TOKENS)
   --json           print {ok, stdout, final, error:{code,message,line,column,block}|null,
                    stats:{cpuMs,wallMs}}, plus blocks:[{ok, stdout, final, error, stats, reset}] when

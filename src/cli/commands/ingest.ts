@@ -3,6 +3,7 @@ import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import { BINARY_NOTE } from '../../../memory/ingest/files.ts';
+import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import type { ChunkerName, IngestReport } from '../../../memory/types.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
@@ -29,11 +30,11 @@ options:
   --include-hidden     also take dot-files and dot-folders
   --no-ignore          disregard .gitignore/.rlmignore and enter node_modules too
   --verbose            list every skipped binary file
-  --embedder SPEC      enable vector search: hash, hash:DIM, openai:MODEL, ollama:MODEL or
-                       http(s)://HOST/v1#MODEL (fixed when the store is made; one that does not answer
-                       then leaves the store without vectors, with a warning; BM25 works either way)
-  --json               print {documents, chunks, links, tokens, added, updated, skipped, elapsedMs}
-                       (and removed, with --prune)
+  --embedder SPEC      enable vector search: ${EMBEDDER_SPECS} (fixed when the store is
+                       made; one that does not answer then leaves the store without vectors, with a
+                       warning; BM25 works either way)
+  --json               print {documents, chunks, links, tokens, added, updated, skipped, removed,
+                       elapsedMs}: the store's totals, then this run's files (removed: with --prune)
 `;
 
 const CHUNKERS: ChunkerName[] = ['size', 'paragraph', 'lines', 'turn', 'markdown'];
@@ -102,9 +103,11 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
         bar.done();
         writeNotes(report, values.verbose === true, io);
         for (const w of report.warnings ?? []) io.stderr.write(`rlm: warning: ${w}\n`);
-        const { notes: _notes, removed, passedOver: _passedOver, warnings: _warnings, ...data } = report;
-        if (values.json) writeJson(io, values.prune ? { ...data, removed } : data);
-        else {
+        const { removed } = report;
+        if (values.json) {
+          const { documents, chunks, links, tokens, added, updated, skipped, elapsedMs } = report;
+          writeJson(io, { documents, chunks, links, tokens, added, updated, skipped, removed, elapsedMs });
+        } else {
           io.stdout.write(
             `${report.added} added, ${report.updated} updated, ${report.skipped} skipped (unchanged)${values.prune ? `, ${removed} removed` : ''} in ${report.elapsedMs} ms\n` +
               `store: ${plural(report.documents, 'document')}, ${plural(report.chunks, 'chunk')}, ${plural(report.links, 'link')}, ${plural(report.tokens, 'token')}\n`,

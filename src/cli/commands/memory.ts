@@ -8,6 +8,7 @@ import { plural } from '../../../core/plural.ts';
 import { checkRemember, parseWhen } from '../../../memory/memories/memory-model.ts';
 import { autoConsolidate, modelSummarizer } from '../../runtime/consolidate.ts';
 import { createModel } from '../../runtime/providers/index.ts';
+import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { recallResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
@@ -23,6 +24,7 @@ import {
 } from './memory-flags.ts';
 
 const COMMON = { store: { type: 'string' }, json: { type: 'boolean' }, now: { type: 'string' } } as const;
+const STORE_HELP = 'The store is --store DIR, else $RLM_STORE.\n';
 const NOW_HELP = '  --now D                      the time to compute weights at (ISO date or time) [now]\n';
 
 const REMEMBER_HELP = `usage: rlm remember TEXT|- --store DIR [--topic T] [--importance I] [--tags a,b] [--json]
@@ -30,6 +32,7 @@ const REMEMBER_HELP = `usage: rlm remember TEXT|- --store DIR [--topic T] [--imp
 Stores a memory (a decision, preference or fact) in the store; '-' reads TEXT from stdin. It is
 searchable at once by recall, search, grep and rlm answer. Prints its id; --json prints {id, topic,
 importance}, plus consolidated: {summary, text, archived} when automatic consolidation ran.
+${STORE_HELP}
   --topic T                    what it is about, at most 200 characters [general]
   --importance I               critical, high, medium or low [medium]; sets how fast it decays
   --tags a,b                   tags, to filter recall and search
@@ -156,7 +159,7 @@ Deletes memories for good, with every link to or from them (use decay/archive to
 their text leaves every file of the store. A consolidation summary written from a forgotten memory may
 repeat it, so it is deleted too, and its other sources come back from the archive. An unknown ID fails
 the command and nothing is deleted. --json prints {forgotten, ids, summaries, restored}.
-`;
+${STORE_HELP}`;
 
 export async function forget(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals: ids } = parseCommandArgs(argv, { store: COMMON.store, json: COMMON.json });
@@ -178,7 +181,7 @@ const RESTORE_HELP = `usage: rlm restore ID... --store DIR [--json]
 
 Brings archived memories back into recall and search; restoring counts as an access. An unknown ID
 fails the command and nothing changes. --json prints {restored:[ids]}.
-${NOW_HELP}`;
+${STORE_HELP}${NOW_HELP}`;
 
 export async function restore(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals: ids } = parseCommandArgs(argv, COMMON);
@@ -200,7 +203,7 @@ const TOPICS_HELP = `usage: rlm topics --store DIR [--json]
 
 Lists memory topics with their active and archived counts. --json prints
 {topics:[{topic, memories, archived}]}.
-${NOW_HELP}`;
+${STORE_HELP}${NOW_HELP}`;
 
 export async function topics(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs(argv, COMMON);
@@ -222,7 +225,7 @@ Applies decay: weight = (1 + 0.2·ln(1 + accesses)) · rate^(days since last acc
 Memories under the prune threshold are archived, never deleted; critical ones never decay. Recall and
 topics use the same formula, so running decay is never required for them to be right.
 --json prints {decayed, archived, ids}: memories below full weight, memories archived now, their ids.
-${NOW_HELP}${SETTINGS_HELP}`;
+${STORE_HELP}${NOW_HELP}${SETTINGS_HELP}`;
 
 export async function decay(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs(argv, { ...COMMON, ...SETTINGS_OPTIONS });
@@ -247,6 +250,7 @@ Has the model write one summary of TOPIC's active memories. The summary is a new
 source by a 'summarizes' link; the sources are archived, not deleted (critical ones stay active). One
 commit: a crash leaves the old state or the new one. Prints the summary's id; --json prints
 {summary, text, archived:[ids]}: the summary memory's id, its text, the ids archived.
+${STORE_HELP}--model SPEC is ${MODEL_SPECS}.
 ${NOW_HELP}${SETTINGS_HELP}`;
 
 export async function consolidate(argv: string[], io: CliIO): Promise<number> {

@@ -13,7 +13,8 @@ const SEARCH_HELP = `usage: rlm search QUERY --store DIR [-k N] [--document ID].
 
 Ranked search (BM25 with English/French stemming and typo tolerance; hybrid with vectors when the store
 has an embedder). --mode bm25|vector|hybrid. Each result names its file and shows the passage that
-matches best, the query's words highlighted on a terminal (not with NO_COLOR).
+matches best, the query's words highlighted on a terminal (not with NO_COLOR). --document takes a
+document id or the path it was ingested from. --store falls back to $RLM_STORE.
 --json prints {results:[{id, score, preview, document, path, tags}]}.
 `;
 
@@ -135,7 +136,13 @@ export async function resolveTarget(store: ChunkReader, id: string, io: CliIO): 
 const GREP_HELP = `usage: rlm grep PATTERN --store DIR [-F] [-i] [--limit N] [--document ID]... [--json]
 
 Regex (JavaScript syntax) or literal (-F) search over all chunk text. A pattern that runs longer than
-10 s of scanning is stopped (exit 1, TIMEOUT). Each line shows the file, the chunk id and the offset in the chunk.
+10 s of scanning is stopped (exit 1, TIMEOUT). Each line shows the file, the chunk id and the offset in
+the chunk. --store falls back to $RLM_STORE.
+  -F                   the pattern is a literal string
+  -i                   ignore case
+  --limit N            matches to print (default 100, at most 100,000); a note on stderr says when
+                       more exist, unless the reader of the output has gone (| head)
+  --document ID        only this document (an id, repeatable)
 --json prints {matches:[{id, offset, text, path}], truncated}.
 `;
 
