@@ -4,12 +4,13 @@
  * the text or the deleted ids (segments shared with other documents, the memory journal, vectors,
  * access stats, old generations).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { writeSession } from '../../benchmarks/claude-corpus.ts';
 import { ChunkStore } from '../../memory/files/store.ts';
+import { filesHolding } from '../helpers/files-holding.ts';
 import { connect } from '../mcp/helpers/connect.ts';
 import { cli } from './helpers.ts';
 
@@ -19,23 +20,6 @@ function temp(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'rlm-delete-'));
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** Every file under `dir` whose bytes contain one of `needles`, with the needle found. */
-function filesHolding(dir: string, needles: string[]): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const full = path.join(d, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else {
-        const bytes = readFileSync(full, 'latin1');
-        for (const n of needles) if (bytes.includes(n)) out.push(`${path.relative(dir, full)}: ${n}`);
-      }
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 /**
@@ -218,14 +202,14 @@ describe('rlm claude forget and rlm ingest --prune', () => {
         { user: `What is ${SECRET}?`, assistant: 'A made-up word.', time: '2026-03-02T09:00:00.000Z' },
       ],
     });
-    writeSession(projects, '/srv/api', {
-      session: 'sess-api',
-      cwd: '/srv/api',
+    writeSession(projects, '/srv/shop', {
+      session: 'sess-shop',
+      cwd: '/srv/shop',
       exchanges: [
         {
-          user: 'Reports are off by one hour',
-          assistant: 'Parse the dates as UTC.',
-          time: '2026-02-10T10:00:00.000Z',
+          user: 'The cart total is wrong',
+          assistant: 'Round once, at the end.',
+          time: '2026-02-11T11:00:00.000Z',
         },
       ],
     });
@@ -242,7 +226,7 @@ describe('rlm claude forget and rlm ingest --prune', () => {
     expect(gone.length).toBeGreaterThan(0);
     await ok(['claude', 'forget', '--project', 'secret-app', '--store', store]);
     expect(await stillFindable(store, SECRET, gone)).toEqual([]);
-    expect((await ok(['claude', 'projects', '--store', store, '--json'])).stdout).toContain('/srv/api');
+    expect((await ok(['claude', 'projects', '--store', store, '--json'])).stdout).toContain('/srv/shop');
   });
 
   it('ingest --prune deletes the documents of vanished files', async () => {

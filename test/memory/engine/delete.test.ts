@@ -3,13 +3,14 @@
  * ingestPaths' prune), over both backends: afterwards no read finds the text (search, grep, recall,
  * getChunk, readDocument, documents, neighbors), and for the folder store no file holds it.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { RememberingStore } from '../../../memory/engine/memories.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { MemoryChunkStore } from '../../../memory/in-memory/store.ts';
+import { filesHolding } from '../../helpers/files-holding.ts';
 
 const SECRET = 'quokkazanzibar';
 
@@ -17,17 +18,6 @@ function temp(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'rlm-libdelete-'));
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** Files under `dir` holding one of `needles`. */
-function onDisk(dir: string, needles: string[]): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...onDisk(full, needles));
-    else if (needles.some((n) => readFileSync(full, 'latin1').includes(n))) out.push(full);
-  }
-  return out;
 }
 
 /** What still finds the secret or the deleted ids through the library's reads. */
@@ -114,7 +104,7 @@ describe.each(SCENARIOS)('%s', (_, scenario) => {
     const { ids, survivor } = await scenario(store);
     expect(await findable(store, ids, survivor)).toEqual([]);
     await store.close(); // flushes access stats: their lines must not name the deleted either
-    expect(onDisk(dir, [SECRET, ...ids])).toEqual([]);
+    expect(filesHolding(dir, [SECRET, ...ids])).toEqual([]);
   });
 });
 
