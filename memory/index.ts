@@ -47,6 +47,7 @@ export type {
   ChunkStoreApi,
   ChunkType,
   DocumentRecord,
+  DocumentText,
   GrepCounts,
   GrepDocumentCount,
   GrepMatch,
@@ -64,4 +65,5 @@ export type {
   SearchHit,
   SearchOptions,
   StoreStats,
+  TextRange,
 } from './types.ts';

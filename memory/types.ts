@@ -332,6 +332,25 @@ export interface IngestReport {
   passedOver?: { hidden: number; folders: number; ignored: number; excluded: number };
 }
 
+/** Offsets of a document read: UTF-16 code units, clamped to the text; a negative one counts from the end. */
+export interface TextRange {
+  start?: number;
+  end?: number;
+}
+
+/** A document's text, or a slice of it, as {@link ChunkReader.readDocument} returns it. */
+export interface DocumentText {
+  /** The records read, in order: the document, or every part of a file stored in parts (`ID`, `ID.p2`, …). */
+  documents: DocumentRecord[];
+  /** The text from `start` to `end`. */
+  text: string;
+  /** Where the slice lies in the whole text (UTF-16 code units, the offsets of chunk `start`/`end`). */
+  start: number;
+  end: number;
+  /** The whole text's length. */
+  length: number;
+}
+
 /** Read side of the chunk graph: what search, the sandbox and the MCP server need. */
 export interface ChunkReader {
   /** Totals of the store: documents, chunks, links, tokens, schema. */
@@ -342,6 +361,15 @@ export interface ChunkReader {
   getChunk(id: string): ChunkRecord | undefined;
   /** Chunks of one document in order. */
   documentChunks(documentId: string): ChunkRecord[];
+  /**
+   * A whole document's text, or the slice `range` of it, in one call (no loop over chunks for the
+   * caller). `idOrPath` is a document id (a memory id too) or the path a file was ingested from. A file
+   * stored in parts (`ID`, `ID.p2`, …) reads as the file's whole text when named by its path or by `ID`;
+   * a part's own id reads that part. Offsets are the document's own (those of its chunks' `start`/`end`);
+   * a transcript read from JSONL keeps no source text, so its text is its rendered exchanges joined by
+   * blank lines. Undefined when no document has that id or path. Records no access.
+   */
+  readDocument(idOrPath: string, range?: TextRange): Promise<DocumentText | undefined>;
   /** Links from and to a chunk, optionally of one type (follows, context_of, related_to, supports, ...). */
   neighbors(id: string, type?: LinkType): Link[];
   /** Ranked chunks for a query: BM25, or hybrid with vectors when the store has an embedder. */

@@ -1,6 +1,7 @@
 /** The CLI's view of the outside world, passed in so commands are testable without a real terminal. */
 export interface CliIO {
-  stdout: { write(s: string): unknown; isTTY?: boolean };
+  /** `writable` turns false once a write found the reader gone (`rlm grep … | head -1`). */
+  stdout: { write(s: string): unknown; isTTY?: boolean; writable?: boolean };
   stderr: { write(s: string): unknown; isTTY?: boolean; columns?: number };
   stdin: NodeJS.ReadableStream;
   env: NodeJS.ProcessEnv;
@@ -39,6 +40,14 @@ export async function readStdin(io: Pick<CliIO, 'stdin'>): Promise<string> {
 
 export function writeJson(io: CliIO, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * Whether stdout's reader has gone (a write failed with EPIPE): notes about that output, such as "stopped
+ * at 100 matches", would then only reach a person who did not ask for them.
+ */
+export function readerGone(io: CliIO): boolean {
+  return io.stdout.writable === false;
 }
 
 /** Colours on stdout: only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */

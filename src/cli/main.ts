@@ -118,12 +118,12 @@ function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
   return [
-    'usage: rlm <command> [options]   (rlm <command> --help for its options)',
+    'usage: rlm <command> [options]   (rlm <command> --help for its options; rlm --version)',
     '',
     'commands:',
     ...lines,
     '',
-    'exit codes: 0 ok, 1 failure, 2 usage error',
+    'exit codes: 0 ok, 1 failure, 2 usage error, 130 interrupted (Ctrl-C)',
     '',
   ].join('\n');
 }

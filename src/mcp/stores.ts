@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { RlmError } from '../../core/errors.ts';
+import { discardEmptyStore } from '../../memory/files/discard.ts';
 import { ChunkStore } from '../../memory/files/store.ts';
 import { expandHome } from '../../memory/fsutil.ts';
 
@@ -44,6 +45,18 @@ export class StoreRegistry {
     const store = await pending;
     await store.refresh();
     return store;
+  }
+
+  /**
+   * After a failed call that created the store in `dir`: closes it and removes it when it holds nothing,
+   * so the failure leaves no empty store behind.
+   */
+  async discardIfEmpty(dir: string): Promise<void> {
+    const abs = this.resolve(dir);
+    const pending = this.#open.get(abs);
+    this.#open.delete(abs);
+    await (await pending?.catch(() => undefined))?.close();
+    await discardEmptyStore(abs);
   }
 
   /** Folders currently open. */

@@ -10,9 +10,11 @@
  * abort listeners and semaphore waiters stay bounded by the concurrency, not the batch size), and the
  * pool yields to the event loop as it goes so timers, pings and the block's wall limit keep running.
  */
+
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { isRlmError, RlmError } from '../../core/errors.ts';
+import { plural } from '../../core/plural.ts';
 import { buildLeafPrompt } from '../prompts/build.ts';
 import { LEAF_CONTEXT_HEADER } from '../prompts/leaf.ts';
 import type { SandboxHost, SubCallItem, SubCallKind, SubCallOptions } from '../sandbox/host.ts';
@@ -326,7 +328,7 @@ export function createSubCalls(
     if (granted < jobs.length) {
       const refusal =
         `Error: BUDGET_EXCEEDED: the run's sub-call budget (${state.budget.limits.maxSubCalls}) had room for ` +
-        `${granted} of this batch's ${jobs.length} calls; this item was not run. Use fewer, larger pieces.`;
+        `${granted} of this batch's ${plural(jobs.length, 'call')}; this item was not run. Use fewer, larger pieces.`;
       for (let k = granted; k < jobs.length; k++) answers[(jobs[k] as { index: number }).index] = refusal;
     }
     const ctl = linkedController(state.signal, blockSignal);

@@ -11,8 +11,10 @@
 import { isRlmError } from '../../core/errors.ts';
 import { withoutHostPaths } from '../../core/host-paths.ts';
 import { type GrepChunk, GrepRunner } from '../../memory/grep/grep.ts';
+import { documentLinks, documentTags, readTarget } from '../../memory/read.ts';
 import {
   type ChunkReader,
+  type DocumentText,
   type GrepOptions,
   type GrepResult,
   LINK_TYPES,
@@ -267,10 +269,13 @@ export class HostBridge {
       }
       case 'get_chunk': {
         const store = this.store();
-        const chunk = store.getChunk(str(p.id, 'id'));
-        if (!chunk) return null;
-        store.touch([chunk.id]);
-        return chunk;
+        const target = await readTarget(store, str(p.id, 'id'));
+        if (!target) return null;
+        if (target.kind === 'chunk') {
+          store.touch([target.chunk.id]);
+          return target.chunk;
+        }
+        return documentAsChunk(store, target.read);
       }
       case 'neighbors': {
         const id = str(p.id, 'id');
@@ -280,22 +285,30 @@ export class HostBridge {
             throw new HostCallError(`type must be one of ${LINK_TYPES.join(', ')}`);
           type = p.type as LinkType;
         }
-        return this.store()
-          .neighbors(id, type)
-          .map((l) => ({
-            id: l.from === id ? l.to : l.from,
-            type: l.type,
-            strength: l.strength,
-            from: l.from,
-            to: l.to,
-          }));
+        const store = this.store();
+        const target = await readTarget(store, id, { end: 0 });
+        if (!target) throw unknownIdError(id);
+        const links =
+          target.kind === 'chunk'
+            ? store.neighbors(target.chunk.id, type)
+            : documentLinks(store, target.read.documents, type);
+        const self = target.kind === 'chunk' ? target.chunk.id : undefined;
+        const inside = new Set(target.kind === 'document' ? target.read.documents.map((d) => d.id) : []);
+        const isSelf = (end: string) => end === self || inside.has(end.slice(0, end.lastIndexOf(':')));
+        return links.map((l) => ({
+          id: isSelf(l.from) ? l.to : l.from,
+          type: l.type,
+          strength: l.strength,
+          from: l.from,
+          to: l.to,
+        }));
       }
       default:
         throw new HostCallError('unknown operation');
     }
   }
 
-  private peek(p: Record<string, unknown>): string {
+  private async peek(p: Record<string, unknown>): Promise<string> {
     const docs = this.opts.documents;
     if (p.id === undefined) {
       if (this.opts.contextMode === 'none') throw new HostCallError('no context is loaded');
@@ -310,8 +323,18 @@ export class HostBridge {
       return text.slice(s, e);
     }
     const store = this.opts.host.store;
-    const chunk = store?.getChunk(id);
-    if (!store || !chunk) throw new HostCallError(`no chunk with id ${id}`);
+    if (!store) throw new HostCallError(`no chunk with id ${id}`);
+    const range = {
+      ...(p.start === undefined ? {} : { start: int(p.start, 0) }),
+      ...(p.end === undefined ? {} : { end: int(p.end, Number.MAX_SAFE_INTEGER) }),
+    };
+    const target = await readTarget(store, id, range);
+    if (!target) throw unknownIdError(id);
+    if (target.kind === 'document') {
+      touchDocument(store, target.read);
+      return target.read.text;
+    }
+    const { chunk } = target;
     store.touch([chunk.id]);
     const [s, e] = clamp(chunk.text.length, int(p.start, 0), int(p.end, chunk.text.length));
     return chunk.text.slice(s, e);
@@ -439,6 +462,39 @@ const LIMIT_ADVICE: Record<string, string> = {
   search: 'search less often with a larger k, and keep the results in variables',
   neighbors: "keep the results in variables; get_chunk(id) gives a chunk's start and end in its document",
 };
+/** An id that names nothing, with the forms accepted and where the model finds them. */
+function unknownIdError(id: string): HostCallError {
+  return new HostCallError(
+    `no chunk or document with id ${id} (a chunk id DOCUMENT:N from search_chunks or grep, or a document id from list_documents)`,
+  );
+}
+
+/** A document read counts as an access of its first chunk (a memory's only one). */
+function touchDocument(store: ChunkReader, read: DocumentText): void {
+  store.touch(read.documents.filter((d) => d.chunks > 0).map((d) => `${d.id}:0`));
+}
+
+/**
+ * `get_chunk(DOCUMENT_ID)`: the whole document as one record shaped like a chunk, so code written for
+ * chunks works on it: its text whole, offsets 0..length, token total, tags, and `chunks` (how many it
+ * has; ids DOCUMENT_ID:0 ...), plus `parts` for a file stored in parts.
+ */
+function documentAsChunk(store: ChunkReader, read: DocumentText): Record<string, unknown> {
+  touchDocument(store, read);
+  const first = read.documents[0]!;
+  return {
+    id: first.id,
+    document: first.id,
+    start: 0,
+    end: read.length,
+    tokens: read.documents.reduce((n, d) => n + d.tokens, 0),
+    tags: documentTags(read.documents),
+    chunks: read.documents.reduce((n, d) => n + d.chunks, 0),
+    ...(read.documents.length > 1 ? { parts: read.documents.map((d) => d.id) } : {}),
+    createdAt: first.ingestedAt,
+    text: read.text,
+  };
+}
 
 const DISPLAY: Record<string, string> = {
   llm: 'llm_query',

@@ -105,7 +105,7 @@ describe('rlm answer', () => {
     ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('4817263\n');
-    expect(r.stderr).toMatch(/^rlm: final · 1 iterations · 0 sub-calls/);
+    expect(r.stderr).toMatch(/^rlm: final · 1 iteration · 0 sub-calls/);
   });
 
   it('exits 1 with the best partial answer when the iterations run out', async () => {

@@ -20,11 +20,12 @@ describe('rlm store commands', () => {
       'documents',
       'elapsedMs',
       'links',
+      'removed',
       'skipped',
       'tokens',
       'updated',
     ]);
-    expect(report).toMatchObject({ documents: 4, added: 4, updated: 0, skipped: 0 });
+    expect(report).toMatchObject({ documents: 4, added: 4, updated: 0, skipped: 0, removed: 0 });
     expect(ingest.stderr).toContain('rlm: 1 binary file skipped (--verbose lists them)');
 
     const again = await cli(['ingest', corpus, '--store', store, '--json']);
@@ -79,7 +80,12 @@ describe('rlm store commands', () => {
     expect(stats.json()).toMatchObject({ documents: 4, schema: 1 });
 
     const doc = peek.json<{ document: string }>().document;
-    expect((await cli(['rm', doc, '--store', store, '--json'])).json()).toEqual({ removed: true });
+    expect((await cli(['rm', doc, '--store', store, '--json'])).json()).toEqual({
+      removed: true,
+      ids: [doc],
+      summaries: [],
+      restored: [],
+    });
     expect((await cli(['stats', '--store', store, '--json'])).json()).toMatchObject({ documents: 3 });
     expect((await cli(['rm', doc, '--store', store])).code).toBe(1);
   });

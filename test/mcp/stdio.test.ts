@@ -271,7 +271,7 @@ describe('rlm serve as a subprocess over stdio', () => {
     const lines = transport.raw.split('\n').filter((l) => l !== '');
     expect(lines.length).toBeGreaterThanOrEqual(5);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
-    expect(stderr).toMatch(/rlm serve: rlm_answer final after 1 iterations/);
+    expect(stderr).toMatch(/rlm serve: rlm_answer final after 1 iteration/);
   });
 
   it('answers requests piped in ahead of end of input before exiting 0', async () => {
@@ -304,7 +304,7 @@ describe('rlm serve as a subprocess over stdio', () => {
       results: [expect.objectContaining({ document: 'memo' })],
     });
     expect(replies.get(3)?.result?.structuredContent).toMatchObject({ answer: 'piped', status: 'final' });
-    expect(stderr).toMatch(/rlm serve: rlm_answer final after 1 iterations/);
+    expect(stderr).toMatch(/rlm serve: rlm_answer final after 1 iteration/);
     expect(stderr).not.toMatch(/aborted/);
   });
 

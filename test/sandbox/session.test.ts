@@ -312,7 +312,9 @@ describe('store helpers', () => {
     const r = await sb.run("grep('explode')");
     expect(r.error?.message).toBe('Error: grep: grep failed reading <path>');
     const missing = await sb.run("peek('nope:1')");
-    expect(missing.error?.message).toBe('Error: peek: no chunk with id nope:1');
+    expect(missing.error?.message).toBe(
+      'Error: peek: no chunk or document with id nope:1 (a chunk id DOCUMENT:N from search_chunks or grep, or a document id from list_documents)',
+    );
   });
 
   it('rejects a bad link type', async () => {

@@ -14,6 +14,7 @@
 import { RlmError } from '../../../core/errors.ts';
 import { HashingEmbedder } from './hashing.ts';
 import { OpenAIEmbedder } from './openai.ts';
+import { EMBEDDER_SPECS } from './specs.ts';
 import type { Embedder } from './types.ts';
 
 export { HashingEmbedder } from './hashing.ts';
@@ -114,21 +115,31 @@ export function createEmbedder(spec: string, env: Record<string, string | undefi
       });
     }
     default:
-      throw new RlmError(
-        'BAD_INPUT',
-        `unknown embedder "${spec}": use hash, hash:DIM, openai:MODEL, ollama:MODEL or http(s)://HOST/v1#MODEL`,
-      );
+      throw new RlmError('BAD_INPUT', `unknown embedder "${spec}": use ${EMBEDDER_SPECS}`);
   }
 }
 
 /**
  * What a store records about its embedder: the canonical spec (`embedder.name`) and the vector length.
  * An endpoint whose model is not in the known table reports 0 dimensions until it has answered once, so
- * this embeds one probe text to learn it.
+ * this embeds one probe text to learn it; with `probe`, it always does, so a dead or misconfigured
+ * endpoint shows now (as PROVIDER) whatever form its spec takes.
  */
-export async function embedderConfig(embedder: Embedder): Promise<{ spec: string; dimensions: number }> {
+export async function embedderConfig(
+  embedder: Embedder,
+  opts: { probe?: boolean } = {},
+): Promise<{ spec: string; dimensions: number }> {
   let dimensions = embedder.dimensions;
-  if (dimensions === 0) dimensions = (await embedder.embed(['dimension probe']))[0]?.length ?? 0;
+  if (dimensions === 0 || opts.probe) {
+    const probed = (await embedder.embed(['dimension probe']))[0]?.length ?? 0;
+    if (dimensions !== 0 && probed !== 0 && probed !== dimensions) {
+      throw new RlmError(
+        'PROVIDER',
+        `embedder ${embedder.name} returned vectors of ${probed} dimensions, not the ${dimensions} expected`,
+      );
+    }
+    dimensions = probed;
+  }
   if (dimensions === 0) throw new RlmError('PROVIDER', `embedder ${embedder.name} returned an empty vector`);
   return { spec: embedder.name, dimensions };
 }

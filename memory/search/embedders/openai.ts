@@ -4,6 +4,7 @@
  * retries transient failures (the policy of `core/http-retry.ts`, shared with the model providers) and
  * validates what comes back before anything reaches the index.
  */
+
 import { RlmError } from '../../../core/errors.ts';
 import {
   type AttemptOutcome,
@@ -13,6 +14,7 @@ import {
   redactSecrets,
   withRetries,
 } from '../../../core/http-retry.ts';
+import { plural } from '../../../core/plural.ts';
 import type { Embedder } from './types.ts';
 
 /** Options of {@link OpenAIEmbedder}. */
@@ -156,7 +158,7 @@ export class OpenAIEmbedder implements Embedder {
 
   /** The PROVIDER error for a failed attempt; `final` when no retry will follow. */
   private failure(message: string, attempt: number, retryable: boolean, status?: number): RlmError {
-    const tries = retryable && attempt >= this.maxRetries ? ` after ${attempt + 1} attempts` : '';
+    const tries = retryable && attempt >= this.maxRetries ? ` after ${plural(attempt + 1, 'attempt')}` : '';
     return new RlmError(
       'PROVIDER',
       `embedding request to ${this.url} failed${tries}: ${redactSecrets(message, [this.apiKey])}`,
@@ -229,7 +231,7 @@ export class OpenAIEmbedder implements Embedder {
     }
     const data = (parsed as { data?: unknown } | null)?.data;
     if (!Array.isArray(data)) throw bad('missing `data` array');
-    if (data.length !== expected) throw bad(`expected ${expected} embeddings, got ${data.length}`);
+    if (data.length !== expected) throw bad(`expected ${plural(expected, 'embedding')}, got ${data.length}`);
     const slots: (number[] | undefined)[] = new Array(expected);
     for (let pos = 0; pos < data.length; pos++) {
       const item = data[pos] as { index?: unknown; embedding?: unknown } | null;

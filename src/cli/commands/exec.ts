@@ -2,6 +2,7 @@
  * `rlm exec [FILE|-] [--context PATH]... [--store DIR] [--model SPEC] [--json]`: runs JavaScript in a
  * fresh sandbox session with the model's globals — the REPL the model gets, from the command line.
  */
+
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { DEFAULT_MAX_CONTEXT_CHARS, type LoadedInput, loadInput } from '../../ru
 import type { ChatMessage, Model } from '../../runtime/model.ts';
 import { modelAliases, modelName } from '../../runtime/model-name.ts';
 import { resolveOptions } from '../../runtime/options.ts';
+import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import {
   askStructured,
   type CheckedSchema,
@@ -37,7 +39,8 @@ one after the other in the same session, so declarations persist; a block that c
   --store DIR      a store built with \`rlm ingest\` (default: $RLM_STORE when no --context); \`context\`
                    is not loaded, read it with peek(id), grep, search_chunks, get_chunk and neighbors
   --model SPEC     model for llm_query and rlm_query (both one plain completion here: there is no RLM
-                   loop); without it they fail
+                   loop); without it they fail. One of:
+                   ${MODEL_SPECS}
   --max-output-tokens N  output token cap per sub-call reply (default: $RLM_MAX_OUTPUT_TOKENS)
   --json           print {ok, stdout, final, error:{code,message,line,column,block}|null,
                    stats:{cpuMs,wallMs}}, plus blocks:[{ok, stdout, final, error, stats, reset}] when

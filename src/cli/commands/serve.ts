@@ -1,4 +1,5 @@
 /** `rlm serve`: the MCP server over stdio (default) or Streamable HTTP. */
+
 import type { Readable, Writable } from 'node:stream';
 import { format } from 'node:util';
 import { RlmError } from '../../../core/errors.ts';
@@ -10,15 +11,17 @@ import {
   serveHttp,
 } from '../../mcp/http.ts';
 import { DEFAULT_LIMITS } from '../../mcp/limits.ts';
+import { TOOL_NAMES } from '../../mcp/server.ts';
 import { createServerContext, type ServerDefaults } from '../../mcp/server-context.ts';
 import { serveStdio } from '../../mcp/stdio.ts';
+import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK } from '../io.ts';
 
 const HELP = `usage: rlm serve [--transport stdio|http] [options]
 
-Runs the MCP server. Tools: rlm_answer (answer a question over text, files or a store), rlm_ingest,
-rlm_search, rlm_peek, rlm_grep, rlm_status. Diagnostics go to stderr.
+Runs the MCP server. Tools: ${TOOL_NAMES.join(', ')} (README, "Tools", says what each does).
+Diagnostics go to stderr.
 
 options:
   --transport T        stdio (default: the client starts rlm) or http (Streamable HTTP at /mcp)
@@ -30,7 +33,8 @@ options:
   --idle-minutes N     close an HTTP session unused this long (default ${DEFAULT_SESSION_IDLE_MS / 60_000})
   --max-body-mb N      largest HTTP request body in MiB (default ${DEFAULT_MAX_BODY_BYTES / 1024 / 1024}); pass
                        large material as paths or a store, not inline context
-  --model SPEC         default model (else $RLM_MODEL), e.g. anthropic:claude-sonnet-4-6
+  --model SPEC         default model (else $RLM_MODEL), one of:
+                       ${MODEL_SPECS}
   --sub-model SPEC     default sub-call model (else $RLM_SUB_MODEL, else the model)
   --store DIR          default store folder (else $RLM_STORE)
   --allow-path DIR     folder tool calls may read files and stores from (repeatable); default: any

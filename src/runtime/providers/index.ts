@@ -12,6 +12,7 @@ import { OPENAI_DEFAULT_BASE_URL, OpenAIModel } from './openai.ts';
 import { RelayModel } from './relay.ts';
 import { ReplayModel } from './replay.ts';
 import { ScriptedModel } from './scripted.ts';
+import { MODEL_SPECS } from './specs.ts';
 
 export { AnthropicModel } from './anthropic.ts';
 export { ClaudeCodeModel } from './claude-code.ts';
@@ -42,8 +43,7 @@ export interface CreateModelOptions {
   backoff?: BackoffOptions;
 }
 
-const USAGE =
-  'use anthropic:MODEL, openai:MODEL, claude-code[:MODEL], scripted:FILE, replay:TRACE.jsonl or relay:DIR';
+const USAGE = `use ${MODEL_SPECS}`;
 
 /** Splits a spec into provider and model; BAD_INPUT for an unknown scheme or a missing model. */
 export function parseModelSpec(spec: string): ParsedModelSpec {

@@ -101,7 +101,7 @@ describe('rlm claude', () => {
     });
     const text = await cli(['claude', 'timeline', '--store', store, '--project', 'api']);
     expect(text.stdout).toBe(
-      '2026-02-10 10:00 → 2026-02-10 10:00  1 exchanges  /srv/api  Reports are off by one hour\n',
+      '2026-02-10 10:00 → 2026-02-10 10:00  1 exchange  /srv/api  Reports are off by one hour\n',
     );
   });
 

@@ -129,7 +129,7 @@ describe('rlm_answer', () => {
     ]);
     expect(logged[0]?.data).toBe(`run ${runId} started: model ${model}, 1 characters of context`);
     expect(logged[1]?.data).toMatch(
-      new RegExp(`^run ${runId} final after 1 iterations, 0 sub-calls, \\$0\\.0000, \\d+ ms$`),
+      new RegExp(`^run ${runId} final after 1 iteration, 0 sub-calls, \\$0\\.0000, \\d+ ms$`),
     );
     await client.setLoggingLevel('error');
     logged.length = 0;
