@@ -13,6 +13,7 @@ import {
   EXIT_USAGE,
   processIO,
 } from './io.ts';
+import { quietConsole } from './quiet-console.ts';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   answer: {
@@ -143,11 +144,16 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     io.stderr.write(`rlm: unknown command '${name}'\n\n${usage()}`);
     return EXIT_USAGE;
   }
+  const restoreConsole = quietConsole(
+    io.env.RLM_DEBUG ? (line) => void io.stderr.write(`${line}\n`) : undefined,
+  );
   try {
     const command = await entry.load();
     return await command(rest, io);
   } catch (err) {
     return reportError(err, io);
+  } finally {
+    restoreConsole();
   }
 }
 
