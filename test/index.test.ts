@@ -47,9 +47,10 @@ describe('entry points', () => {
     // No package at all: tiktoken and vectra load on first use, and the store's files are checked
     // without a schema library (zod alone costs every store command ~80 ms to load).
     expect(packages).toEqual([]);
-    // Below the runtime: only the shared error and HTTP modules of core/.
+    // Below the runtime: only core/'s errors, environment and HTTP modules.
     expect(under(files, 'src/')).toEqual([]);
     expect(under(files, 'core/').sort()).toEqual([
+      'core/env.ts',
       'core/errors.ts',
       'core/http-post.ts',
       'core/http-retry.ts',

@@ -4,6 +4,7 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { Env } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
 import { RememberingStore } from '../engine/memories.ts';
 import type { CommittedState } from '../engine/persistence.ts';
@@ -23,7 +24,7 @@ export interface OpenOptions {
    */
   embedder?: string;
   /** Environment for embedder keys and endpoints (default process.env). */
-  env?: Record<string, string | undefined>;
+  env?: Env;
   /** How long a writer waits for another one, ms (default 10000), before STORE_LOCKED. */
   lockWaitMs?: number;
   /** Called once each time a write starts waiting for another writer's lock. */
@@ -85,7 +86,7 @@ export class ChunkStore extends RememberingStore {
     if (
       state.embedder &&
       opts.embedder &&
-      createEmbedder(opts.embedder, opts.env ?? process.env).name !== state.embedder.spec
+      createEmbedder(opts.embedder, opts.env).name !== state.embedder.spec
     ) {
       throw new RlmError(
         'BAD_INPUT',
@@ -124,9 +125,7 @@ export class ChunkStore extends RememberingStore {
         segments: [],
         documents: new Map(),
         manual: [],
-        embedder: opts.embedder
-          ? await embedderConfig(createEmbedder(opts.embedder, opts.env ?? process.env))
-          : null,
+        embedder: opts.embedder ? await embedderConfig(createEmbedder(opts.embedder, opts.env)) : null,
       });
     } finally {
       await lock.release();
@@ -143,7 +142,7 @@ export class ChunkStore extends RememberingStore {
       const next = {
         ...state,
         generation: state.generation + 1,
-        embedder: await embedderConfig(createEmbedder(opts.embedder!, opts.env ?? process.env)),
+        embedder: await embedderConfig(createEmbedder(opts.embedder!, opts.env)),
       };
       await persistence.commit(next);
       return next;
@@ -156,9 +155,9 @@ export class ChunkStore extends RememberingStore {
 async function openVectors(
   dir: string,
   config: { spec: string; dimensions: number },
-  env?: Record<string, string | undefined>,
+  env?: Env,
 ): Promise<{ index: VectorIndex; embedder: Embedder }> {
-  const embedder = createEmbedder(config.spec, env ?? process.env);
+  const embedder = createEmbedder(config.spec, env);
   const index = await VectorIndex.open(path.join(dir, VECTORS_DIR), {
     dimensions: config.dimensions,
     embedder: config.spec,

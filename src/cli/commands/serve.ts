@@ -1,5 +1,6 @@
 /** `rlm serve`: the MCP server over stdio (default) or Streamable HTTP. */
 import type { Readable, Writable } from 'node:stream';
+import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
 import {
   DEFAULT_HTTP_PORT,
@@ -115,7 +116,7 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
         signal: controller.signal,
       });
     } else {
-      const token = io.env.RLM_MCP_TOKEN?.trim();
+      const token = readEnv(io.env).mcpToken;
       const handle = await serveHttp(ctx, {
         ...(values.host === undefined ? {} : { host: values.host }),
         ...(port === undefined ? {} : { port }),
