@@ -1,6 +1,6 @@
 /**
  * `rlm bench [SUITE...]`: runs the long-context suites (benchmarks/) against rlm and its baselines with one
- * model, prints a summary (or the DESIGN.md object with --json) and writes report.json, report.md and
+ * model, prints a summary (or the CONTRACTS.md object with --json) and writes report.json, report.md and
  * charts to --out. `--model smoke` is the built-in scripted policy: a fast offline run of the whole stack.
  */
 import path from 'node:path';

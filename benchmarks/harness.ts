@@ -48,7 +48,7 @@ interface BenchProgress {
   result?: BenchResult;
 }
 
-/** The `rlm bench --json` object (DESIGN.md); fields after `summary` are additions. */
+/** The `rlm bench --json` object (CONTRACTS.md). */
 export interface BenchReport {
   suites: SuiteName[];
   model: string;
