@@ -1,10 +1,11 @@
 /**
  * `rlm bench [SUITE...]`: runs the long-context suites (benchmarks/) against rlm and its baselines with one
- * model, prints a summary (or the DESIGN.md object with --json) and writes report.json, report.md and
+ * model, prints a summary (or the CONTRACTS.md object with --json) and writes report.json, report.md and
  * charts to --out. `--model smoke` is the built-in scripted policy: a fast offline run of the whole stack.
  */
 
 import path from 'node:path';
+import { readEnv } from '../core/env.ts';
 import { RlmError } from '../core/errors.ts';
 import { intFlag, parseCommandArgs } from '../src/cli/args.ts';
 import { type CliIO, EXIT_FAILURE, EXIT_OK, writeJson } from '../src/cli/io.ts';
@@ -95,7 +96,7 @@ export async function benchCommand(argv: string[], io: CliIO, seams: BenchSeams 
   const maxIterations = intFlag(values['max-iterations'], 'max-iterations', 1);
   const windowTokens = intFlag(values.window, 'window', 256);
   const bm25K = intFlag(values.k, 'k', 1);
-  const model = values.model ?? io.env.RLM_MODEL?.trim();
+  const model = values.model ?? readEnv(io.env).model;
   if (!model) {
     throw new RlmError(
       'BAD_INPUT',

@@ -9,6 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { processEnv } from '../core/env.ts';
 import { GREP_BASE_MS, GREP_MS_PER_MILLION_CHARS, type GrepChunk, GrepRunner } from '../memory/grep/grep.ts';
 import { median } from './stats.ts';
 
@@ -126,7 +127,7 @@ export async function benchGrep(): Promise<Record<string, number>> {
       const t = performance.now();
       const out = spawnSync('grep', ['-c', '-E', PATTERN, file], {
         encoding: 'utf8',
-        env: { ...process.env, LC_ALL: 'C' },
+        env: { ...processEnv(), LC_ALL: 'C' },
       });
       if (out.error || (out.status !== 0 && out.status !== 1)) break;
       gnu.push(performance.now() - t);

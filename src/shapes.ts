@@ -1,5 +1,5 @@
 /**
- * JSON shapes that DESIGN.md fixes and that more than one surface prints: the CLI's `--json` and the
+ * JSON shapes that CONTRACTS.md fixes and that more than one surface prints: the CLI's `--json` and the
  * MCP server's structured content must stay identical, so both build them here. Results that point into
  * a store name the file each document came from (`path`, null for text ingested without one).
  */

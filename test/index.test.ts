@@ -47,9 +47,15 @@ describe('entry points', () => {
     // No package at all: tiktoken and vectra load on first use, and the store's files are checked
     // without a schema library (zod alone costs every store command ~80 ms to load).
     expect(packages).toEqual([]);
-    // Below the runtime: only the shared error, HTTP retry and plural modules of core/.
+    // Below the runtime: only core/'s errors, environment, HTTP and plural modules.
     expect(under(files, 'src/')).toEqual([]);
-    expect(under(files, 'core/').sort()).toEqual(['core/errors.ts', 'core/http-retry.ts', 'core/plural.ts']);
+    expect(under(files, 'core/').sort()).toEqual([
+      'core/env.ts',
+      'core/errors.ts',
+      'core/http-post.ts',
+      'core/http-retry.ts',
+      'core/plural.ts',
+    ]);
   });
 
   it('`rlm/sandbox` loads acorn, not isolated-vm (isolate processes load it), the stores, providers or MCP server', () => {

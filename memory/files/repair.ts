@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { Env } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
 import { plural } from '../../core/plural.ts';
 import { chunkKey } from '../engine/graph.ts';
@@ -61,7 +62,7 @@ interface DroppedDocument {
 export interface RepairOptions {
   /** Set or change the embedder and rebuild vectors with it; `none` removes the embedder and its vectors. */
   embedder?: string;
-  env?: Record<string, string | undefined>;
+  env?: Env;
   lockWaitMs?: number;
   /**
    * Asked before documents are dropped (chunks unreadable); nothing is written unless it returns true.
@@ -268,7 +269,7 @@ async function rebuild(
     await fs.rm(vectorsDir, { recursive: true, force: true });
     if (manifest?.embedder) actions.push(`removed the embedder ${manifest.embedder.spec} and its vectors`);
   } else if (spec) {
-    const emb = createEmbedder(spec, opts.env ?? process.env);
+    const emb = createEmbedder(spec, opts.env);
     const building = `${vectorsDir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
       embedder = await embedderConfig(emb);

@@ -4,6 +4,7 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { Env } from '../../core/env.ts';
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import { RememberingStore } from '../engine/memories.ts';
 import type { CommittedState } from '../engine/persistence.ts';
@@ -23,7 +24,7 @@ export interface OpenOptions {
    */
   embedder?: string;
   /** Environment for embedder keys and endpoints (default process.env). */
-  env?: Record<string, string | undefined>;
+  env?: Env;
   /** How long a writer waits for another one, ms (default 10000), before STORE_LOCKED. */
   lockWaitMs?: number;
   /** Called once each time a write starts waiting for another writer's lock. */
@@ -56,7 +57,7 @@ export class ChunkStore extends RememberingStore {
     const abs = path.resolve(dir);
     await assertNotAFile(abs);
     // A bad spec is a usage error before anything is made.
-    if (opts.embedder) createEmbedder(opts.embedder, opts.env ?? process.env);
+    if (opts.embedder) createEmbedder(opts.embedder, opts.env);
     const fresh = opts.create === true && !(await exists(abs));
     try {
       return await ChunkStore.openIn(abs, dir, opts);
@@ -107,7 +108,7 @@ export class ChunkStore extends RememberingStore {
     if (
       state.embedder &&
       opts.embedder &&
-      createEmbedder(opts.embedder, opts.env ?? process.env).name !== state.embedder.spec
+      createEmbedder(opts.embedder, opts.env).name !== state.embedder.spec
     ) {
       throw new RlmError(
         'BAD_INPUT',
@@ -186,7 +187,7 @@ async function checkedEmbedder(
   opts: OpenOptions,
 ): Promise<{ spec: string; dimensions: number } | null> {
   if (!opts.embedder) return null;
-  const embedder = createEmbedder(opts.embedder, opts.env ?? process.env);
+  const embedder = createEmbedder(opts.embedder, opts.env);
   try {
     return await embedderConfig(embedder, { probe: true });
   } catch (err) {
@@ -202,9 +203,9 @@ async function checkedEmbedder(
 async function openVectors(
   dir: string,
   config: { spec: string; dimensions: number },
-  env?: Record<string, string | undefined>,
+  env?: Env,
 ): Promise<{ index: VectorIndex; embedder: Embedder }> {
-  const embedder = createEmbedder(config.spec, env ?? process.env);
+  const embedder = createEmbedder(config.spec, env);
   const index = await VectorIndex.open(path.join(dir, VECTORS_DIR), {
     dimensions: config.dimensions,
     embedder: config.spec,

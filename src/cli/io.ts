@@ -1,10 +1,13 @@
+import { type Env, processEnv, readEnv } from '../../core/env.ts';
+
 /** The CLI's view of the outside world, passed in so commands are testable without a real terminal. */
 export interface CliIO {
   /** `writable` turns false once a write found the reader gone (`rlm grep … | head -1`). */
   stdout: { write(s: string): unknown; isTTY?: boolean; writable?: boolean };
   stderr: { write(s: string): unknown; isTTY?: boolean; columns?: number };
   stdin: NodeJS.ReadableStream;
-  env: NodeJS.ProcessEnv;
+  /** The environment; its values come from `readEnv(io.env)` (core/env.ts). */
+  env: Env;
   cwd: string;
 }
 
@@ -22,7 +25,7 @@ export function processIO(): CliIO {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
-    env: process.env,
+    env: processEnv(),
     cwd: process.cwd(),
   };
 }
@@ -52,7 +55,7 @@ export function readerGone(io: CliIO): boolean {
 
 /** Colours on stdout: only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
 export function stdoutColor(io: CliIO): boolean {
-  return io.stdout.isTTY === true && !io.env.NO_COLOR;
+  return io.stdout.isTTY === true && readEnv(io.env).color;
 }
 
 /** Whether a person can answer a question: stdin and stderr are both terminals. */

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
 import { discardEmptyStore } from '../../memory/files/discard.ts';
 import { MANIFEST_FILE, SEGMENTS_DIR } from '../../memory/files/manifest.ts';
@@ -12,9 +13,10 @@ import type { CliIO } from './io.ts';
  * command's working directory; a usage error when neither is given.
  */
 export function storeDir(flag: string | undefined, io: CliIO): string {
-  const dir = flag ?? io.env.RLM_STORE;
+  const env = readEnv(io.env);
+  const dir = flag ?? env.store;
   if (!dir) throw new RlmError('BAD_INPUT', '--store DIR is required (or set RLM_STORE)');
-  return path.resolve(io.cwd, expandHome(dir, io.env.HOME || undefined));
+  return path.resolve(io.cwd, expandHome(dir, env.home));
 }
 
 /**

@@ -4,6 +4,7 @@
  * commits made by other processes (an `rlm ingest` in a terminal) are seen.
  */
 import path from 'node:path';
+import { type Env, readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
 import { discardEmptyStore } from '../../memory/files/discard.ts';
 import { ChunkStore } from '../../memory/files/store.ts';
@@ -11,19 +12,19 @@ import { expandHome } from '../../memory/fsutil.ts';
 
 /** Opens stores on first use and hands out the same handle afterwards. */
 export class StoreRegistry {
-  readonly #env: Record<string, string | undefined>;
+  readonly #env: Env;
   readonly #cwd: string;
   readonly #open = new Map<string, Promise<ChunkStore>>();
   #closed = false;
 
-  constructor(env: Record<string, string | undefined>, cwd: string) {
+  constructor(env: Env, cwd: string) {
     this.#env = env;
     this.#cwd = cwd;
   }
 
   /** Absolute folder of `dir`, resolved against the server's working directory. */
   resolve(dir: string): string {
-    return path.resolve(this.#cwd, expandHome(dir));
+    return path.resolve(this.#cwd, expandHome(dir, readEnv(this.#env).home));
   }
 
   /**

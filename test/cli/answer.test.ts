@@ -27,7 +27,7 @@ const SOLVER = {
 };
 
 describe('rlm answer', () => {
-  it('answers over a file with a scripted model through the real sandbox, and prints the DESIGN.md JSON', async () => {
+  it('answers over a file with a scripted model through the real sandbox, and prints the CONTRACTS.md JSON', async () => {
     const { doc, rulesFile, root } = setup(SOLVER);
     const trace = path.join(root, 'trace.jsonl');
     const r = await cli([

@@ -6,7 +6,7 @@ import { writeSampleCorpus } from '../memory/helpers/corpus.ts';
 import { cli } from './helpers.ts';
 
 describe('rlm store commands', () => {
-  it('ingest, search, peek, grep, links, link, stats and rm print the DESIGN.md JSON shapes', async () => {
+  it('ingest, search, peek, grep, links, link, stats and rm print the CONTRACTS.md JSON shapes', async () => {
     const root = tempDir();
     const corpus = writeSampleCorpus(root);
     const store = path.join(root, 'store');

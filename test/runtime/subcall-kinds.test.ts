@@ -1,5 +1,5 @@
 /**
- * The two sub-calls (DESIGN "Depth and the two sub-calls"): llm_query is one plain completion at any depth,
+ * The two sub-calls (CONTRACTS.md, "Depth and the two sub-calls"): llm_query is one plain completion at any depth,
  * rlm_query a sub-RLM below maxDepth; batched items as strings or {prompt, context, model}; per-call models;
  * and batches of tens of thousands of items that keep the budget and the event loop.
  */

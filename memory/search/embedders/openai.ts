@@ -6,9 +6,9 @@
  */
 
 import { RlmError } from '../../../core/errors.ts';
+import { errorBodyMessage, postJson } from '../../../core/http-post.ts';
 import {
   type AttemptOutcome,
-  abortedError,
   type BackoffOptions,
   isRetryableStatus,
   redactSecrets,
@@ -65,26 +65,6 @@ function positiveInt(value: number, what: string, min = 0): number {
     throw new RlmError('BAD_INPUT', `${what} must be an integer >= ${min}, got ${value}`);
   }
   return value;
-}
-
-/** Pulls a human message out of the usual `{error:{message}}` / `{error:"..."}` / `{message}` bodies. */
-function serverMessage(body: string): string {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    if (parsed && typeof parsed === 'object') {
-      const rec = parsed as Record<string, unknown>;
-      const err = rec.error;
-      if (typeof err === 'string') return err;
-      if (err && typeof err === 'object' && typeof (err as Record<string, unknown>).message === 'string') {
-        return (err as Record<string, string>).message ?? '';
-      }
-      if (typeof rec.message === 'string') return rec.message;
-      if (typeof rec.detail === 'string') return rec.detail;
-    }
-  } catch {
-    // Not JSON: fall through to the raw text.
-  }
-  return body.trim().slice(0, 300);
 }
 
 /** {@link Embedder} over an OpenAI-compatible `/embeddings` endpoint. */
@@ -171,41 +151,29 @@ export class OpenAIEmbedder implements Embedder {
     n: number,
     signal: AbortSignal | undefined,
   ): Promise<AttemptOutcome<number[][]>> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     const body: Record<string, unknown> = { model: this.model, input: batch };
     if (this.requestedDimensions !== undefined) body.dimensions = this.requestedDimensions;
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: 'application/json',
-    };
-    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    let res: Response;
-    let text: string;
-    try {
-      res = await this.fetchImpl(this.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
-        signal: combined,
-      });
-      text = await res.text();
-    } catch (err) {
-      if (signal?.aborted) throw abortedError('embedding');
-      if (timeout.aborted) {
-        return {
-          ok: false,
-          retryable: true,
-          error: this.failure(`timed out after ${this.timeoutMs}ms`, n, true),
-        };
-      }
-      const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-      const message = `network error: ${err instanceof Error ? err.message : String(err)}${cause}`;
-      return { ok: false, retryable: true, error: this.failure(message, n, true) };
+    const res = await postJson(this.url, body, {
+      apiKey: this.apiKey,
+      timeoutMs: this.timeoutMs,
+      signal,
+      fetch: this.fetchImpl,
+      name: 'embedding',
+    });
+    if (res.kind === 'timeout') {
+      return {
+        ok: false,
+        retryable: true,
+        error: this.failure(`timed out after ${this.timeoutMs}ms`, n, true),
+      };
     }
-    if (!res.ok) {
+    if (res.kind === 'network') {
+      return { ok: false, retryable: true, error: this.failure(`network error: ${res.detail}`, n, true) };
+    }
+    if (res.status < 200 || res.status >= 300) {
       const retryable = isRetryableStatus(res.status);
-      const message = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}: ${serverMessage(text) || '(empty body)'}`;
+      const detail = errorBodyMessage(res.text).trim().slice(0, 300) || '(empty body)';
+      const message = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}: ${detail}`;
       return {
         ok: false,
         retryable,
@@ -213,7 +181,7 @@ export class OpenAIEmbedder implements Embedder {
         error: this.failure(message, n, retryable, res.status),
       };
     }
-    return { ok: true, value: this.parse(text, batch.length) };
+    return { ok: true, value: this.parse(res.text, batch.length) };
   }
 
   /** Validates the response body; a malformed body is a provider bug, not worth retrying. */

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import type { Model } from '../../runtime/model.ts';
@@ -75,12 +76,13 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
   const paths = (values.context ?? []).map((p) => path.resolve(io.cwd, p));
   for (const p of paths)
     if (!existsSync(p)) throw new RlmError('BAD_INPUT', `--context: no such file or directory: ${p}`);
-  const storeDir = values.store ?? (paths.length === 0 ? io.env.RLM_STORE : undefined);
+  const env = readEnv(io.env);
+  const storeDir = values.store ?? (paths.length === 0 ? env.store : undefined);
   if (paths.length > 0 && values.store)
     throw new RlmError('BAD_INPUT', 'answer: give --context or --store, not both');
   if (paths.length === 0 && !storeDir)
     throw new RlmError('BAD_INPUT', 'answer: nothing to answer over: give --context PATH or --store DIR');
-  const spec = values.model ?? io.env.RLM_MODEL;
+  const spec = values.model ?? env.model;
   if (!spec)
     throw new RlmError(
       'BAD_INPUT',
@@ -89,7 +91,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
   // The concurrency in force (RLM_SUB_CALL_CONCURRENCY) also bounds providers with their own limit.
   const concurrency = resolveOptions({ model: spec, env: io.env }).subCallConcurrency;
   const model: Model = createModel(spec, { env: io.env, concurrency });
-  const subSpec = values['sub-model'] ?? io.env.RLM_SUB_MODEL;
+  const subSpec = values['sub-model'] ?? env.subModel;
   const subModel: Model = subSpec ? createModel(subSpec, { env: io.env, concurrency }) : model;
   // Checked against the same schemas as the library's options and the MCP tool's arguments.
   const flag = (name: string, limit: LimitName) => {

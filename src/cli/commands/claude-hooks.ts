@@ -1,10 +1,10 @@
 /** `rlm claude hooks install|remove`: the Claude Code hooks that run `rlm claude ingest` (src/claude/hooks.ts). */
 
 import path from 'node:path';
+import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import { hookCommand, installHooks, removeHooks } from '../../claude/hooks.ts';
-import { claudeConfigDir } from '../../runtime/options.ts';
 import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
 import { storeDir } from '../store-arg.ts';
@@ -36,7 +36,7 @@ export async function hooks(argv: string[], io: CliIO): Promise<number> {
     return values.help ? EXIT_OK : 2;
   }
   if (extra.length > 0) throw new RlmError('BAD_INPUT', `claude hooks: unexpected argument '${extra[0]}'`);
-  const config = claudeConfigDir(io.env);
+  const config = readEnv(io.env).claudeConfigDir;
   const settings = path.resolve(io.cwd, values.settings ?? path.join(config, 'settings.json'));
   if (action === 'install') {
     const store = path.resolve(io.cwd, storeDir(values.store, io));

@@ -5,11 +5,11 @@
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import { type HistoryFilter, listProjects, recall, sessionTexts, timeline } from '../../claude/catalog.ts';
 import { type ClaudeImportReport, importClaude } from '../../claude/import.ts';
-import { claudeConfigDir } from '../../runtime/options.ts';
 import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { roundScore } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
@@ -97,7 +97,10 @@ async function ingest(argv: string[], io: CliIO): Promise<number> {
   positionals(pos, [], 'claude ingest');
   if (values.hook) {
     // Run by Claude Code: silent, instant, never failing. The import itself runs in the background.
-    const log = path.resolve(io.cwd, values.log ?? path.join(claudeConfigDir(io.env), 'rlm-hook.log'));
+    const log = path.resolve(
+      io.cwd,
+      values.log ?? path.join(readEnv(io.env).claudeConfigDir, 'rlm-hook.log'),
+    );
     const { startHookImport } = await import('../../claude/hook-run.ts');
     await startHookImport(io.stdin, storeDir(values.store, io), log, io.cwd);
     return EXIT_OK;
@@ -118,7 +121,10 @@ async function ingest(argv: string[], io: CliIO): Promise<number> {
         ...(values.session
           ? { sessions: values.session.map((s) => path.resolve(io.cwd, s)) }
           : {
-              projectsDir: path.resolve(io.cwd, values.dir ?? path.join(claudeConfigDir(io.env), 'projects')),
+              projectsDir: path.resolve(
+                io.cwd,
+                values.dir ?? path.join(readEnv(io.env).claudeConfigDir, 'projects'),
+              ),
             }),
         signal: controller.signal,
         onProgress: (done, total, file) =>
@@ -204,7 +210,7 @@ async function recallCommand(argv: string[], io: CliIO): Promise<number> {
   if (values.help) return help(io);
   const [query] = positionals(pos, ['QUERY'], 'claude recall');
   const k = intFlag(values.k, 'k', 1) ?? 10;
-  const spec = values.model ?? io.env.RLM_MODEL;
+  const spec = values.model ?? readEnv(io.env).model;
   if (values.answer && !spec)
     throw new RlmError('BAD_INPUT', 'claude recall --answer needs a model: --model SPEC or RLM_MODEL');
   const store = await openStore(values.store, io);

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readEnv } from '../../../core/env.ts';
 import { isRlmError, RlmError } from '../../../core/errors.ts';
 import { withoutHostPaths } from '../../../core/host-paths.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, type LoadedInput, loadInput } from '../../runtime/input.ts';
@@ -217,7 +218,7 @@ async function loadExecInput(
   // loadInput wants the run's question; exec has none, so a placeholder stands in.
   const question = 'rlm exec';
   if (paths.length > 0) return loadInput({ question, paths }, DEFAULT_MAX_CONTEXT_CHARS);
-  if (!(storeFlag ?? io.env.RLM_STORE)) return loadInput({ question }, DEFAULT_MAX_CONTEXT_CHARS);
+  if (!(storeFlag ?? readEnv(io.env).store)) return loadInput({ question }, DEFAULT_MAX_CONTEXT_CHARS);
   const { openStore } = await import('../store-arg.ts');
   const store = await openStore(storeFlag, io);
   try {

@@ -1,7 +1,7 @@
 /** `rlm serve`: the MCP server over stdio (default) or Streamable HTTP. */
 
 import type { Readable, Writable } from 'node:stream';
-import { format } from 'node:util';
+import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
 import {
   DEFAULT_HTTP_PORT,
@@ -113,18 +113,14 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
   process.once('SIGTERM', stop);
   try {
     if (transport === 'stdio') {
-      const restore = keepStdoutForProtocol(log);
-      try {
-        await serveStdio(ctx, {
-          stdin: io.stdin as Readable,
-          stdout: io.stdout as unknown as Writable,
-          signal: controller.signal,
-        });
-      } finally {
-        restore();
-      }
+      // Stray console output of dependencies cannot reach stdout meanwhile: main() redirects it.
+      await serveStdio(ctx, {
+        stdin: io.stdin as Readable,
+        stdout: io.stdout as unknown as Writable,
+        signal: controller.signal,
+      });
     } else {
-      const token = io.env.RLM_MCP_TOKEN?.trim();
+      const token = readEnv(io.env).mcpToken;
       const handle = await serveHttp(ctx, {
         ...(values.host === undefined ? {} : { host: values.host }),
         ...(port === undefined ? {} : { port }),
@@ -151,21 +147,4 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     process.off('SIGTERM', stop);
     await ctx.close();
   }
-}
-
-/**
- * Over stdio any stray `console.log` (ours or a dependency's) would corrupt the JSON-RPC stream, so while
- * serving the console's stdout methods write to the log instead. Returns the undo.
- */
-function keepStdoutForProtocol(log: (line: string) => void): () => void {
-  const saved = { log: console.log, info: console.info, debug: console.debug };
-  const toLog = (...args: unknown[]) => log(format(...args));
-  console.log = toLog;
-  console.info = toLog;
-  console.debug = toLog;
-  return () => {
-    console.log = saved.log;
-    console.info = saved.info;
-    console.debug = saved.debug;
-  };
 }

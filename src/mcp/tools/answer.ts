@@ -97,7 +97,7 @@ export function answerInput(limits: McpLimits) {
     .strict();
 }
 
-/** The `rlm answer --json` object (DESIGN.md), plus the error of a run that did not finish. */
+/** The `rlm answer --json` object (CONTRACTS.md), plus the error of a run that did not finish. */
 const answerOutput = z.object({
   answer: z.string(),
   status: z.enum(['final', 'max_iterations', 'budget', 'aborted', 'error']),

@@ -50,7 +50,7 @@ describe('rlm exec', () => {
     expect(io.out()).toBe('hello\nFINAL: done\n');
   });
 
-  it('prints the DESIGN.md JSON with --json, with the context loaded', async () => {
+  it('prints the CONTRACTS.md JSON with --json, with the context loaded', async () => {
     const io = fakeIO();
     file('ctx.txt', 'alpha\nbeta NEEDLE\n');
     const code = await exec(
