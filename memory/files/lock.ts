@@ -108,6 +108,28 @@ function tryCreate(file: string, me: LockInfo): boolean {
   return true;
 }
 
+/** What creating a file fails with where this user may not write: no permission, a read-only mount. */
+const READ_ONLY = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/**
+ * {@link tryCreate}, with a store the user may not write (the lock is every writer's first file) told
+ * apart from other failures: one clear ACCESS_DENIED instead of an errno on a temp file's name.
+ */
+function tryCreateIn(dir: string, file: string, me: LockInfo): boolean {
+  try {
+    return tryCreate(file, me);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    if (!READ_ONLY.has(code)) throw err;
+    throw new RlmError(
+      'ACCESS_DENIED',
+      `the store ${dir} is read-only for this user: writing needs write permission on that folder`,
+      { dir, errno: code },
+      { cause: err },
+    );
+  }
+}
+
 /** What `link` fails with where a filesystem has no hard links. */
 const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
 
@@ -176,7 +198,7 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
   };
   let waited = false;
   for (;;) {
-    if (tryCreate(file, me)) {
+    if (tryCreateIn(dir, file, me)) {
       let released = false;
       return {
         release: async () => {

@@ -1,8 +1,10 @@
 /** `rlm claude hooks install|remove`: the Claude Code hooks that run `rlm claude ingest` (src/claude/hooks.ts). */
+
 import path from 'node:path';
+import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
 import { hookCommand, installHooks, removeHooks } from '../../claude/hooks.ts';
-import { claudeConfigDir } from '../../runtime/options.ts';
 import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
 import { storeDir } from '../store-arg.ts';
@@ -17,6 +19,7 @@ which reads the session path from the hook's input and imports it in the backgro
 at once, prints nothing and never fails; problems go to the log (default rlm-hook.log beside the
 settings). Installing again replaces rlm's hooks; other settings and hooks are kept; the file is replaced
 atomically. --rlm CMD is how the hook starts rlm (default: rlm, found on PATH). remove takes rlm's hooks out.
+--store falls back to $RLM_STORE. --json prints {settings, events, command} (install) or {settings, removed}.
 `;
 
 export async function hooks(argv: string[], io: CliIO): Promise<number> {
@@ -33,14 +36,17 @@ export async function hooks(argv: string[], io: CliIO): Promise<number> {
     return values.help ? EXIT_OK : 2;
   }
   if (extra.length > 0) throw new RlmError('BAD_INPUT', `claude hooks: unexpected argument '${extra[0]}'`);
-  const config = claudeConfigDir(io.env);
+  const config = readEnv(io.env).claudeConfigDir;
   const settings = path.resolve(io.cwd, values.settings ?? path.join(config, 'settings.json'));
   if (action === 'install') {
     const store = path.resolve(io.cwd, storeDir(values.store, io));
     const log = path.resolve(io.cwd, values.log ?? path.join(path.dirname(settings), 'rlm-hook.log'));
     const r = await installHooks(settings, hookCommand(store, log, values.rlm ?? 'rlm'));
     if (values.json) writeJson(io, r);
-    else io.stdout.write(`installed ${r.events.join(' and ')} hooks in ${r.settings}:\n  ${r.command}\n`);
+    else
+      io.stdout.write(
+        `installed ${r.events.join(' and ')} ${r.events.length === 1 ? 'hook' : 'hooks'} in ${r.settings}:\n  ${r.command}\n`,
+      );
     return EXIT_OK;
   }
   if (action === 'remove') {
@@ -49,7 +55,7 @@ export async function hooks(argv: string[], io: CliIO): Promise<number> {
     else
       io.stdout.write(
         r.removed > 0
-          ? `removed ${r.removed} rlm hooks from ${r.settings}\n`
+          ? `removed ${plural(r.removed, 'rlm hook')} from ${r.settings}\n`
           : `no rlm hooks in ${r.settings}\n`,
       );
     return EXIT_OK;
