@@ -124,8 +124,7 @@ class RunMemo {
 }
 
 /** True when `j` lies inside the memoised run of class `k` and starts a code point there. */
-function inMemo(memo: RunMemo | undefined, text: string, j: number, k: number): memo is RunMemo {
-  if (memo === undefined) return false;
+function inMemo(memo: RunMemo, text: string, j: number, k: number): boolean {
   const from = memo.from[k]!;
   if (from < 0 || j < from || j >= memo.to[k]!) return false;
   // The second half of a surrogate pair is no place a walk from `from` stops at.
@@ -137,7 +136,7 @@ const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 
 /** End of the run of code points of class `k` starting at `j`. */
 function runOf(t: Uint8Array, text: string, j: number, len: number, k: number, memo?: RunMemo): number {
-  if (inMemo(memo, text, j, k)) return memo.to[k]!;
+  if (memo !== undefined && inMemo(memo, text, j, k)) return memo.to[k]!;
   const start = j;
   while (j < len) {
     const c = t[text.charCodeAt(j)]!;
@@ -202,7 +201,7 @@ export function pieceEnd(text: string, i: number, len: number, memo?: RunMemo): 
   // space to the next piece when a non-space follows; else "\s+" (a single space before a non-space).
   let end = i;
   let lastBreak = -1;
-  if (inMemo(memo, text, i, SPACE)) {
+  if (memo !== undefined && inMemo(memo, text, i, SPACE)) {
     end = memo.to[SPACE]!;
     if (memo.lastBreak >= i) lastBreak = memo.lastBreak;
   } else {
