@@ -302,6 +302,11 @@ export interface IngestOptions {
   noIgnore?: boolean;
   /** `.gitignore`-style patterns (relative to each given folder) of paths to leave out. */
   exclude?: string[];
+  /**
+   * Also follow symlinks that lead outside the given files and folders (default false: such links are
+   * skipped with a note). Nothing in `/proc`, `/sys` or `/dev` is read either way.
+   */
+  followLinks?: boolean;
 }
 
 export interface IngestProgress {

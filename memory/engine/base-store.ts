@@ -186,6 +186,7 @@ export class BaseStore implements ChunkStoreApi {
         ...(opts.includeHidden ? { includeHidden: true } : {}),
         ...(opts.noIgnore ? { noIgnore: true } : {}),
         ...(opts.exclude ? { exclude: opts.exclude } : {}),
+        ...(opts.followLinks ? { followLinks: true } : {}),
       });
       const report = emptyIngestReport(notes);
       report.passedOver = passedOver;

@@ -9,6 +9,7 @@ import { constants, type Dirent, promises as fs, type Stats } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 import { RlmError } from '../../core/errors.ts';
 import { compilePattern, type IgnoreSet, isIgnored, parseIgnore } from './ignore.ts';
+import { inSystemTree, linkFence, SYSTEM_TREE_NOTE } from './link-fence.ts';
 
 /** A file found by {@link scanPaths}. */
 interface ScannedFile {
@@ -51,6 +52,11 @@ export interface ScanOptions {
   maxBytes?: number;
   /** Stop once this many directory entries have been looked at. */
   maxEntries?: number;
+  /**
+   * Also follow symlinks that lead outside the real paths of the given files and folders (default false:
+   * they are skipped with a note). Links into `/proc`, `/sys` and `/dev` are skipped either way.
+   */
+  followLinks?: boolean;
   /** Checked between directories: an aborted walk throws ABORTED. */
   signal?: AbortSignal;
 }
@@ -91,8 +97,10 @@ const MAX_GUNZIP_BYTES = 512 * 1024 * 1024;
  * Expands files and folders (recursively) into a sorted list of absolute file paths. Skips
  * dot-directories (`.git`, `.rlm`…), `node_modules`, what `.gitignore`/`.rlmignore` files and `exclude`
  * patterns match, rlm stores and symlink loops; a path given explicitly is always taken, even when hidden.
- * FIFOs, sockets and devices are noted and never opened. A missing path is a `BAD_INPUT` error; an
- * unreadable folder is a note.
+ * A symlink found inside a folder is followed only when it leads inside one of the given paths (after
+ * resolving links; `followLinks` lifts that), and nothing in `/proc`, `/sys` or `/dev` is ever walked or
+ * read, given or linked to: both are notes. FIFOs, sockets and devices are noted and never opened. A
+ * missing path is a `BAD_INPUT` error; an unreadable folder is a note.
  */
 export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promise<ScanResult> {
   const skipDirs = new Set(opts.noIgnore ? [] : (opts.skipDirs ?? DEFAULT_SKIP_DIRS));
@@ -113,6 +121,9 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
   };
   /** Real paths of directories on the current descent, to detect symlink cycles. */
   const visiting = new Set<string>();
+  /** Real paths of the given paths, the only places a symlink may lead unless `followLinks`. */
+  const roots: string[] = [];
+  const fence = linkFence(roots, opts.followLinks ?? false);
 
   const walk = async (dir: string, ignores: IgnoreSet[], excludes: IgnoreSet[]): Promise<void> => {
     if (truncated !== undefined) return;
@@ -154,14 +165,21 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
       const full = join(dir, entry.name);
       let st: Stats | null | undefined;
       let isDir = entry.isDirectory();
+      /** Where a symlink leads (its real path), judged by the fence once the path is known to be wanted. */
+      let target: string | undefined;
       if (entry.isSymbolicLink()) {
-        const target = await statOrError(full);
-        if (!('isDirectory' in target)) {
-          notes.push({ path: full, note: symlinkNote(target.code) });
+        const linked = await statOrError(full);
+        if (!('isDirectory' in linked)) {
+          notes.push({ path: full, note: symlinkNote(linked.code) });
           continue;
         }
-        st = target;
+        st = linked;
         isDir = st.isDirectory();
+        target = await realpathOrNull(full);
+        if (target === undefined) {
+          notes.push({ path: full, note: 'vanished while scanning' });
+          continue;
+        }
       }
       if (entry.name.startsWith('.') && !includeHidden) {
         passedOver.hidden++;
@@ -179,6 +197,11 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
         passedOver.ignored++;
         continue;
       }
+      const refused = target === undefined ? null : fence(target);
+      if (refused !== null) {
+        notes.push({ path: full, note: refused });
+        continue;
+      }
       if (isDir) {
         await walk(full, here, excludes);
         continue;
@@ -191,8 +214,9 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
     visiting.delete(real);
   };
 
-  for (const given of paths) {
-    const abs = resolve(given);
+  const given: { abs: string; st: Stats; real: string }[] = [];
+  for (const p of paths) {
+    const abs = resolve(p);
     const st = await statOrError(abs);
     if (!('isDirectory' in st)) {
       // A symlink loop exists but leads nowhere: say so, as for one met inside a folder.
@@ -200,7 +224,17 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
         notes.push({ path: abs, note: symlinkNote(st.code) });
         continue;
       }
-      throw new RlmError('BAD_INPUT', `no such file or directory: ${given}`, { path: abs });
+      throw new RlmError('BAD_INPUT', `no such file or directory: ${p}`, { path: abs });
+    }
+    const real = await realpathOrNull(abs);
+    if (real === undefined) throw new RlmError('BAD_INPUT', `no such file or directory: ${p}`, { path: abs });
+    given.push({ abs, st, real });
+    roots.push(real);
+  }
+  for (const { abs, st, real } of given) {
+    if (inSystemTree(real)) {
+      notes.push({ path: abs, note: real === abs ? SYSTEM_TREE_NOTE : `${real}: ${SYSTEM_TREE_NOTE}` });
+      continue;
     }
     if (st.isDirectory()) {
       const excludes = excludeRules.length > 0 ? [{ base: abs, rules: excludeRules }] : [];
@@ -250,6 +284,14 @@ async function lstatOrNull(path: string): Promise<Stats | null> {
 }
 
 /** A path's stats following symlinks, or the error code (ENOENT, ELOOP, EACCES…) saying why not. */
+async function realpathOrNull(path: string): Promise<string | undefined> {
+  try {
+    return await fs.realpath(path);
+  } catch {
+    return undefined;
+  }
+}
+
 async function statOrError(path: string): Promise<Stats | { code: string }> {
   try {
     return await fs.stat(path);

@@ -5,6 +5,7 @@
  */
 import { type Dirent, promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { linkFence } from '../../memory/ingest/link-fence.ts';
 import { readLines } from './lines.ts';
 
 /** A session file found on disk. */
@@ -38,16 +39,26 @@ export async function findSessions(root: string, notes: Note[]): Promise<FoundSe
     });
     return out;
   }
+  // A session file that is a symlink is read only when it leads inside the projects folder, as ingest's
+  // walk does: a link to ~/.ssh/id_rsa.jsonl must not reach the store, nor a model after it.
+  const fence = linkFence([await fs.realpath(root)], false);
   for (const p of projects.sort(byName)) {
     if (!p.isDirectory()) continue;
     const folder = join(root, p.name);
-    await walk(folder, folder, 0, out, notes);
+    await walk(folder, folder, 0, out, notes, fence);
   }
   if (out.length === 0 && notes.length === 0) notes.push({ path: root, note: 'no session files found' });
   return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }
 
-async function walk(dir: string, folder: string, depth: number, out: FoundSession[], notes: Note[]) {
+async function walk(
+  dir: string,
+  folder: string,
+  depth: number,
+  out: FoundSession[],
+  notes: Note[],
+  fence: (target: string) => string | null,
+) {
   let entries: Dirent[];
   try {
     entries = await fs.readdir(dir, { withFileTypes: true });
@@ -59,8 +70,16 @@ async function walk(dir: string, folder: string, depth: number, out: FoundSessio
     const full = join(dir, e.name);
     if (e.isDirectory()) {
       // <session>/subagents/… and <session>/session-memory/… are the deepest Claude Code goes.
-      if (depth < 2) await walk(full, folder, depth + 1, out, notes);
+      if (depth < 2) await walk(full, folder, depth + 1, out, notes, fence);
     } else if (e.name.endsWith('.jsonl') && (e.isFile() || e.isSymbolicLink())) {
+      if (e.isSymbolicLink()) {
+        const target = await fs.realpath(full).catch(() => null);
+        const refused = target === null ? 'broken symlink skipped' : fence(target);
+        if (refused !== null) {
+          notes.push({ path: full, note: refused });
+          continue;
+        }
+      }
       const found = await sessionAt(full, folder, notes);
       if (found) out.push(found);
     }

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { RlmError } from '../../core/errors.ts';
+import { inside } from '../../memory/ingest/link-fence.ts';
 
 /** How long to wait for a client's answer to roots/list. */
 const ROOTS_TIMEOUT_MS = 10_000;
@@ -124,13 +125,6 @@ export class FileAccess {
       );
     }
   }
-}
-
-/** True when `p` is `dir` or below it (both absolute and resolved). */
-export function inside(p: string, dir: string): boolean {
-  if (p === dir) return true;
-  const rel = path.relative(dir, p);
-  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
 }
 
 /** The real path of `p`, or of its nearest existing ancestor joined with the rest. */

@@ -21,14 +21,15 @@ export interface PathBounds {
 }
 
 /**
- * The files under `given` (resolved against the working folder), sorted, each one allowed by `access`.
- * BAD_INPUT names a missing path or the bound a call went past; ACCESS_DENIED names a refused path.
+ * The files under `given` (resolved against the working folder), sorted, each one allowed by `access`,
+ * with the walk's notes (links skipped, unreadable folders...). BAD_INPUT names a missing path or the
+ * bound a call went past; ACCESS_DENIED names a refused path.
  */
 export async function filesOf(
   access: FileAccess,
   given: readonly string[],
   bounds: PathBounds,
-): Promise<string[]> {
+): Promise<{ files: string[]; notes: { path: string; note: string }[] }> {
   const roots: string[] = [];
   for (const p of given) {
     const abs = await access.check(p, bounds.signal);
@@ -67,5 +68,5 @@ export async function filesOf(
     if (bounds.signal?.aborted) throw new RlmError('ABORTED', 'the call was cancelled');
     await access.checkResolved(f.path);
   }
-  return scan.files.map((f) => f.path);
+  return { files: scan.files.map((f) => f.path), notes: scan.notes };
 }

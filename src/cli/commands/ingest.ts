@@ -14,7 +14,8 @@ const HELP = `usage: rlm ingest PATH... --store DIR [options]
 
 Adds files and folders to the store (created if missing). Unchanged files are skipped, changed ones
 replaced. Binary files are skipped and counted; unreadable files, broken symlinks, symlink loops, FIFOs
-and sockets are skipped with a note. Inside folders, dot-files and dot-folders, node_modules, and what
+and sockets are skipped with a note, and so are symlinks that lead outside the paths given (unless
+--follow-links); nothing in /proc, /sys or /dev is ever read. Inside folders, dot-files and dot-folders, node_modules, and what
 .gitignore and .rlmignore files list are left out (one summary line says how many); .gz files are read
 inflated.
 
@@ -29,6 +30,7 @@ options:
   --exclude GLOB       leave out paths matching a .gitignore-style pattern (repeatable)
   --include-hidden     also take dot-files and dot-folders
   --no-ignore          disregard .gitignore/.rlmignore and enter node_modules too
+  --follow-links       also follow symlinks that lead outside the paths given
   --verbose            list every skipped binary file
   --embedder SPEC      enable vector search: ${EMBEDDER_SPECS} (fixed when the store is
                        made; one that does not answer then leaves the store without vectors, with a
@@ -52,6 +54,7 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
     exclude: { type: 'string', multiple: true },
     'include-hidden': { type: 'boolean' },
     'no-ignore': { type: 'boolean' },
+    'follow-links': { type: 'boolean' },
     verbose: { type: 'boolean' },
     json: { type: 'boolean' },
   });
@@ -94,6 +97,7 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
           ...(values.exclude ? { exclude: values.exclude } : {}),
           ...(values['include-hidden'] ? { includeHidden: true } : {}),
           ...(values['no-ignore'] ? { noIgnore: true } : {}),
+          ...(values['follow-links'] ? { followLinks: true } : {}),
           signal: controller.signal,
           onProgress: (p) => {
             const label = `${p.filesDone}/${p.filesTotal} files ${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)} ${p.phase}${p.current ? ` ${path.basename(p.current)}` : ''}`;

@@ -190,13 +190,15 @@ export async function runAnswer(
     watch.phase(
       `looking through ${args.paths.length === 1 ? 'the path' : plural(args.paths.length, 'path')}`,
     );
-    input.paths = await filesOf(conn.access, args.paths, {
-      maxBytes: ctx.limits.maxPathsBytes,
-      tooLarge:
-        'more than one call reads; ingest them once with rlm_ingest and pass `store`, or name fewer files',
-      maxEntries: ctx.limits.maxPathsEntries,
-      signal,
-    });
+    input.paths = (
+      await filesOf(conn.access, args.paths, {
+        maxBytes: ctx.limits.maxPathsBytes,
+        tooLarge:
+          'more than one call reads; ingest them once with rlm_ingest and pass `store`, or name fewer files',
+        maxEntries: ctx.limits.maxPathsEntries,
+        signal,
+      })
+    ).files;
     if (input.paths.length === 0) {
       throw new RlmError(
         'BAD_INPUT',

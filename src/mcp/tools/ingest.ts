@@ -75,7 +75,7 @@ export function registerIngest(server: McpServer, ctx: ServerContext, conn: Conn
       guard('rlm_ingest', ctx, async () => {
         // Check everything that can fail cheaply before the store is opened: opening creates it.
         const dir = await checkedStoreDir(ctx, conn, args.store, extra.signal);
-        const paths = await filesOf(conn.access, args.paths, {
+        const { files: paths, notes: scanNotes } = await filesOf(conn.access, args.paths, {
           maxBytes: limits.maxIngestBytes,
           tooLarge: 'ingest them in parts, or with `rlm ingest` in a terminal',
           maxEntries: limits.maxPathsEntries,
@@ -118,7 +118,7 @@ export function registerIngest(server: McpServer, ctx: ServerContext, conn: Conn
           updated: r.updated,
           skipped: r.skipped,
           elapsedMs: r.elapsedMs,
-          notes: r.notes,
+          notes: [...scanNotes, ...r.notes],
         } satisfies z.output<typeof ingestOutput>);
       }),
   );
