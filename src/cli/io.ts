@@ -1,4 +1,5 @@
 import { type Env, processEnv, readEnv } from '../../core/env.ts';
+import { escapeControls } from '../../core/terminal-text.ts';
 
 /** The CLI's view of the outside world, passed in so commands are testable without a real terminal. */
 export interface CliIO {
@@ -51,6 +52,17 @@ export function writeJson(io: CliIO, value: unknown): void {
  */
 export function readerGone(io: CliIO): boolean {
   return io.stdout.writable === false;
+}
+
+/**
+ * Data (a file name, chunk text, model output) as it is written to `out`: on a terminal its control
+ * characters are shown escaped, so no file or model can drive the terminal (set its title, clear it,
+ * write the clipboard, fake a line); written to a pipe or a file it stays exact, as `--json` always is.
+ * `inline` escapes line breaks and tabs too, for a value that must stay on its line. Every printer of
+ * human-readable output passes its data through here.
+ */
+export function shown(out: { isTTY?: boolean }, text: string, inline = false): string {
+  return out.isTTY === true ? escapeControls(text, inline) : text;
 }
 
 /** Colours on stdout: only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */

@@ -1,4 +1,9 @@
-/** A one-line progress bar on stderr, drawn only on a terminal and at most ~10 times a second. */
+import { escapeControls } from '../../core/terminal-text.ts';
+
+/**
+ * A one-line progress bar on stderr, drawn only on a terminal and at most ~10 times a second. Its label
+ * names files, so its control characters are escaped (it is only ever drawn on a terminal).
+ */
 export class ProgressBar {
   private last = 0;
   private drawn = false;
@@ -23,7 +28,7 @@ export class ProgressBar {
     const fill = Math.round(ratio * width);
     const bar = `[${'#'.repeat(fill)}${' '.repeat(width - fill)}] ${String(Math.round(ratio * 100)).padStart(3)}%`;
     const cols = this.out.columns ?? 100;
-    const line = `${bar} ${label}`.slice(0, Math.max(20, cols - 1));
+    const line = `${bar} ${escapeControls(label, true)}`.slice(0, Math.max(20, cols - 1));
     this.out.write(`\r\x1b[2K${line}`);
     this.drawn = true;
   }

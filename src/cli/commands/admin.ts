@@ -6,7 +6,7 @@ import { repairStore } from '../../../memory/files/repair.ts';
 import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import { documentList } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
-import { ask, type CliIO, canAsk, EXIT_FAILURE, EXIT_OK, writeJson } from '../io.ts';
+import { ask, type CliIO, canAsk, EXIT_FAILURE, EXIT_OK, shown, writeJson } from '../io.ts';
 import { formatBytes } from '../progress.ts';
 import { openStore, positionals, storeDir } from '../store-arg.ts';
 import { shownPath } from './query.ts';
@@ -171,7 +171,7 @@ export async function ls(argv: string[], io: CliIO): Promise<number> {
     else {
       for (const d of list.documents)
         io.stdout.write(
-          `${d.path === null ? d.id : shownPath(d.path, io)}  ${plural(d.chunks, 'chunk')}  ${plural(d.tokens, 'token')}  ${d.modified.slice(0, 19).replace('T', ' ')}  ${d.id}\n`,
+          `${d.path === null ? shown(io.stdout, d.id, true) : shownPath(d.path, io)}  ${plural(d.chunks, 'chunk')}  ${plural(d.tokens, 'token')}  ${d.modified.slice(0, 19).replace('T', ' ')}  ${d.id}\n`,
         );
       if (list.documents.length === 0) io.stderr.write('the store holds no documents (rlm ingest PATH)\n');
     }

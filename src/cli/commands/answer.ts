@@ -13,7 +13,7 @@ import { RLM } from '../../runtime/rlm.ts';
 import { TRACE_LEVELS, type TraceEvent, type TraceLevel } from '../../runtime/trace.ts';
 import { answerResult } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, readStdin, writeJson } from '../io.ts';
+import { type CliIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, readStdin, shown, writeJson } from '../io.ts';
 import { StatusLine } from '../status-line.ts';
 import { storeDir as resolveStoreDir } from '../store-arg.ts';
 
@@ -145,10 +145,13 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
   } else {
     // After an error or an abort the "answer" is only the model's last prose: stdout is for answers, so
     // it goes to stderr, labelled, where a script piping stdout cannot mistake it for one.
-    if (result.answer !== '' && !STOPPED.has(result.status))
-      io.stdout.write(result.answer.endsWith('\n') ? result.answer : `${result.answer}\n`);
-    else if (result.answer !== '')
-      io.stderr.write(`rlm: the model's last reply (not an answer):\n${result.answer.replace(/\n?$/, '\n')}`);
+    if (result.answer !== '' && !STOPPED.has(result.status)) {
+      const answer = shown(io.stdout, result.answer);
+      io.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`);
+    } else if (result.answer !== '')
+      io.stderr.write(
+        `rlm: the model's last reply (not an answer):\n${shown(io.stderr, result.answer).replace(/\n?$/, '\n')}`,
+      );
     const cost = result.usage.costUsd > 0 ? ` · $${result.usage.costUsd.toFixed(4)}` : '';
     io.stderr.write(
       `rlm: ${result.status} · ${plural(result.iterations, 'iteration')} · ${plural(result.subCalls, 'sub-call')} · depth ${result.maxDepthReached} · ` +

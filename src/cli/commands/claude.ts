@@ -13,7 +13,7 @@ import { type ClaudeImportReport, importClaude } from '../../claude/import.ts';
 import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { roundScore } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, shown, writeJson } from '../io.ts';
 import { ProgressBar } from '../progress.ts';
 import { openStore, positionals, storeDir, withStore } from '../store-arg.ts';
 
@@ -139,7 +139,8 @@ async function ingest(argv: string[], io: CliIO): Promise<number> {
     bar.done();
     process.off('SIGINT', onSignal);
   }
-  for (const n of report.notes) io.stderr.write(`rlm: note: ${n.path}: ${n.note}\n`);
+  for (const n of report.notes)
+    io.stderr.write(`rlm: note: ${shown(io.stderr, `${n.path}: ${n.note}`, true)}\n`);
   if (values.json) writeJson(io, report);
   else
     io.stdout.write(
@@ -166,7 +167,7 @@ async function projects(argv: string[], io: CliIO): Promise<number> {
     else
       for (const p of list)
         io.stdout.write(
-          `${p.project}  ${plural(p.sessions, 'session')}  ${plural(p.exchanges, 'exchange')}  ${day(p.first)} → ${day(p.last)}\n`,
+          `${shown(io.stdout, p.project, true)}  ${plural(p.sessions, 'session')}  ${plural(p.exchanges, 'exchange')}  ${day(p.first)} → ${day(p.last)}\n`,
         );
     return EXIT_OK;
   } finally {
@@ -190,7 +191,7 @@ async function timelineCommand(argv: string[], io: CliIO): Promise<number> {
     else
       for (const s of sessions)
         io.stdout.write(
-          `${minute(s.start)} → ${minute(s.end)}  ${plural(s.exchanges, 'exchange')}  ${s.project}  ${s.title}\n`,
+          `${minute(s.start)} → ${minute(s.end)}  ${plural(s.exchanges, 'exchange')}  ${shown(io.stdout, `${s.project}  ${s.title}`, true)}\n`,
         );
     return EXIT_OK;
   } finally {
@@ -221,7 +222,8 @@ async function recallCommand(argv: string[], io: CliIO): Promise<number> {
       const result = await answerOverSessions(query!, sessionTexts(store, found.sessions), spec!, io.env);
       if (values.json) writeJson(io, result);
       else {
-        io.stdout.write(result.answer.endsWith('\n') ? result.answer : `${result.answer}\n`);
+        const answer = shown(io.stdout, result.answer);
+        io.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`);
         io.stderr.write(`rlm: ${result.status} over ${plural(result.sessions.length, 'session')}\n`);
       }
       return result.status === 'final' ? EXIT_OK : 1;
@@ -232,7 +234,7 @@ async function recallCommand(argv: string[], io: CliIO): Promise<number> {
     else
       for (const r of results)
         io.stdout.write(
-          `── ${minute(r.time)}  ${r.project}  session ${r.session}${r.agent ? ` (subagent ${r.agent})` : ''}  ${r.score}\n${r.text}\n\n`,
+          `── ${minute(r.time)}  ${shown(io.stdout, `${r.project}  session ${r.session}${r.agent ? ` (subagent ${r.agent})` : ''}`, true)}  ${r.score}\n${shown(io.stdout, r.text)}\n\n`,
         );
     return EXIT_OK;
   } finally {

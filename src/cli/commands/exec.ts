@@ -24,7 +24,7 @@ import type { SandboxHost, SubCallItem, SubCallOptions } from '../../sandbox/hos
 import { createSandbox } from '../../sandbox/session.ts';
 import type { BlockError, BlockResult } from '../../sandbox/types.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, readStdin, writeJson } from '../io.ts';
+import { type CliIO, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, readStdin, shown, writeJson } from '../io.ts';
 
 const HELP = `usage: rlm exec [FILE|-] [--context PATH]... [--store DIR] [--model SPEC [--max-output-tokens N]] [--json]
 
@@ -270,8 +270,8 @@ async function execute(argv: string[], io: CliIO): Promise<number> {
         const r = await sandbox.run(block.code);
         results.push(r);
         if (!values.json) {
-          io.stdout.write(r.stdout);
-          if (r.error) io.stderr.write(describe(r.error, block, i, blocks.length));
+          io.stdout.write(shown(io.stdout, r.stdout));
+          if (r.error) io.stderr.write(shown(io.stderr, describe(r.error, block, i, blocks.length)));
         }
         if (r.final !== null) break;
       }
@@ -305,7 +305,7 @@ async function execute(argv: string[], io: CliIO): Promise<number> {
       }
       writeJson(io, out);
     } else if (final !== null) {
-      io.stdout.write(`FINAL: ${final}\n`);
+      io.stdout.write(`FINAL: ${shown(io.stdout, final)}\n`);
     }
     return failed < 0 ? EXIT_OK : EXIT_FAILURE;
   } finally {

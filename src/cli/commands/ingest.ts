@@ -6,7 +6,7 @@ import { BINARY_NOTE } from '../../../memory/ingest/files.ts';
 import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import type { ChunkerName, IngestReport } from '../../../memory/types.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, shown, writeJson } from '../io.ts';
 import { formatBytes, ProgressBar } from '../progress.ts';
 import { checkNewStoreDir, storeDir, withStore } from '../store-arg.ts';
 
@@ -134,7 +134,7 @@ function writeNotes(report: IngestReport, verbose: boolean, io: CliIO): void {
   let binary = 0;
   for (const n of report.notes) {
     if (n.note.startsWith(BINARY_NOTE) && !verbose) binary++;
-    else io.stderr.write(`rlm: note: ${n.path}: ${n.note}\n`);
+    else io.stderr.write(`rlm: note: ${shown(io.stderr, `${n.path}: ${n.note}`, true)}\n`);
   }
   if (binary > 0)
     io.stderr.write(`rlm: ${binary} binary file${binary === 1 ? '' : 's'} skipped (--verbose lists them)\n`);

@@ -11,7 +11,7 @@ import { createModel } from '../../runtime/providers/index.ts';
 import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { recallResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, shown, writeJson } from '../io.ts';
 import { openStore, positionals, withStore } from '../store-arg.ts';
 import { deleteJson, summaryNote } from './admin.ts';
 import {
@@ -135,9 +135,9 @@ export async function recall(argv: string[], io: CliIO): Promise<number> {
     if (values.json) writeJson(io, { results });
     else {
       for (const r of results) {
-        const flags = `${r.topic}, ${r.importance}, weight ${r.weight.toFixed(2)}, ${r.created.slice(0, 10)}${r.archived ? ', archived' : ''}`;
+        const flags = `${shown(io.stdout, r.topic, true)}, ${r.importance}, weight ${r.weight.toFixed(2)}, ${r.created.slice(0, 10)}${r.archived ? ', archived' : ''}`;
         io.stdout.write(
-          `${r.id}  ${r.score.toFixed(3)}  [${flags}]\n  ${r.text.replace(/\s+/g, ' ').slice(0, 300)}\n`,
+          `${r.id}  ${r.score.toFixed(3)}  [${flags}]\n  ${shown(io.stdout, r.text.replace(/\s+/g, ' ').slice(0, 300), true)}\n`,
         );
       }
       if (results.length === 0) io.stderr.write('rlm: no memory matches\n');
@@ -212,7 +212,9 @@ export async function topics(argv: string[], io: CliIO): Promise<number> {
   try {
     const list = store.topics(nowFlag(values.now));
     if (values.json) writeJson(io, { topics: list });
-    else for (const t of list) io.stdout.write(`${t.topic}\t${t.memories}\t${t.archived} archived\n`);
+    else
+      for (const t of list)
+        io.stdout.write(`${shown(io.stdout, t.topic, true)}\t${t.memories}\t${t.archived} archived\n`);
     return EXIT_OK;
   } finally {
     await store.close();

@@ -6,7 +6,7 @@ import { highlight } from '../../../memory/search/passage.ts';
 import { CHUNK_TYPES, type ChunkReader, type ChunkType } from '../../../memory/types.ts';
 import { documentPeekResult, grepResults, peekResult, roundScore, searchResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, readerGone, stdoutColor, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, readerGone, shown, stdoutColor, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
 
 const SEARCH_HELP = `usage: rlm search QUERY --store DIR [-k N] [--document ID]... [--tag T]... [--type T] [--mode M] [--json]
@@ -60,9 +60,11 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
     } else {
       const color = stdoutColor(io);
       for (const h of hits) {
-        const preview = color ? highlight(h.preview, query!, BOLD_RED, RESET) : h.preview;
+        const text = shown(io.stdout, h.preview, true);
+        const preview = color ? highlight(text, query!, BOLD_RED, RESET) : text;
+        const tags = h.tags.length ? ` ${shown(io.stdout, h.tags.join(','), true)}` : '';
         io.stdout.write(
-          `${h.id}  ${roundScore(h.score)}  ${shownPath(h.path, io)}  [${h.type}${h.tags.length ? ` ${h.tags.join(',')}` : ''}]\n    ${preview}\n`,
+          `${h.id}  ${roundScore(h.score)}  ${shownPath(h.path, io)}  [${h.type}${tags}]\n    ${preview}\n`,
         );
       }
     }
@@ -99,10 +101,12 @@ export async function peek(argv: string[], io: CliIO): Promise<number> {
         writeJson(io, result);
         return EXIT_OK;
       }
+      const label = (s: string) => shown(io.stderr, s, true);
       io.stderr.write(
-        `${chunk.id}  ${shownPath(result.path, io)}  ${plural(chunk.tokens, 'token')}  type ${chunk.type}${chunk.section ? `  § ${chunk.section}` : ''}${chunk.tags.length ? `  tags ${chunk.tags.join(',')}` : ''}\n`,
+        `${chunk.id}  ${shownPath(result.path, io, io.stderr)}  ${plural(chunk.tokens, 'token')}  type ${chunk.type}${chunk.section ? `  § ${label(chunk.section)}` : ''}${chunk.tags.length ? `  tags ${label(chunk.tags.join(','))}` : ''}\n`,
       );
-      io.stdout.write(chunk.text.endsWith('\n') ? chunk.text : `${chunk.text}\n`);
+      const text = shown(io.stdout, chunk.text);
+      io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
       return EXIT_OK;
     }
     const { read } = target;
@@ -115,9 +119,10 @@ export async function peek(argv: string[], io: CliIO): Promise<number> {
     }
     const chunks = read.documents.reduce((n, d) => n + d.chunks, 0);
     io.stderr.write(
-      `${result.id}  ${shownPath(result.path, io)}  ${plural(chunks, 'chunk')}  ${plural(result.tokens, 'token')}${read.documents.length > 1 ? `  ${plural(read.documents.length, 'part')}` : ''}${result.tags.length ? `  tags ${result.tags.join(',')}` : ''}\n`,
+      `${result.id}  ${shownPath(result.path, io, io.stderr)}  ${plural(chunks, 'chunk')}  ${plural(result.tokens, 'token')}${read.documents.length > 1 ? `  ${plural(read.documents.length, 'part')}` : ''}${result.tags.length ? `  tags ${shown(io.stderr, result.tags.join(','), true)}` : ''}\n`,
     );
-    io.stdout.write(read.text.endsWith('\n') || read.text === '' ? read.text : `${read.text}\n`);
+    const text = shown(io.stdout, read.text);
+    io.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
     return EXIT_OK;
   } finally {
     await store.close();
@@ -188,7 +193,7 @@ export async function grep(argv: string[], io: CliIO): Promise<number> {
     if (values.json) writeJson(io, shaped);
     else
       for (const m of shaped.matches)
-        io.stdout.write(`${shownPath(m.path, io)}  ${m.id}:${m.offset}: ${m.text}\n`);
+        io.stdout.write(`${shownPath(m.path, io)}  ${m.id}:${m.offset}: ${shown(io.stdout, m.text, true)}\n`);
     if (result.truncated && !readerGone(io))
       io.stderr.write(`rlm: stopped at ${limit} matches (--limit ${limit}; at most 100000)\n`);
     const slow = store.segmentsWithoutTextColumn().length;
@@ -208,11 +213,14 @@ const GREP_TIMEOUT_MS = 10_000;
 const BOLD_RED = '\x1b[1;31m';
 const RESET = '\x1b[0m';
 
-/** A document's file as the user would type it: relative to the working folder when inside it. */
-export function shownPath(file: string | null, io: CliIO): string {
+/**
+ * A document's file as the user would type it (relative to the working folder when inside it), as it is
+ * written to `out` (stdout unless said): control characters escaped on a terminal ({@link shown}).
+ */
+export function shownPath(file: string | null, io: CliIO, out: { isTTY?: boolean } = io.stdout): string {
   if (file === null) return '(no file)';
   const rel = path.relative(io.cwd, file);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
+  return shown(out, rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file, true);
 }
 
 function help(io: CliIO, text: string): number {

@@ -4,7 +4,7 @@ import { writeFileAtomic } from '../../../memory/fsutil.ts';
 import { readTraceFile, renderTraceTree, selectRun } from '../../runtime/trace-render.ts';
 import { buildTrajectories } from '../../runtime/trajectory.ts';
 import { parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, stdoutColor, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, shown, stdoutColor, writeJson } from '../io.ts';
 
 const HELP = `usage: rlm trace show FILE [--full] [--run ID] [--json] [--color | --no-color]
        rlm trace html FILE [--out F] [--run ID]
@@ -74,11 +74,25 @@ export default async function trace(argv: string[], io: CliIO): Promise<number> 
     return EXIT_OK;
   }
   const color = values.color === true || (values['no-color'] !== true && stdoutColor(io));
-  const text = renderTraceTree(runEvents, {
-    color,
-    ...(values.full === true ? { full: true } : {}),
-    ...(io.stdout.isTTY ? { width: 120 } : {}),
-  });
+  // Every string of the trace is data (model replies, code, outputs, errors): escaped before rendering,
+  // so the only escape sequences that reach a terminal are the renderer's own colours.
+  const text = renderTraceTree(
+    mapStrings(runEvents, (s) => shown(io.stdout, s)),
+    {
+      color,
+      ...(values.full === true ? { full: true } : {}),
+      ...(io.stdout.isTTY ? { width: 120 } : {}),
+    },
+  );
   io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   return EXIT_OK;
+}
+
+/** `value` with `fn` applied to every string inside it (a trace event is plain JSON data). */
+function mapStrings<T>(value: T, fn: (s: string) => string): T {
+  if (typeof value === 'string') return fn(value) as T;
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, fn)) as T;
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, fn)])) as T;
+  return value;
 }

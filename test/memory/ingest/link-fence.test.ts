@@ -47,8 +47,8 @@ interface Outcome {
   notes?: number;
 }
 
-const relative = (root: string, paths: readonly string[]) =>
-  paths.map((p) => p.slice(root.length + 1)).sort();
+const relative = (root: string, paths: readonly (string | null)[]) =>
+  paths.map((p) => (p ?? '').slice(root.length + 1)).sort();
 
 const INSIDE = ['again/readme.md', 'docs/readme.md'];
 const LINKS_OUT = ['home', 'secret.md'];
