@@ -96,7 +96,7 @@ function classAt(t: Uint8Array, text: string, i: number, len: number): number {
   return k === SURROGATE ? astral(text, i, len) : k | (1 << 3);
 }
 
-/** Code units the piece scanner has stepped over, and code units handed to the BPE encoder. */
+/** Code units the piece scanner has stepped over (and pieces it started), and code units handed to the BPE encoder. */
 const work = { scanned: 0, encoded: 0 };
 
 /**
@@ -161,6 +161,8 @@ function runOf(t: Uint8Array, text: string, j: number, len: number, k: number, m
  * same text and `len`) lets a restart inside a long run skip to its end instead of walking it again.
  */
 export function pieceEnd(text: string, i: number, len: number, memo?: RunMemo): number {
+  // Each call looks at a few code units besides the runs it walks (counted by runOf and below).
+  work.scanned++;
   const t = classTable();
   const c = text.charCodeAt(i);
   // 's 't 're 've 'm 'll 'd, any case (ſ folds to s)
