@@ -106,9 +106,11 @@ describe('file access: --allow-path', () => {
     expect(textOf(named)).toContain(
       `out-dir (${join(work, 'out-dir')} -> ${outside}) is outside the folders`,
     );
+    // A link found inside a named folder that leads out of it is skipped by the walk (as ingest skips
+    // it), so the run reads the rest and never the secret.
     const found = await call('rlm_answer', { question: 'q', paths: ['docs'] });
-    expect(found.isError).toBe(true);
-    expect(textOf(found)).toContain(`${join(work, 'docs', 'link.txt')} -> ${join(outside, 'secret.txt')}`);
+    expect(found.isError).toBeFalsy();
+    expect(found.structuredContent).toMatchObject({ answer: 'done' });
     expect(JSON.stringify(found)).not.toContain('1234');
   });
 
