@@ -1,11 +1,12 @@
 /**
- * `npm run bench [memory|memories|sandbox|cli|loop|scaling|claude ...]`: runs the runtime micro-benchmarks and rewrites the
+ * `npm run bench [memory|memories|sandbox|cli|loop|scaling|claude|hostile ...]`: runs the runtime micro-benchmarks and rewrites the
  * matching sections of BENCHMARKS.md, with the machine and the date. Sections not run are kept.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { writePrelude } from '../build-prelude.ts';
+import { SHAPES } from './hostile.ts';
 
 type Figures = Record<string, number>;
 
@@ -211,6 +212,44 @@ SECTIONS.claude = {
     `| recall p50 / p95 (200 queries) | ${fmt(f.recallP50Ms)} / ${fmt(f.recallP95Ms)} ms | p50 ≤ 10 ms: ${verdict((f.recallP50Ms ?? Infinity) <= 10)} |`,
     `| one ${fmt(f.bigMB, 0)} MB session (${f.bigExchanges} exchanges): import time / peak RSS | ${fmt((f.bigImportMs ?? Number.NaN) / 1000, 1)} s / ${fmt(f.bigRssMB, 0)} MB | streamed, not loaded whole |`,
   ],
+};
+
+SECTIONS.hostile = {
+  title: 'Hostile input shapes (ingest and Claude Code import)',
+  run: async (log) => (await import('./hostile.ts')).benchHostile({ log }),
+  describe: (f) => {
+    const s = (ms: number | undefined) => fmt((ms ?? Number.NaN) / 1000, 1);
+    const ratio = (a: number | undefined, b: number | undefined) =>
+      fmt((b ?? Number.NaN) / (a ?? Number.NaN), 2);
+    return [
+      'Input shaped to be slow, in-process, into a fresh store. Linear work shows as twice the time for twice',
+      'the input; the tests check it by work counters instead (test/memory/ingest/linear.test.ts).',
+      'Before the run memo in the piece scanner (at commit 4bbd373, load ~11 on 2 cores) the import of one',
+      'unbroken message took 8.3 s at 4 MB, 22.7 s at 8 MB and 117.3 s at 20 MB: quadratic.',
+      '',
+      '| figure | wall | CPU |',
+      '|---|---|---|',
+      `| \`rlm claude ingest\` of a session whose one message is 10 MB without a blank | ${s(f.claudeToken10Ms)} s | ${s(f.claudeToken10CpuMs)} s |`,
+      `| the same at 20 MB (CPU ${ratio(f.claudeToken10CpuMs, f.claudeToken20CpuMs)}× the 10 MB one) | ${s(f.claudeToken20Ms)} s | ${s(f.claudeToken20CpuMs)} s |`,
+      `| the same 20 MB as ordinary words | ${s(f.claudeWords20Ms)} s | ${s(f.claudeWords20CpuMs)} s |`,
+      `| ingest of a 10 MB file without a blank | ${s(f.ingestToken10Ms)} s | ${s(f.ingestToken10CpuMs)} s |`,
+      `| the same at 20 MB (CPU ${ratio(f.ingestToken10CpuMs, f.ingestToken20CpuMs)}× the 10 MB one) | ${s(f.ingestToken20Ms)} s | ${s(f.ingestToken20CpuMs)} s |`,
+      '',
+      'Chunking and classifying 2 MB and 4 MB of each shape with the chunker its file type picks (CPU ms; the',
+      'ratio is 4 MB ÷ 2 MB, about 2 when linear):',
+      '',
+      '| shape | .txt (paragraph) | .md (markdown) | .ts (lines) |',
+      '|---|---|---|---|',
+      ...Object.keys(SHAPES).map((name, i) => {
+        const cell = (file: string) => {
+          const a = f[`shape${i}.${file}.smallCpuMs`];
+          const b = f[`shape${i}.${file}.largeCpuMs`];
+          return `${fmt(a, 0)} / ${fmt(b, 0)} (${ratio(a, b)}×)`;
+        };
+        return `| ${name} | ${cell('a.txt')} | ${cell('a.md')} | ${cell('a.ts')} |`;
+      }),
+    ];
+  },
 };
 
 SECTIONS.harness = {
