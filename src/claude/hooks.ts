@@ -7,6 +7,7 @@
 import { promises as fs } from 'node:fs';
 import { dirname } from 'node:path';
 import { RlmError } from '../../core/errors.ts';
+import { shellQuote } from '../../core/shell.ts';
 import { writeFileAtomic } from '../../memory/fsutil.ts';
 
 /** The hook events that trigger an import. */
@@ -15,11 +16,6 @@ const HOOK_EVENTS = ['SessionEnd', 'PreCompact'] as const;
 const MARK = 'claude ingest --hook';
 
 type Json = Record<string, unknown>;
-
-/** Single-quotes a word for a POSIX shell when it needs it. */
-export function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
-}
 
 /** The hook command for a store and a log file. `rlm` is the command that runs rlm (default `rlm`). */
 export function hookCommand(store: string, log: string, rlm = 'rlm'): string {

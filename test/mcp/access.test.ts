@@ -95,7 +95,7 @@ describe('file access: --allow-path', () => {
     expect(r.isError).toBe(true);
     expect(textOf(r)).toBe(
       `rlm_answer: ${secret} is outside the folders this server may read (${work}); ` +
-        'the server is started with --allow-path to widen them [ACCESS_DENIED]',
+        `to allow it, add --allow-path ${outside} to the server's command [ACCESS_DENIED]`,
     );
     const up = await call('rlm_answer', { question: 'q', paths: ['../outside'] });
     expect(textOf(up)).toContain(`../outside (${outside}) is outside the folders`);
@@ -154,7 +154,9 @@ describe('file access: MCP roots', () => {
     const secret = join(outside, 'secret.txt');
     const r = await call('rlm_answer', { question: 'q', paths: [secret] });
     expect(textOf(r)).toBe(
-      `rlm_answer: ${secret} is outside the client's roots (${join(work, 'docs')}) [ACCESS_DENIED]`,
+      `rlm_answer: ${secret} is outside the client's roots (${join(work, 'docs')}); to allow it, have the ` +
+        `client share a root that holds it, or start the server with --allow-path ${outside} (honoured ` +
+        'whatever the client says about roots) [ACCESS_DENIED]',
     );
     await setRoots([outside]);
     // The notification and the next call race only inside one in-memory pair: wait for it to land.
@@ -166,14 +168,57 @@ describe('file access: MCP roots', () => {
     await setRoots([]);
     await new Promise((resolve) => setImmediate(resolve));
     expect(textOf(await call('rlm_answer', { question: 'q', paths: [secret] }))).toContain(
-      'the client shares no roots',
+      `${secret} cannot be read: the client declares MCP roots but shares none; to allow it, have the ` +
+        `client share a root that holds it, or start the server with --allow-path ${outside} `,
     );
   });
 
-  it('narrows --allow-path further, never widens it', async () => {
-    const { call } = await connect(context({ allowPaths: ['docs'] }), [base]);
-    const r = await call('rlm_answer', { question: 'q', paths: [join(outside, 'secret.txt')] });
-    expect(textOf(r)).toContain('is outside the folders this server may read');
+  it('suggests the folder itself for a folder, and quotes it for the shell', async () => {
+    const odd = join(base, "it's here");
+    mkdirSync(odd, { recursive: true });
+    const { call } = await connect(context(), [join(work, 'docs')]);
+    const r = await call('rlm_search', { query: 'x', store: odd });
+    expect(textOf(r)).toContain(`--allow-path '${base}/it'\\''s here' (honoured`);
+  });
+
+  it('an explicit --allow-path is honoured whatever the client declares about roots', async () => {
+    const secret = join(outside, 'secret.txt');
+    // Declared but none listed (what the MCP Inspector does): the operator's folders still open.
+    const none = await connect(context({ allowPaths: [outside] }), []);
+    expect((await none.call('rlm_answer', { question: 'q', paths: [secret] })).structuredContent).toMatchObject(
+      { answer: 'done' },
+    );
+    // Listed roots elsewhere neither narrow nor widen the operator's fence.
+    const elsewhere = await connect(context({ allowPaths: [outside] }), [join(work, 'docs')]);
+    expect((await elsewhere.call('rlm_answer', { question: 'q', paths: [secret] })).isError).toBeFalsy();
+    const r = await elsewhere.call('rlm_answer', { question: 'q', paths: ['docs/a.txt'] });
+    expect(textOf(r)).toContain(`is outside the folders this server may read (${outside})`);
+    // rlm_status still shows what the client declared.
+    expect((await none.call('rlm_status', {})).structuredContent).toMatchObject({
+      fileAccess: { allowedFolders: [outside], roots: [] },
+    });
+  });
+
+  it('narrows the HTTP default fence (the working folder), which no operator chose', async () => {
+    const ctx = context();
+    const server = createServer(ctx, { fenceToCwd: true });
+    const client = new Client({ name: 'access-test', version: '0' }, { capabilities: { roots: {} } });
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: [{ uri: pathToFileURL(join(work, 'docs')).href }],
+    }));
+    const [s, c] = InMemoryTransport.createLinkedPair();
+    await server.connect(s);
+    await client.connect(c);
+    cleanups.push(async () => {
+      await client.close();
+      await server.close();
+    });
+    writeFileSync(join(work, 'top.txt'), 'top\n');
+    const r = (await client.callTool({
+      name: 'rlm_answer',
+      arguments: { question: 'q', paths: ['top.txt'] },
+    })) as CallToolResult;
+    expect(textOf(r)).toContain(`is outside the client's roots (${join(work, 'docs')})`);
   });
 });
 
