@@ -15,9 +15,15 @@ import { providerError } from './errors.ts';
 
 /**
  * Flags that make the agent behave like a plain completion: no built-in tools (it must not try to
- * run the REPL blocks itself) and no session files left behind for every sub-call.
+ * run the REPL blocks itself), no MCP servers (the user's, rlm's plugin among them, would start for
+ * every call and offer tools it must not use) and no session files left behind for every sub-call.
  */
-const CLAUDE_CODE_DEFAULT_FLAGS: readonly string[] = ['--tools', '', '--no-session-persistence'];
+const CLAUDE_CODE_DEFAULT_FLAGS: readonly string[] = [
+  '--tools',
+  '',
+  '--strict-mcp-config',
+  '--no-session-persistence',
+];
 
 export interface ClaudeCodeModelOptions {
   /** Passed as `--model`; unset means the CLI's default model. */
@@ -37,6 +43,8 @@ export interface ClaudeCodeModelOptions {
 }
 
 const PROVIDER = 'claude-code';
+/** Set in the environment of every CLI process rlm starts as a model. */
+export const MODEL_CALL_ENV = 'RLM_MODEL_CALL';
 // Linux refuses a single argv string over 128 KiB (MAX_ARG_STRLEN); larger system prompts go to stdin.
 const MAX_FLAG_BYTES = 100_000;
 const MAX_STDERR = 64 * 1024;
@@ -95,6 +103,9 @@ export class ClaudeCodeModel implements Model {
       const env = { ...(this.#opts.env ?? process.env) };
       if (request.maxOutputTokens !== undefined)
         env.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(request.maxOutputTokens);
+      // The CLI runs the user's hooks, rlm's own among them (plugin, `rlm claude hooks`): this tells them
+      // the session is one of rlm's model calls, neither to import nor to be given rlm's context.
+      env[MODEL_CALL_ENV] = '1';
       const out = await this.#run(args, stdin, request.signal, env);
       return parseResult(out, this.#opts.model);
     } finally {
