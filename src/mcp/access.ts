@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { RlmError } from '../../core/errors.ts';
+import { inside } from '../../core/paths.ts';
 import { shellQuote } from '../../core/shell.ts';
 
 /** How long to wait for a client's answer to roots/list. */
@@ -142,13 +143,6 @@ export class FileAccess {
       );
     }
   }
-}
-
-/** True when `p` is `dir` or below it (both absolute and resolved). */
-export function inside(p: string, dir: string): boolean {
-  if (p === dir) return true;
-  const rel = path.relative(dir, p);
-  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
 }
 
 /** The folder to suggest allowing for `p`: itself when it is one (or does not exist yet), else its parent. */
