@@ -17,9 +17,19 @@ const MARK = 'claude ingest --hook';
 
 type Json = Record<string, unknown>;
 
-/** The hook command for a store and a log file. `rlm` is the command that runs rlm (default `rlm`). */
-export function hookCommand(store: string, log: string, rlm = 'rlm'): string {
-  return `${rlm} ${MARK} --store ${shellQuote(store)} --log ${shellQuote(log)}`;
+/**
+ * The hook command for a store and a log file. `rlm` is the shell text that starts rlm: absolute paths
+ * of a Node and of rlm's bin, so that neither PATH nor the default `node` matter. When even that cannot
+ * run (the Node or the bin was removed since), what the shell says goes to the log with a line saying
+ * how to fix it, and the hook still exits 0.
+ */
+export function hookCommand(store: string, log: string, rlm: string): string {
+  const to = shellQuote(log);
+  return (
+    `${rlm} ${MARK} --store ${shellQuote(store)} --log ${to} 2>>${to} || { s=$?; ` +
+    `printf '%s error: the rlm hook could not start (exit %s); run rlm claude hooks install again\\n' ` +
+    `"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$s" >>${to}; }`
+  );
 }
 
 async function readSettings(file: string): Promise<Json> {
