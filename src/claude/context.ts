@@ -1,7 +1,8 @@
 /**
  * What rlm remembers about a project, as a short text a Claude Code session starts with (the plugin's
  * SessionStart hook, `rlm claude context`): the heaviest memories of the project, then those that belong to
- * no project, then the project's recent sessions, within a token budget. Nothing at all when there is
+ * no project (among equal weights, the more important first), then the project's recent sessions, within
+ * a token budget. Nothing at all when there is
  * nothing to say, so a session in a project rlm knows nothing of starts exactly as without it.
  *
  * A memory belongs to a project through a `project:PATH` tag, the tag imported sessions carry too; one
@@ -23,6 +24,7 @@ const MAX_SESSIONS = 5;
 const MEMORY_CHARS = 300;
 const TITLE_CHARS = 100;
 const PROJECT_TAG = 'project:';
+const IMPORTANCE = ['critical', 'high', 'medium', 'low'];
 
 export interface ContextOptions {
   /** The session's working folder: the project (absolute). */
@@ -136,8 +138,11 @@ function rankedMemories(all: Memory[], related: (p: string) => boolean): Context
     if (match !== undefined) mine.push(entry(match));
     else if (projects.length === 0) general.push(entry(null));
   }
+  // Weights equal to a hundredth (fresh memories all weigh about 1) are ranked by importance, then age.
   const order = (a: ContextMemory, b: ContextMemory) =>
-    b.weight - a.weight || b.created.localeCompare(a.created);
+    Math.round(b.weight * 100) - Math.round(a.weight * 100) ||
+    IMPORTANCE.indexOf(a.importance) - IMPORTANCE.indexOf(b.importance) ||
+    b.created.localeCompare(a.created);
   return [...mine.sort(order), ...general.sort(order)];
 }
 

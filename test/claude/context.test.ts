@@ -138,6 +138,27 @@ describe('projectContext', () => {
     expect(projectContext(store, { cwd: APP, now: NOW, maxTokens: 10 }).text).toBe('');
   });
 
+  it('ranks fresh memories, which all weigh about 1, by importance, then newest first', async () => {
+    const fresh = new MemoryChunkStore();
+    const now = new Date('2026-04-01T12:00:00Z');
+    for (const [text, importance, minute] of [
+      ['low one', 'low', 1],
+      ['medium old', 'medium', 2],
+      ['critical one', 'critical', 3],
+      ['medium new', 'medium', 4],
+      ['high one', 'high', 5],
+    ] as const)
+      await fresh.remember({ text, importance, now: new Date(now.getTime() + minute * 60_000) });
+    const r = projectContext(fresh, { cwd: APP, now: new Date(now.getTime() + 3_600_000) });
+    expect(r.memories.map((m) => m.text)).toEqual([
+      'critical one',
+      'high one',
+      'medium new',
+      'medium old',
+      'low one',
+    ]);
+  });
+
   it('takes the project a subfolder belongs to', () => {
     const r = projectContext(store, { cwd: `${APP}/packages/web`, now: NOW });
     expect(r.project).toBe(APP);

@@ -1,0 +1,347 @@
+/**
+ * The plugin's second stage, run by plugin/launch.sh with a Node.js 24 or newer: `node start.ts ARGS...`
+ * means `rlm ARGS...` from this copy of the repository, once its dependencies are in place.
+ *
+ * A plugin arrives as a copy of the repository's files: no build (bin/rlm.js then runs the TypeScript
+ * sources, which Node 24 loads as they are) and maybe no node_modules (Claude Code runs `npm ci
+ * --ignore-scripts` in the copy when it can; offline, or with another host, nobody has). So the first
+ * start checks that the runtime dependencies load (isolated-vm's native module included) and, when they
+ * do not, installs them into the copy's node_modules with `npm ci --omit=dev`, once: one detached
+ * installer holds a lock folder, every other start waits for it or moves on. The outcome is kept in a
+ * stamp (node_modules/.rlm-ready, keyed by the lockfile and Node's ABI) so later starts cost one file read.
+ *
+ * What the user sees: every step and failure is one line in rlm-hook.log; the MCP server waits up to 20 s
+ * (Claude Code gives a server 30) and otherwise answers the host's first request with a line saying what
+ * is happening and what to do, which `claude mcp list` and /mcp show; a hook never waits and never fails
+ * (a session-end import is handed to a process that runs it once the install is done).
+ *
+ * The store is $RLM_STORE when set, else ~/.rlm/claude: the one store the server, the hooks and the
+ * session-start context share.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import module from 'node:module';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { refuseMcp, servesStdio } from '../bin/lib/mcp-refuse.js';
+import { shellQuote } from '../core/shell.ts';
+import { note, readHookInput } from '../src/claude/hook-run.ts';
+
+const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const SELF = fileURLToPath(import.meta.url);
+const BIN = path.join(ROOT, 'bin', 'rlm.js');
+const MODULES = path.join(ROOT, 'node_modules');
+const STAMP = path.join(MODULES, '.rlm-ready');
+const LOCK = path.join(ROOT, '.rlm-install.lock');
+const STATUS = path.join(ROOT, '.rlm-install.json');
+const HOME = process.env.HOME || homedir();
+const LOG = path.join(process.env.CLAUDE_CONFIG_DIR || path.join(HOME, '.claude'), 'rlm-hook.log');
+/** How long the MCP server waits for an install before answering: under Claude Code's 30 s timeout. */
+const SERVE_WAIT_MS = 20_000;
+/** A hook does not start a new install within this time of a failed one. */
+const RETRY_AFTER_MS = 10 * 60_000;
+const INSTALL_TIMEOUT_MS = 15 * 60_000;
+/** A lock folder younger than this without an owner yet is being taken, not abandoned. */
+const LOCK_GRACE_MS = 30_000;
+const INSTALL_COMMAND = ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'];
+
+interface Status {
+  at: number;
+  message: string;
+}
+
+type State = 'ready' | 'installing' | 'missing' | { failed: Status };
+
+/** What the stamp must say for node_modules to count as checked: lockfile, Node ABI, platform. */
+function key(): string {
+  let lock = 'no-lockfile';
+  try {
+    lock = createHash('sha256')
+      .update(readFileSync(path.join(ROOT, 'package-lock.json')))
+      .digest('hex');
+  } catch {
+    // npm ci will say what is wrong
+  }
+  return `${lock} abi ${process.versions.modules} ${process.platform}-${process.arch}\n`;
+}
+
+function read(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** True while an installer holds the lock (or is taking it). */
+function installing(): boolean {
+  const pid = Number(read(path.join(LOCK, 'pid')));
+  if (pid > 0) return alive(pid);
+  try {
+    return Date.now() - statSync(LOCK).mtimeMs < LOCK_GRACE_MS;
+  } catch {
+    return false;
+  }
+}
+
+function state(): State {
+  if (read(STAMP) === key()) return 'ready';
+  if (installing()) return 'installing';
+  try {
+    return { failed: JSON.parse(readFileSync(STATUS, 'utf8')) as Status };
+  } catch {
+    return 'missing';
+  }
+}
+
+/** Why the dependencies cannot run rlm, or undefined when they can (then the stamp is written). */
+function check(): string | undefined {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
+  const missing = Object.keys(pkg.dependencies ?? {}).filter(
+    (name) => !existsSync(path.join(MODULES, name, 'package.json')),
+  );
+  if (missing.length > 0) return `missing ${missing.join(', ')}`;
+  // Load what the server loads, the native isolated-vm module included, in a child that may crash.
+  const probe =
+    `import { createRequire } from 'node:module';` +
+    `createRequire(${JSON.stringify(path.join(ROOT, 'package.json'))})('isolated-vm');` +
+    `await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'src', 'mcp', 'server.ts')).href)});`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', probe], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (r.status === 0) {
+    writeFileSync(STAMP, key());
+    return undefined;
+  }
+  return errorLine(r.stderr ?? '') || `the check of node_modules exited ${r.status ?? r.signal}`;
+}
+
+/** The line of a tool's output that says what went wrong. */
+function errorLine(output: string): string {
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  return (lines.find((l) => /\b(error|ERR!|Cannot find)\b/i.test(l)) ?? lines.at(-1) ?? '').slice(0, 300);
+}
+
+/** Takes the install lock; false when a live installer holds it. */
+function lock(): boolean {
+  try {
+    mkdirSync(LOCK);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  if (installing()) return false;
+  // Abandoned by a killed installer: move it aside (one taker wins the rename), then take it.
+  const stale = `${LOCK}.stale-${process.pid}`;
+  try {
+    renameSync(LOCK, stale);
+    rmSync(stale, { recursive: true, force: true });
+    mkdirSync(LOCK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the detached installer unless one runs. False when the copy cannot be written. */
+function startInstall(): boolean {
+  try {
+    if (!lock()) return true;
+  } catch (err) {
+    fail(`${ROOT} cannot be written (${(err as NodeJS.ErrnoException).code})`);
+    return false;
+  }
+  rmSync(STATUS, { force: true });
+  const child = spawn(process.execPath, [SELF, '--install'], { cwd: ROOT, detached: true, stdio: 'ignore' });
+  child.on('error', () => {});
+  if (child.pid === undefined) {
+    rmSync(LOCK, { recursive: true, force: true });
+    return false;
+  }
+  writeFileSync(path.join(LOCK, 'pid'), String(child.pid));
+  child.unref();
+  return true;
+}
+
+/** The last failure this process saw, for when it could not even be recorded in the copy. */
+let lastFailure: string | undefined;
+
+function fail(reason: string): void {
+  const message =
+    `rlm could not install its dependencies: ${reason}. Fix: run \`cd ${shellQuote(ROOT)} && npm ${INSTALL_COMMAND.join(' ')}\` ` +
+    `to see why, then reconnect (/mcp in Claude Code); details in ${LOG}`;
+  lastFailure = message;
+  note(LOG, `error: ${message}`);
+  try {
+    writeFileSync(STATUS, JSON.stringify({ at: Date.now(), message } satisfies Status));
+  } catch {
+    // a copy that cannot be written: the log and this process know
+  }
+}
+
+/** The installer (`start.ts --install`, detached, holding the lock its parent took). */
+async function install(): Promise<void> {
+  const started = Date.now();
+  try {
+    if (check() === undefined) return;
+    note(
+      LOG,
+      `rlm: installing its dependencies into ${MODULES} (npm ${INSTALL_COMMAND.join(' ')}; first start of this copy, a minute or two)`,
+    );
+    let failure = await npm(INSTALL_COMMAND);
+    let problem = failure === undefined ? check() : undefined;
+    if (problem !== undefined && /isolated.vm/i.test(problem)) {
+      // No prebuilt binary for this platform: build it (needs a C++ toolchain and Python).
+      note(LOG, `rlm: isolated-vm does not load (${problem}); building it with npm rebuild isolated-vm`);
+      failure = await npm(['rebuild', 'isolated-vm']);
+      problem = failure === undefined ? check() : undefined;
+    }
+    if (failure !== undefined || problem !== undefined) fail(failure ?? `after the install, ${problem}`);
+    else note(LOG, `rlm: dependencies ready in ${Math.round((Date.now() - started) / 1000)} s`);
+  } catch (err) {
+    fail(String(err));
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs npm in the copy; undefined when it succeeds, else why not. The npm is $RLM_NPM when set, else the
+ * one beside this Node, else the one on PATH.
+ */
+function npm(args: string[]): Promise<string | undefined> {
+  const dir = path.dirname(process.execPath);
+  const beside = path.join(dir, 'npm');
+  const command = process.env.RLM_NPM || (existsSync(beside) ? beside : 'npm');
+  return new Promise((resolve) => {
+    // npm's own `#!/usr/bin/env node` then finds this Node first.
+    const child = spawn(command, args, {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PATH: `${dir}${path.delimiter}${process.env.PATH ?? ''}`,
+        npm_config_update_notifier: 'false',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: INSTALL_TIMEOUT_MS,
+    });
+    let output = '';
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString('utf8')).slice(-20_000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', (err) =>
+      resolve(
+        (err as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'npm was not found (it comes with Node.js: put it on PATH)'
+          : `npm did not start: ${err.message}`,
+      ),
+    );
+    child.on('close', (code, signal) => {
+      if (code === 0) return resolve(undefined);
+      for (const line of output.trim().split('\n').slice(-8)) note(LOG, `npm: ${line}`);
+      resolve(
+        `npm ${args[0]} ${signal ? `was stopped (${signal})` : `exited ${code}`}: ${errorLine(output)}`,
+      );
+    });
+  });
+}
+
+/** Polls until the dependencies are ready, an install failed, or `ms` passed. */
+async function settle(ms: number): Promise<State> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const s = state();
+    if (s !== 'installing' || Date.now() >= deadline) return s;
+    await new Promise((done) => setTimeout(done, 250));
+  }
+}
+
+const waitingLine = `rlm is installing its dependencies into ${MODULES} (first start of this copy; a minute or two). Reconnect when it is done (/mcp in Claude Code); progress in ${LOG}`;
+
+function explain(s: State): string {
+  if (typeof s === 'object') return s.failed.message;
+  if (s === 'installing') return waitingLine;
+  return lastFailure ?? `rlm's dependencies are missing and the install did not run; see ${LOG}`;
+}
+
+/** Runs rlm itself in this process. */
+async function run(args: string[]): Promise<void> {
+  // The copy runs from its TypeScript sources: keep what Node makes of them (types stripped, compiled)
+  // so that a hook or the server starts about as fast as from a build. Children (the sandbox, the
+  // hooks' background import) find the same cache through the variable.
+  process.env.NODE_COMPILE_CACHE ||= path.join(MODULES, '.cache', 'rlm-compile');
+  module.enableCompileCache(process.env.NODE_COMPILE_CACHE);
+  process.argv = [process.execPath, BIN, ...args];
+  await import(pathToFileURL(BIN).href);
+}
+
+/** A hook's work, once the install it waited for is done: the same command, fed the hook's input. */
+function runLater(args: string[], input: string): void {
+  const child = spawn(process.execPath, [SELF, '--after-install', ...args], {
+    cwd: process.cwd(),
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, RLM_HOOK_INPUT: input },
+  });
+  child.on('error', (err) => note(LOG, `error: cannot start the import for later: ${err.message}`));
+  child.unref();
+}
+
+async function main(args: string[]): Promise<void> {
+  process.env.RLM_STORE ||= path.join(HOME, '.rlm', 'claude');
+  if (args[0] === '--install') return install();
+  if (args[0] === '--after-install') {
+    if ((await settle(INSTALL_TIMEOUT_MS)) !== 'ready') return;
+    const child = spawn(process.execPath, [BIN, ...args.slice(1)], { stdio: ['pipe', 'ignore', 'ignore'] });
+    child.stdin.end(process.env.RLM_HOOK_INPUT ?? '');
+    return;
+  }
+  let s = state();
+  if (s === 'missing' && check() === undefined) s = 'ready';
+  if (s === 'ready') return run(args);
+
+  if (args.includes('--hook')) {
+    // A hook neither waits nor fails. It starts the install unless one runs or failed a moment ago.
+    if (s === 'missing' || (typeof s === 'object' && Date.now() - s.failed.at > RETRY_AFTER_MS))
+      startInstall();
+    if (args[0] === 'claude' && args[1] === 'ingest') {
+      try {
+        runLater(args, JSON.stringify(await readHookInput(process.stdin)));
+      } catch (err) {
+        note(LOG, `error: ${(err as Error).message}`);
+      }
+    }
+    return;
+  }
+  // The server (or a person at a terminal): start or retry the install, and wait for it.
+  if (s !== 'installing') startInstall();
+  const serving = servesStdio(args);
+  if (!serving) process.stderr.write(`${waitingLine}\n`);
+  s = await settle(serving ? SERVE_WAIT_MS : INSTALL_TIMEOUT_MS);
+  if (s === 'ready') return run(args);
+  if (serving) await refuseMcp(`rlm: ${explain(s)}`);
+  else process.stderr.write(`rlm: ${explain(s)}\n`);
+  process.exitCode = 1;
+}
+
+await main(process.argv.slice(2));
