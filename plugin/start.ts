@@ -10,9 +10,9 @@
  * installer holds a lock folder, every other start waits for it or moves on. The outcome is kept in a
  * stamp (node_modules/.rlm-ready, keyed by the lockfile and Node's ABI) so later starts cost one file read.
  *
- * What the user sees: every step and failure is one line in rlm-hook.log; the MCP server waits up to 20 s
- * (Claude Code gives a server 30) and otherwise answers the host's first request with a line saying what
- * is happening and what to do, which `claude mcp list` and /mcp show; a hook never waits and never fails
+ * What the user sees: every step and failure is one line in rlm-hook.log; the MCP server waits up to 10 s
+ * for the install and otherwise answers the host's first request with a line saying what is happening and
+ * what to do, which `claude mcp list` and /mcp show; a hook never waits and never fails
  * (a session-end import is handed to a process that runs it once the install is done).
  *
  * The store is $RLM_STORE when set, else ~/.rlm/claude: the one store the server, the hooks and the
@@ -38,8 +38,11 @@ const LOCK = path.join(ROOT, '.rlm-install.lock');
 const STATUS = path.join(ROOT, '.rlm-install.json');
 const HOME = process.env.HOME || homedir();
 const LOG = path.join(process.env.CLAUDE_CONFIG_DIR || path.join(HOME, '.claude'), 'rlm-hook.log');
-/** How long the MCP server waits for an install before answering: under Claude Code's 30 s timeout. */
-const SERVE_WAIT_MS = 20_000;
+/**
+ * How long the MCP server waits for an install before answering. Claude Code gives a server 30 s from
+ * its start, but on a busy machine its first request may come more than 10 s after that.
+ */
+const SERVE_WAIT_MS = 10_000;
 /** A hook does not start a new install within this time of a failed one. */
 const RETRY_AFTER_MS = 10 * 60_000;
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
