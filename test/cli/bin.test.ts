@@ -1,9 +1,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { writeSession } from '../../benchmarks/claude-corpus.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -83,6 +85,23 @@ describe('the rlm bin', () => {
       /^rlm: needs Node\.js 24 or newer, but this is Node\.js 20\.11\.1 .*nvm install 24/,
     );
   });
+  it('on an older Node, `rlm serve` answers the MCP host with that line, where the host shows it', () => {
+    const fake =
+      'data:text/javascript,Object.defineProperty(process,"versions",{value:{...process.versions,node:"20.11.1"}})';
+    const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: {} };
+    const r = spawnSync(process.execPath, ['--import', fake, BIN, 'serve'], {
+      input: `${JSON.stringify(initialize)}\n`,
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(1);
+    const reply = JSON.parse(r.stdout) as { id: number; error: { code: number; message: string } };
+    expect(reply).toMatchObject({ id: 0, error: { code: -32603 } });
+    expect(reply.error.message).toMatch(
+      /^rlm: needs Node\.js 24 or newer, but this is Node\.js 20\.11\.1 .*nvm install 24/,
+    );
+    expect(r.stderr).toBe(`${reply.error.message}\n`);
+  });
+
   it('keeps the young generation from growing for ingest, repair and claude ingest only', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rlm-bin-young-'));
     try {
@@ -155,6 +174,120 @@ describe('the rlm bin', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('hooks written by `rlm claude hooks install`', () => {
+  it('run with no rlm on PATH and an older node first: the paths are absolute; a broken one is logged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rlm-bin-hooks-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const bin = join(dir, 'bin');
+    const calls = join(dir, 'old-node-calls');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'node'), `#!/bin/sh\necho "$*" >> '${calls}'\necho v20.11.1\n`, { mode: 0o755 });
+    const env = { HOME: dir, PATH: `${bin}:/usr/bin:/bin` };
+    expect(spawnSync('sh', ['-c', 'command -v rlm'], { env }).status).not.toBe(0);
+    const settings = join(dir, 'settings.json');
+    const store = join(dir, 'store');
+    const log = join(dir, 'rlm-hook.log');
+    const installed = spawnSync(
+      process.execPath,
+      [BIN, 'claude', 'hooks', 'install', '--settings', settings, '--store', store, '--log', log],
+      { encoding: 'utf8' },
+    );
+    expect(installed.status).toBe(0);
+    const command = (
+      JSON.parse(readFileSync(settings, 'utf8')) as {
+        hooks: { SessionEnd: { hooks: { command: string }[] }[] };
+      }
+    ).hooks.SessionEnd[0]!.hooks[0]!.command;
+    expect(command.startsWith(`${process.execPath} ${BIN} claude ingest --hook `)).toBe(true);
+    expect(installed.stdout).toContain(`\n  ${command}\n`);
+    const file = writeSession(join(dir, 'projects'), '/home/x/proj', {
+      session: 's1',
+      cwd: '/home/x/proj',
+      exchanges: [{ user: 'where are the keys', assistant: 'in the vault', time: '2026-01-01T00:00:00Z' }],
+    });
+    const hook = spawnSync('sh', ['-c', command], {
+      env,
+      input: JSON.stringify({ transcript_path: file }),
+      encoding: 'utf8',
+    });
+    expect([hook.status, hook.stdout, hook.stderr]).toEqual([0, '', '']);
+    let out = '';
+    for (let i = 0; i < 150 && !out.includes('in the vault'); i++) {
+      await new Promise((done) => setTimeout(done, 200));
+      if (existsSync(join(store, 'rlm-store.json')))
+        out = spawnSync(process.execPath, [BIN, 'claude', 'recall', 'keys', '--store', store], {
+          encoding: 'utf8',
+        }).stdout;
+    }
+    expect(out).toContain('User: where are the keys');
+    expect(existsSync(calls) ? readFileSync(calls, 'utf8') : '').toBe('');
+    expect(existsSync(log) ? readFileSync(log, 'utf8') : '').toBe('');
+    // The Node or the bin removed since: the hook still exits 0, and the log says what happened and what to do.
+    const broken = command.replace(process.execPath, join(dir, 'gone', 'node'));
+    const again = spawnSync('sh', ['-c', broken], { env, input: '{}', encoding: 'utf8' });
+    expect([again.status, again.stdout, again.stderr]).toEqual([0, '', '']);
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    expect(lines[0]).toContain(`${join(dir, 'gone', 'node')}: not found`);
+    expect(lines[1]).toMatch(
+      /^\S+Z error: the rlm hook could not start \(exit 127\); run rlm claude hooks install again$/,
+    );
+  }, 90_000);
+});
+
+describe('the npm tarball', () => {
+  it('installed in an empty folder, runs `npx rlm --version`, `npx rlm exec` and `npx rlm serve`', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rlm-pack-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+    };
+    // dist/ was just built from these sources (beforeAll above); `npm pack` would build it again.
+    const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    const [{ filename, files }] = JSON.parse(packed) as [{ filename: string; files: { path: string }[] }];
+    const shipped = files.map((f) => f.path);
+    expect(shipped).toEqual(
+      expect.arrayContaining(['bin/rlm.js', 'bin/lib/mcp-refuse.js', 'dist/src/cli/main.js']),
+    );
+    expect(
+      shipped.filter((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('plugin/')),
+    ).toEqual([]);
+    const app = join(dir, 'app');
+    mkdirSync(app);
+    execFileSync(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', join(dir, filename)],
+      {
+        cwd: app,
+        stdio: 'pipe',
+      },
+    );
+    const npx = (args: string[], input?: string) =>
+      spawnSync('npx', ['--no-install', 'rlm', ...args], {
+        cwd: app,
+        encoding: 'utf8',
+        ...(input === undefined ? {} : { input }),
+      });
+    expect(npx(['--version']).stdout).toBe(`${pkg.version}\n`);
+    const exec = npx(['exec', '-', '--json'], 'print(6 * 7)');
+    expect(JSON.parse(exec.stdout)).toMatchObject({ ok: true, stdout: '42\n' });
+    const transport = new StdioClientTransport({
+      command: 'npx',
+      args: ['--no-install', 'rlm', 'serve'],
+      cwd: app,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'pack-test', version: '0' });
+    onTestFinished(() => client.close());
+    await client.connect(transport);
+    expect(client.getServerVersion()).toMatchObject({ name: 'rlm', version: pkg.version });
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('rlm_answer');
+  }, 300_000);
 });
 
 describe('the published package', () => {
