@@ -14,8 +14,26 @@
 
 need=24
 # A Claude Code that rlm itself runs as a model (claude-code:MODEL) runs the user's hooks too: rlm's own
-# stand aside there, and its MCP server is not wanted either.
+# stand aside there.
 [ -n "${RLM_MODEL_CALL:-}" ] && case " $* " in *" --hook "*) exit 0 ;; esac
+
+# Claude Code gives SessionEnd hooks 1.5 s when it exits, then cancels them: the import hook hands
+# everything (finding Node, starting rlm) to a background copy of itself and returns at once. The copy
+# reads the hook's input from the original stdin (fd 3: a background job's own stdin is /dev/null), in
+# its own session when setsid exists, so that nothing sent to the hook's process group reaches it.
+if [ "${RLM_HOOK_BACKGROUND:-}" != 1 ] && [ "${1:-}" = claude ] && [ "${2:-}" = ingest ]; then
+  case " $* " in
+    *" --hook "*)
+      exec 3<&0
+      if command -v setsid >/dev/null 2>&1; then
+        RLM_HOOK_BACKGROUND=1 setsid sh "$0" "$@" <&3 >/dev/null 2>&1 &
+      else
+        RLM_HOOK_BACKGROUND=1 sh "$0" "$@" <&3 >/dev/null 2>&1 &
+      fi
+      exit 0
+      ;;
+  esac
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 config=${CLAUDE_CONFIG_DIR:-${HOME:-}/.claude}

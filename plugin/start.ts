@@ -10,8 +10,8 @@
  * installer holds a lock folder, every other start waits for it or moves on. The outcome is kept in a
  * stamp (node_modules/.rlm-ready, keyed by the lockfile and Node's ABI) so later starts cost one file read.
  *
- * What the user sees: every step and failure is one line in rlm-hook.log; the MCP server waits up to 10 s
- * for the install and otherwise answers the host's first request with a line saying what is happening and
+ * What the user sees: every step and failure is one line in rlm-hook.log; the MCP server waits for the
+ * install up to a third of Claude Code's connection timeout (10 s by default) and otherwise answers the host's first request with a line saying what is happening and
  * what to do, which `claude mcp list` and /mcp show; a hook never waits and never fails
  * (a session-end import is handed to a process that runs it once the install is done).
  *
@@ -39,10 +39,11 @@ const STATUS = path.join(ROOT, '.rlm-install.json');
 const HOME = process.env.HOME || homedir();
 const LOG = path.join(process.env.CLAUDE_CONFIG_DIR || path.join(HOME, '.claude'), 'rlm-hook.log');
 /**
- * How long the MCP server waits for an install before answering. Claude Code gives a server 30 s from
- * its start, but on a busy machine its first request may come more than 10 s after that.
+ * How long the MCP server waits for an install before answering: a third of the time Claude Code gives
+ * a server to connect (MCP_TIMEOUT, default 30 s), since on a busy machine its first request may come
+ * more than 10 s after the server started.
  */
-const SERVE_WAIT_MS = 10_000;
+const SERVE_WAIT_MS = Math.max(5_000, Math.floor((Number(process.env.MCP_TIMEOUT) || 30_000) / 3));
 /** A hook does not start a new install within this time of a failed one. */
 const RETRY_AFTER_MS = 10 * 60_000;
 const INSTALL_TIMEOUT_MS = 15 * 60_000;

@@ -11,12 +11,12 @@ import { writeSession } from '../../benchmarks/claude-corpus.ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/rlm.js', import.meta.url));
 
-describe('the rlm bin', () => {
-  beforeAll(() => {
-    // The bin runs the compiled dist/, as an installed package does; build it from the current sources.
-    execFileSync(process.execPath, [join(ROOT, 'build.mjs')], { cwd: ROOT, stdio: 'pipe' });
-  }, 120_000);
+// The bin runs the compiled dist/, as an installed package does; build it from the current sources.
+beforeAll(() => {
+  execFileSync(process.execPath, [join(ROOT, 'build.mjs')], { cwd: ROOT, stdio: 'pipe' });
+}, 120_000);
 
+describe('the rlm bin', () => {
   it('starts Node from its startup snapshot: isolates run in child processes that have the flag', () => {
     expect(readFileSync(BIN, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
   });
@@ -200,7 +200,7 @@ describe('hooks written by `rlm claude hooks install`', () => {
         hooks: { SessionEnd: { hooks: { command: string }[] }[] };
       }
     ).hooks.SessionEnd[0]!.hooks[0]!.command;
-    expect(command.startsWith(`${process.execPath} ${BIN} claude ingest --hook `)).toBe(true);
+    expect(command.startsWith(`exec 3<&0; { ${process.execPath} ${BIN} claude ingest --hook `)).toBe(true);
     expect(installed.stdout).toContain(`\n  ${command}\n`);
     const file = writeSession(join(dir, 'projects'), '/home/x/proj', {
       session: 's1',
@@ -228,7 +228,12 @@ describe('hooks written by `rlm claude hooks install`', () => {
     const broken = command.replace(process.execPath, join(dir, 'gone', 'node'));
     const again = spawnSync('sh', ['-c', broken], { env, input: '{}', encoding: 'utf8' });
     expect([again.status, again.stdout, again.stderr]).toEqual([0, '', '']);
-    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    // The hook returned at once; its background job writes the log.
+    let lines: string[] = [];
+    for (let i = 0; i < 150 && lines.length < 2; i++) {
+      await new Promise((done) => setTimeout(done, 100));
+      lines = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+    }
     expect(lines[0]).toContain(`${join(dir, 'gone', 'node')}: not found`);
     expect(lines[1]).toMatch(
       /^\S+Z error: the rlm hook could not start \(exit 127\); run rlm claude hooks install again$/,

@@ -212,8 +212,9 @@ describe('the plugin without a Node 24', { timeout: 120_000 }, () => {
       );
       expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
     }
+    // The session-end hook returns at once and works in the background: wait for its line.
+    expect(await waitFor(() => readLines(LOG(copy)).length === 2)).toBe(true);
     const lines = readLines(LOG(copy));
-    expect(lines).toHaveLength(2);
     for (const line of lines)
       expect(line).toMatch(/^\S+Z error: rlm needs Node\.js 24 or newer and found Node\.js v20\.11\.1 /);
   });
@@ -237,7 +238,8 @@ describe('the plugin without its dependencies', { timeout: 120_000 }, () => {
       `#!/bin/sh\necho "$*" >> '${calls}'\nwhile [ ! -e '${go}' ]; do sleep 0.05; done\n` +
         `mkdir -p node_modules && for e in '${path.join(ROOT, 'node_modules')}'/*; do ln -s "$e" node_modules/; done\n`,
     );
-    const env = { RLM_NPM: npm };
+    // A longer connection timeout (Claude Code's MCP_TIMEOUT) lets the server wait longer for the install.
+    const env = { RLM_NPM: npm, MCP_TIMEOUT: '150000' };
     const { hooks } = manifests(copy.root);
     const transcript = writeSession(path.join(copy.home, '.claude', 'projects'), copy.project, {
       session: 'sess-early',

@@ -191,9 +191,9 @@ describe('rlm claude', () => {
     // Absolute paths of this Node and of rlm's bin: no `rlm` on PATH or recent default `node` needed.
     const log = join(config, 'rlm-hook.log');
     const command =
-      `${process.execPath} ${BIN} claude ingest --hook --store ${store} --log ${log} 2>>${log} || ` +
+      `exec 3<&0; { ${process.execPath} ${BIN} claude ingest --hook --store ${store} --log ${log} <&3 2>>${log} || ` +
       `{ s=$?; printf '%s error: the rlm hook could not start (exit %s); run rlm claude hooks install again\\n' ` +
-      `"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$s" >>${log}; }`;
+      `"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$s" >>${log}; }; } >/dev/null 2>&1 &`;
     expect(installed).toEqual({
       model: 'opus',
       hooks: {
@@ -225,10 +225,12 @@ describe('rlm claude', () => {
       'npx rlm',
     ]);
     expect(r.stdout).toMatch(
-      /^installed SessionEnd and PreCompact hooks in .*:\n {2}npx rlm claude ingest --hook /,
+      /^installed SessionEnd and PreCompact hooks in .*:\n {2}exec 3<&0; \{ npx rlm claude ingest --hook /,
     );
     const hooks = JSON.parse(readFileSync(settings, 'utf8')).hooks;
-    expect(hooks.SessionEnd[0].hooks[0].command).toMatch(/^npx rlm claude ingest --hook --store /);
+    expect(hooks.SessionEnd[0].hooks[0].command).toMatch(
+      /^exec 3<&0; \{ npx rlm claude ingest --hook --store /,
+    );
   });
 
   it('refuses to touch a settings file that is not valid JSON', async () => {
