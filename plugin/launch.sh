@@ -92,7 +92,7 @@ if [ -n "$hook" ]; then
   exit 0
 fi
 
-printf 'rlm: %s\n' "$message" >&2
+printf '%s\n' "$message" >&2
 transport=stdio
 prev=''
 for a in "$@"; do

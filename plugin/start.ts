@@ -26,6 +26,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { refuseMcp, servesStdio } from '../bin/lib/mcp-refuse.js';
+import { processAlive as alive } from '../core/process.ts';
 import { shellQuote } from '../core/shell.ts';
 import { note, readHookInput } from '../src/claude/hook-run.ts';
 
@@ -76,15 +77,6 @@ function read(file: string): string | undefined {
     return readFileSync(file, 'utf8');
   } catch {
     return undefined;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -343,8 +335,9 @@ async function main(args: string[]): Promise<void> {
   if (!serving) process.stderr.write(`${waitingLine}\n`);
   s = await settle(serving ? SERVE_WAIT_MS : INSTALL_TIMEOUT_MS);
   if (s === 'ready') return run(args);
-  if (serving) await refuseMcp(`rlm: ${explain(s)}`);
-  else process.stderr.write(`rlm: ${explain(s)}\n`);
+  // Every explanation starts with "rlm ...": no prefix needed.
+  if (serving) await refuseMcp(explain(s));
+  else process.stderr.write(`${explain(s)}\n`);
   process.exitCode = 1;
 }
 

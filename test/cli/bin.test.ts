@@ -11,6 +11,19 @@ import { writeSession } from '../../benchmarks/claude-corpus.ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/rlm.js', import.meta.url));
 
+/** `rlm claude recall QUERY` over a store a background import fills, once its output holds `text`. */
+async function recalled(store: string, query: string, text: string): Promise<string> {
+  let out = '';
+  for (let i = 0; i < 150 && !out.includes(text); i++) {
+    await new Promise((done) => setTimeout(done, 200));
+    if (existsSync(join(store, 'rlm-store.json')))
+      out = spawnSync(process.execPath, [BIN, 'claude', 'recall', query, '--store', store], {
+        encoding: 'utf8',
+      }).stdout;
+  }
+  return out;
+}
+
 // The bin runs the compiled dist/, as an installed package does; build it from the current sources.
 beforeAll(() => {
   execFileSync(process.execPath, [join(ROOT, 'build.mjs')], { cwd: ROOT, stdio: 'pipe' });
@@ -162,12 +175,7 @@ describe('the rlm bin', () => {
         },
       );
       expect([r.status, r.stdout, r.stderr]).toEqual([0, '', '']);
-      let out = '';
-      for (let i = 0; i < 150 && !out.includes('vault token'); i++) {
-        await new Promise((done) => setTimeout(done, 200));
-        if (existsSync(join(store, 'rlm-store.json')))
-          out = spawnSync(BIN, ['claude', 'recall', 'deploy', '--store', store], { encoding: 'utf8' }).stdout;
-      }
+      const out = await recalled(store, 'deploy', 'vault token');
       expect(out).toContain('User: how do we deploy');
       expect(existsSync(join(dir, 'hook.log'))).toBe(false);
     } finally {
@@ -213,14 +221,7 @@ describe('hooks written by `rlm claude hooks install`', () => {
       encoding: 'utf8',
     });
     expect([hook.status, hook.stdout, hook.stderr]).toEqual([0, '', '']);
-    let out = '';
-    for (let i = 0; i < 150 && !out.includes('in the vault'); i++) {
-      await new Promise((done) => setTimeout(done, 200));
-      if (existsSync(join(store, 'rlm-store.json')))
-        out = spawnSync(process.execPath, [BIN, 'claude', 'recall', 'keys', '--store', store], {
-          encoding: 'utf8',
-        }).stdout;
-    }
+    const out = await recalled(store, 'keys', 'in the vault');
     expect(out).toContain('User: where are the keys');
     expect(existsSync(calls) ? readFileSync(calls, 'utf8') : '').toBe('');
     expect(existsSync(log) ? readFileSync(log, 'utf8') : '').toBe('');
@@ -244,7 +245,8 @@ describe('hooks written by `rlm claude hooks install`', () => {
 describe('the npm tarball', () => {
   it('installed in an empty folder, runs `npx rlm --version`, `npx rlm exec` and `npx rlm serve`', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rlm-pack-'));
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    // A busy machine takes a while to stop npx's process tree and remove an installed package.
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }), 120_000);
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       name: string;
       version: string;
@@ -288,7 +290,7 @@ describe('the npm tarball', () => {
       stderr: 'pipe',
     });
     const client = new Client({ name: 'pack-test', version: '0' });
-    onTestFinished(() => client.close());
+    onTestFinished(() => client.close(), 120_000);
     await client.connect(transport);
     expect(client.getServerVersion()).toMatchObject({ name: 'rlm', version: pkg.version });
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('rlm_answer');

@@ -8,7 +8,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp } from '../../src/mcp/http.ts';
-import { createServer } from '../../src/mcp/server.ts';
+import { type CreateServerOptions, createServer } from '../../src/mcp/server.ts';
 import {
   createServerContext,
   type ServerContext,
@@ -54,8 +54,8 @@ function context(opts: ServerContextOptions = {}): ServerContext {
 }
 
 /** An in-memory client; with `roots`, it offers them (and can change them later). */
-async function connect(ctx: ServerContext, roots?: string[]) {
-  const server = createServer(ctx);
+async function connect(ctx: ServerContext, roots?: string[], opts: CreateServerOptions = {}) {
+  const server = createServer(ctx, opts);
   const client = new Client(
     { name: 'access-test', version: '0' },
     roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } },
@@ -199,24 +199,9 @@ describe('file access: MCP roots', () => {
   });
 
   it('narrows the HTTP default fence (the working folder), which no operator chose', async () => {
-    const ctx = context();
-    const server = createServer(ctx, { fenceToCwd: true });
-    const client = new Client({ name: 'access-test', version: '0' }, { capabilities: { roots: {} } });
-    client.setRequestHandler(ListRootsRequestSchema, () => ({
-      roots: [{ uri: pathToFileURL(join(work, 'docs')).href }],
-    }));
-    const [s, c] = InMemoryTransport.createLinkedPair();
-    await server.connect(s);
-    await client.connect(c);
-    cleanups.push(async () => {
-      await client.close();
-      await server.close();
-    });
+    const { call } = await connect(context(), [join(work, 'docs')], { fenceToCwd: true });
     writeFileSync(join(work, 'top.txt'), 'top\n');
-    const r = (await client.callTool({
-      name: 'rlm_answer',
-      arguments: { question: 'q', paths: ['top.txt'] },
-    })) as CallToolResult;
+    const r = await call('rlm_answer', { question: 'q', paths: ['top.txt'] });
     expect(textOf(r)).toContain(`is outside the client's roots (${join(work, 'docs')})`);
   });
 });

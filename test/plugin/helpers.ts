@@ -7,6 +7,7 @@ import { execFileSync, type SpawnSyncReturns, spawn, spawnSync } from 'node:chil
 import {
   chmodSync,
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -34,7 +35,7 @@ export interface PluginCopy {
   env: Record<string, string>;
   /** Lines the fake older `node` was run with. */
   oldNodeCalls(): string[];
-  remove(): void;
+  remove(): Promise<void>;
 }
 
 /** Copies the plugin; `modules` links the repository's installed packages in as node_modules. */
@@ -75,7 +76,12 @@ export function copyPlugin(opts: { modules: boolean }): PluginCopy {
     bin,
     env: { HOME: home, PATH: `${bin}${path.delimiter}/usr/bin${path.delimiter}/bin`, LANG: 'C.UTF-8' },
     oldNodeCalls: () => readLines(calls),
-    remove: () => rmSync(dir, { recursive: true, force: true }),
+    async remove() {
+      // A detached installer may still be at work (a test that failed early): let it finish first, or
+      // it would write into the folder after it is gone.
+      await waitFor(() => !existsSync(path.join(root, '.rlm-install.lock')));
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 

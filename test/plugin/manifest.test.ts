@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, ROOT_VAR } from './helpers.ts';
 
 function claudeCli(): string | undefined {
@@ -39,8 +39,12 @@ interface Report {
 }
 
 describe.skipIf(cli === undefined && !required)('claude plugin validate --strict', () => {
-  // The CLI keeps state under HOME: give it an empty one.
-  const home = mkdtempSync(path.join(tmpdir(), 'rlm-claude-validate-'));
+  // The CLI keeps state under HOME: give it an empty one (made here, not when the suite is collected,
+  // which happens even when it is skipped).
+  let home = '';
+  beforeAll(() => {
+    home = mkdtempSync(path.join(tmpdir(), 'rlm-claude-validate-'));
+  });
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
   const validate = (target: string): Report => {
