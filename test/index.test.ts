@@ -47,9 +47,9 @@ describe('entry points', () => {
     // No package at all: tiktoken and vectra load on first use, and the store's files are checked
     // without a schema library (zod alone costs every store command ~80 ms to load).
     expect(packages).toEqual([]);
-    // Below the runtime: only the shared error and HTTP retry modules of core/.
+    // Below the runtime: only the shared error, HTTP retry and process modules of core/.
     expect(under(files, 'src/')).toEqual([]);
-    expect(under(files, 'core/').sort()).toEqual(['core/errors.ts', 'core/http-retry.ts']);
+    expect(under(files, 'core/').sort()).toEqual(['core/errors.ts', 'core/http-retry.ts', 'core/process.ts']);
   });
 
   it('`rlm/sandbox` loads acorn, not isolated-vm (isolate processes load it), the stores, providers or MCP server', () => {
