@@ -4,23 +4,34 @@
  *
  * A plugin arrives as a copy of the repository's files: no build (bin/rlm.js then runs the TypeScript
  * sources, which Node 24 loads as they are) and maybe no node_modules (Claude Code runs `npm ci
- * --ignore-scripts` in the copy when it can; offline, or with another host, nobody has). So the first
- * start checks that the runtime dependencies load (isolated-vm's native module included) and, when they
- * do not, installs them into the copy's node_modules with `npm ci --omit=dev`, once: one detached
- * installer holds a lock folder, every other start waits for it or moves on. The outcome is kept in a
- * stamp (node_modules/.rlm-ready, keyed by the lockfile and Node's ABI) so later starts cost one file read.
+ * --ignore-scripts` in the copy and gives it a minute; offline, or with another host, nobody has). So
+ * the first start installs the locked packages when some are missing (the same `npm ci`, once: one
+ * detached installer holds a lock folder, every other start waits for it or moves on), bundles the
+ * sandbox prelude beside its sources (build-prelude.ts, as the tests do), and checks that rlm loads,
+ * isolated-vm's native module included. A stamp (node_modules/.rlm-ready, keyed by the lockfile, the
+ * prelude's sources and Node's ABI) makes later starts cost a few file reads.
  *
  * What the user sees: every step and failure is one line in rlm-hook.log; the MCP server waits for the
- * install up to a third of Claude Code's connection timeout (10 s by default) and otherwise answers the host's first request with a line saying what is happening and
- * what to do, which `claude mcp list` and /mcp show; a hook never waits and never fails
- * (a session-end import is handed to a process that runs it once the install is done).
+ * install up to a third of Claude Code's connection timeout (10 s by default) and otherwise answers the
+ * host's first request with a line saying what is happening and what to do, which `claude mcp list` and
+ * /mcp show; a hook never waits and never fails (a session-end import is handed to a process that runs
+ * it once the install is done).
  *
  * The store is $RLM_STORE when set, else ~/.rlm/claude: the one store the server, the hooks and the
  * session-start context share.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import module from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -50,7 +61,14 @@ const RETRY_AFTER_MS = 10 * 60_000;
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
 /** A lock folder younger than this without an owner yet is being taken, not abandoned. */
 const LOCK_GRACE_MS = 30_000;
-const INSTALL_COMMAND = ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'];
+/**
+ * The whole locked tree, as Claude Code's own plugin install runs it: the sandbox prelude is bundled by a
+ * development dependency (rolldown), and a partial tree cannot have it (npm omits a dev dependency even
+ * when named). Install scripts stay off: isolated-vm loads its prebuilt binary without them.
+ */
+const INSTALL_COMMAND = ['ci', '--ignore-scripts', '--no-audit', '--no-fund'];
+const PRELUDE_DIR = path.join(ROOT, 'src', 'sandbox', 'prelude');
+const PRELUDE_BUNDLE = path.join(PRELUDE_DIR, 'rlm-prelude.js');
 
 interface Status {
   at: number;
@@ -59,17 +77,25 @@ interface Status {
 
 type State = 'ready' | 'installing' | 'missing' | { failed: Status };
 
-/** What the stamp must say for node_modules to count as checked: lockfile, Node ABI, platform. */
+/**
+ * What the stamp must say for the copy to count as prepared: the lockfile, the prelude's sources (a clone
+ * used in place may change them), the Node ABI and the platform.
+ */
 function key(): string {
-  let lock = 'no-lockfile';
-  try {
-    lock = createHash('sha256')
-      .update(readFileSync(path.join(ROOT, 'package-lock.json')))
-      .digest('hex');
-  } catch {
-    // npm ci will say what is wrong
+  const hash = createHash('sha256');
+  const sources = readdirSync(PRELUDE_DIR)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()
+    .map((f) => path.join(PRELUDE_DIR, f));
+  for (const file of [
+    path.join(ROOT, 'package-lock.json'),
+    path.join(ROOT, 'build-prelude.ts'),
+    ...sources,
+  ]) {
+    hash.update(`${path.relative(ROOT, file)}\0`);
+    hash.update(read(file) ?? 'missing');
   }
-  return `${lock} abi ${process.versions.modules} ${process.platform}-${process.arch}\n`;
+  return `${hash.digest('hex')} abi ${process.versions.modules} ${process.platform}-${process.arch}\n`;
 }
 
 function read(file: string): string | undefined {
@@ -92,7 +118,7 @@ function installing(): boolean {
 }
 
 function state(): State {
-  if (read(STAMP) === key()) return 'ready';
+  if (read(STAMP) === key() && existsSync(PRELUDE_BUNDLE)) return 'ready';
   if (installing()) return 'installing';
   try {
     return { failed: JSON.parse(readFileSync(STATUS, 'utf8')) as Status };
@@ -101,30 +127,41 @@ function state(): State {
   }
 }
 
-/** Why the dependencies cannot run rlm, or undefined when they can (then the stamp is written). */
-function check(): string | undefined {
+/** Which packages of the locked tree are missing, or undefined when none is. */
+function missingPackages(): string | undefined {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
     dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
   };
-  const missing = Object.keys(pkg.dependencies ?? {}).filter(
+  const missing = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter(
     (name) => !existsSync(path.join(MODULES, name, 'package.json')),
   );
-  if (missing.length > 0) return `missing ${missing.join(', ')}`;
-  // Load what the server loads, the native isolated-vm module included, in a child that may crash.
+  return missing.length > 0 ? `missing ${missing.join(', ')}` : undefined;
+}
+
+/**
+ * Bundles the sandbox prelude beside its sources, then loads what rlm loads (the server, the prelude,
+ * the native isolated-vm module) in a child that may crash. Undefined when all of it works: the stamp is
+ * then written. Else what went wrong.
+ */
+function prepare(): string | undefined {
+  const run = (args: string[], what: string) => {
+    const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    return r.status === 0
+      ? undefined
+      : `${what}: ${errorLine(r.stderr ?? '') || `exit ${r.status ?? r.signal}`}`;
+  };
+  const built = run([path.join(ROOT, 'build-prelude.ts')], 'bundling the sandbox prelude failed');
+  if (built !== undefined) return built;
+  const url = (...p: string[]) => JSON.stringify(pathToFileURL(path.join(ROOT, ...p)).href);
   const probe =
     `import { createRequire } from 'node:module';` +
     `createRequire(${JSON.stringify(path.join(ROOT, 'package.json'))})('isolated-vm');` +
-    `await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'src', 'mcp', 'server.ts')).href)});`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', probe], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  if (r.status === 0) {
-    writeFileSync(STAMP, key());
-    return undefined;
-  }
-  return errorLine(r.stderr ?? '') || `the check of node_modules exited ${r.status ?? r.signal}`;
+    `await import(${url('src', 'mcp', 'server.ts')}); await import(${url('src', 'sandbox', 'prelude', 'index.ts')});`;
+  const loaded = run(['--input-type=module', '-e', probe], 'rlm does not load');
+  if (loaded !== undefined) return loaded;
+  writeFileSync(STAMP, key());
+  return undefined;
 }
 
 /** The line of a tool's output that says what went wrong. */
@@ -197,21 +234,23 @@ function fail(reason: string): void {
 async function install(): Promise<void> {
   const started = Date.now();
   try {
-    if (check() === undefined) return;
-    note(
-      LOG,
-      `rlm: installing its dependencies into ${MODULES} (npm ${INSTALL_COMMAND.join(' ')}; first start of this copy, a minute or two)`,
-    );
-    let failure = await npm(INSTALL_COMMAND);
-    let problem = failure === undefined ? check() : undefined;
+    let failure: string | undefined;
+    if (missingPackages() !== undefined) {
+      note(
+        LOG,
+        `rlm: installing its dependencies into ${MODULES} (npm ${INSTALL_COMMAND.join(' ')}; first start of this copy, a few minutes)`,
+      );
+      failure = await npm(INSTALL_COMMAND);
+    }
+    let problem = failure === undefined ? prepare() : undefined;
     if (problem !== undefined && /isolated.vm/i.test(problem)) {
       // No prebuilt binary for this platform: build it (needs a C++ toolchain and Python).
       note(LOG, `rlm: isolated-vm does not load (${problem}); building it with npm rebuild isolated-vm`);
       failure = await npm(['rebuild', 'isolated-vm']);
-      problem = failure === undefined ? check() : undefined;
+      problem = failure === undefined ? prepare() : undefined;
     }
     if (failure !== undefined || problem !== undefined) fail(failure ?? `after the install, ${problem}`);
-    else note(LOG, `rlm: dependencies ready in ${Math.round((Date.now() - started) / 1000)} s`);
+    else note(LOG, `rlm: ready in ${Math.round((Date.now() - started) / 1000)} s`);
   } catch (err) {
     fail(String(err));
   } finally {
@@ -272,7 +311,7 @@ async function settle(ms: number): Promise<State> {
   }
 }
 
-const waitingLine = `rlm is installing its dependencies into ${MODULES} (first start of this copy; a minute or two). Reconnect when it is done (/mcp in Claude Code); progress in ${LOG}`;
+const waitingLine = `rlm is installing its dependencies into ${MODULES} (first start of this copy; a few minutes). Reconnect when it is done (/mcp in Claude Code); progress in ${LOG}`;
 
 function explain(s: State): string {
   if (typeof s === 'object') return s.failed.message;
@@ -313,7 +352,8 @@ async function main(args: string[]): Promise<void> {
     return;
   }
   let s = state();
-  if (s === 'missing' && check() === undefined) s = 'ready';
+  // The packages are there (Claude Code's own install, or a clone): what is left takes seconds.
+  if (s === 'missing' && missingPackages() === undefined && prepare() === undefined) s = 'ready';
   if (s === 'ready') return run(args);
 
   if (args.includes('--hook')) {

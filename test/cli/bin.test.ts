@@ -259,7 +259,12 @@ describe('the npm tarball', () => {
     const [{ filename, files }] = JSON.parse(packed) as [{ filename: string; files: { path: string }[] }];
     const shipped = files.map((f) => f.path);
     expect(shipped).toEqual(
-      expect.arrayContaining(['bin/rlm.js', 'bin/lib/mcp-refuse.js', 'dist/src/cli/main.js']),
+      expect.arrayContaining([
+        'bin/rlm.js',
+        'bin/lib/mcp-refuse.js',
+        'dist/src/cli/main.js',
+        'dist/src/sandbox/prelude/rlm-prelude.js',
+      ]),
     );
     expect(
       shipped.filter((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('plugin/')),

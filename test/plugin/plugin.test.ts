@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { writeSession } from '../../benchmarks/claude-corpus.ts';
 import { ChunkStore } from '../../memory/files/store.ts';
 import { countTokens } from '../../memory/ingest/tokens.ts';
+import { repl, scripted } from '../mcp/helpers/rules.ts';
 import {
   copyPlugin,
   installNvmNode,
@@ -85,8 +86,12 @@ describe('the plugin, installed as a copy with its dependencies in place', { tim
     expect(existsSync(path.join(copy.root, 'dist'))).toBe(false);
   });
 
-  it('starts the MCP server as plugin.json says; the store is ~/.rlm/claude', async () => {
-    const { client, call } = await connect(copy);
+  it('starts the MCP server as plugin.json says; the store is ~/.rlm/claude; answers in its sandbox', async () => {
+    // A scripted model writes a repl block: the sandbox runs it from the copy's sources and its prelude.
+    const model = scripted(copy.dir, 'answer.json', [
+      { depth: 0, match: 'How long', reply: repl('FINAL(String(context.length))') },
+    ]);
+    const { client, call } = await connect(copy, { RLM_MODEL: model });
     const tools = (await client.listTools()).tools.map((t) => t.name);
     expect(tools).toEqual(expect.arrayContaining(['rlm_answer', 'rlm_remember', 'rlm_recall', 'rlm_status']));
     const remembered = await call('rlm_remember', {
@@ -104,6 +109,11 @@ describe('the plugin, installed as a copy with its dependencies in place', { tim
     expect(status.workingFolder).toBe(copy.project);
     expect(status.defaults.store).toBe(STORE(copy));
     expect(status.store).toMatchObject({ dir: STORE(copy), memories: { memories: 1 } });
+    const answer = await call('rlm_answer', {
+      question: 'How long is the context?',
+      context: 'twelve chars',
+    });
+    expect(answer.structuredContent).toMatchObject({ answer: '12', status: 'final' });
     for (const call of copy.oldNodeCalls()) expect(call).toMatch(/^(-e process\.stdout\.write|--version)/);
   });
 
@@ -262,16 +272,16 @@ describe('the plugin without its dependencies', { timeout: 120_000 }, () => {
     expect(end).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(await sessions(STORE(copy))).toBe(0);
     expect(readLines(LOG(copy))[0]).toMatch(
-      /^\S+ rlm: installing its dependencies into .*\/node_modules \(npm ci --omit=dev --ignore-scripts --no-audit --no-fund; first start/,
+      /^\S+ rlm: installing its dependencies into .*\/node_modules \(npm ci --ignore-scripts --no-audit --no-fund; first start/,
     );
     // The server waits for the install under way instead of starting another one.
     const server = connect(copy, env);
     writeExecutable(go, '');
     const { call } = await server;
     expect((await call('rlm_status', {})).isError).toBeFalsy();
-    expect(readLines(calls)).toEqual(['ci --omit=dev --ignore-scripts --no-audit --no-fund']);
+    expect(readLines(calls)).toEqual(['ci --ignore-scripts --no-audit --no-fund']);
     expect(await waitFor(async () => (await sessions(STORE(copy))) === 1)).toBe(true);
-    expect(readLines(LOG(copy)).at(-1)).toMatch(/^\S+ rlm: dependencies ready in \d+ s$/);
+    expect(readLines(LOG(copy)).at(-1)).toMatch(/^\S+ rlm: ready in \d+ s$/);
     expect(readFileSync(path.join(copy.root, 'node_modules', '.rlm-ready'), 'utf8')).toContain(
       `abi ${process.versions.modules}`,
     );
@@ -300,7 +310,7 @@ describe('the plugin when its dependencies cannot be installed', { timeout: 120_
     const message = await refusal(copy, env);
     const why =
       'rlm could not install its dependencies: npm ci exited 1: npm error code ENOTFOUND. Fix: run ' +
-      `\`cd ${copy.root} && npm ci --omit=dev --ignore-scripts --no-audit --no-fund\` to see why, then reconnect ` +
+      `\`cd ${copy.root} && npm ci --ignore-scripts --no-audit --no-fund\` to see why, then reconnect ` +
       `(/mcp in Claude Code); details in ${LOG(copy)}`;
     expect(message).toBe(`MCP error -32603: ${why}`);
     const { hooks } = manifests(copy.root);
