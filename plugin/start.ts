@@ -11,9 +11,9 @@
  * isolated-vm's native module included. A stamp (node_modules/.rlm-ready, keyed by the lockfile, the
  * prelude's sources and Node's ABI) makes later starts cost a few file reads.
  *
- * What the user sees: every step and failure is one line in rlm-hook.log; the MCP server waits for the
- * install up to a third of Claude Code's connection timeout (10 s by default) and otherwise answers the
- * host's first request with a line saying what is happening and what to do, which `claude mcp list` and
+ * What the user sees: every step and failure is one line in rlm-hook.log; the MCP server answers the
+ * host's first request with a line saying what is happening and what to do (at once while packages
+ * download; after up to a third of Claude Code's connection timeout when only the last steps remain), which `claude mcp list` and
  * /mcp show; a hook never waits and never fails (a session-end import is handed to a process that runs
  * it once the install is done).
  *
@@ -51,9 +51,9 @@ const STATUS = path.join(ROOT, '.rlm-install.json');
 const HOME = process.env.HOME || homedir();
 const LOG = path.join(process.env.CLAUDE_CONFIG_DIR || path.join(HOME, '.claude'), 'rlm-hook.log');
 /**
- * How long the MCP server waits for an install before answering: a third of the time Claude Code gives
- * a server to connect (MCP_TIMEOUT, default 30 s), since on a busy machine its first request may come
- * more than 10 s after the server started.
+ * How long the MCP server waits for the last steps of an install (the packages in place) before
+ * answering: a third of the time Claude Code gives a server to connect (MCP_TIMEOUT, default 30 s), since
+ * on a busy machine its first request may come more than 10 s after the server started.
  */
 const SERVE_WAIT_MS = Math.max(5_000, Math.floor((Number(process.env.MCP_TIMEOUT) || 30_000) / 3));
 /** A hook does not start a new install within this time of a failed one. */
@@ -369,11 +369,14 @@ async function main(args: string[]): Promise<void> {
     }
     return;
   }
-  // The server (or a person at a terminal): start or retry the install, and wait for it.
+  // The server (or a person at a terminal): start or retry the install, and wait for it. The server
+  // waits only for what takes seconds: packages to download take minutes and slow the machine down,
+  // so then it answers at once rather than let the host's connection time out.
   if (s !== 'installing') startInstall();
   const serving = servesStdio(args);
   if (!serving) process.stderr.write(`${waitingLine}\n`);
-  s = await settle(serving ? SERVE_WAIT_MS : INSTALL_TIMEOUT_MS);
+  const downloading = missingPackages() !== undefined;
+  s = await settle(!serving ? INSTALL_TIMEOUT_MS : downloading ? 0 : SERVE_WAIT_MS);
   if (s === 'ready') return run(args);
   // Every explanation starts with "rlm ...": no prefix needed.
   if (serving) await refuseMcp(explain(s));

@@ -238,7 +238,7 @@ describe('the plugin without its dependencies', { timeout: 120_000 }, () => {
   });
   afterAll(() => copy.remove(), 120_000);
 
-  it('installs them once, under a lock, saying what it does, while the server waits and hooks move on', async () => {
+  it('installs them once, under a lock, saying what it does; the server says so, hooks move on', async () => {
     // A stand-in for npm: records its call, waits for the test's go, then puts the packages in place.
     const calls = path.join(copy.dir, 'npm-calls');
     const go = path.join(copy.dir, 'npm-go');
@@ -249,8 +249,7 @@ describe('the plugin without its dependencies', { timeout: 120_000 }, () => {
       `#!/bin/sh\necho "$*" >> '${calls}'\nn=0; while [ ! -e '${go}' ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n+1)); done\n` +
         `mkdir -p node_modules && for e in '${path.join(ROOT, 'node_modules')}'/*; do ln -s "$e" node_modules/; done\n`,
     );
-    // A longer connection timeout (Claude Code's MCP_TIMEOUT) lets the server wait longer for the install.
-    const env = { RLM_NPM: npm, MCP_TIMEOUT: '150000' };
+    const env = { RLM_NPM: npm };
     const { hooks } = manifests(copy.root);
     const transcript = writeSession(path.join(copy.home, '.claude', 'projects'), copy.project, {
       session: 'sess-early',
@@ -274,14 +273,18 @@ describe('the plugin without its dependencies', { timeout: 120_000 }, () => {
     expect(readLines(LOG(copy))[0]).toMatch(
       /^\S+ rlm: installing its dependencies into .*\/node_modules \(npm ci --ignore-scripts --no-audit --no-fund; first start/,
     );
-    // The server waits for the install under way instead of starting another one.
-    const server = connect(copy, env);
+    // While packages download, the server says so at once (a download outlasts the host's connection
+    // timeout), without starting another install.
+    expect(await refusal(copy, env)).toBe(
+      `MCP error -32603: rlm is installing its dependencies into ${copy.root}/node_modules (first start of ` +
+        `this copy; a few minutes). Reconnect when it is done (/mcp in Claude Code); progress in ${LOG(copy)}`,
+    );
     writeExecutable(go, '');
-    const { call } = await server;
+    expect(await waitFor(() => readLines(LOG(copy)).some((l) => / rlm: ready in \d+ s$/.test(l)))).toBe(true);
+    const { call } = await connect(copy, env);
     expect((await call('rlm_status', {})).isError).toBeFalsy();
     expect(readLines(calls)).toEqual(['ci --ignore-scripts --no-audit --no-fund']);
     expect(await waitFor(async () => (await sessions(STORE(copy))) === 1)).toBe(true);
-    expect(readLines(LOG(copy)).at(-1)).toMatch(/^\S+ rlm: ready in \d+ s$/);
     expect(readFileSync(path.join(copy.root, 'node_modules', '.rlm-ready'), 'utf8')).toContain(
       `abi ${process.versions.modules}`,
     );
