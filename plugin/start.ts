@@ -370,18 +370,26 @@ async function main(args: string[]): Promise<void> {
     return;
   }
   // The server (or a person at a terminal): start or retry the install, and wait for it. The server
-  // waits only for what takes seconds: packages to download take minutes and slow the machine down,
-  // so then it answers at once rather than let the host's connection time out.
-  if (s !== 'installing') startInstall();
+  // waits only for what takes seconds: packages to download take minutes and slow the machine down, so
+  // then it answers almost at once (a failure that comes at once, like no npm, is still caught) rather
+  // than let the host's connection time out. After a failed install it says why, and tries again.
   const serving = servesStdio(args);
+  const previous = typeof s === 'object' ? s.failed.message : undefined;
+  if (s !== 'installing') startInstall();
+  if (serving && previous !== undefined) {
+    await refuseMcp(`${previous}. Trying again now.`);
+    process.exit(1);
+  }
   if (!serving) process.stderr.write(`${waitingLine}\n`);
   const downloading = missingPackages() !== undefined;
-  s = await settle(!serving ? INSTALL_TIMEOUT_MS : downloading ? 0 : SERVE_WAIT_MS);
+  s = await settle(!serving ? INSTALL_TIMEOUT_MS : downloading ? 2_000 : SERVE_WAIT_MS);
   if (s === 'ready') return run(args);
-  // Every explanation starts with "rlm ...": no prefix needed.
+  // Every explanation starts with "rlm ...": no prefix needed. Then exit at once: the host waits for a
+  // refused server to end (Claude Code counts that wait against its connection timeout), and an open
+  // stdin would keep this process alive.
   if (serving) await refuseMcp(explain(s));
   else process.stderr.write(`${explain(s)}\n`);
-  process.exitCode = 1;
+  process.exit(1);
 }
 
 await main(process.argv.slice(2));

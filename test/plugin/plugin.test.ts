@@ -4,6 +4,7 @@
  * as .claude-plugin/plugin.json says and reached with the MCP SDK's client; the hooks run exactly as
  * hooks/hooks.json says, through a shell, with the event's JSON on stdin.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -58,6 +59,33 @@ async function refusal(copy: PluginCopy, env: Record<string, string> = {}): Prom
   );
   if (err === undefined) throw new Error('the server started');
   return err.message;
+}
+
+/**
+ * Starts the server as the plugin does, sends `initialize` and keeps stdin open, as a host does; resolves
+ * with the server's exit code and output once it exits (a refusing server must end by itself: hosts wait
+ * for it).
+ */
+function refuseAndExit(
+  copy: PluginCopy,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string }> {
+  const { server } = manifests(copy.root);
+  return new Promise((resolve, reject) => {
+    const child = spawn(server.command, server.args, {
+      cwd: copy.project,
+      env: { ...copy.env, CLAUDE_PLUGIN_ROOT: copy.root, ...env },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    onTestFinished(() => {
+      child.kill();
+    });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout }));
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'initialize', params: {} })}\n`);
+  });
 }
 
 const LOG = (copy: PluginCopy) => path.join(copy.home, '.claude', 'rlm-hook.log');
@@ -303,26 +331,41 @@ describe('the plugin when its dependencies cannot be installed', { timeout: 120_
   });
   afterAll(() => copy.remove(), 120_000);
 
-  it('says why in one line, with the command that shows more, and hooks still exit 0', async () => {
+  it('says why in one line, with the command that shows more, and tries again; hooks still exit 0', async () => {
     const npm = path.join(copy.bin, 'failing-npm');
     writeExecutable(
       npm,
       '#!/bin/sh\necho "npm error code ENOTFOUND" >&2\necho "npm error network request to https://registry.npmjs.org/zod failed" >&2\nexit 1\n',
     );
     const env = { RLM_NPM: npm };
-    const message = await refusal(copy, env);
     const why =
       'rlm could not install its dependencies: npm ci exited 1: npm error code ENOTFOUND. Fix: run ' +
       `\`cd ${copy.root} && npm ci --ignore-scripts --no-audit --no-fund\` to see why, then reconnect ` +
       `(/mcp in Claude Code); details in ${LOG(copy)}`;
-    expect(message).toBe(`MCP error -32603: ${why}`);
+    // A session start begins the install, which fails: the hook log says why.
     const { hooks } = manifests(copy.root);
     const r = await runHook(copy, hooks.SessionStart!, { session_id: 'a', cwd: copy.project }, env);
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
-    const log = readLines(LOG(copy));
-    expect(log).toContain(`${log.find((l) => l.endsWith(`error: ${why}`))}`);
+    expect(await waitFor(() => readLines(LOG(copy)).some((l) => l.endsWith(`error: ${why}`)))).toBe(true);
     expect(
-      log.some((l) => l.endsWith('npm: npm error network request to https://registry.npmjs.org/zod failed')),
+      readLines(LOG(copy)).some((l) =>
+        l.endsWith('npm: npm error network request to https://registry.npmjs.org/zod failed'),
+      ),
     ).toBe(true);
+    // The server then says why in the host's status, and tries again.
+    const lock = path.join(copy.root, '.rlm-install.lock');
+    expect(await waitFor(() => !existsSync(lock))).toBe(true);
+    expect(await refusal(copy, env)).toBe(`MCP error -32603: ${why}. Trying again now.`);
+    // It ends by itself once it has answered, though its stdin stays open.
+    expect(await waitFor(() => !existsSync(lock))).toBe(true);
+    const raw = await refuseAndExit(copy, env);
+    expect(raw.code).toBe(1);
+    expect(JSON.parse(raw.stdout)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32603, message: `${why}. Trying again now.` },
+    });
+    expect(await waitFor(() => !existsSync(lock))).toBe(true);
+    expect(readLines(LOG(copy)).filter((l) => l.endsWith(`error: ${why}`))).toHaveLength(3);
   });
 });
