@@ -103,6 +103,11 @@ const VARIABLES = [
     meaning: 'set to anything: the stack of an unexpected error, and notices libraries print, on stderr',
   },
   {
+    names: ['RLM_MODEL_CALL'],
+    meaning:
+      "set by rlm in the environment of a Claude Code it runs as a model: rlm's hooks neither import that session nor give it context",
+  },
+  {
     names: ['RLM_BENCH_SCALE_MB'],
     meaning: 'size of the generated corpus of `npm run bench:cli`, in MB (default 100; repository only)',
   },
@@ -149,6 +154,8 @@ export interface EnvValues {
   readonly path: string;
   /** NO_COLOR is unset. */
   readonly color: boolean;
+  /** RLM_MODEL_CALL is set: this process runs inside a model call rlm made (a Claude Code session). */
+  readonly modelCall: boolean;
   /** RLM_DEBUG is set. */
   readonly debug: boolean;
   /** RLM_BENCH_SCALE_MB, as text. */
@@ -195,8 +202,17 @@ export function readEnv(source: Env = process.env): EnvValues {
     path: get('PATH') ?? '',
     color: get('NO_COLOR') === undefined,
     debug: get('RLM_DEBUG') !== undefined,
+    modelCall: get('RLM_MODEL_CALL') !== undefined,
     benchScaleMb: get('RLM_BENCH_SCALE_MB'),
   };
+}
+
+/**
+ * `env` with the mark rlm puts on the environment of a Claude Code it starts as a model: that session runs
+ * the user's hooks, rlm's own among them, which must neither import it nor give it rlm's context.
+ */
+export function asModelCall(env: Env): Record<string, string | undefined> {
+  return { ...env, RLM_MODEL_CALL: '1' };
 }
 
 /** README's environment table: a row per group of {@link VARIABLES}. */

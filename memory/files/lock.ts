@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RlmError } from '../../core/errors.ts';
+import { processAlive as alive } from '../../core/process.ts';
 import type { StoreLock } from '../engine/persistence.ts';
 
 export const LOCK_FILE = 'write.lock';
@@ -42,16 +43,6 @@ export interface LockOptions {
   command?: string;
   /** Called once when this writer starts waiting for another one (e.g. to tell a person why). */
   onWait?: (owner: { pid: number; host: string; command?: string }) => void;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** How old an unreadable lock must be before it counts as left by a dead process. */

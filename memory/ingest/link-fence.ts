@@ -5,17 +5,10 @@
  * walked at all, whatever the caller says (they are endless, change as they are read, and hold other
  * processes' secrets).
  */
-import path from 'node:path';
+import { inside } from '../../core/paths.ts';
 
 /** Kernel views of processes, drivers and devices: never walked or read. */
 const SYSTEM_TREES = ['/proc', '/sys', '/dev'];
-
-/** True when `p` is `dir` or below it (both absolute and resolved). */
-export function inside(p: string, dir: string): boolean {
-  if (p === dir) return true;
-  const rel = path.relative(dir, p);
-  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
-}
 
 /** True when the real path `p` lies in `/proc`, `/sys` or `/dev`. */
 export function inSystemTree(p: string): boolean {

@@ -73,7 +73,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     consolidate: "summarize a topic's memories with a model, archiving the sources",
   }),
   claude: {
-    summary: 'Claude Code history: ingest, projects, timeline, recall, forget, hooks',
+    summary: 'Claude Code history: ingest, projects, timeline, recall, forget, hooks, context',
     load: async () => (await import('./commands/claude.ts')).default,
   },
   trace: {

@@ -48,8 +48,9 @@ export interface ServerContextOptions {
    */
   allowScriptedModels?: boolean;
   /**
-   * Folders tool calls may read from (`rlm serve --allow-path`), relative to `cwd`. Unset: no server
-   * fence over stdio, the working folder over HTTP. The client's MCP roots narrow it further.
+   * Folders tool calls may read from (`rlm serve --allow-path`), relative to `cwd`. Set, they are the
+   * whole fence: the client's MCP roots are not consulted. Unset: the client's roots when it offers them,
+   * and over HTTP the working folder too.
    */
   allowPaths?: readonly string[];
 }

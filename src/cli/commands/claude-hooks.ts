@@ -4,9 +4,11 @@ import path from 'node:path';
 import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
+import { shellQuote } from '../../../core/shell.ts';
 import { hookCommand, installHooks, removeHooks } from '../../claude/hooks.ts';
 import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { selfCommand } from '../self.ts';
 import { storeDir } from '../store-arg.ts';
 
 const HELP = `usage: rlm claude hooks install --store DIR [--settings FILE] [--log FILE] [--rlm CMD] [--json]
@@ -14,12 +16,15 @@ const HELP = `usage: rlm claude hooks install --store DIR [--settings FILE] [--l
 
 install adds SessionEnd and PreCompact hooks to Claude Code's settings (default
 $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json) that run
-  rlm claude ingest --hook --store DIR --log FILE
+  NODE BIN claude ingest --hook --store DIR --log FILE
 which reads the session path from the hook's input and imports it in the background: the hook returns
 at once, prints nothing and never fails; problems go to the log (default rlm-hook.log beside the
-settings). Installing again replaces rlm's hooks; other settings and hooks are kept; the file is replaced
-atomically. --rlm CMD is how the hook starts rlm (default: rlm, found on PATH). remove takes rlm's hooks out.
---store falls back to $RLM_STORE. --json prints {settings, events, command} (install) or {settings, removed}.
+settings), also when the hook cannot start at all. NODE and BIN are the absolute paths of the Node running
+this command and of this rlm's bin, so the hooks need neither rlm on PATH nor a recent default node; the
+command is printed. --rlm CMD replaces "NODE BIN" with your own shell command. Installing again replaces
+rlm's hooks; other settings and hooks are kept; the file is replaced atomically. remove takes rlm's
+hooks out. --store falls back to $RLM_STORE. --json prints {settings, events, command} (install) or
+{settings, removed}.
 `;
 
 export async function hooks(argv: string[], io: CliIO): Promise<number> {
@@ -41,7 +46,8 @@ export async function hooks(argv: string[], io: CliIO): Promise<number> {
   if (action === 'install') {
     const store = path.resolve(io.cwd, storeDir(values.store, io));
     const log = path.resolve(io.cwd, values.log ?? path.join(path.dirname(settings), 'rlm-hook.log'));
-    const r = await installHooks(settings, hookCommand(store, log, values.rlm ?? 'rlm'));
+    const launcher = values.rlm ?? selfCommand().map(shellQuote).join(' ');
+    const r = await installHooks(settings, hookCommand(store, log, launcher));
     if (values.json) writeJson(io, r);
     else
       io.stdout.write(

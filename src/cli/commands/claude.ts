@@ -37,6 +37,9 @@ commands:
                                            over the sessions they come from
                                            (SPEC: ${MODEL_SPECS})
   forget --project P                       delete a project's sessions from the store
+  context [--project DIR] [--max-tokens N] what rlm remembers about a project (its memories and recent
+                                           sessions), the text a session starts with; --hook is the
+                                           form the plugin's SessionStart hook runs
   hooks install|remove [--settings FILE]   add/remove SessionEnd and PreCompact hooks that run
                                            rlm claude ingest (default settings: ~/.claude/settings.json)
 
@@ -44,7 +47,7 @@ commands:
 elapsedMs}; projects {projects:[{project, sessions, exchanges, first, last}]}; timeline {sessions:[{session,
 project, title, start, end, exchanges, subagents}]}; recall {results:[{id, score, session, project, time,
 branch, model, agent, text}]} (with --answer: {answer, status, iterations, subCalls, usage, elapsedMs,
-sessions}); forget {projects, sessions, documents}.
+sessions}); forget {projects, sessions, documents}; context {project, memories, sessions, tokens, text}.
 
 --store DIR (or $RLM_STORE) names the store; --json prints data as JSON. P is a project's path or its
 last segments (\`my-app\`); D is an ISO date or time (a bare date covers its whole day).
@@ -57,6 +60,7 @@ const SUBCOMMANDS: Record<string, (argv: string[], io: CliIO) => Promise<number>
   recall: recallCommand,
   forget,
   hooks: async (argv, io) => (await import('./claude-hooks.ts')).hooks(argv, io),
+  context: async (argv, io) => (await import('./claude-context.ts')).context(argv, io),
 };
 
 export default async function claude(argv: string[], io: CliIO): Promise<number> {
@@ -97,6 +101,8 @@ async function ingest(argv: string[], io: CliIO): Promise<number> {
   positionals(pos, [], 'claude ingest');
   if (values.hook) {
     // Run by Claude Code: silent, instant, never failing. The import itself runs in the background.
+    // A Claude Code that rlm runs as a model has nothing worth importing (and keeps no session file).
+    if (readEnv(io.env).modelCall) return EXIT_OK;
     const log = path.resolve(
       io.cwd,
       values.log ?? path.join(readEnv(io.env).claudeConfigDir, 'rlm-hook.log'),

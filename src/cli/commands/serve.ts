@@ -37,8 +37,9 @@ options:
                        ${MODEL_SPECS}
   --sub-model SPEC     default sub-call model (else $RLM_SUB_MODEL, else the model)
   --store DIR          default store folder (else $RLM_STORE)
-  --allow-path DIR     folder tool calls may read files and stores from (repeatable); default: any
-                       over stdio, the working folder over HTTP. MCP roots from the client narrow it
+  --allow-path DIR     folder tool calls may read files and stores from (repeatable); honoured whatever
+                       the client says about MCP roots. Without it: the client's roots when it offers
+                       them, else any folder over stdio; over HTTP also only the working folder
   --max-paths-mb N     MiB of files one rlm_answer call may read through paths (default ${DEFAULT_LIMITS.maxPathsBytes / 1024 / 1024});
                        more belongs in a store built once with rlm_ingest
   --allow-scripted     let tool calls name scripted:FILE models (tests, demos); off by default, since

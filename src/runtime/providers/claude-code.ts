@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
-import { type Env, type EnvValues, processEnv } from '../../../core/env.ts';
+import { asModelCall, type Env, type EnvValues, processEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
 import { abortedError } from '../../../core/http-retry.ts';
 import type { ChatMessage, Model, ModelRequest, ModelResponse, Usage } from '../model.ts';
@@ -16,9 +16,15 @@ import { providerError } from './errors.ts';
 
 /**
  * Flags that make the agent behave like a plain completion: no built-in tools (it must not try to
- * run the REPL blocks itself) and no session files left behind for every sub-call.
+ * run the REPL blocks itself), no MCP servers (the user's, rlm's plugin among them, would start for
+ * every call and offer tools it must not use) and no session files left behind for every sub-call.
  */
-const CLAUDE_CODE_DEFAULT_FLAGS: readonly string[] = ['--tools', '', '--no-session-persistence'];
+const CLAUDE_CODE_DEFAULT_FLAGS: readonly string[] = [
+  '--tools',
+  '',
+  '--strict-mcp-config',
+  '--no-session-persistence',
+];
 
 export interface ClaudeCodeModelOptions {
   /** Passed as `--model`; unset means the CLI's default model. */
@@ -92,7 +98,9 @@ export class ClaudeCodeModel implements Model {
     try {
       const { args, stdin } = buildInvocation(request, this.#opts);
       // The CLI has no flag for it; it reads its output cap from this variable.
-      const env = { ...(this.#opts.env ?? processEnv()) };
+      // The CLI runs the user's hooks, rlm's own among them (plugin, `rlm claude hooks`): the mark tells them
+      // the session is one of rlm's model calls, neither to import nor to be given rlm's context.
+      const env = asModelCall(this.#opts.env ?? processEnv());
       if (request.maxOutputTokens !== undefined)
         env.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(request.maxOutputTokens);
       const out = await this.#run(args, stdin, request.signal, env);
