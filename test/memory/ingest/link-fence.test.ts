@@ -18,7 +18,7 @@ import { tempDir } from '../../helpers/temp.ts';
 import { connect } from '../../mcp/helpers/connect.ts';
 
 /**
- * `base/outside/secret.md` and a tree `base/root` holding a real file, a folder link and a file link that
+ * A secret file beside a tree that holds a real file, a folder link and a file link that
  * lead outside, a link inside the tree, and links into /proc.
  */
 function hostileTree(): { base: string; root: string } {
