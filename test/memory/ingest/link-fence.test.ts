@@ -50,11 +50,37 @@ interface Outcome {
 const relative = (root: string, paths: readonly (string | null)[]) =>
   paths.map((p) => (p ?? '').slice(root.length + 1)).sort();
 
+/** The outcome from what was taken and the notes, both by absolute path. */
+const outcome = (
+  root: string,
+  taken: readonly { path: string | null }[],
+  notes: readonly { path: string }[],
+): Outcome => ({
+  taken: relative(
+    root,
+    taken.map((t) => t.path),
+  ),
+  noted: relative(
+    root,
+    notes.map((n) => n.path),
+  ),
+});
+
+/** What the file store at `dir` holds, with `notes`. */
+async function storeOutcome(root: string, dir: string, notes: readonly { path: string }[]): Promise<Outcome> {
+  const store = await ChunkStore.open(dir);
+  try {
+    return outcome(root, store.documents(), notes);
+  } finally {
+    await store.close();
+  }
+}
+
 const INSIDE = ['again/readme.md', 'docs/readme.md'];
 const LINKS_OUT = ['home', 'secret.md'];
 const SYSTEM = ['proc', 'status.txt'];
 
-/** Every entry point that walks folders; `follow` is set only where the entry point has the option. */
+/** Every entry point that walks folders; `follows` when the entry point has the option to follow links. */
 const ENTRY_POINTS: {
   name: string;
   follows: boolean;
@@ -65,16 +91,7 @@ const ENTRY_POINTS: {
     follows: true,
     run: async (root, follow) => {
       const scan = await scanPaths([root], follow ? { followLinks: true } : {});
-      return {
-        taken: relative(
-          root,
-          scan.files.map((f) => f.path),
-        ),
-        noted: relative(
-          root,
-          scan.notes.map((n) => n.path),
-        ),
-      };
+      return outcome(root, scan.files, scan.notes);
     },
   },
   {
@@ -83,38 +100,19 @@ const ENTRY_POINTS: {
     run: async (root, follow) => {
       const store = new MemoryChunkStore();
       const r = await store.ingestPaths([root], follow ? { followLinks: true } : {});
-      return {
-        taken: relative(
-          root,
-          store.documents().map((d) => d.path),
-        ),
-        noted: relative(
-          root,
-          r.notes.map((n) => n.path),
-        ),
-      };
+      return outcome(root, store.documents(), r.notes);
     },
   },
   {
     name: 'ChunkStore.ingestPaths',
     follows: true,
     run: async (root, follow) => {
-      const store = await ChunkStore.open(join(tempDir(), 'store'), { create: true });
-      try {
-        const r = await store.ingestPaths([root], follow ? { followLinks: true } : {});
-        return {
-          taken: relative(
-            root,
-            store.documents().map((d) => d.path),
-          ),
-          noted: relative(
-            root,
-            r.notes.map((n) => n.path),
-          ),
-        };
-      } finally {
-        await store.close();
-      }
+      const dir = join(tempDir(), 'store');
+      const store = await ChunkStore.open(dir, { create: true });
+      const r = await store
+        .ingestPaths([root], follow ? { followLinks: true } : {})
+        .finally(() => store.close());
+      return storeOutcome(root, dir, r.notes);
     },
   },
   {
@@ -124,19 +122,8 @@ const ENTRY_POINTS: {
       const dir = join(tempDir(), 'store');
       const r = await cli(['ingest', root, '--store', dir, ...(follow ? ['--follow-links'] : [])]);
       expect(r.code).toBe(0);
-      const store = await ChunkStore.open(dir);
-      try {
-        const noted = [...r.stderr.matchAll(/^rlm: note: (\S+): /gm)].map((m) => m[1]!);
-        return {
-          taken: relative(
-            root,
-            store.documents().map((d) => d.path),
-          ),
-          noted: relative(root, noted),
-        };
-      } finally {
-        await store.close();
-      }
+      const noted = [...r.stderr.matchAll(/^rlm: note: (\S+): /gm)].map((m) => ({ path: m[1]! }));
+      return storeOutcome(root, dir, noted);
     },
   },
   {
@@ -163,29 +150,9 @@ const ENTRY_POINTS: {
     run: async (root) => {
       const dir = join(tempDir(), 'store');
       const s = await connect({ cwd: root, env: { RLM_STORE: dir } });
-      let notes: { path: string }[];
-      try {
-        const r = await s.call('rlm_ingest', { paths: [root] });
-        expect(r.isError).toBeFalsy();
-        notes = (r.structuredContent as { notes: { path: string }[] }).notes;
-      } finally {
-        await s.close();
-      }
-      const store = await ChunkStore.open(dir);
-      try {
-        return {
-          taken: relative(
-            root,
-            store.documents().map((d) => d.path),
-          ),
-          noted: relative(
-            root,
-            notes.map((n) => n.path),
-          ),
-        };
-      } finally {
-        await store.close();
-      }
+      const r = await s.call('rlm_ingest', { paths: [root] }).finally(() => s.close());
+      expect(r.isError).toBeFalsy();
+      return storeOutcome(root, dir, (r.structuredContent as { notes: { path: string }[] }).notes);
     },
   },
 ];
