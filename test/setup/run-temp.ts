@@ -33,7 +33,13 @@ export default function setup(): () => void {
   // folder made here, and mkdtemp's 0700 would refuse that user before the store's own modes are tried.
   chmodSync(dir, 0o711);
   for (const name of VARIABLES) process.env[name] = dir;
+  // npm (which the package and plugin tests run) keeps Node's compile cache in TMPDIR: a cache, not a
+  // test's leftover, and kept out of this folder so that the check below stays exact.
+  const savedCache = process.env.NODE_DISABLE_COMPILE_CACHE;
+  process.env.NODE_DISABLE_COMPILE_CACHE = '1';
   return () => {
+    if (savedCache === undefined) delete process.env.NODE_DISABLE_COMPILE_CACHE;
+    else process.env.NODE_DISABLE_COMPILE_CACHE = savedCache;
     for (const [name, value] of saved) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
