@@ -6,13 +6,13 @@
  */
 import { chunkText } from '../ingest/chunkers/index.ts';
 import { contentHash } from '../ingest/files.ts';
+import { buildRecords, type PendingDoc } from '../ingest/prepare.ts';
 import { isJournalEntry, type JournalEntry } from '../memories/memory-model.ts';
 import { buildSegment } from '../search/bm25.ts';
 import type { ChunkRecord, DocumentRecord } from '../types.ts';
 import { chunkKey, type GraphState, type SegmentSource } from './graph.ts';
 import type { CommittedState, Persistence, SegmentFiles } from './persistence.ts';
 import { buildMeta, SEGMENT_VERSION, type SegmentMeta } from './segment.ts';
-import { buildRecords, type PendingDoc } from './segment-builder.ts';
 
 /** Tail block sizes: closed blocks of 64 and of 8 entries, then one open block of fewer than 8. */
 const BIG = 64;
