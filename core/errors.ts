@@ -18,7 +18,8 @@ export type ErrorCode =
   | 'PROVIDER'
   | 'ABORTED'
   | 'BAD_INPUT'
-  | 'ACCESS_DENIED';
+  | 'ACCESS_DENIED'
+  | 'STORE_UNAVAILABLE';
 
 /** The one error base class of rlm. `code` is stable; `message` is for people. */
 export class RlmError extends Error {

@@ -3,7 +3,10 @@
  * links a person may set by hand.
  */
 import { RlmError } from '../core/errors.ts';
-import type { Link } from './types.ts';
+import type { Link, LinkType } from './types.ts';
+
+/** How many same-document chunks `neighbors(id, 'context_of')` lists, nearest first. */
+const CONTEXT_FANOUT = 20;
 
 /** The document and ordinal of a chunk id `DOCUMENT:ORDINAL`, or null when it is not one. */
 export function parseChunkId(id: string): { document: string; ordinal: number } | null {
@@ -37,4 +40,31 @@ export function checkManualLink(type: string, strength: number): void {
 export function touchesDocument(link: Link, docs: ReadonlySet<string>): boolean {
   if (docs.size === 0) return false;
   return docs.has(parseChunkId(link.from)?.document ?? '') || docs.has(parseChunkId(link.to)?.document ?? '');
+}
+
+/**
+ * The links a chunk has by its place in its document, which no backend stores: `follows` to the chunks
+ * before and after it, and `context_of` to the nearest 20 of the same document (strength falls with
+ * distance). Only those of `type` when given.
+ */
+export function positionLinks(document: string, ordinal: number, chunks: number, type?: LinkType): Link[] {
+  const id = `${document}:${ordinal}`;
+  const out: Link[] = [];
+  const want = (t: LinkType) => type === undefined || type === t;
+  if (want('follows')) {
+    if (ordinal > 0) out.push({ from: id, to: `${document}:${ordinal - 1}`, type: 'follows', strength: 1 });
+    if (ordinal + 1 < chunks)
+      out.push({ from: `${document}:${ordinal + 1}`, to: id, type: 'follows', strength: 1 });
+  }
+  if (want('context_of')) {
+    for (let d = 1, n = 0; n < CONTEXT_FANOUT && (ordinal - d >= 0 || ordinal + d < chunks); d++) {
+      for (const o of [ordinal - d, ordinal + d]) {
+        if (o >= 0 && o < chunks && n < CONTEXT_FANOUT) {
+          out.push({ from: id, to: `${document}:${o}`, type: 'context_of', strength: 1 / (1 + d / 10) });
+          n++;
+        }
+      }
+    }
+  }
+  return out;
 }

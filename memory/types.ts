@@ -283,18 +283,24 @@ export interface IngestReport {
   passedOver?: { hidden: number; folders: number; ignored: number; excluded: number };
 }
 
+/**
+ * A value now or later. Stores held in this process (a folder, memory) answer reads at once; a store on a
+ * server (PostgreSQL) answers with a promise. Code written against the interfaces below awaits them.
+ */
+export type Awaitable<T> = T | Promise<T>;
+
 /** Read side of the chunk graph: what search, the sandbox and the MCP server need. */
 export interface ChunkReader {
   /** Totals of the store: documents, chunks, links, tokens, schema. */
-  stats(): StoreStats;
+  stats(): Awaitable<StoreStats>;
   /** Every live document record, memories included. */
-  documents(): DocumentRecord[];
+  documents(): Awaitable<DocumentRecord[]>;
   /** One chunk by id (`DOCUMENT:ORDINAL`), or undefined when no live chunk has it. */
-  getChunk(id: string): ChunkRecord | undefined;
+  getChunk(id: string): Awaitable<ChunkRecord | undefined>;
   /** Chunks of one document in order. */
-  documentChunks(documentId: string): ChunkRecord[];
+  documentChunks(documentId: string): Awaitable<ChunkRecord[]>;
   /** Links from and to a chunk, optionally of one type (follows, context_of, related_to, supports, ...). */
-  neighbors(id: string, type?: LinkType): Link[];
+  neighbors(id: string, type?: LinkType): Awaitable<Link[]>;
   /** Ranked chunks for a query: BM25, or hybrid with vectors when the store has an embedder. */
   search(query: string, opts?: SearchOptions): Promise<SearchHit[]>;
   /** Regex or literal matches over every live chunk, bounded by `opts.limit` (`truncated` says more exist). */
@@ -303,7 +309,10 @@ export interface ChunkReader {
   touch(ids: string[]): void;
 }
 
-/** The chunk graph. `ChunkStore.open(dir)` for a directory, `MemoryChunkStore` for ephemeral contexts. */
+/**
+ * The chunk graph. `ChunkStore.open(dir)` for a directory, `PostgresStore.open(url)` for PostgreSQL,
+ * `MemoryChunkStore` for ephemeral contexts; `openStore(dirOrUrl)` opens either of the first two.
+ */
 export interface ChunkStoreApi extends ChunkReader {
   /** Reads files and folders (recursively), chunks, indexes and links them; unchanged files are skipped. */
   ingestPaths(paths: string[], opts?: IngestOptions): Promise<IngestReport>;
@@ -320,7 +329,7 @@ export interface ChunkStoreApi extends ChunkReader {
   /** Removes a hand-made link; false when it did not exist. */
   unlink(from: string, to: string, type: 'supports' | 'contradicts'): Promise<boolean>;
   /** How often and when a chunk was read (peek, search hits the model opened, recall). */
-  accessStats(id: string): AccessStats;
+  accessStats(id: string): Awaitable<AccessStats>;
   /** Flushes pending access stats and releases the store; writes in flight finish first. */
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@
  * access stats. Weights are computed, never stored (memory/memories/memory-model.ts).
  */
 import { RlmError } from '../../core/errors.ts';
+import { memoryPending } from '../ingest/prepare.ts';
 import {
   checkRemember,
   DEFAULT_MEMORY_SETTINGS,
@@ -27,7 +28,7 @@ import {
 } from '../memories/memory-model.ts';
 import type { DocumentRecord, Link, MemoryImportance, MemorySettings } from '../types.ts';
 import { BaseStore } from './base-store.ts';
-import { MAX_TAIL, memoryPending } from './memory-tail.ts';
+import { MAX_TAIL } from './memory-tail.ts';
 import type { CommittedState } from './persistence.ts';
 
 export type { Memory, MemoryTotals, RecallHit, RecallOptions, Summarizer, TopicSummary };

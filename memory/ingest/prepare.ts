@@ -3,6 +3,7 @@
  * whether a document changed and chunking it, and turning chunks into records.
  */
 import { sep } from 'node:path';
+import type { JournalEntry } from '../memories/memory-model.ts';
 import type {
   ChunkDraft,
   ChunkerName,
@@ -173,4 +174,24 @@ export function vanished(docs: DocumentRecord[], roots: string[], seen: Set<stri
       !seen.has(d.path) &&
       roots.some((r) => d.path === r || d.path!.startsWith(r.endsWith(sep) ? r : r + sep)),
   );
+}
+
+/** A memory as a document waiting to be written. */
+export function memoryPending(e: JournalEntry): PendingDoc {
+  const tags = [...e.tags].sort();
+  const drafts = chunkText(e.text, 'memory').map((d) => ({ ...d, tags, time: e.createdAt }));
+  return {
+    record: {
+      id: e.id,
+      path: null,
+      hash: contentHash(e.text),
+      bytes: Buffer.byteLength(e.text),
+      chunker: 'memory',
+      ingestedAt: e.createdAt,
+      ...(tags.length > 0 ? { tags } : {}),
+      memory: { topic: e.topic, importance: e.importance, source: e.source },
+    },
+    drafts,
+    replaced: false,
+  };
 }

@@ -66,10 +66,10 @@ export function textShape(context: string | string[] | undefined, maxContextChar
 }
 
 /** Rebuilds a document's text from its chunks, dropping the overlap between neighbours. */
-function documentText(store: ChunkReader, documentId: string): string {
+async function documentText(store: ChunkReader, documentId: string): Promise<string> {
   const parts: string[] = [];
   let end = 0;
-  for (const c of store.documentChunks(documentId)) {
+  for (const c of await store.documentChunks(documentId)) {
     if (c.end <= end) continue;
     parts.push(c.start >= end ? c.text : c.text.slice(end - c.start));
     end = c.end;
@@ -77,13 +77,13 @@ function documentText(store: ChunkReader, documentId: string): string {
   return parts.join('');
 }
 
-function storeShape(
+async function storeShape(
   store: ChunkReader,
   context: string | string[] | undefined,
   maxContextChars: number,
   documents: readonly DocumentEntry[],
-): ContextShape {
-  const s = store.stats();
+): Promise<ContextShape> {
+  const s = await store.stats();
   const chars = context === undefined ? 0 : totalChars(context);
   return {
     kind: 'store',
@@ -123,36 +123,36 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
       const why = report.notes.map((n) => `${n.path}: ${n.note}`).join('; ');
       throw new RlmError('BAD_INPUT', `no readable text in ${paths.join(', ')}${why ? ` (${why})` : ''}`);
     }
-    const docs = mem.documents().map((d) => documentText(mem, d.id));
+    const docs = await Promise.all(mem.documents().map((d) => documentText(mem, d.id)));
     const loaded = context ?? (docs.length === 1 ? (docs[0] as string) : docs);
-    const documents = storeDocuments(mem);
+    const documents = await storeDocuments(mem);
     return {
       context: loaded,
       store: mem,
       documents,
-      shape: storeShape(mem, loaded, maxContextChars, documents),
+      shape: await storeShape(mem, loaded, maxContextChars, documents),
       close: () => mem.close(),
     };
   }
   if (typeof store === 'string') {
-    const { ChunkStore } = await import('../../memory/files/store.ts');
-    const opened = await ChunkStore.open(store);
-    const documents = storeDocuments(opened);
+    const { openStore } = await import('../../memory/open.ts');
+    const opened = await openStore(store);
+    const documents = await storeDocuments(opened);
     return {
       ...(context === undefined ? {} : { context }),
       store: opened,
       documents,
-      shape: storeShape(opened, context, maxContextChars, documents),
+      shape: await storeShape(opened, context, maxContextChars, documents),
       close: () => opened.close(),
     };
   }
   if (store !== undefined) {
-    const documents = storeDocuments(store);
+    const documents = await storeDocuments(store);
     return {
       ...(context === undefined ? {} : { context }),
       store,
       documents,
-      shape: storeShape(store, context, maxContextChars, documents),
+      shape: await storeShape(store, context, maxContextChars, documents),
       close: noop,
     };
   }

@@ -171,7 +171,7 @@ export class HostBridge {
   }
 
   /** The documents of a multi-document or store context; `doc:N` entries when the host gave none. */
-  private listDocuments(): DocumentEntry[] {
+  private async listDocuments(): Promise<DocumentEntry[]> {
     const given = this.opts.host.documents;
     if (given !== undefined) return given.map((d) => ({ ...d }));
     const store = this.opts.host.store;
@@ -245,12 +245,13 @@ export class HostBridge {
         if (query.length > MAX_QUERY_CHARS)
           throw new HostCallError(`the query is ${query.length} characters; at most ${MAX_QUERY_CHARS}`);
         const hits = await this.store().search(query, opts);
+        const paths = await this.pathMap();
         return hits.map((h) => ({
           id: h.id,
           score: h.score,
           preview: h.preview,
           document: h.document,
-          path: this.pathOf(h.document),
+          path: paths.get(h.document) ?? h.document,
           tokens: h.tokens,
           tags: h.tags,
           type: h.type,
@@ -258,7 +259,7 @@ export class HostBridge {
       }
       case 'get_chunk': {
         const store = this.store();
-        const chunk = store.getChunk(str(p.id, 'id'));
+        const chunk = await store.getChunk(str(p.id, 'id'));
         if (!chunk) return null;
         store.touch([chunk.id]);
         return chunk;
@@ -271,22 +272,20 @@ export class HostBridge {
             throw new HostCallError(`type must be one of ${LINK_TYPES.join(', ')}`);
           type = p.type as LinkType;
         }
-        return this.store()
-          .neighbors(id, type)
-          .map((l) => ({
-            id: l.from === id ? l.to : l.from,
-            type: l.type,
-            strength: l.strength,
-            from: l.from,
-            to: l.to,
-          }));
+        return (await this.store().neighbors(id, type)).map((l) => ({
+          id: l.from === id ? l.to : l.from,
+          type: l.type,
+          strength: l.strength,
+          from: l.from,
+          to: l.to,
+        }));
       }
       default:
         throw new HostCallError('unknown operation');
     }
   }
 
-  private peek(p: Record<string, unknown>): string {
+  private async peek(p: Record<string, unknown>): Promise<string> {
     const docs = this.opts.documents;
     if (p.id === undefined) {
       if (this.opts.contextMode === 'none') throw new HostCallError('no context is loaded');
@@ -301,7 +300,7 @@ export class HostBridge {
       return text.slice(s, e);
     }
     const store = this.opts.host.store;
-    const chunk = store?.getChunk(id);
+    const chunk = await store?.getChunk(id);
     if (!store || !chunk) throw new HostCallError(`no chunk with id ${id}`);
     store.touch([chunk.id]);
     const [s, e] = clamp(chunk.text.length, int(p.start, 0), int(p.end, chunk.text.length));
@@ -331,10 +330,12 @@ export class HostBridge {
     const store = this.opts.host.store;
     if (store) {
       const r = await store.grep(pattern, opts);
-      const matches = r.matches.map((m) => ({
-        ...m,
-        path: this.pathOf(store.getChunk(m.id)?.document ?? m.id),
-      }));
+      const paths = await this.pathMap();
+      const matches = r.matches.map((m) => {
+        // A chunk id is DOCUMENT:ORDINAL: its document needs no read.
+        const document = m.id.slice(0, Math.max(0, m.id.lastIndexOf(':'))) || m.id;
+        return { ...m, path: paths.get(document) ?? document };
+      });
       return { matches, truncated: r.truncated };
     }
     if (this.opts.contextMode !== 'host') throw new HostCallError('no chunk store is loaded');
@@ -347,16 +348,21 @@ export class HostBridge {
       this.grepRunner = new GrepRunner(corpus);
     }
     const r = await this.grepRunner.grep(pattern, opts);
-    return { matches: r.matches.map((m) => ({ ...m, path: this.pathOf(m.id) })), truncated: r.truncated };
+    const paths = await this.pathMap();
+    return {
+      matches: r.matches.map((m) => ({ ...m, path: paths.get(m.id) ?? m.id })),
+      truncated: r.truncated,
+    };
   }
 
-  /** A document's shown path (list_documents), or the id itself when it has none. */
-  private pathOf(documentId: string): string {
+  /** Each document's shown path (list_documents), read once per session. */
+  private async pathMap(): Promise<Map<string, string>> {
     if (this.paths === null) {
-      this.paths = new Map();
-      for (const d of this.listDocuments()) this.paths.set(d.id, d.path);
+      const paths = new Map<string, string>();
+      for (const d of await this.listDocuments()) paths.set(d.id, d.path);
+      this.paths = paths;
     }
-    return this.paths.get(documentId) ?? documentId;
+    return this.paths;
   }
 }
 

@@ -23,8 +23,8 @@ export function displayPaths(paths: readonly string[]): string[] {
 }
 
 /** Every document of a store, in store order. `chars` is the stored byte size (equal for ASCII text). */
-export function storeDocuments(store: ChunkReader): DocumentEntry[] {
-  const docs = store.documents();
+export async function storeDocuments(store: ChunkReader): Promise<DocumentEntry[]> {
+  const docs = await store.documents();
   const shown = displayPaths(docs.map((d) => d.path ?? d.id));
   return docs.map((d, i) => ({
     id: d.id,

@@ -1,0 +1,179 @@
+/**
+ * The connection pool of a PostgreSQL store, transactions with a retry on deadlock and serialization
+ * failures, and the translation of the client's errors into one clear line (never with the password).
+ */
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { isRlmError, RlmError } from '../../core/errors.ts';
+import { type PostgresTarget, redactIn } from './url.ts';
+
+/** How long opening a connection may take before the store is called unreachable, ms. */
+const CONNECT_TIMEOUT_MS = 5000;
+/** Attempts of a transaction that PostgreSQL aborted to break a deadlock or a serialization conflict. */
+const TX_ATTEMPTS = 5;
+
+export interface DbOptions {
+  /** Connections held at most (default 4). */
+  maxConnections?: number;
+}
+
+/** Something that runs SQL: the pool (each statement on its own) or a transaction's client. */
+export interface Sql {
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+}
+
+export class Db implements Sql {
+  readonly target: PostgresTarget;
+  readonly #pool: Pool;
+
+  private constructor(target: PostgresTarget, pool: Pool) {
+    this.target = target;
+    this.#pool = pool;
+  }
+
+  /** A pool for `target` whose connections see the store's schema first. Connects lazily. */
+  static async create(target: PostgresTarget, opts: DbOptions = {}): Promise<Db> {
+    const { default: pg } = await import('pg');
+    const pool = new pg.Pool({
+      connectionString: target.connectionString,
+      max: opts.maxConnections ?? 4,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      idleTimeoutMillis: 10_000,
+      allowExitOnIdle: true,
+      application_name: 'rlm',
+      options: `-c search_path=${target.schema},public`,
+      // int8 and numeric (counts, sums, sequence values) as numbers: a store stays far below 2^53.
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === 20 || oid === 1700
+            ? Number
+            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
+    // An idle connection the server dropped must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    return new Db(target, pool);
+  }
+
+  async query<R extends QueryResultRow = QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<{ rows: R[] }> {
+    try {
+      return await this.#pool.query<R>(text, values);
+    } catch (err) {
+      throw this.explain(err);
+    }
+  }
+
+  /**
+   * Runs `fn` in one transaction (READ COMMITTED). When PostgreSQL aborts it to break a deadlock or a
+   * serialization conflict with another writer, it is run again from the start: `fn` must not have
+   * effects outside the database before it returns.
+   */
+  async tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      let client: PoolClient;
+      try {
+        client = await this.#pool.connect();
+      } catch (err) {
+        throw this.explain(err);
+      }
+      try {
+        await client.query('BEGIN');
+        const result = await fn(client);
+        await client.query('COMMIT');
+        client.release();
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release();
+        const code = (err as { code?: string }).code;
+        if ((code === '40P01' || code === '40001') && attempt < TX_ATTEMPTS) continue;
+        throw isRlmError(err) ? err : this.explain(err);
+      }
+    }
+  }
+
+  /** One connection for a caller that manages its own statements (a cursor, a statement timeout). */
+  async connect(): Promise<PoolClient> {
+    try {
+      return await this.#pool.connect();
+    } catch (err) {
+      throw this.explain(err);
+    }
+  }
+
+  async end(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  /** An error of the client or the server as one line naming the store, code chosen by cause. */
+  explain(err: unknown): RlmError {
+    if (isRlmError(err)) return err;
+    const e = err as { code?: string; message?: string; errors?: { code?: string }[] };
+    const url = new URL(this.target.connectionString);
+    const where = `${url.hostname || 'localhost'}:${url.port || '5432'}`;
+    const user = decodeURIComponent(url.username) || process.env.PGUSER || 'the default user';
+    const database = decodeURIComponent(url.pathname.slice(1));
+    const code = e.code ?? e.errors?.find((x) => x.code)?.code;
+    const detail = redactIn(String(e.message ?? err), this.target.connectionString);
+    const fail = (c: ConstructorParameters<typeof RlmError>[0], message: string) =>
+      new RlmError(
+        c,
+        message,
+        { store: this.target.label, ...(code ? { sqlstate: code } : {}) },
+        { cause: err },
+      );
+    switch (code) {
+      case 'ECONNREFUSED':
+      case 'ENOTFOUND':
+      case 'EAI_AGAIN':
+      case 'EHOSTUNREACH':
+      case 'ENETUNREACH':
+      case 'ETIMEDOUT':
+      case 'ECONNRESET':
+      case '57P01':
+      case '57P03':
+        return fail('STORE_UNAVAILABLE', `cannot reach PostgreSQL at ${where} (${shortCause(code, detail)})`);
+      case '28P01':
+      case '28000':
+        return fail(
+          'ACCESS_DENIED',
+          `PostgreSQL at ${where} refused the login of user "${user}" (${detail})`,
+        );
+      case '3D000':
+        return fail(
+          'STORE_MISSING',
+          `database "${database}" does not exist on PostgreSQL at ${where} (create it first: createdb ${database})`,
+        );
+      case '42501':
+        return fail(
+          'ACCESS_DENIED',
+          `user "${user}" lacks a permission on store ${this.target.label} (${detail}); grant it or use another user`,
+        );
+      case '57014':
+        return fail('TIMEOUT', `PostgreSQL cancelled a statement that ran too long (${detail})`);
+      default:
+        if (/timeout/i.test(detail) && /connect/i.test(detail))
+          return fail(
+            'STORE_UNAVAILABLE',
+            `cannot reach PostgreSQL at ${where} (no answer in ${CONNECT_TIMEOUT_MS / 1000} s)`,
+          );
+        return fail('RUNTIME', `PostgreSQL store ${this.target.label}: ${detail}`);
+    }
+  }
+}
+
+function shortCause(code: string, detail: string): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused: is the server running?';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'unknown host';
+    case 'ETIMEDOUT':
+      return 'no answer';
+    default:
+      return detail;
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * grep over a PostgreSQL store: the same bounded scan as the folder store (memory/grep/, its result
+ * shape, caps and timeout), fed page by page from the chunks table. When the pattern holds a literal
+ * run of three characters or more that every match must contain, pg_trgm's index on the chunk text
+ * narrows the scan to the chunks holding it, so a selective grep reads few rows; statements run under
+ * a timeout derived from the grep's own.
+ */
+import { isRlmError, RlmError } from '../../core/errors.ts';
+import type { GrepRunner } from '../grep/grep.ts';
+import type { GrepMatch, GrepOptions, GrepResult } from '../types.ts';
+import type { Db } from './db.ts';
+
+/** Text per page handed to the scanner, characters. */
+const PAGE_CHARS = 4 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 2000;
+const DEFAULT_LIMIT = 100;
+
+/**
+ * A literal that every match of `pattern` contains (longest run of plain characters outside groups,
+ * classes and optional parts), or null when there is none or the pattern has an alternation.
+ */
+export function requiredLiteral(pattern: string, literal: boolean): string | null {
+  if (literal) return pattern;
+  if (pattern.includes('|')) return null;
+  let best = '';
+  let run = '';
+  const end = () => {
+    if (run.length > best.length) best = run;
+    run = '';
+  };
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    const next = pattern[i + 1];
+    if (ch === '\\') {
+      const e = pattern[i + 2];
+      const quantified = e === '?' || e === '*' || e === '{';
+      if (next !== undefined && /[.*+?^${}()|[\]\\/-]/.test(next) && !quantified) {
+        run += next;
+        if (e === '+') end();
+      } else end();
+      i++;
+      continue;
+    }
+    if (ch === '(' || ch === '[') {
+      end();
+      // Skip the whole group or class: its content may be optional or alternative.
+      let depth = 0;
+      for (; i < pattern.length; i++) {
+        const c = pattern[i]!;
+        if (c === '\\') i++;
+        else if (c === '(' || c === '[') depth++;
+        else if (c === ')' || c === ']') {
+          depth--;
+          if (depth === 0) break;
+        }
+      }
+      continue;
+    }
+    if ('.^$)]}'.includes(ch)) {
+      end();
+      continue;
+    }
+    if (ch === '*' || ch === '?' || ch === '{') {
+      // The character before was optional: take it back out of the run.
+      run = run.slice(0, -1);
+      end();
+      if (ch === '{') while (i < pattern.length && pattern[i] !== '}') i++;
+      continue;
+    }
+    if (ch === '+') {
+      end();
+      continue;
+    }
+    if (next === '*' || next === '?' || next === '{') {
+      end();
+      continue;
+    }
+    run += ch;
+  }
+  end();
+  return best.length >= 3 ? best : null;
+}
+
+/** LIKE pattern matching text that contains `s`. */
+function containsPattern(s: string): string {
+  return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Greps the chunks of the store (or of `opts.document`) in path order, like the folder store. */
+export async function grepStore(
+  db: Db,
+  runner: GrepRunner,
+  pattern: string,
+  opts: GrepOptions,
+): Promise<GrepResult> {
+  // Options and pattern are checked by the shared runner before anything is read.
+  await runner.grep({ version: -1, chunks: [] }, pattern, opts);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const limit = opts.limit ?? DEFAULT_LIMIT;
+  const deadline = performance.now() + timeoutMs;
+  const docs =
+    opts.document === undefined ? null : Array.isArray(opts.document) ? opts.document : [opts.document];
+  const literal = requiredLiteral(pattern, opts.literal === true);
+  const matches: GrepMatch[] = [];
+  const timedOut = () =>
+    new RlmError(
+      'TIMEOUT',
+      `grep pattern took longer than ${timeoutMs}ms — simplify the regex (avoid nested quantifiers)`,
+      { timeoutMs, pattern, partial: matches },
+    );
+  const remaining = () => Math.floor(deadline - performance.now());
+  return db.tx(async (sql) => {
+    const bound = async () => {
+      const ms = remaining();
+      if (ms <= 0) throw timedOut();
+      await sql.query(`SET LOCAL statement_timeout = ${ms}`);
+    };
+    await bound();
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (docs) {
+      params.push(docs);
+      where.push(`c.document = ANY($${params.length}::text[])`);
+    }
+    if (literal !== null) {
+      params.push(containsPattern(literal));
+      where.push(`c.text ${opts.ignoreCase ? 'ILIKE' : 'LIKE'} $${params.length}`);
+    }
+    let order: { seq: number; key: string; ordinal: number; chars: number }[];
+    try {
+      order = (
+        await sql.query<{ seq: number; key: string; ordinal: number; chars: number }>(
+          `SELECT c.seq, coalesce(d.path, d.id) AS key, c.ordinal, length(c.text) AS chars
+           FROM chunks c JOIN documents d ON d.id = c.document
+           ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}`,
+          params,
+        )
+      ).rows;
+    } catch (err) {
+      throw isRlmError(err, 'TIMEOUT') ? timedOut() : err;
+    }
+    order.sort(
+      (a, b) =>
+        a.key.localeCompare(b.key) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) || a.ordinal - b.ordinal,
+    );
+    for (let i = 0; i < order.length; ) {
+      let chars = 0;
+      const page: number[] = [];
+      for (; i < order.length && (page.length === 0 || chars < PAGE_CHARS); i++) {
+        page.push(order[i]!.seq);
+        chars += order[i]!.chars;
+      }
+      await bound();
+      let rows: { seq: number; document: string; ordinal: number; text: string }[];
+      try {
+        rows = (
+          await sql.query<{ seq: number; document: string; ordinal: number; text: string }>(
+            'SELECT seq, document, ordinal, text FROM chunks WHERE seq = ANY($1::bigint[])',
+            [page],
+          )
+        ).rows;
+      } catch (err) {
+        throw isRlmError(err, 'TIMEOUT') ? timedOut() : err;
+      }
+      const bySeq = new Map(rows.map((r) => [r.seq, r]));
+      const chunks = page.flatMap((seq) => {
+        const r = bySeq.get(seq);
+        return r ? [{ id: `${r.document}:${r.ordinal}`, text: r.text, document: r.document }] : [];
+      });
+      const ms = remaining();
+      if (ms <= 0) throw timedOut();
+      try {
+        // Once the list is full, a page is only searched for one more match: it means "truncated".
+        const full = matches.length >= limit;
+        const result = await runner.grep({ version: -1, chunks }, pattern, {
+          ...opts,
+          limit: full ? 1 : limit - matches.length,
+          timeoutMs: ms,
+        });
+        if (full && result.matches.length > 0) return { matches, truncated: true };
+        matches.push(...result.matches);
+        if (result.truncated) return { matches, truncated: true };
+      } catch (err) {
+        if (isRlmError(err, 'TIMEOUT')) {
+          matches.push(...((err.details.partial as GrepMatch[] | undefined) ?? []));
+          throw timedOut();
+        }
+        throw err;
+      }
+    }
+    return { matches, truncated: false };
+  });
+}

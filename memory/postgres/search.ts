@@ -1,0 +1,172 @@
+/**
+ * BM25 search in SQL, ranked like the folder store: the query is analysed by the shared analyzer, term
+ * weights and typo expansion come from the shared BM25 module (memory/search/bm25.ts), and the scoring
+ * sum, with the same k1, b, idf and length norm, runs over the postings table. N and the average length
+ * come from the totals rows, document frequencies from the term counts, so nothing scans the store.
+ */
+import { RlmError } from '../../core/errors.ts';
+import { defaultAnalyzer } from '../search/analyzer.ts';
+import { BM25_B, BM25_K1, bm25Idf, fuzzyCandidates, queryWeights } from '../search/bm25.ts';
+import { FuzzyVocabulary } from '../search/fuzzy.ts';
+import type { ChunkType, SearchOptions } from '../types.ts';
+import type { Sql } from './db.ts';
+import { CHUNK_COLUMNS, type ChunkRow, type DocumentRow, documentOf } from './rows.ts';
+
+/** How long a process trusts its copy of the vocabulary (for typo expansion) before reading it again. */
+const VOCABULARY_TTL_MS = 30_000;
+
+/** One ranked chunk with its row and its document's row. */
+export interface RankedRow extends ChunkRow {
+  score: number;
+  doc: DocumentRow;
+  /** The chunk's access stats (null when never read). */
+  access_count: number | null;
+  access_last: number | null;
+}
+
+/** The store's term list for typo expansion, read once and then again when stale or after a write. */
+export class VocabularyCache {
+  #vocabulary: FuzzyVocabulary | undefined;
+  #readAt = 0;
+
+  invalidate(): void {
+    this.#vocabulary = undefined;
+  }
+
+  async get(sql: Sql): Promise<FuzzyVocabulary> {
+    if (this.#vocabulary && Date.now() - this.#readAt < VOCABULARY_TTL_MS) return this.#vocabulary;
+    const { rows } = await sql.query<{ term: string }>(
+      'SELECT term FROM term_counts GROUP BY term HAVING sum(df) > 0',
+    );
+    const v = new FuzzyVocabulary();
+    for (const r of rows) v.add(r.term);
+    this.#vocabulary = v;
+    this.#readAt = Date.now();
+    return v;
+  }
+}
+
+async function documentFrequencies(sql: Sql, terms: string[]): Promise<Map<string, number>> {
+  if (terms.length === 0) return new Map();
+  const { rows } = await sql.query<{ term: string; df: number }>(
+    'SELECT term, sum(df) AS df FROM term_counts WHERE term = ANY($1::text[]) GROUP BY term',
+    [terms],
+  );
+  return new Map(rows.filter((r) => r.df > 0).map((r) => [r.term, r.df]));
+}
+
+/** Query terms and their weights (idf and k1 + 1 folded in), as the folder store's index weighs them. */
+async function weigh(
+  sql: Sql,
+  query: string,
+  fuzzy: boolean,
+  vocabulary: VocabularyCache,
+  total: number,
+): Promise<{ terms: string[]; weights: number[] }> {
+  const groups = defaultAnalyzer().queryGroups(query);
+  const df = await documentFrequencies(sql, [...new Set(groups.flat())]);
+  let near: ((term: string, d: number) => ReturnType<FuzzyVocabulary['near']>) | undefined;
+  if (fuzzy && groups.some((g) => !g.some((t) => df.has(t)))) {
+    const vocab = await vocabulary.get(sql);
+    const found = new Map<string, ReturnType<FuzzyVocabulary['near']>>();
+    for (const g of groups) {
+      if (g.some((t) => df.has(t))) continue;
+      for (const { term, maxDistance } of fuzzyCandidates(g))
+        found.set(`${term}\0${maxDistance}`, vocab.near(term, maxDistance));
+    }
+    const extra = await documentFrequencies(sql, [...new Set([...found.values()].flat().map((m) => m.term))]);
+    for (const [t, n] of extra) df.set(t, n);
+    near = (term, d) => found.get(`${term}\0${d}`) ?? [];
+  }
+  const w = queryWeights(groups, (t) => df.get(t) ?? 0, near);
+  const terms: string[] = [];
+  const weights: number[] = [];
+  for (const [term, weight] of w) {
+    const n = df.get(term) ?? 0;
+    if (n > 0) {
+      terms.push(term);
+      weights.push(weight * bm25Idf(total, n) * (BM25_K1 + 1));
+    }
+  }
+  return { terms, weights };
+}
+
+/**
+ * The best chunks for `query` under the search filters, best first, ties to the older chunk. Filters
+ * that pick few chunks (documents, a topic) restrict the scoring itself; the others are applied to the
+ * best candidates, fetched in growing rounds until `k` pass.
+ */
+export async function rankChunks(
+  sql: Sql,
+  query: string,
+  opts: SearchOptions & { k: number; accept?: (row: RankedRow) => boolean },
+  vocabulary: VocabularyCache,
+): Promise<RankedRow[]> {
+  const totals = await sql.query<{ n: number | null; len: number | null }>(
+    'SELECT sum(chunks) AS n, sum(terms) AS len FROM totals',
+  );
+  const total = totals.rows[0]?.n ?? 0;
+  if (total <= 0) return [];
+  const avgdl = (totals.rows[0]?.len ?? 0) / total || 1;
+  const { terms, weights } = await weigh(sql, query, opts.fuzzy ?? true, vocabulary, total);
+  if (terms.length === 0) return [];
+
+  const docs = list(opts.document);
+  const wanted = list(opts.type);
+  const memoriesOnly = wanted?.includes('memory') === true;
+  const types = wanted?.filter((t): t is ChunkType => t !== 'memory');
+  const params: unknown[] = [terms, weights, BM25_K1, BM25_B, avgdl];
+  const p = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  // Restrictions applied while scoring: they pick few chunks.
+  const restrict: string[] = [];
+  if (docs) restrict.push(`p.seq IN (SELECT seq FROM chunks WHERE document = ANY(${p(docs)}::text[]))`);
+  if (opts.topic !== undefined)
+    restrict.push(
+      `p.seq IN (SELECT c.seq FROM chunks c JOIN documents d ON d.id = c.document WHERE d.topic = ${p(opts.topic)})`,
+    );
+  // Filters applied to the candidates.
+  const filters: string[] = [];
+  if (opts.archived !== true) filters.push('d.archived_at IS NULL');
+  if (memoriesOnly || opts.topic !== undefined) filters.push('d.topic IS NOT NULL');
+  if (types && types.length > 0) filters.push(`c.type = ANY(${p(types)}::text[])`);
+  if (opts.tags && opts.tags.length > 0) filters.push(`c.tags @> ${p(opts.tags)}::text[]`);
+  const limit = p(0);
+  const scoring = `SELECT p.seq, sum(q.w * p.tf / (p.tf + $3::float8 * (1 - $4::float8 + ($4::float8 * p.len) / $5::float8))) AS score
+    FROM unnest($1::text[], $2::float8[]) AS q(term, w) JOIN postings p ON p.term = q.term
+    ${restrict.length > 0 ? `WHERE ${restrict.join(' AND ')}` : ''}
+    GROUP BY p.seq ORDER BY score DESC, p.seq LIMIT ${limit}`;
+  const text = `WITH s AS (${scoring})
+    SELECT s.score, ${CHUNK_COLUMNS}, row_to_json(d) AS doc, (SELECT count(*) FROM s) AS scored,
+      a.count AS access_count, a.last_ms AS access_last
+    FROM s JOIN chunks c ON c.seq = s.seq JOIN documents d ON d.id = c.document
+    LEFT JOIN access a ON a.id = c.document || ':' || c.ordinal
+    ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''}
+    ORDER BY s.score DESC, s.seq`;
+  for (let depth = Math.max(opts.k * 4, 50); ; depth *= 4) {
+    params[params.length - 1] = depth;
+    const { rows } = await sql.query<RankedRow & { scored: number }>(text, params);
+    const out: RankedRow[] = [];
+    for (const r of rows) {
+      if (opts.where && !opts.where(documentOf(r.doc))) continue;
+      if (opts.accept && !opts.accept(r)) continue;
+      out.push(r);
+      if (out.length === opts.k) return out;
+    }
+    // The scoring returned fewer chunks than it was allowed: every candidate has been seen.
+    if (depth >= total || (rows.length > 0 && rows[0]!.scored < depth)) return out;
+  }
+}
+
+function list<T extends string>(v: T | T[] | undefined): T[] | undefined {
+  if (v === undefined) return undefined;
+  const l = Array.isArray(v) ? v : [v];
+  return l.length > 0 ? l : undefined;
+}
+
+export function checkK(k: number): void {
+  if (!Number.isInteger(k) || k < 1)
+    throw new RlmError('BAD_INPUT', `k must be a positive integer, got ${k}`);
+}
