@@ -4,7 +4,7 @@
  * a store name the file each document came from (`path`, null for text ingested without one).
  */
 import type { RecallHit } from '../memory/engine/memories.ts';
-import type { ChunkRecord, DocumentRecord, GrepResult, Link, SearchHit } from '../memory/types.ts';
+import type { Awaitable, ChunkRecord, DocumentRecord, GrepResult, Link, SearchHit } from '../memory/types.ts';
 import type { RlmResult } from './runtime/result.ts';
 
 /** Scores to four decimals: enough to rank by, without float noise in scripts' diffs. */
@@ -14,6 +14,19 @@ export function roundScore(n: number): number {
 
 /** Looks a document up by id (a store's `findDocument`). */
 export type DocumentLookup = (documentId: string) => Pick<DocumentRecord, 'path'> | undefined;
+
+/**
+ * A {@link DocumentLookup} for the documents of `chunkIds` (chunk or document ids), each read from the
+ * store once: a store on a server answers lookups asynchronously, the shapes above need them at hand.
+ */
+export async function lookupFor(
+  store: { findDocument(idOrPath: string): Awaitable<DocumentRecord | undefined> },
+  chunkIds: Iterable<string>,
+): Promise<DocumentLookup> {
+  const found = new Map<string, DocumentRecord | undefined>();
+  for (const id of new Set([...chunkIds].map(documentOf))) found.set(id, await store.findDocument(id));
+  return (id) => found.get(id);
+}
 
 /** `{results:[{id, score, preview, document, path, tags}]}` of `rlm search --json` and `rlm_search`. */
 export function searchResults(hits: SearchHit[]): {

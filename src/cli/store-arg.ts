@@ -2,17 +2,20 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../../core/errors.ts';
 import { MANIFEST_FILE, SEGMENTS_DIR } from '../../memory/files/manifest.ts';
-import { ChunkStore, type OpenOptions } from '../../memory/files/store.ts';
 import { expandHome } from '../../memory/fsutil.ts';
+import { isPostgresUrl, type OpenStoreOptions, openStore as openAny } from '../../memory/open.ts';
+import type { Store } from '../../memory/store-api.ts';
 import type { CliIO } from './io.ts';
 
 /**
- * The --store folder (else RLM_STORE) as an absolute path, `~` expanded and relative paths taken from the
- * command's working directory; a usage error when neither is given.
+ * The --store value (else RLM_STORE): a PostgreSQL URL as given, or a folder as an absolute path, `~`
+ * expanded and relative paths taken from the command's working directory; a usage error when neither
+ * is given.
  */
 export function storeDir(flag: string | undefined, io: CliIO): string {
   const dir = flag ?? io.env.RLM_STORE;
-  if (!dir) throw new RlmError('BAD_INPUT', '--store DIR is required (or set RLM_STORE)');
+  if (!dir) throw new RlmError('BAD_INPUT', '--store DIR|URL is required (or set RLM_STORE)');
+  if (isPostgresUrl(dir)) return dir;
   return path.resolve(io.cwd, expandHome(dir, io.env.HOME || undefined));
 }
 
@@ -21,6 +24,7 @@ export function storeDir(flag: string | undefined, io: CliIO): string {
  * mistyped `--store ~/notes` would otherwise scatter store files among the user's own.
  */
 export function checkNewStoreDir(dir: string, create: boolean | undefined): void {
+  if (isPostgresUrl(dir)) return;
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -34,8 +38,8 @@ export function checkNewStoreDir(dir: string, create: boolean | undefined): void
   );
 }
 
-export function openStore(flag: string | undefined, io: CliIO, opts: OpenOptions = {}): Promise<ChunkStore> {
-  return ChunkStore.open(storeDir(flag, io), {
+export function openStore(flag: string | undefined, io: CliIO, opts: OpenStoreOptions = {}): Promise<Store> {
+  return openAny(storeDir(flag, io), {
     env: io.env,
     onLockWait: (owner) =>
       io.stderr.write(

@@ -51,6 +51,11 @@ export interface ServerContextOptions {
    * fence over stdio, the working folder over HTTP. The client's MCP roots narrow it further.
    */
   allowPaths?: readonly string[];
+  /**
+   * PostgreSQL store URLs tool calls may name in `store` (`rlm serve --allow-store`), besides the
+   * server's default store. A URL carries a login, so none is accepted from a caller otherwise.
+   */
+  allowStores?: readonly string[];
 }
 
 /** The resolved, shared state of a server. */
@@ -65,6 +70,8 @@ export interface ServerContext {
   readonly allowScriptedModels: boolean;
   /** See {@link ServerContextOptions.allowPaths}; absolute. */
   readonly allowPaths: readonly string[] | undefined;
+  /** See {@link ServerContextOptions.allowStores}. */
+  readonly allowStores: readonly string[];
   readonly version: string;
   log(line: string): void;
   /** Counts `work` as an in-flight tool call until it settles; returns it unchanged. */
@@ -107,6 +114,7 @@ export function createServerContext(opts: ServerContextOptions = {}): ServerCont
     run: opts.run ?? {},
     allowScriptedModels: opts.allowScriptedModels ?? false,
     allowPaths: opts.allowPaths?.map((d) => path.resolve(cwd, d)),
+    allowStores: opts.allowStores ?? [],
     version: packageVersion(),
     log,
     track(work) {

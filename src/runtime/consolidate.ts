@@ -2,7 +2,8 @@
  * Consolidation of memories by a model: the seam between the store (which knows nothing of models) and
  * the providers. Used by `rlm consolidate`, automatic consolidation after `remember`, and the MCP tools.
  */
-import type { RememberingStore, Summarizer } from '../../memory/engine/memories.ts';
+import type { Summarizer } from '../../memory/memories/memory-model.ts';
+import type { Store } from '../../memory/store-api.ts';
 import type { Model } from './model.ts';
 import { createModel } from './providers/index.ts';
 
@@ -45,12 +46,12 @@ function unwrapSummary(text: string): string {
  * topic has more active memories than the threshold. Returns what was done, or null.
  */
 export async function autoConsolidate(
-  store: RememberingStore,
+  store: Store,
   topic: string,
   opts: { env?: Record<string, string | undefined>; now?: Date } = {},
 ): Promise<{ summary: string; archived: string[] } | null> {
-  const spec = store.memorySettings().autoConsolidate;
-  if (!spec || !store.needsConsolidation(topic, opts.now)) return null;
+  const spec = (await store.memorySettings()).autoConsolidate;
+  if (!spec || !(await store.needsConsolidation(topic, opts.now))) return null;
   const model = createModel(spec, { env: opts.env ?? process.env });
   return store.consolidate(topic, modelSummarizer(model), opts.now ? { now: opts.now } : {});
 }

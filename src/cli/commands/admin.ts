@@ -20,11 +20,11 @@ export async function stats(argv: string[], io: CliIO): Promise<number> {
   positionals(pos, [], 'stats');
   const store = await openStore(values.store, io);
   try {
-    const s = store.stats();
-    if (values.json) writeJson(io, { ...s, dir: store.dir });
+    const s = await store.stats();
+    if (values.json) writeJson(io, { ...s, dir: store.location });
     else {
       io.stdout.write(
-        `${store.dir}\n  documents ${s.documents}\n  chunks    ${s.chunks}\n  links     ${s.links}\n  tokens    ${s.tokens}\n  text      ${formatBytes(s.bytes)}\n  schema    ${s.schema}\n`,
+        `${store.location}\n  documents ${s.documents}\n  chunks    ${s.chunks}\n  links     ${s.links}\n  tokens    ${s.tokens}\n  text      ${formatBytes(s.bytes)}\n  schema    ${s.schema}\n`,
       );
     }
     return EXIT_OK;
@@ -132,7 +132,7 @@ export async function ls(argv: string[], io: CliIO): Promise<number> {
   positionals(pos, [], 'ls');
   const store = await openStore(values.store, io);
   try {
-    const list = documentList(store.documents());
+    const list = documentList(await store.documents());
     if (values.json) writeJson(io, list);
     else {
       for (const d of list.documents)

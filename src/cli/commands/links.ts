@@ -1,6 +1,6 @@
 import { RlmError } from '../../../core/errors.ts';
 import { LINK_TYPES, type LinkType } from '../../../memory/types.ts';
-import { linksResult } from '../../shapes.ts';
+import { linksResult, lookupFor } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
@@ -28,8 +28,8 @@ export async function links(argv: string[], io: CliIO): Promise<number> {
     throw new RlmError('BAD_INPUT', `--type must be one of ${LINK_TYPES.join(', ')}`);
   const store = await openStore(values.store, io);
   try {
-    if (!store.getChunk(id!)) throw chunkNotFound(id!);
-    const result = linksResult(id!, store.neighbors(id!, type), (d) => store.findDocument(d));
+    if (!(await store.getChunk(id!))) throw chunkNotFound(id!);
+    const result = linksResult(id!, await store.neighbors(id!, type), await lookupFor(store, [id!]));
     if (values.json) writeJson(io, result);
     else {
       io.stderr.write(`${id}  ${shownPath(result.path, io)}\n`);

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
+import { ChunkStore } from '../../../memory/files/store.ts';
 import { highlight } from '../../../memory/search/passage.ts';
 import { CHUNK_TYPES, type ChunkType } from '../../../memory/types.ts';
-import { grepResults, peekResult, roundScore, searchResults } from '../../shapes.ts';
+import { grepResults, lookupFor, peekResult, roundScore, searchResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, stdoutColor, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
@@ -39,9 +40,16 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
   const store = await openStore(values.store, io);
   try {
     // --document takes ids or the paths documents were ingested from, like `rlm rm`.
-    const documents = values.document?.map(
-      (d) => store.findDocument(d)?.id ?? store.findDocument(path.resolve(io.cwd, d))?.id ?? d,
-    );
+    const documents = values.document
+      ? await Promise.all(
+          values.document.map(
+            async (d) =>
+              (await store.findDocument(d))?.id ??
+              (await store.findDocument(path.resolve(io.cwd, d)))?.id ??
+              d,
+          ),
+        )
+      : undefined;
     const hits = await store.search(query!, {
       k,
       ...(documents ? { document: documents } : {}),
@@ -84,10 +92,11 @@ export async function peek(argv: string[], io: CliIO): Promise<number> {
   const [id] = positionals(pos, ['ID'], 'peek');
   const store = await openStore(values.store, io);
   try {
-    const chunk = store.getChunk(id!);
+    const chunk = await store.getChunk(id!);
     if (!chunk) throw chunkNotFound(id!);
     store.touch([chunk.id]);
-    const result = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));
+    const links = await store.neighbors(chunk.id);
+    const result = peekResult(chunk, links, await lookupFor(store, [chunk.id]));
     if (values.json) {
       writeJson(io, result);
     } else {
@@ -130,17 +139,23 @@ export async function grep(argv: string[], io: CliIO): Promise<number> {
       ...(values['ignore-case'] ? { ignoreCase: true } : {}),
       ...(values.document ? { document: values.document } : {}),
     });
-    const shaped = grepResults(result, (d) => store.findDocument(d));
+    const shaped = grepResults(
+      result,
+      await lookupFor(
+        store,
+        result.matches.map((m) => m.id),
+      ),
+    );
     if (values.json) writeJson(io, shaped);
     else
       for (const m of shaped.matches)
         io.stdout.write(`${shownPath(m.path, io)}  ${m.id}:${m.offset}: ${m.text}\n`);
     if (result.truncated) io.stderr.write(`rlm: stopped at ${limit} matches (--limit)\n`);
-    const slow = store.segmentsWithoutTextColumn().length;
+    const slow = store instanceof ChunkStore ? store.segmentsWithoutTextColumn().length : 0;
     if (slow > 0)
       io.stderr.write(
         `rlm: ${slow} segment${slow === 1 ? ' was' : 's were'} written by an older rlm and read the slow way; ` +
-          `\`rlm repair --store ${values.store ?? store.dir}\` makes grep several times faster\n`,
+          `\`rlm repair --store ${values.store ?? store.location}\` makes grep several times faster\n`,
       );
     return EXIT_OK;
   } finally {

@@ -32,7 +32,9 @@ options:
                        large material as paths or a store, not inline context
   --model SPEC         default model (else $RLM_MODEL), e.g. anthropic:claude-sonnet-4-6
   --sub-model SPEC     default sub-call model (else $RLM_SUB_MODEL, else the model)
-  --store DIR          default store folder (else $RLM_STORE)
+  --store DIR|URL      default store: a folder or a postgres:// URL (else $RLM_STORE)
+  --allow-store URL    a postgres:// store URL tool calls may name in \`store\` (repeatable); callers may
+                       name no other URL (a URL carries a login)
   --allow-path DIR     folder tool calls may read files and stores from (repeatable); default: any
                        over stdio, the working folder over HTTP. MCP roots from the client narrow it
   --max-paths-mb N     MiB of files one rlm_answer call may read through paths (default ${DEFAULT_LIMITS.maxPathsBytes / 1024 / 1024});
@@ -60,6 +62,7 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     store: { type: 'string' },
     'allow-scripted': { type: 'boolean' },
     'allow-path': { type: 'string', multiple: true },
+    'allow-store': { type: 'string', multiple: true },
     'max-paths-mb': { type: 'string' },
   });
   if (values.help) {
@@ -100,6 +103,7 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     log,
     allowScriptedModels: values['allow-scripted'] === true,
     ...(values['allow-path'] === undefined ? {} : { allowPaths: values['allow-path'] }),
+    ...(values['allow-store'] === undefined ? {} : { allowStores: values['allow-store'] }),
     ...(maxPathsMb === undefined ? {} : { limits: { maxPathsBytes: maxPathsMb * 1024 * 1024 } }),
   });
 

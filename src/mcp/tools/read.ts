@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { RlmError } from '../../../core/errors.ts';
 import { CHUNK_TYPES, type ChunkType, type GrepOptions, type SearchOptions } from '../../../memory/types.ts';
-import { chunkPath, peekResult, searchResults } from '../../shapes.ts';
+import { chunkPath, lookupFor, peekResult, searchResults } from '../../shapes.ts';
 import type { Connection } from '../connection.ts';
 import { grepView } from '../grep-view.ts';
 import { guard, structured } from '../results.ts';
@@ -155,8 +155,9 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
         const store = await ctx.stores.get(await checkedStoreDir(ctx, conn, args.store));
         const ids = typeof args.id === 'string' ? [args.id] : args.id;
         const ranged = args.start !== undefined || args.end !== undefined;
-        const views = ids.map((id) => {
-          const chunk = store.getChunk(id);
+        const views = [];
+        for (const id of ids) {
+          const chunk = await store.getChunk(id);
           if (chunk === undefined) {
             throw new RlmError(
               'NOT_FOUND',
@@ -164,16 +165,23 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
             );
           }
           // No store.touch: the tool is annotated read-only, and access statistics are a write.
-          const whole = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));
-          if (!ranged) return whole;
+          const whole = peekResult(
+            chunk,
+            await store.neighbors(chunk.id),
+            await lookupFor(store, [chunk.id]),
+          );
+          if (!ranged) {
+            views.push(whole);
+            continue;
+          }
           const start = Math.min(args.start ?? 0, chunk.text.length);
           const end = Math.max(start, Math.min(args.end ?? chunk.text.length, chunk.text.length));
-          return {
+          views.push({
             ...whole,
             text: chunk.text.slice(start, end),
             range: { start, end, chars: chunk.text.length },
-          };
-        });
+          });
+        }
         const [first, ...rest] = views as [(typeof views)[number], ...typeof views];
         const value = rest.length === 0 ? first : { ...first, more: rest };
         // The chunk text itself is what a reader wants in `content`; the metadata stays structured.
@@ -231,12 +239,20 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
         if (args.ignore_case !== undefined) opts.ignoreCase = args.ignore_case;
         if (args.document !== undefined) opts.document = args.document;
         const result = await store.grep(args.pattern, opts);
-        const view = grepView(result.matches, (id) => store.getChunk(id)?.text, {
+        // Context lines come from the chunks' texts: read each matched chunk once, only when asked for.
+        const texts = new Map<string, string | undefined>();
+        if ((args.context_lines ?? 0) > 0)
+          for (const m of result.matches)
+            if (!texts.has(m.id)) texts.set(m.id, (await store.getChunk(m.id))?.text);
+        const view = grepView(result.matches, (id) => texts.get(id), {
           maxChars: Math.min(args.max_chars ?? DEFAULT_GREP_CHARS, limits.maxGrepChars),
           maxLineChars: GREP_LINE_CHARS,
           contextLines: args.context_lines ?? 0,
         });
-        const lookup = (d: string) => store.findDocument(d);
+        const lookup = await lookupFor(
+          store,
+          view.matches.map((m) => m.id),
+        );
         return structured({
           matches: view.matches.map((m) => ({ ...m, path: chunkPath(m.id, lookup) })),
           truncated: result.truncated || view.truncated,

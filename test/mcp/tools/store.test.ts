@@ -105,7 +105,7 @@ describe('store reads', () => {
     };
     const [a, b] = ids.matches.map((m) => m.id);
     const store = await s.ctx.stores.get('store');
-    const before = store.accessStats(a!).count;
+    const before = (await store.accessStats(a!)).count;
     const both = await s.call('rlm_peek', { id: [a, b] });
     const value = both.structuredContent as {
       id: string;
@@ -126,7 +126,7 @@ describe('store reads', () => {
       text: '',
       range: { start: value.text.length, end: value.text.length },
     });
-    expect(store.accessStats(a!).count).toBe(before);
+    expect((await store.accessStats(a!)).count).toBe(before);
     const one = await s.call('rlm_peek', { id: [a, 'nope:1'] });
     expect(textOf(one)).toMatch(/^rlm_peek: no chunk with id nope:1 .*\[NOT_FOUND\]$/);
   });
