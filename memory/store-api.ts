@@ -4,6 +4,7 @@
  * store (memory/postgres/) implement it; `openStore` (memory/open.ts) opens either from its name.
  * Methods that a store on a server answers later return {@link Awaitable}: callers await them.
  */
+import type { ExactDocument } from './ingest/prepare.ts';
 import type {
   Memory,
   MemoryTotals,
@@ -20,6 +21,7 @@ import type {
   ImportItem,
   IngestOptions,
   IngestReport,
+  Link,
   MemorySettings,
 } from './types.ts';
 
@@ -68,4 +70,17 @@ export interface Store extends ChunkStoreApi {
   ): Promise<{ summary: string; archived: string[] }>;
   /** Whether a topic has more active memories than the consolidation threshold. */
   needsConsolidation(topic: string, now?: Date): Awaitable<boolean>;
+
+  // ---- what `rlm store copy` reads and writes (memory/copy.ts) ------------------------------------
+
+  /** Writes documents with their chunk records exactly as given, in one commit; related links are recomputed. */
+  writeRecords(items: ExactDocument[]): Promise<void>;
+  /** Every hand-made link (supports, contradicts, summarizes), in the order they were set. */
+  manualLinks(): Awaitable<Link[]>;
+  /** Adds hand-made links as given; links whose ends are missing are skipped. */
+  addManualLinks(links: Link[]): Promise<void>;
+  /** Access stats of every chunk read at least once: `[id, count, lastEpochMs]`. */
+  accessEntries(): Awaitable<[string, number, number][]>;
+  /** Sets access stats as given (into a store whose chunks were never read). */
+  setAccessEntries(entries: [string, number, number][]): Promise<void>;
 }

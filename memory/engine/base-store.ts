@@ -7,7 +7,14 @@ import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import { checkDocumentId, checkManualLink, touchesDocument } from '../graph-rules.ts';
 import { documentIdFor } from '../ingest/files.ts';
-import { buildRecords, emptyIngestReport, type PendingDoc, prepareDocument } from '../ingest/prepare.ts';
+import {
+  buildRecords,
+  type ExactDocument,
+  emptyIngestReport,
+  exactRecords,
+  type PendingDoc,
+  prepareDocument,
+} from '../ingest/prepare.ts';
 import { type IngestTarget, importInto, ingestPathsInto, throwIfAborted } from '../ingest/run.ts';
 import { buildSegment } from '../search/bm25.ts';
 import type { Embedder } from '../search/embedders/types.ts';
@@ -233,13 +240,24 @@ export class BaseStore implements ChunkStoreApi {
       report?: IngestReport;
       drop?: string[];
       patch?: (next: CommittedState) => CommittedState;
+      /** Documents with their records as they are (a copy from another store), written instead of `docs`. */
+      exact?: ExactDocument[];
     } = {},
   ): Promise<void> {
-    const { report, drop = [], patch = (next: CommittedState) => next } = extra;
+    const { report, patch = (next: CommittedState) => next } = extra;
     const state = this.state;
     const name = segmentName(state.nextSegment);
-    const createdAt = new Date().toISOString();
-    const built = buildRecords(name, createdAt, docs, opts.tags ?? []);
+    const createdAt =
+      extra.exact?.find((e) => !e.document.memory && e.chunks[0])?.chunks[0]!.createdAt ??
+      new Date().toISOString();
+    const built = extra.exact
+      ? exactRecords(name, extra.exact)
+      : buildRecords(name, createdAt, docs, opts.tags ?? []);
+    // A copied document replaces any stored one of the same id, as a dropped one would.
+    const drop = [
+      ...(extra.drop ?? []),
+      ...(extra.exact ?? []).flatMap((e) => (state.documents.has(e.document.id) ? [e.document.id] : [])),
+    ];
     const records = built.records;
     const documents = new Map(state.documents);
     const dropped = drop.flatMap((id) => documents.get(id) ?? []);
@@ -303,6 +321,57 @@ export class BaseStore implements ChunkStoreApi {
     this.signatures = signatures;
     this.signaturesAt = this.state.generation;
     return signatures;
+  }
+
+  /**
+   * Writes documents with their chunk records exactly as given (a copy from another store) in one
+   * commit, replacing stored versions; related_to links are computed again.
+   */
+  writeRecords(items: ExactDocument[]): Promise<void> {
+    return this.exclusive('copy', () => this.writeBatch([], {}, { exact: items }));
+  }
+
+  /** Every hand-made link (supports, contradicts, summarizes), in the order they were set. */
+  manualLinks(): Link[] {
+    return [...this.state.manual];
+  }
+
+  /** Adds hand-made links as given (a copy); links whose ends are missing are skipped. */
+  addManualLinks(links: Link[]): Promise<void> {
+    return this.exclusive('copy', async () => {
+      const kept = links.filter((l) => this.graph.getChunk(l.from) && this.graph.getChunk(l.to));
+      const key = (l: Link) => `${l.from} ${l.to} ${l.type}`;
+      const have = new Set(this.state.manual.map(key));
+      const manual = [...this.state.manual, ...kept.filter((l) => !have.has(key(l)))];
+      await this.commit({ ...this.state, generation: this.state.generation + 1, manual });
+    });
+  }
+
+  /** Access stats of every live chunk read at least once: id, count, last access (epoch ms). */
+  accessEntries(): [string, number, number][] {
+    const out: [string, number, number][] = [];
+    for (const d of this.graph.documents()) {
+      for (let i = 0; i < d.chunks; i++) {
+        const id = `${d.id}:${i}`;
+        const [count, last] = this.persistence.accessRaw(id);
+        if (count > 0) out.push([id, count, last]);
+      }
+    }
+    return out;
+  }
+
+  /** Adds access stats as given (a copy into a store whose chunks were never read). */
+  async setAccessEntries(entries: [string, number, number][]): Promise<void> {
+    for (const [id, count, last] of entries) {
+      // Reads are counted one by one: count - 1 reads at no time, then the last one.
+      if (count > 1)
+        this.persistence.touch(
+          Array.from({ length: count - 1 }, () => id),
+          0,
+        );
+      this.persistence.touch([id], last);
+    }
+    await this.persistence.flush();
   }
 
   /** Drops segments that no longer hold a live chunk, then commits. */

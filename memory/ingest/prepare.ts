@@ -24,6 +24,26 @@ export interface PendingDoc {
   replaced: boolean;
 }
 
+/** A document and its chunk records exactly as another store holds them (`rlm store copy`). */
+export interface ExactDocument {
+  document: DocumentRecord;
+  chunks: ChunkRecord[];
+}
+
+/** Records of copied documents laid out like {@link buildRecords}' output: nothing is recomputed. */
+export function exactRecords(
+  segment: string,
+  items: ExactDocument[],
+): { records: ChunkRecord[]; documents: DocumentRecord[] } {
+  const records: ChunkRecord[] = [];
+  const documents: DocumentRecord[] = [];
+  for (const { document, chunks } of items) {
+    documents.push({ ...document, segment, first: records.length, chunks: chunks.length });
+    records.push(...chunks);
+  }
+  return { records, documents };
+}
+
 /** Chunk records of `docs` in segment order, and the document records pointing at them. */
 export function buildRecords(
   segment: string,

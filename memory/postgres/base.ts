@@ -8,7 +8,14 @@ import { RlmError } from '../../core/errors.ts';
 import { checkDocumentId, checkManualLink, parseChunkId, positionLinks } from '../graph-rules.ts';
 import { GrepRunner } from '../grep/grep.ts';
 import { documentIdFor } from '../ingest/files.ts';
-import { emptyIngestReport, type PendingDoc, prepareDocument } from '../ingest/prepare.ts';
+import {
+  buildRecords,
+  type ExactDocument,
+  emptyIngestReport,
+  exactRecords,
+  type PendingDoc,
+  prepareDocument,
+} from '../ingest/prepare.ts';
 import { type IngestTarget, importInto, ingestPathsInto } from '../ingest/run.ts';
 import { passage } from '../search/passage.ts';
 import type {
@@ -330,13 +337,88 @@ export class PostgresBase implements ChunkStoreApi {
       const write = docs.filter((d) => !skipped.includes(d));
       const replaced = [...write.map((d) => d.record.id), ...drop].filter((id) => stored.has(id));
       await deleteDocuments(sql, replaced, false);
-      const batch = await insertBatch(sql, write, tags, createdAt);
+      const batch = await insertBatch(sql, buildRecords('postgres', createdAt, write, tags));
       await also?.(sql, batch.documents);
       return { skipped, written: batch, terms: batch.terms };
     });
     if (report) for (const d of skipped) countSkipped(report, d);
     await this.afterWrite(terms, written.records.length);
     return written.documents;
+  }
+
+  /**
+   * Writes documents with their chunk records exactly as given (a copy from another store) in one
+   * transaction, replacing stored versions; related_to links are computed again.
+   */
+  async writeRecords(items: ExactDocument[]): Promise<void> {
+    const { terms, chunks } = await this.db.tx(async (sql) => {
+      const ids = items.map((i) => i.document.id);
+      await lockDocuments(sql, this.db.target.schema, ids);
+      const stored = await documentsById(sql, ids);
+      await deleteDocuments(sql, [...stored.keys()], false);
+      const batch = await insertBatch(sql, exactRecords('postgres', items));
+      return { terms: batch.terms, chunks: batch.records.length };
+    });
+    await this.afterWrite(terms, chunks);
+  }
+
+  /** Every hand-made link (supports, contradicts, summarizes), in the order they were set. */
+  async manualLinks(): Promise<Link[]> {
+    const { rows } = await this.db.query<{
+      from_doc: string;
+      from_ordinal: number;
+      to_doc: string;
+      to_ordinal: number;
+      type: LinkType;
+      strength: number;
+    }>('SELECT from_doc, from_ordinal, to_doc, to_ordinal, type, strength FROM manual_links ORDER BY n');
+    return rows.map((m) => ({
+      from: `${m.from_doc}:${m.from_ordinal}`,
+      to: `${m.to_doc}:${m.to_ordinal}`,
+      type: m.type,
+      strength: m.strength,
+    }));
+  }
+
+  /** Adds hand-made links as given (a copy); links whose ends are missing are skipped. */
+  async addManualLinks(links: Link[]): Promise<void> {
+    const ends = links.map((l) => [parseChunkId(l.from), parseChunkId(l.to)] as const);
+    const ok = links.filter((_, i) => ends[i]![0] && ends[i]![1]);
+    const p = ok.map((l) => [parseChunkId(l.from)!, parseChunkId(l.to)!] as const);
+    await this.db.query(
+      `INSERT INTO manual_links (from_doc, from_ordinal, to_doc, to_ordinal, type, strength)
+       SELECT l.* FROM unnest($1::text[], $2::integer[], $3::text[], $4::integer[], $5::text[], $6::float8[])
+         AS l(fd, fo, td, tor, type, strength)
+       WHERE EXISTS (SELECT 1 FROM chunks WHERE document = l.fd AND ordinal = l.fo)
+         AND EXISTS (SELECT 1 FROM chunks WHERE document = l.td AND ordinal = l.tor)
+       ON CONFLICT DO NOTHING`,
+      [
+        p.map((x) => x[0].document),
+        p.map((x) => x[0].ordinal),
+        p.map((x) => x[1].document),
+        p.map((x) => x[1].ordinal),
+        ok.map((l) => l.type),
+        ok.map((l) => l.strength),
+      ],
+    );
+  }
+
+  /** Access stats of every chunk read at least once: id, count, last access (epoch ms). */
+  async accessEntries(): Promise<[string, number, number][]> {
+    await this.access.flush().catch(() => undefined);
+    const { rows } = await this.db.query<{ id: string; count: number; last_ms: number }>(
+      'SELECT id, count, last_ms FROM access ORDER BY id',
+    );
+    return rows.map((r) => [r.id, r.count, r.last_ms]);
+  }
+
+  /** Sets access stats as given (a copy). */
+  async setAccessEntries(entries: [string, number, number][]): Promise<void> {
+    await this.db.query(
+      `INSERT INTO access (id, count, last_ms) SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])
+       ON CONFLICT (id) DO UPDATE SET count = excluded.count, last_ms = excluded.last_ms`,
+      [entries.map((e) => e[0]), entries.map((e) => e[1]), entries.map((e) => e[2])],
+    );
   }
 
   /** Removes documents by id in one transaction; the ids not stored are ignored. */

@@ -5,7 +5,7 @@
  * documents it writes (transaction-scoped advisory locks, taken in one order), so two writers of the same
  * file queue, and writers of different documents run side by side.
  */
-import { buildRecords, type PendingDoc } from '../ingest/prepare.ts';
+import type { PendingDoc } from '../ingest/prepare.ts';
 import { defaultAnalyzer } from '../search/analyzer.ts';
 import { bm25Idf, rankTerms } from '../search/bm25.ts';
 import { linkSegment, SignatureIndex } from '../search/linker.ts';
@@ -75,16 +75,14 @@ export interface WrittenBatch {
 }
 
 /**
- * Writes `docs` (whose ids the caller has locked, old versions deleted) and links their chunks. The
- * caller commits. `tags` go on every chunk.
+ * Writes documents and their chunk records (whose ids the caller has locked, old versions deleted) and
+ * links their chunks. The caller commits.
  */
 export async function insertBatch(
   sql: Sql,
-  docs: PendingDoc[],
-  tags: string[],
-  createdAt: string,
+  built: { records: ChunkRecord[]; documents: DocumentRecord[] },
 ): Promise<WrittenBatch> {
-  const { records, documents } = buildRecords('postgres', createdAt, docs, tags);
+  const { records, documents } = built;
   const seqRows = await sql.query<{ seq: number }>(
     "SELECT nextval('chunk_seq') AS seq FROM generate_series(1, $1::integer)",
     [records.length + documents.length],
