@@ -87,7 +87,7 @@ describe('rlm store commands', () => {
     const root = tempDir();
     const cases: [string[], RegExp][] = [
       [['nope'], /unknown command 'nope'/],
-      [['search', 'x'], /--store DIR is required/],
+      [['search', 'x'], /--store DIR\|URL is required/],
       [['search', 'x', '--store', path.join(root, 'missing')], /no rlm store at/],
       [['ingest', '--store', path.join(root, 's')], /give at least one file/],
       [
