@@ -76,9 +76,9 @@ describe.skipIf(!postgresAvailable('cli postgres'))('rlm on a PostgreSQL store',
     expect((stats as { dir: string }).dir).toBe(url.replace(`:${encodeURIComponent(secret)}@`, ':***@'));
 
     const back = withSchema(`${new URL(url).searchParams.get('schema')}_back`);
-    onTestFinished(() =>
-      adminQuery(`DROP SCHEMA IF EXISTS ${new URL(back).searchParams.get('schema')} CASCADE`),
-    );
+    onTestFinished(async () => {
+      await adminQuery(`DROP SCHEMA IF EXISTS ${new URL(back).searchParams.get('schema')} CASCADE`);
+    });
     const copied = await cli(['store', 'copy', url, path.join(root, 'copy'), '--json']);
     expect(copied.code, copied.stderr).toBe(0);
     expect(copied.json()).toMatchObject({ documents: 5, memories: 1 });
