@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { isRlmError } from '../../../core/errors.ts';
+import { isPostgresUrl, redactUrl } from '../../../memory/postgres/url.ts';
 import { resolveOptions } from '../../runtime/options.ts';
 import type { Connection } from '../connection.ts';
 import { guard, structured } from '../results.ts';
@@ -127,7 +128,7 @@ export function registerStatus(server: McpServer, ctx: ServerContext, conn: Conn
           defaults: {
             model: d.model ?? null,
             subModel: d.subModel ?? null,
-            store: d.store === undefined ? null : ctx.stores.label(d.store),
+            store: d.store === undefined ? null : shownStore(d.store),
           },
           providers: providers(ctx.env),
           store,
@@ -237,4 +238,9 @@ function inputLimits(ctx: ServerContext): Record<string, number> {
     maxPaths: l.maxPaths,
     maxPathsBytes: l.maxPathsBytes,
   };
+}
+
+/** A store's name as given, a URL's password hidden. */
+function shownStore(name: string): string {
+  return isPostgresUrl(name) ? redactUrl(name) : name;
 }
