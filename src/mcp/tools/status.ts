@@ -117,7 +117,7 @@ export function registerStatus(server: McpServer, ctx: ServerContext, conn: Conn
             };
           } catch (err) {
             problems.push(
-              `store ${ctx.stores.label(dir)}: ${isRlmError(err) ? `${err.message} [${err.code}]` : String(err)}`,
+              `store ${shownStore(dir)}: ${isRlmError(err) ? `${err.message} [${err.code}]` : String(err)}`,
             );
           }
         }
