@@ -61,6 +61,8 @@ const PREVIEW_CHARS = 200;
 /** Small writes between two compactions of the term counts they touched (big writes always compact). */
 const COMPACT_EVERY = 16;
 const BIG_WRITE_CHUNKS = 100;
+/** Least time between two ANALYZE runs of one process after big writes. */
+const ANALYZE_EVERY_MS = 30_000;
 
 export class PostgresBase implements ChunkStoreApi {
   /** The store's URL, password hidden: what messages and status show. */
@@ -71,6 +73,7 @@ export class PostgresBase implements ChunkStoreApi {
   protected readonly access: AccessBuffer;
   #grep: GrepRunner | undefined;
   #smallWrites = 0;
+  #analyzedAt = 0;
   #closed = false;
 
   protected constructor(db: Db, caps: Capabilities) {
@@ -432,9 +435,17 @@ export class PostgresBase implements ChunkStoreApi {
     await this.afterWrite([], 0);
   }
 
-  /** Keeps the term-count rows few (best effort: a failed compaction changes no count). */
+  /**
+   * Keeps the term-count rows few (best effort: a failed compaction changes no count), and after a big
+   * write refreshes the planner's statistics, so searches right after a first ingest are planned for
+   * the tables' real size (autovacuum would, a minute later).
+   */
   protected async afterWrite(terms: string[], chunks: number): Promise<void> {
     this.vocabulary.invalidate();
+    if (chunks >= BIG_WRITE_CHUNKS && Date.now() - this.#analyzedAt > ANALYZE_EVERY_MS) {
+      this.#analyzedAt = Date.now();
+      await this.db.query('ANALYZE documents, chunks, postings, term_counts').catch(() => undefined);
+    }
     if (chunks < BIG_WRITE_CHUNKS && ++this.#smallWrites < COMPACT_EVERY) return;
     this.#smallWrites = 0;
     await this.db.tx((sql) => compactCounts(sql, terms)).catch(() => undefined);

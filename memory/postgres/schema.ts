@@ -59,7 +59,7 @@ CREATE TABLE postings (
   seq bigint NOT NULL,
   tf integer NOT NULL,
   len integer NOT NULL,
-  PRIMARY KEY (term, seq)
+  PRIMARY KEY (term, seq) INCLUDE (tf, len)
 );
 CREATE INDEX postings_seq ON postings (seq);
 CREATE TABLE term_counts (term text NOT NULL, df bigint NOT NULL);

@@ -138,11 +138,13 @@ export async function rankChunks(
     FROM unnest($1::text[], $2::float8[]) AS q(term, w) JOIN postings p ON p.term = q.term
     ${restrict.length > 0 ? `WHERE ${restrict.join(' AND ')}` : ''}
     GROUP BY p.seq ORDER BY score DESC, p.seq LIMIT ${limit}`;
+  // LATERAL: each candidate's rows are fetched by key, never by scanning the chunks table.
   const text = `WITH s AS (${scoring})
-    SELECT s.score, ${CHUNK_COLUMNS}, row_to_json(d) AS doc, (SELECT count(*) FROM s) AS scored,
+    SELECT s.score, c.*, row_to_json(d) AS doc, (SELECT count(*) FROM s) AS scored,
       a.count AS access_count, a.last_ms AS access_last
-    FROM s JOIN chunks c ON c.seq = s.seq JOIN documents d ON d.id = c.document
-    LEFT JOIN access a ON a.id = c.document || ':' || c.ordinal
+    FROM s CROSS JOIN LATERAL (SELECT ${CHUNK_COLUMNS} FROM chunks c WHERE c.seq = s.seq) c
+    CROSS JOIN LATERAL (SELECT * FROM documents d WHERE d.id = c.document) d
+    LEFT JOIN LATERAL (SELECT count, last_ms FROM access a WHERE a.id = c.document || ':' || c.ordinal) a ON true
     ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''}
     ORDER BY s.score DESC, s.seq`;
   for (let depth = Math.max(opts.k * 4, 50); ; depth *= 4) {
