@@ -248,7 +248,7 @@ export class BaseStore implements ChunkStoreApi {
     const state = this.state;
     const name = segmentName(state.nextSegment);
     const createdAt =
-      extra.exact?.find((e) => !e.document.memory && e.chunks[0])?.chunks[0]!.createdAt ??
+      extra.exact?.find((e) => !e.document.memory && e.chunks[0])?.chunks[0]?.createdAt ??
       new Date().toISOString();
     const built = extra.exact
       ? exactRecords(name, extra.exact)

@@ -17,7 +17,7 @@ import { emptyIngestReport, type PendingDoc, prepareDocument, prepareImported, v
  * 4 MiB keeps a 100 MB ingest's peak well under its size in transient memory; more, smaller batches
  * cost little, since search statistics are summed over them anyway.
  */
-export const BATCH_TARGET_CHARS = 4 * 1024 * 1024;
+const BATCH_TARGET_CHARS = 4 * 1024 * 1024;
 
 /** What an ingest needs from a store. Lookups see the store as it is now (after the batches committed). */
 export interface IngestTarget {

@@ -6,7 +6,7 @@
 import { RlmError } from '../../core/errors.ts';
 
 /** The schema a URL without `?schema=` uses. */
-export const DEFAULT_SCHEMA = 'rlm';
+const DEFAULT_SCHEMA = 'rlm';
 
 /** Whether a store name is a PostgreSQL URL rather than a folder. */
 export function isPostgresUrl(spec: string): boolean {

@@ -52,6 +52,6 @@ export async function adminQuery(text: string, values: unknown[] = []): Promise<
   }
 }
 
-export async function dropSchema(schema: string): Promise<void> {
+async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
 }

@@ -61,8 +61,3 @@ export function backends(what: string): [string, Backend][] {
   if (postgresAvailable(what)) list.push(postgres);
   return list.map((b) => [b.name, b]);
 }
-
-/** The persistent backends (those a second process can open). */
-export function persistentBackends(what: string): [string, Backend][] {
-  return backends(what).filter(([name]) => name !== 'in-memory');
-}

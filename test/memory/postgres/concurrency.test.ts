@@ -6,13 +6,14 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PostgresStore } from '../../../memory/postgres/store.ts';
 import { freshSchemaUrl, postgresAvailable } from '../../helpers/postgres.ts';
 import { runChild } from '../helpers/child.ts';
 import { prose, tempDir } from '../helpers/corpus.ts';
 
-const CHILD = path.join(import.meta.dirname, '..', 'helpers', 'store-child.ts');
+const CHILD = fileURLToPath(new URL('../helpers/store-child.ts', import.meta.url));
 
 async function open(url: string): Promise<PostgresStore> {
   const store = await PostgresStore.open(url);
