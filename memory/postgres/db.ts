@@ -12,9 +12,11 @@ const CONNECT_TIMEOUT_MS = 5000;
 const TX_ATTEMPTS = 5;
 
 export interface DbOptions {
-  /** Connections held at most (default 4). */
+  /** Connections held at most (default 8). */
   maxConnections?: number;
 }
+
+const DEFAULT_CONNECTIONS = 8;
 
 /** Something that runs SQL: the pool (each statement on its own) or a transaction's client. */
 export interface Sql {
@@ -24,18 +26,38 @@ export interface Sql {
 export class Db implements Sql {
   readonly target: PostgresTarget;
   readonly #pool: Pool;
+  /**
+   * Callers beyond the pool's size wait here, not in the pool: the pool's connection timeout is for
+   * reaching the server (a dead server is reported within seconds), never for a busy moment.
+   */
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
 
-  private constructor(target: PostgresTarget, pool: Pool) {
+  private constructor(target: PostgresTarget, pool: Pool, size: number) {
     this.target = target;
     this.#pool = pool;
+    this.#free = size;
+  }
+
+  async #slot<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
   }
 
   /** A pool for `target` whose connections see the store's schema first. Connects lazily. */
   static async create(target: PostgresTarget, opts: DbOptions = {}): Promise<Db> {
     const { default: pg } = await import('pg');
+    const size = opts.maxConnections ?? DEFAULT_CONNECTIONS;
     const pool = new pg.Pool({
       connectionString: target.connectionString,
-      max: opts.maxConnections ?? 4,
+      max: size,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       idleTimeoutMillis: 10_000,
       allowExitOnIdle: true,
@@ -51,18 +73,20 @@ export class Db implements Sql {
     });
     // An idle connection the server dropped must not crash the process; the next query reconnects.
     pool.on('error', () => {});
-    return new Db(target, pool);
+    return new Db(target, pool, size);
   }
 
   async query<R extends QueryResultRow = QueryResultRow>(
     text: string,
     values?: unknown[],
   ): Promise<{ rows: R[] }> {
-    try {
-      return await this.#pool.query<R>(text, values);
-    } catch (err) {
-      throw this.explain(err);
-    }
+    return this.#slot(async () => {
+      try {
+        return await this.#pool.query<R>(text, values);
+      } catch (err) {
+        throw this.explain(err);
+      }
+    });
   }
 
   /**
@@ -70,7 +94,11 @@ export class Db implements Sql {
    * serialization conflict with another writer, it is run again from the start: `fn` must not have
    * effects outside the database before it returns.
    */
-  async tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.#slot(() => this.#tx(fn));
+  }
+
+  async #tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let client: PoolClient;
       try {
@@ -91,15 +119,6 @@ export class Db implements Sql {
         if ((code === '40P01' || code === '40001') && attempt < TX_ATTEMPTS) continue;
         throw isRlmError(err) ? err : this.explain(err);
       }
-    }
-  }
-
-  /** One connection for a caller that manages its own statements (a cursor, a statement timeout). */
-  async connect(): Promise<PoolClient> {
-    try {
-      return await this.#pool.connect();
-    } catch (err) {
-      throw this.explain(err);
     }
   }
 

@@ -6,7 +6,7 @@
  */
 import { RlmError } from '../../core/errors.ts';
 import { defaultAnalyzer } from '../search/analyzer.ts';
-import { BM25_B, BM25_K1, bm25Idf, fuzzyCandidates, queryWeights } from '../search/bm25.ts';
+import { BM25_B, BM25_K1, fuzzyCandidates, queryWeights } from '../search/bm25.ts';
 import { FuzzyVocabulary } from '../search/fuzzy.ts';
 import type { ChunkType, SearchOptions } from '../types.ts';
 import type { Sql } from './db.ts';
@@ -55,46 +55,39 @@ async function documentFrequencies(sql: Sql, terms: string[]): Promise<Map<strin
   return new Map(rows.filter((r) => r.df > 0).map((r) => [r.term, r.df]));
 }
 
-/** Query terms and their weights (idf and k1 + 1 folded in), as the folder store's index weighs them. */
-async function weigh(
+/**
+ * Weights of the query's terms, before idf, with typo expansion for the words none of whose terms the
+ * store has (as the folder store's index weighs them: memory/search/bm25.ts `queryWeights`). `df` holds
+ * the document frequencies of the query's own terms.
+ */
+async function expandedWeights(
   sql: Sql,
-  query: string,
-  fuzzy: boolean,
+  groups: string[][],
+  df: Map<string, number>,
   vocabulary: VocabularyCache,
-  total: number,
-): Promise<{ terms: string[]; weights: number[] }> {
-  const groups = defaultAnalyzer().queryGroups(query);
-  const df = await documentFrequencies(sql, [...new Set(groups.flat())]);
-  let near: ((term: string, d: number) => ReturnType<FuzzyVocabulary['near']>) | undefined;
-  if (fuzzy && groups.some((g) => !g.some((t) => df.has(t)))) {
-    const vocab = await vocabulary.get(sql);
-    const found = new Map<string, ReturnType<FuzzyVocabulary['near']>>();
-    for (const g of groups) {
-      if (g.some((t) => df.has(t))) continue;
-      for (const { term, maxDistance } of fuzzyCandidates(g))
-        found.set(`${term}\0${maxDistance}`, vocab.near(term, maxDistance));
-    }
-    const extra = await documentFrequencies(sql, [...new Set([...found.values()].flat().map((m) => m.term))]);
-    for (const [t, n] of extra) df.set(t, n);
-    near = (term, d) => found.get(`${term}\0${d}`) ?? [];
+): Promise<Map<string, number>> {
+  const vocab = await vocabulary.get(sql);
+  const found = new Map<string, ReturnType<FuzzyVocabulary['near']>>();
+  for (const g of groups) {
+    if (g.some((t) => df.has(t))) continue;
+    for (const { term, maxDistance } of fuzzyCandidates(g))
+      found.set(`${term}\0${maxDistance}`, vocab.near(term, maxDistance));
   }
-  const w = queryWeights(groups, (t) => df.get(t) ?? 0, near);
-  const terms: string[] = [];
-  const weights: number[] = [];
-  for (const [term, weight] of w) {
-    const n = df.get(term) ?? 0;
-    if (n > 0) {
-      terms.push(term);
-      weights.push(weight * bm25Idf(total, n) * (BM25_K1 + 1));
-    }
-  }
-  return { terms, weights };
+  const extra = await documentFrequencies(sql, [...new Set([...found.values()].flat().map((m) => m.term))]);
+  const all = new Map([...df, ...extra]);
+  return queryWeights(
+    groups,
+    (t) => all.get(t) ?? 0,
+    (term, d) => found.get(`${term}\0${d}`) ?? [],
+  );
 }
 
 /**
- * The best chunks for `query` under the search filters, best first, ties to the older chunk. Filters
- * that pick few chunks (documents, a topic) restrict the scoring itself; the others are applied to the
- * best candidates, fetched in growing rounds until `k` pass.
+ * The best chunks for `query` under the search filters, best first, ties to the older chunk. One
+ * statement does the whole ranking: N and the average length from the totals, each term's df and idf,
+ * the BM25 sum over the postings, and the candidates' rows; only a query with a word the store does not
+ * know (typo expansion) needs a second. Filters that pick few chunks (documents, a topic) restrict the
+ * scoring itself; the others are applied to the best candidates, fetched in growing rounds until `k` pass.
  */
 export async function rankChunks(
   sql: Sql,
@@ -102,20 +95,17 @@ export async function rankChunks(
   opts: SearchOptions & { k: number; accept?: (row: RankedRow) => boolean },
   vocabulary: VocabularyCache,
 ): Promise<RankedRow[]> {
-  const totals = await sql.query<{ n: number | null; len: number | null }>(
-    'SELECT sum(chunks) AS n, sum(terms) AS len FROM totals',
-  );
-  const total = totals.rows[0]?.n ?? 0;
-  if (total <= 0) return [];
-  const avgdl = (totals.rows[0]?.len ?? 0) / total || 1;
-  const { terms, weights } = await weigh(sql, query, opts.fuzzy ?? true, vocabulary, total);
-  if (terms.length === 0) return [];
+  const groups = defaultAnalyzer().queryGroups(query);
+  // Every query term weighs the number of words it stands for (those unknown to the store drop out).
+  let weights = new Map<string, number>();
+  for (const t of groups.flat()) weights.set(t, (weights.get(t) ?? 0) + 1);
+  if (weights.size === 0) return [];
 
   const docs = list(opts.document);
   const wanted = list(opts.type);
   const memoriesOnly = wanted?.includes('memory') === true;
   const types = wanted?.filter((t): t is ChunkType => t !== 'memory');
-  const params: unknown[] = [terms, weights, BM25_K1, BM25_B, avgdl];
+  const params: unknown[] = [[], [], BM25_K1, BM25_B];
   const p = (v: unknown) => {
     params.push(v);
     return `$${params.length}`;
@@ -134,31 +124,55 @@ export async function rankChunks(
   if (types && types.length > 0) filters.push(`c.type = ANY(${p(types)}::text[])`);
   if (opts.tags && opts.tags.length > 0) filters.push(`c.tags @> ${p(opts.tags)}::text[]`);
   const limit = p(0);
-  const scoring = `SELECT p.seq, sum(q.w * p.tf / (p.tf + $3::float8 * (1 - $4::float8 + ($4::float8 * p.len) / $5::float8))) AS score
-    FROM unnest($1::text[], $2::float8[]) AS q(term, w) JOIN postings p ON p.term = q.term
-    ${restrict.length > 0 ? `WHERE ${restrict.join(' AND ')}` : ''}
-    GROUP BY p.seq ORDER BY score DESC, p.seq LIMIT ${limit}`;
-  // LATERAL: each candidate's rows are fetched by key, never by scanning the chunks table.
-  const text = `WITH s AS (${scoring})
-    SELECT s.score, c.*, row_to_json(d) AS doc, (SELECT count(*) FROM s) AS scored,
-      a.count AS access_count, a.last_ms AS access_last
-    FROM s CROSS JOIN LATERAL (SELECT ${CHUNK_COLUMNS} FROM chunks c WHERE c.seq = s.seq) c
-    CROSS JOIN LATERAL (SELECT * FROM documents d WHERE d.id = c.document) d
-    LEFT JOIN LATERAL (SELECT count, last_ms FROM access a WHERE a.id = c.document || ':' || c.ordinal) a ON true
-    ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''}
-    ORDER BY s.score DESC, s.seq`;
-  for (let depth = Math.max(opts.k * 4, 50); ; depth *= 4) {
+  // Same arithmetic, in the same order, as Bm25Index.rank: weight · idf · (k1 + 1), then tf / (tf + norm).
+  const text = `WITH t AS (SELECT coalesce(sum(chunks), 0)::float8 AS n, coalesce(sum(terms), 0)::float8 AS len FROM totals),
+    d AS (SELECT term, sum(df)::float8 AS df FROM term_counts WHERE term = ANY($1::text[]) GROUP BY term HAVING sum(df) > 0),
+    q AS (SELECT q.term, q.w * ln(1 + (t.n - d.df + 0.5) / (d.df + 0.5)) * ($3::float8 + 1) AS w
+          FROM unnest($1::text[], $2::float8[]) AS q(term, w) JOIN d ON d.term = q.term CROSS JOIN t),
+    s AS (SELECT p.seq, sum(q.w * p.tf / (p.tf + $3::float8 * (1 - $4::float8 + ($4::float8 * p.len) /
+            (SELECT CASE WHEN n > 0 AND len > 0 THEN len / n ELSE 1 END FROM t)))) AS score
+          FROM q JOIN postings p ON p.term = q.term
+          ${restrict.length > 0 ? `WHERE ${restrict.join(' AND ')}` : ''}
+          GROUP BY p.seq ORDER BY score DESC, p.seq LIMIT ${limit}),
+    r AS (SELECT s.score, c.*, row_to_json(d) AS doc, a.count AS access_count, a.last_ms AS access_last
+          FROM s CROSS JOIN LATERAL (SELECT ${CHUNK_COLUMNS} FROM chunks c WHERE c.seq = s.seq) c
+          CROSS JOIN LATERAL (SELECT * FROM documents d WHERE d.id = c.document) d
+          LEFT JOIN LATERAL (SELECT count, last_ms FROM access a WHERE a.id = c.document || ':' || c.ordinal) a ON true
+          ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''})
+    SELECT (SELECT n FROM t) AS total, (SELECT count(*) FROM s) AS scored,
+      (SELECT coalesce(json_object_agg(term, df), '{}') FROM d) AS df,
+      (SELECT coalesce(json_agg(r ORDER BY r.score DESC, r.seq), '[]') FROM r) AS rows`;
+  let expanded = !(opts.fuzzy ?? true);
+  for (let depth = Math.max(opts.k * 4, 50); ; ) {
+    params[0] = [...weights.keys()];
+    params[1] = [...weights.values()];
     params[params.length - 1] = depth;
-    const { rows } = await sql.query<RankedRow & { scored: number }>(text, params);
+    const { rows } = await sql.query<{
+      total: number;
+      scored: number;
+      df: Record<string, number>;
+      rows: RankedRow[];
+    }>(text, params);
+    const result = rows[0]!;
+    if (!expanded) {
+      expanded = true;
+      const df = new Map(Object.entries(result.df));
+      if (groups.some((g) => !g.some((t) => df.has(t)) && fuzzyCandidates(g).length > 0)) {
+        weights = await expandedWeights(sql, groups, df, vocabulary);
+        if (weights.size === 0) return [];
+        continue;
+      }
+    }
     const out: RankedRow[] = [];
-    for (const r of rows) {
+    for (const r of result.rows) {
       if (opts.where && !opts.where(documentOf(r.doc))) continue;
       if (opts.accept && !opts.accept(r)) continue;
       out.push(r);
       if (out.length === opts.k) return out;
     }
     // The scoring returned fewer chunks than it was allowed: every candidate has been seen.
-    if (depth >= total || (rows.length > 0 && rows[0]!.scored < depth)) return out;
+    if (result.scored < depth || depth >= result.total) return out;
+    depth *= 4;
   }
 }
 

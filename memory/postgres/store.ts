@@ -37,7 +37,7 @@ export interface PostgresOpenOptions {
   create?: boolean;
   /** Embedder spec for vector search: needs the pgvector extension on the server. */
   embedder?: string;
-  /** Connections this handle holds at most (default 4). */
+  /** Connections this handle holds at most (default 8). */
   maxConnections?: number;
 }
 
