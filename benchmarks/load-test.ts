@@ -85,6 +85,8 @@ export async function loadTest(store: string, dir: string, calls = 300): Promise
   let liveCalls = 0;
   let liveFailures = 0;
   let killedCalls = 0;
+  const errors = new Map<string, number>();
+  const note = (message: string) => errors.set(message, (errors.get(message) ?? 0) + 1);
   const started = performance.now();
   const one = async (i: number): Promise<void> => {
     const server = i % 3;
@@ -120,10 +122,14 @@ export async function loadTest(store: string, dir: string, calls = 300): Promise
       latencies.push(performance.now() - t);
       if (alive[server]) {
         liveCalls++;
-        if (r.isError) liveFailures++;
+        if (r.isError) {
+          liveFailures++;
+          note(JSON.stringify((r as { content?: unknown }).content).slice(0, 200));
+        }
       } else killedCalls++;
-    } catch {
+    } catch (err) {
       if (alive[server]) {
+        note(String(err).slice(0, 200));
         liveCalls++;
         liveFailures++;
       } else killedCalls++;
@@ -157,6 +163,7 @@ export async function loadTest(store: string, dir: string, calls = 300): Promise
   );
   await check.close();
   const sorted = [...latencies].sort((a, b) => a - b);
+  for (const [message, n] of errors) process.stderr.write(`load test: ${n}× ${message}\n`);
   return {
     calls,
     liveCalls,

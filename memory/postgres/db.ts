@@ -6,8 +6,12 @@ import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import { type PostgresTarget, redactIn } from './url.ts';
 
-/** How long opening a connection may take before the store is called unreachable, ms. */
-const CONNECT_TIMEOUT_MS = 5000;
+/**
+ * How long opening a connection may take before the store is called unreachable, ms. A refused or
+ * unknown host fails at once; this bounds a host that never answers, and leaves room for a busy server
+ * that is slow to start a session.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
 /** Attempts of a transaction that PostgreSQL aborted to break a deadlock or a serialization conflict. */
 const TX_ATTEMPTS = 5;
 

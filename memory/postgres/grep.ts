@@ -6,7 +6,7 @@
  * a timeout derived from the grep's own.
  */
 import { isRlmError, RlmError } from '../../core/errors.ts';
-import type { GrepRunner } from '../grep/grep.ts';
+import type { GrepChunk, GrepRunner } from '../grep/grep.ts';
 import type { GrepMatch, GrepOptions, GrepResult } from '../types.ts';
 import type { Db } from './db.ts';
 
@@ -81,6 +81,29 @@ export function requiredLiteral(pattern: string, literal: boolean): string | nul
   return best.length >= 3 ? best : null;
 }
 
+/** Scans of each runner, one after the other. */
+const queues = new WeakMap<GrepRunner, Promise<unknown>>();
+
+/**
+ * Scans `chunks` with the shared runner. A runner takes the corpus of a call when the call is made but
+ * searches when the calls before it are done, so calls at once would search each other's pages:
+ * they go one at a time.
+ */
+function scan(
+  runner: GrepRunner,
+  chunks: GrepChunk[],
+  pattern: string,
+  opts: GrepOptions,
+): Promise<GrepResult> {
+  const run = () => runner.grep({ version: -1, chunks }, pattern, opts);
+  const result = (queues.get(runner) ?? Promise.resolve()).then(run, run);
+  queues.set(
+    runner,
+    result.catch(() => undefined),
+  );
+  return result;
+}
+
 /** LIKE pattern matching text that contains `s`. */
 function containsPattern(s: string): string {
   return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -94,7 +117,7 @@ export async function grepStore(
   opts: GrepOptions,
 ): Promise<GrepResult> {
   // Options and pattern are checked by the shared runner before anything is read.
-  await runner.grep({ version: -1, chunks: [] }, pattern, opts);
+  await scan(runner, [], pattern, opts);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const limit = opts.limit ?? DEFAULT_LIMIT;
   const deadline = performance.now() + timeoutMs;
@@ -126,11 +149,29 @@ export async function grepStore(
       params.push(containsPattern(literal));
       where.push(`c.text ${opts.ignoreCase ? 'ILIKE' : 'LIKE'} $${params.length}`);
     }
-    let order: { seq: number; key: string; ordinal: number; chars: number }[];
+    // With a literal to look for, the index picks the chunks and their texts come in the same read;
+    // without one every chunk is a candidate, so texts are read page by page after the order is known.
+    const withText = literal !== null;
+    let order: {
+      seq: number;
+      key: string;
+      ordinal: number;
+      chars: number;
+      document: string;
+      text?: string;
+    }[];
     try {
       order = (
-        await sql.query<{ seq: number; key: string; ordinal: number; chars: number }>(
-          `SELECT c.seq, coalesce(d.path, d.id) AS key, c.ordinal, length(c.text) AS chars
+        await sql.query<{
+          seq: number;
+          key: string;
+          ordinal: number;
+          chars: number;
+          document: string;
+          text?: string;
+        }>(
+          `SELECT c.seq, coalesce(d.path, d.id) AS key, c.ordinal, c.document, length(c.text) AS chars
+             ${withText ? ', c.text' : ''}
            FROM chunks c JOIN documents d ON d.id = c.document
            ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}`,
           params,
@@ -145,34 +186,38 @@ export async function grepStore(
     );
     for (let i = 0; i < order.length; ) {
       let chars = 0;
-      const page: number[] = [];
+      const page: typeof order = [];
       for (; i < order.length && (page.length === 0 || chars < PAGE_CHARS); i++) {
-        page.push(order[i]!.seq);
+        page.push(order[i]!);
         chars += order[i]!.chars;
       }
-      await bound();
-      let rows: { seq: number; document: string; ordinal: number; text: string }[];
-      try {
-        rows = (
-          await sql.query<{ seq: number; document: string; ordinal: number; text: string }>(
-            'SELECT seq, document, ordinal, text FROM chunks WHERE seq = ANY($1::bigint[])',
-            [page],
-          )
-        ).rows;
-      } catch (err) {
-        throw isRlmError(err, 'TIMEOUT') ? timedOut() : err;
+      if (!withText) {
+        await bound();
+        try {
+          const { rows } = await sql.query<{ seq: number; text: string }>(
+            'SELECT seq, text FROM chunks WHERE seq = ANY($1::bigint[])',
+            [page.map((c) => c.seq)],
+          );
+          const texts = new Map(rows.map((r) => [r.seq, r.text]));
+          for (const c of page) {
+            const text = texts.get(c.seq);
+            if (text !== undefined) c.text = text;
+          }
+        } catch (err) {
+          throw isRlmError(err, 'TIMEOUT') ? timedOut() : err;
+        }
       }
-      const bySeq = new Map(rows.map((r) => [r.seq, r]));
-      const chunks = page.flatMap((seq) => {
-        const r = bySeq.get(seq);
-        return r ? [{ id: `${r.document}:${r.ordinal}`, text: r.text, document: r.document }] : [];
-      });
+      const chunks = page.flatMap((c) =>
+        c.text === undefined
+          ? []
+          : [{ id: `${c.document}:${c.ordinal}`, text: c.text, document: c.document }],
+      );
       const ms = remaining();
       if (ms <= 0) throw timedOut();
       try {
         // Once the list is full, a page is only searched for one more match: it means "truncated".
         const full = matches.length >= limit;
-        const result = await runner.grep({ version: -1, chunks }, pattern, {
+        const result = await scan(runner, chunks, pattern, {
           ...opts,
           limit: full ? 1 : limit - matches.length,
           timeoutMs: ms,
