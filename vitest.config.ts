@@ -4,6 +4,7 @@ import SummaryReporter from './test/summary-reporter.ts';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/setup/prelude.ts'],
     reporters: ['default', new SummaryReporter()],
     pool: 'forks',
     // isolated-vm refuses to create isolates in a process started from Node's startup snapshot.

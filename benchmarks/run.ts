@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { writePrelude } from '../build-prelude.ts';
 
 type Figures = Record<string, number>;
 
@@ -321,15 +322,21 @@ async function main(): Promise<void> {
     if (!SECTIONS[n])
       throw new Error(`unknown benchmark '${n}' (known: ${Object.keys(SECTIONS).join(', ')})`);
   const file = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
+  // The sandbox benchmarks run the prelude bundled from the current sources.
+  await writePrelude();
   for (const name of names) {
     const section = SECTIONS[name]!;
     const log = (s: string) => process.stderr.write(`[${name}] ${s}\n`);
     log('running…');
+    // The machine is often shared: the load around the run says how far its figures can be trusted.
+    const loadBefore = os.loadavg()[0] ?? 0;
     const figures = await section.run(log);
+    const loadAfter = os.loadavg()[0] ?? 0;
     const body = [
       `## ${section.title}`,
       '',
-      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine()}.`,
+      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine()}; ` +
+        `1-minute load average ${loadBefore.toFixed(2)} before the run, ${loadAfter.toFixed(2)} after.`,
       '',
       ...section.describe(figures),
     ].join('\n');

@@ -181,6 +181,30 @@ describe('rlm exec', () => {
     expect(io.out()).toBe('Paris [ "Paris" ]\n');
   });
 
+  it('names the model to model code by its file name, never by its host path', async () => {
+    const rules = path.join(
+      dir,
+      file('named.json', JSON.stringify({ rules: [{ match: '^hello', reply: 'yo' }] })),
+    );
+    const io = fakeIO();
+    const code = await exec(
+      [
+        file(
+          'n.js',
+          "print(llm_query('hello', null, {model: 'nope'}), llm_query('hello', null, {model: 'scripted:named.json'}))\n" +
+            "// ---\nllm_query('zzz')",
+        ),
+        '--model',
+        `scripted:${rules}`,
+      ],
+      io,
+    );
+    expect(code).toBe(1);
+    expect(io.out()).toBe('Error: BAD_INPUT: no model "nope" is configured; use scripted:named.json yo\n');
+    expect(io.err()).toMatch(/SCRIPT_EXHAUSTED|no scripted rule/);
+    expect(io.out() + io.err()).not.toContain(dir);
+  });
+
   it('reports llm_query as unavailable without --model', async () => {
     const io = fakeIO();
     expect(await exec([file('g.js', "llm_query('x')")], io)).toBe(1);
