@@ -4,7 +4,7 @@
  * wait for the store lock as long as it needs.
  */
 import { appendFileSync } from 'node:fs';
-import { ChunkStore } from '../../memory/files/store.ts';
+import { openStore, redactUrl } from '../../memory/open.ts';
 import { importClaude } from './import.ts';
 
 function log(file: string, line: string): void {
@@ -17,7 +17,7 @@ function log(file: string, line: string): void {
 
 async function run(session: string, storeDir: string, logFile: string): Promise<void> {
   try {
-    const store = await ChunkStore.open(storeDir, { create: true, lockWaitMs: 10 * 60_000 });
+    const store = await openStore(storeDir, { create: true, lockWaitMs: 10 * 60_000 });
     try {
       const r = await importClaude(store, { sessions: [session] });
       for (const n of r.notes) log(logFile, `note: ${n.path}: ${n.note}`);
@@ -28,7 +28,7 @@ async function run(session: string, storeDir: string, logFile: string): Promise<
     const e = err as { code?: string; message?: string };
     log(
       logFile,
-      `error: importing ${session} into ${storeDir}: ${e.message ?? String(err)}${e.code ? ` [${e.code}]` : ''}`,
+      `error: importing ${session} into ${redactUrl(storeDir)}: ${e.message ?? String(err)}${e.code ? ` [${e.code}]` : ''}`,
     );
   }
 }

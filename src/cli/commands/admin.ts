@@ -1,4 +1,6 @@
+import { RlmError } from '../../../core/errors.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
+import { isPostgresUrl } from '../../../memory/open.ts';
 import { documentList } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
 import { ask, type CliIO, canAsk, EXIT_FAILURE, EXIT_OK, writeJson } from '../io.ts';
@@ -86,7 +88,13 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
     return EXIT_OK;
   }
   positionals(pos, [], 'repair');
-  const report = await repairStore(storeDir(values.store, io), {
+  const dir = storeDir(values.store, io);
+  if (isPostgresUrl(dir))
+    throw new RlmError(
+      'BAD_INPUT',
+      'rlm repair rebuilds the files of a store folder; a PostgreSQL store keeps its tables consistent itself (copy it with rlm store copy to rebuild it)',
+    );
+  const report = await repairStore(dir, {
     env: io.env,
     ...(values.embedder ? { embedder: values.embedder } : {}),
     confirm: async (dropped) => {

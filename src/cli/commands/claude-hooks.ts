@@ -36,7 +36,8 @@ export async function hooks(argv: string[], io: CliIO): Promise<number> {
   const config = claudeConfigDir(io.env);
   const settings = path.resolve(io.cwd, values.settings ?? path.join(config, 'settings.json'));
   if (action === 'install') {
-    const store = path.resolve(io.cwd, storeDir(values.store, io));
+    // storeDir resolves a folder against the working directory and keeps a URL as it is.
+    const store = storeDir(values.store, io);
     const log = path.resolve(io.cwd, values.log ?? path.join(path.dirname(settings), 'rlm-hook.log'));
     const r = await installHooks(settings, hookCommand(store, log, values.rlm ?? 'rlm'));
     if (values.json) writeJson(io, r);
