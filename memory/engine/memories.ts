@@ -23,10 +23,11 @@ import {
   type RememberInput,
   recallScore,
   type Summarizer,
+  summarizeTopic,
   type TopicSummary,
   type WeightInput,
 } from '../memories/memory-model.ts';
-import type { DocumentRecord, Link, MemoryImportance, MemorySettings } from '../types.ts';
+import type { DocumentRecord, Link, MemorySettings } from '../types.ts';
 import { BaseStore } from './base-store.ts';
 import { MAX_TAIL } from './memory-tail.ts';
 import type { CommittedState } from './persistence.ts';
@@ -35,8 +36,6 @@ export type { Memory, MemoryTotals, RecallHit, RecallOptions, Summarizer, TopicS
 
 /** Memories per commit in {@link RememberingStore.rememberMany}. */
 const BULK_COMMIT = 10_000;
-
-const importanceRank: Record<MemoryImportance, number> = { critical: 3, high: 2, medium: 1, low: 0 };
 
 /** Creation times parsed once per record: weights are computed for many memories per call. */
 const created = new WeakMap<DocumentRecord, number>();
@@ -290,34 +289,7 @@ export class RememberingStore extends BaseStore {
     opts: { now?: Date } = {},
   ): Promise<{ summary: string; archived: string[] }> {
     const now = opts.now ?? new Date();
-    const sources = this.listMemories({ topic, now }).filter((m) => m.importance !== 'critical');
-    if (sources.length < 2) {
-      throw new RlmError(
-        'BAD_INPUT',
-        `topic "${topic}" has ${sources.length} memor${sources.length === 1 ? 'y' : 'ies'} to consolidate; it needs at least 2`,
-      );
-    }
-    sources.reverse(); // oldest first: the order they were said in
-    const text = String(
-      await summarize(
-        topic,
-        sources.map((m) => ({ id: m.id, text: m.text, importance: m.importance, created: m.created })),
-      ),
-    ).trim();
-    if (text.length === 0)
-      throw new RlmError('PROVIDER', 'the model wrote an empty summary; nothing was changed');
-    const top = sources.reduce(
-      (a, m) => (importanceRank[m.importance] > importanceRank[a] ? m.importance : a),
-      'low' as MemoryImportance,
-    );
-    const entry = checkRemember({
-      text,
-      topic,
-      importance: top,
-      tags: [...new Set(sources.flatMap((m) => m.tags))],
-      source: 'consolidation',
-      now,
-    });
+    const { entry, sources } = await summarizeTopic(topic, this.listMemories({ topic, now }), summarize, now);
     return this.exclusive('consolidate', async () => {
       const live = sources.filter((m) => {
         const doc = this.graph.document(m.id);

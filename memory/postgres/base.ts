@@ -164,26 +164,13 @@ export class PostgresBase implements ChunkStoreApi {
       for (const r of rows)
         out.push({ from: r.from_id, to: r.to_id, type: 'related_to', strength: r.strength });
     }
-    const { rows: manual } = await this.db.query<{
-      from_doc: string;
-      from_ordinal: number;
-      to_doc: string;
-      to_ordinal: number;
-      type: LinkType;
-      strength: number;
-    }>(
+    const { rows: manual } = await this.db.query<ManualLinkRow>(
       `SELECT from_doc, from_ordinal, to_doc, to_ordinal, type, strength FROM manual_links
        WHERE ((from_doc = $1 AND from_ordinal = $2) OR (to_doc = $1 AND to_ordinal = $2))
          AND ($3::text IS NULL OR type = $3) ORDER BY n`,
       [parsed.document, parsed.ordinal, type ?? null],
     );
-    for (const m of manual)
-      out.push({
-        from: `${m.from_doc}:${m.from_ordinal}`,
-        to: `${m.to_doc}:${m.to_ordinal}`,
-        type: m.type,
-        strength: m.strength,
-      });
+    out.push(...manual.map(linkOf));
     return out;
   }
 
@@ -367,20 +354,10 @@ export class PostgresBase implements ChunkStoreApi {
 
   /** Every hand-made link (supports, contradicts, summarizes), in the order they were set. */
   async manualLinks(): Promise<Link[]> {
-    const { rows } = await this.db.query<{
-      from_doc: string;
-      from_ordinal: number;
-      to_doc: string;
-      to_ordinal: number;
-      type: LinkType;
-      strength: number;
-    }>('SELECT from_doc, from_ordinal, to_doc, to_ordinal, type, strength FROM manual_links ORDER BY n');
-    return rows.map((m) => ({
-      from: `${m.from_doc}:${m.from_ordinal}`,
-      to: `${m.to_doc}:${m.to_ordinal}`,
-      type: m.type,
-      strength: m.strength,
-    }));
+    const { rows } = await this.db.query<ManualLinkRow>(
+      'SELECT from_doc, from_ordinal, to_doc, to_ordinal, type, strength FROM manual_links ORDER BY n',
+    );
+    return rows.map(linkOf);
   }
 
   /** Adds hand-made links as given (a copy); links whose ends are missing are skipped. */
@@ -523,4 +500,23 @@ export class PostgresBase implements ChunkStoreApi {
     );
     return rows.length > 0;
   }
+}
+
+/** A row of `manual_links`. */
+interface ManualLinkRow {
+  from_doc: string;
+  from_ordinal: number;
+  to_doc: string;
+  to_ordinal: number;
+  type: LinkType;
+  strength: number;
+}
+
+function linkOf(m: ManualLinkRow): Link {
+  return {
+    from: `${m.from_doc}:${m.from_ordinal}`,
+    to: `${m.to_doc}:${m.to_ordinal}`,
+    type: m.type,
+    strength: m.strength,
+  };
 }

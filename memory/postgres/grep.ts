@@ -81,6 +81,16 @@ export function requiredLiteral(pattern: string, literal: boolean): string | nul
   return best.length >= 3 ? best : null;
 }
 
+/** A chunk grep may scan, in the order it scans them; its text is read with it or page by page. */
+interface Candidate {
+  seq: number;
+  key: string;
+  ordinal: number;
+  chars: number;
+  document: string;
+  text?: string;
+}
+
 /** Scans of each runner, one after the other. */
 const queues = new WeakMap<GrepRunner, Promise<unknown>>();
 
@@ -152,24 +162,10 @@ export async function grepStore(
     // With a literal to look for, the index picks the chunks and their texts come in the same read;
     // without one every chunk is a candidate, so texts are read page by page after the order is known.
     const withText = literal !== null;
-    let order: {
-      seq: number;
-      key: string;
-      ordinal: number;
-      chars: number;
-      document: string;
-      text?: string;
-    }[];
+    let order: Candidate[];
     try {
       order = (
-        await sql.query<{
-          seq: number;
-          key: string;
-          ordinal: number;
-          chars: number;
-          document: string;
-          text?: string;
-        }>(
+        await sql.query<Candidate>(
           `SELECT c.seq, coalesce(d.path, d.id) AS key, c.ordinal, c.document, length(c.text) AS chars
              ${withText ? ', c.text' : ''}
            FROM chunks c JOIN documents d ON d.id = c.document

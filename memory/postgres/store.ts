@@ -20,6 +20,7 @@ import {
   type RememberInput,
   recallScore,
   type Summarizer,
+  summarizeTopic,
   type TopicSummary,
   type WeightInput,
 } from '../memories/memory-model.ts';
@@ -43,7 +44,6 @@ export interface PostgresOpenOptions {
 
 /** Memories per transaction in {@link PostgresStore.rememberMany}. */
 const BULK_COMMIT = 1000;
-const importanceRank: Record<MemoryImportance, number> = { critical: 3, high: 2, medium: 1, low: 0 };
 
 /** A memory document with what its weight needs. */
 interface MemoryRow extends DocumentRow {
@@ -331,34 +331,12 @@ export class PostgresStore extends PostgresBase implements Store {
     opts: { now?: Date } = {},
   ): Promise<{ summary: string; archived: string[] }> {
     const now = opts.now ?? new Date();
-    const sources = (await this.listMemories({ topic, now })).filter((m) => m.importance !== 'critical');
-    if (sources.length < 2) {
-      throw new RlmError(
-        'BAD_INPUT',
-        `topic "${topic}" has ${sources.length} memor${sources.length === 1 ? 'y' : 'ies'} to consolidate; it needs at least 2`,
-      );
-    }
-    sources.reverse(); // oldest first: the order they were said in
-    const text = String(
-      await summarize(
-        topic,
-        sources.map((m) => ({ id: m.id, text: m.text, importance: m.importance, created: m.created })),
-      ),
-    ).trim();
-    if (text.length === 0)
-      throw new RlmError('PROVIDER', 'the model wrote an empty summary; nothing was changed');
-    const top = sources.reduce(
-      (a, m) => (importanceRank[m.importance] > importanceRank[a] ? m.importance : a),
-      'low' as MemoryImportance,
-    );
-    const entry = checkRemember({
-      text,
+    const { entry, sources } = await summarizeTopic(
       topic,
-      importance: top,
-      tags: [...new Set(sources.flatMap((m) => m.tags))],
-      source: 'consolidation',
+      await this.listMemories({ topic, now }),
+      summarize,
       now,
-    });
+    );
     let archived: string[] = [];
     // The summary, the sources' archiving and the summarizes links commit together.
     await this.writeBatch([memoryPending(entry)], [], undefined, [], async (sql) => {
