@@ -111,7 +111,7 @@ describe('rlm store commands', () => {
       const r = await cli(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(message);
-      expect(r.stderr.trim().split('\n').length, r.stderr).toBeLessThanOrEqual(args[0] === 'nope' ? 30 : 1);
+      expect(r.stderr.trim().split('\n').length, r.stderr).toBeLessThanOrEqual(args[0] === 'nope' ? 32 : 1);
       expect(r.stdout).toBe('');
     }
   });
