@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { readEnv } from '../core/env.ts';
 import { openStore } from '../memory/open.ts';
 
 const CLI = fileURLToPath(new URL('./cli-child.ts', import.meta.url));
@@ -50,7 +51,7 @@ function startServer(
       '--max-sessions',
       '200',
     ],
-    { env: { PATH: process.env.PATH, RLM_MODEL: model }, cwd, stdio: ['ignore', 'ignore', 'pipe'] },
+    { env: { PATH: readEnv().path, RLM_MODEL: model }, cwd, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let err = '';
   return new Promise((resolve, reject) => {

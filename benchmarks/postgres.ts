@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { readEnv } from '../core/env.ts';
 import { ChunkStore } from '../memory/files/store.ts';
 import { PostgresStore } from '../memory/postgres/store.ts';
 import type { Store } from '../memory/store-api.ts';
@@ -35,7 +36,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 
 /** A server URL for the run: the one given, else a throwaway cluster (stopped by the returned function). */
 function server(): { url: string; stop: () => void } {
-  const given = process.env.RLM_BENCH_POSTGRES || process.env.RLM_TEST_POSTGRES;
+  const given = readEnv().benchPostgres.url;
   if (given) return { url: given, stop: () => {} };
   const script = path.join(ROOT, '.ci', 'postgres.sh');
   const [dir, url] = execFileSync(script, ['start'], { encoding: 'utf8' }).trim().split('\n');
@@ -84,8 +85,8 @@ export async function benchPostgres(
   opts: { log?: (s: string) => void } = {},
 ): Promise<Record<string, number>> {
   const log = opts.log ?? (() => {});
-  const mb = Number(process.env.RLM_BENCH_PG_MB ?? 100);
-  const memories = Number(process.env.RLM_BENCH_PG_MEMORIES ?? 100_000);
+  const mb = Number(readEnv().benchPostgres.mb ?? 100);
+  const memories = Number(readEnv().benchPostgres.memories ?? 100_000);
   const f: Record<string, number> = { mb, memories, loadAverage: os.loadavg()[0]! };
   const root = mkdtempSync(path.join(os.tmpdir(), 'rlm-bench-pg-'));
   const { url, stop } = server();

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'PROVIDER'
   | 'ABORTED'
   | 'BAD_INPUT'
+  | 'BAD_OUTPUT'
   | 'ACCESS_DENIED'
   | 'STORE_UNAVAILABLE';
 

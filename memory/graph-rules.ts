@@ -3,7 +3,7 @@
  * links a person may set by hand.
  */
 import { RlmError } from '../core/errors.ts';
-import type { Link, LinkType } from './types.ts';
+import type { DocumentRecord, Link, LinkType } from './types.ts';
 
 /** How many same-document chunks `neighbors(id, 'context_of')` lists, nearest first. */
 const CONTEXT_FANOUT = 20;
@@ -67,4 +67,26 @@ export function positionLinks(document: string, ordinal: number, chunks: number,
     }
   }
   return out;
+}
+
+/** `ID.pN`: a later part of a file stored in parts (`ID`, `ID.p2`, `ID.p3`, …). */
+export function isPart(id: string): boolean {
+  return /\.p\d+$/.test(id);
+}
+
+/** A file's parts in order: `ID`, `ID.p2`, `ID.p3`, … */
+export function byPart(a: DocumentRecord, b: DocumentRecord): number {
+  const n = (d: DocumentRecord) => Number(/\.p(\d+)$/.exec(d.id)?.[1] ?? 1);
+  return n(a) - n(b);
+}
+
+/** The parts after `id` among `candidates`, in order and without a gap: `ID.p2`, `ID.p3`, … */
+export function partsAfter(id: string, candidates: DocumentRecord[]): DocumentRecord[] {
+  const byId = new Map(candidates.map((d) => [d.id, d]));
+  const out: DocumentRecord[] = [];
+  for (let n = 2; ; n++) {
+    const part = byId.get(`${id}.p${n}`);
+    if (!part) return out;
+    out.push(part);
+  }
 }

@@ -54,6 +54,9 @@ export type {
   ChunkStoreApi,
   ChunkType,
   DocumentRecord,
+  DocumentText,
+  GrepCounts,
+  GrepDocumentCount,
   GrepMatch,
   GrepOptions,
   GrepResult,
@@ -69,4 +72,5 @@ export type {
   SearchHit,
   SearchOptions,
   StoreStats,
+  TextRange,
 } from './types.ts';

@@ -6,6 +6,8 @@
  */
 import type { ExactDocument } from './ingest/prepare.ts';
 import type {
+  Consolidation,
+  DeleteReport,
   Memory,
   MemoryTotals,
   RecallHit,
@@ -28,6 +30,8 @@ import type {
 export interface Store extends ChunkStoreApi {
   /** Where the store is, fit to show: a folder's path, or a URL with its password hidden. */
   readonly location: string;
+  /** The embedder behind vector search (its spec), or null: without one, search and recall match words. */
+  readonly embedder: string | null;
   /** Picks up what other processes committed since the last look (a no-op where reads are live). */
   refresh(): Promise<void>;
   /** A document by id, or by the path it was ingested from. */
@@ -56,18 +60,25 @@ export interface Store extends ChunkStoreApi {
   topics(now?: Date): Awaitable<TopicSummary[]>;
   /** Totals for status reports. */
   memoryTotals(now?: Date): Awaitable<MemoryTotals>;
-  /** Really deletes memories and every link to or from them. NOT_FOUND (nothing deleted) for an unknown id. */
+  /**
+   * Really deletes memories and every link to or from them, with the consolidation summaries written from
+   * them (see {@link deleteDocuments}); returns the ids deleted, summaries last. NOT_FOUND (nothing
+   * deleted) for an unknown id.
+   */
   forgetMemories(ids: string[]): Promise<string[]>;
+  /**
+   * Deletes documents and memories for good (by id, memory id, or the path a file was ingested from; a
+   * file's id takes all its parts). A consolidation summary written from a deleted memory goes too, and
+   * its other sources come back from the archive. NOT_FOUND names unknown ids, and then nothing is
+   * deleted; with `memoriesOnly`, ids that are not memories count as unknown.
+   */
+  deleteDocuments(idsOrPaths: string[], opts?: { memoriesOnly?: boolean }): Promise<DeleteReport>;
   /** Archives memories whose weight fell under the prune threshold (critical ones never are). */
   decay(now?: Date): Promise<{ decayed: number; archived: string[] }>;
   /** Brings archived memories back; restoring counts as an access. */
   restore(ids: string[], now?: Date): Promise<string[]>;
   /** Replaces a topic's active memories by one summary written by `summarize`, in one commit. */
-  consolidate(
-    topic: string,
-    summarize: Summarizer,
-    opts?: { now?: Date },
-  ): Promise<{ summary: string; archived: string[] }>;
+  consolidate(topic: string, summarize: Summarizer, opts?: { now?: Date }): Promise<Consolidation>;
   /** Whether a topic has more active memories than the consolidation threshold. */
   needsConsolidation(topic: string, now?: Date): Awaitable<boolean>;
 

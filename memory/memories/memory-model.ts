@@ -107,6 +107,11 @@ function newMemoryId(now: Date): string {
 }
 
 /** The memory's document id from what a person may type: `mem-…` or its chunk id `mem-…:0`. */
+/** File name of the memory journal a commit of `generation` starts (memories-G.jsonl, G on 8 digits). */
+export function journalName(generation: number): string {
+  return `memories-${String(generation).padStart(8, '0')}.jsonl`;
+}
+
 export function memoryDocId(id: string): string {
   return id.endsWith(':0') ? id.slice(0, -2) : id;
 }
@@ -296,4 +301,23 @@ export async function summarizeTopic(
     now,
   });
   return { entry, sources };
+}
+
+/** What a consolidation did: the summary memory's id and text, and the sources it archived. */
+export interface Consolidation {
+  /** The new summary memory's id (`mem-…`). */
+  summary: string;
+  /** The summary's text, as the model wrote it. */
+  text: string;
+  archived: string[];
+}
+
+/** What a delete took out of a store. */
+export interface DeleteReport {
+  /** Documents deleted as asked (every part of a file named by path or id). */
+  deleted: string[];
+  /** Consolidation summaries deleted with them: written from a deleted memory, they may repeat its text. */
+  summaries: string[];
+  /** Those summaries' other sources, brought back from the archive so nothing else is lost. */
+  restored: string[];
 }

@@ -33,7 +33,10 @@ export class AccessBuffer {
     }
   }
 
-  /** Writes pending counts. Access stats are best effort: a failure drops them, never a read. */
+  /**
+   * Writes pending counts of chunks that still exist (a read just before a delete must not bring the
+   * deleted id back). Access stats are best effort: a failure drops them, never a read.
+   */
   flush(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -43,7 +46,10 @@ export class AccessBuffer {
       if (batch.length === 0) return;
       await this.#db.query(
         `INSERT INTO access (id, count, last_ms)
-         SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])
+         SELECT a.* FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS a(id, count, last_ms)
+         WHERE EXISTS (SELECT 1 FROM chunks c
+           WHERE c.document = left(a.id, length(a.id) - position(':' IN reverse(a.id)))
+             AND c.ordinal::text = right(a.id, position(':' IN reverse(a.id)) - 1))
          ON CONFLICT (id) DO UPDATE SET count = access.count + excluded.count,
            last_ms = greatest(access.last_ms, excluded.last_ms)`,
         [batch.map((b) => b[0]), batch.map((b) => b[1][0]), batch.map((b) => b[1][1])],

@@ -5,7 +5,16 @@
  */
 import { resolve } from 'node:path';
 import { RlmError } from '../../core/errors.ts';
-import { checkDocumentId, checkManualLink, parseChunkId, positionLinks } from '../graph-rules.ts';
+import { documentText } from '../document-text.ts';
+import {
+  byPart,
+  checkDocumentId,
+  checkManualLink,
+  isPart,
+  parseChunkId,
+  partsAfter,
+  positionLinks,
+} from '../graph-rules.ts';
 import { GrepRunner } from '../grep/grep.ts';
 import { documentIdFor } from '../ingest/files.ts';
 import {
@@ -17,12 +26,14 @@ import {
   prepareDocument,
 } from '../ingest/prepare.ts';
 import { type IngestTarget, importInto, ingestPathsInto } from '../ingest/run.ts';
+import { linkEnd, unknownId } from '../read.ts';
 import { passage } from '../search/passage.ts';
 import type {
   AccessStats,
   ChunkRecord,
   ChunkStoreApi,
   DocumentRecord,
+  DocumentText,
   GrepOptions,
   GrepResult,
   ImportItem,
@@ -33,6 +44,7 @@ import type {
   SearchHit,
   SearchOptions,
   StoreStats,
+  TextRange,
 } from '../types.ts';
 import { AccessBuffer } from './access.ts';
 import type { Db, Sql } from './db.ts';
@@ -52,6 +64,7 @@ import {
   countSkipped,
   deleteDocuments,
   documentsById,
+  forgetAccess,
   insertBatch,
   lockDocuments,
   sameDocument,
@@ -140,6 +153,42 @@ export class PostgresBase implements ChunkStoreApi {
       [documentId],
     );
     return rows.map(chunkOf);
+  }
+
+  async readDocument(idOrPath: string, range?: TextRange): Promise<DocumentText | undefined> {
+    const docs = await this.documentsNamed(idOrPath);
+    if (docs.length === 0) return undefined;
+    const { rows } = await this.db.query<ChunkRow>(
+      `SELECT ${CHUNK_COLUMNS} FROM chunks c WHERE c.document = ANY($1::text[])`,
+      [docs.map((d) => d.id)],
+    );
+    const chunks = new Map(rows.map((r) => [`${r.document}:${r.ordinal}`, chunkOf(r)]));
+    return documentText((id) => chunks.get(id), docs, range);
+  }
+
+  /**
+   * The documents `idOrPath` names: a document id (a file's first part takes the other parts along), or
+   * every document ingested from that path. Empty when none.
+   */
+  protected async documentsNamed(idOrPath: string): Promise<DocumentRecord[]> {
+    const byId = await this.document(idOrPath);
+    if (byId) return isPart(byId.id) ? [byId] : [byId, ...(await this.partsOf(byId.id))];
+    const { rows } = await this.db.query<DocumentRow>(
+      `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE path = $1 OR path = $2`,
+      [idOrPath, resolve(idOrPath)],
+    );
+    if (rows.length > 0) return rows.map(documentOf).sort(byPart);
+    const found = await this.findDocument(idOrPath);
+    return found ? [found, ...(await this.partsOf(found.id))] : [];
+  }
+
+  /** Parts `ID.p2`, `ID.p3`, … of a file stored in parts, in order. */
+  private async partsOf(id: string): Promise<DocumentRecord[]> {
+    const { rows } = await this.db.query<DocumentRow>(
+      `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE left(id, length($1) + 2) = $1 || '.p'`,
+      [id],
+    );
+    return partsAfter(id, rows.map(documentOf));
   }
 
   async neighbors(id: string, type?: LinkType): Promise<Link[]> {
@@ -408,6 +457,7 @@ export class PostgresBase implements ChunkStoreApi {
       await lockDocuments(sql, this.db.target.schema, ids);
       const stored = await documentsById(sql, ids);
       await deleteDocuments(sql, [...stored.keys()], false);
+      await forgetAccess(sql, [...stored.keys()]);
     });
     await this.afterWrite([], 0);
   }
@@ -430,22 +480,12 @@ export class PostgresBase implements ChunkStoreApi {
 
   // ---- removal and manual links ------------------------------------------------------------------
 
-  /** Forgets a document by id, or every document (all parts of a big file) ingested from a path. */
+  /**
+   * Forgets a document by id, or every document (all parts of a big file) ingested from a path; a file's
+   * id (the first part's) also takes its other parts. False when there is none.
+   */
   async removeDocument(idOrPath: string): Promise<boolean> {
-    const byId = await this.document(idOrPath);
-    let ids: string[];
-    if (byId) ids = [byId.id];
-    else {
-      const { rows } = await this.db.query<{ id: string }>(
-        'SELECT id FROM documents WHERE path = $1 OR path = $2',
-        [idOrPath, resolve(idOrPath)],
-      );
-      ids = rows.map((r) => r.id);
-      if (ids.length === 0) {
-        const found = await this.findDocument(idOrPath);
-        if (found) ids = [found.id];
-      }
-    }
+    const ids = (await this.documentsNamed(idOrPath)).map((d) => d.id);
     if (ids.length === 0) return false;
     let removed = false;
     await this.db.tx(async (sql) => {
@@ -453,6 +493,7 @@ export class PostgresBase implements ChunkStoreApi {
       const stored = await documentsById(sql, ids);
       removed = stored.size > 0;
       await deleteDocuments(sql, [...stored.keys()], false);
+      await forgetAccess(sql, [...stored.keys()]);
     });
     await this.afterWrite([], 0);
     return removed;
@@ -460,6 +501,14 @@ export class PostgresBase implements ChunkStoreApi {
 
   async link(from: string, to: string, type: 'supports' | 'contradicts', strength = 1): Promise<void> {
     checkManualLink(type, strength);
+    // A document id (a memory id) stands for its first chunk, as in every store.
+    const ends: string[] = [];
+    for (const id of [from, to]) {
+      const end = await linkEnd(this, id);
+      if (end === undefined) throw unknownId(id, 'a document id stands for its first chunk');
+      ends.push(end);
+    }
+    [from, to] = ends as [string, string];
     const a = parseChunkId(from);
     const b = parseChunkId(to);
     await this.db.tx(async (sql) => {
@@ -490,6 +539,9 @@ export class PostgresBase implements ChunkStoreApi {
   }
 
   async unlink(from: string, to: string, type: 'supports' | 'contradicts'): Promise<boolean> {
+    // A document id means its first chunk, as in link(); an unknown one cannot have a link.
+    from = (await linkEnd(this, from)) ?? from;
+    to = (await linkEnd(this, to)) ?? to;
     const a = parseChunkId(from);
     const b = parseChunkId(to);
     if (!a || !b) return false;

@@ -3,6 +3,7 @@
  * failures, and the translation of the client's errors into one clear line (never with the password).
  */
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { readEnv } from '../../core/env.ts';
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import { type PostgresTarget, redactIn } from './url.ts';
 
@@ -136,7 +137,7 @@ export class Db implements Sql {
     const e = err as { code?: string; message?: string; errors?: { code?: string }[] };
     const url = new URL(this.target.connectionString);
     const where = `${url.hostname || 'localhost'}:${url.port || '5432'}`;
-    const user = decodeURIComponent(url.username) || process.env.PGUSER || 'the default user';
+    const user = decodeURIComponent(url.username) || readEnv().pgUser || 'the default user';
     const database = decodeURIComponent(url.pathname.slice(1));
     const code = e.code ?? e.errors?.find((x) => x.code)?.code;
     const detail = redactIn(String(e.message ?? err), this.target.connectionString);

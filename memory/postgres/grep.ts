@@ -1,14 +1,18 @@
 /**
  * grep over a PostgreSQL store: the same bounded scan as the folder store (memory/grep/, its result
- * shape, caps and timeout), fed page by page from the chunks table. When the pattern holds a literal
- * run of three characters or more that every match must contain, pg_trgm's index on the chunk text
- * narrows the scan to the chunks holding it, so a selective grep reads few rows; statements run under
- * a timeout derived from the grep's own.
+ * shape, caps, count mode, document filter and timeout), fed page by page from the chunks table, each
+ * document whole on one page so that it is read as one text (matches and context across chunk edges).
+ * When the pattern holds a literal run of three characters or more that every match must contain,
+ * pg_trgm's index on the chunk text narrows the scan to the documents with a chunk holding it, so a
+ * selective grep reads few rows (a match whose required literal itself straddles a chunk edge is then
+ * not found: chunkers cut at line or sentence ends, which such a literal rarely crosses). Statements
+ * run under a timeout derived from the grep's own.
  */
+import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import type { GrepChunk, GrepRunner } from '../grep/grep.ts';
-import type { GrepMatch, GrepOptions, GrepResult } from '../types.ts';
-import type { Db } from './db.ts';
+import type { GrepCounts, GrepMatch, GrepOptions, GrepResult } from '../types.ts';
+import type { Db, Sql } from './db.ts';
 
 /** Text per page handed to the scanner, characters. */
 const PAGE_CHARS = 4 * 1024 * 1024;
@@ -88,6 +92,9 @@ interface Candidate {
   ordinal: number;
   chars: number;
   document: string;
+  chunker: string;
+  start_at: number;
+  end_at: number;
   text?: string;
 }
 
@@ -119,6 +126,47 @@ function containsPattern(s: string): string {
   return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/**
+ * The document ids a grep's `document` option names: ids, or paths a document was ingested from (every
+ * part of a big file). A name that matches nothing is refused, as the folder store does: a typo must not
+ * read as "no matches".
+ */
+async function namedDocuments(sql: Sql, names: string[]): Promise<string[]> {
+  const out = new Set<string>();
+  for (const name of names) {
+    const { rows } = await sql.query<{ id: string }>(
+      'SELECT id FROM documents WHERE id = $1 UNION ALL (SELECT id FROM documents WHERE path = $2 OR path = $3 ORDER BY first_seq)',
+      [name, name, resolve(name)],
+    );
+    const ids = rows.some((r) => r.id === name) ? [name] : rows.map((r) => r.id);
+    if (ids.length === 0) {
+      throw new RlmError(
+        'BAD_INPUT',
+        `grep: no document ${JSON.stringify(name)} in the store; give a document id or the path it was ingested from`,
+      );
+    }
+    for (const id of ids) out.add(id);
+  }
+  return [...out];
+}
+
+/** Chunk `c` as the runner reads it: offsets only where chunks are not the text back to back. */
+function grepChunk(c: Candidate & { text: string }): GrepChunk {
+  const chunk: GrepChunk = { id: `${c.document}:${c.ordinal}`, text: c.text, document: c.document };
+  if (c.chunker === 'size' || c.chunker === 'turn') {
+    chunk.start = c.start_at;
+    chunk.end = c.end_at;
+  }
+  return chunk;
+}
+
+/** Adds one page's counts to the total (a document is on one page only, so lists just concatenate). */
+function addCounts(total: GrepCounts, page: GrepCounts): void {
+  total.matches += page.matches;
+  total.lines += page.lines;
+  total.documents.push(...page.documents);
+}
+
 /** Greps the chunks of the store (or of `opts.document`) in path order, like the folder store. */
 export async function grepStore(
   db: Db,
@@ -126,15 +174,16 @@ export async function grepStore(
   pattern: string,
   opts: GrepOptions,
 ): Promise<GrepResult> {
+  const { document: named, ...rest } = opts;
   // Options and pattern are checked by the shared runner before anything is read.
-  await scan(runner, [], pattern, opts);
+  await scan(runner, [], pattern, rest);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const limit = opts.limit ?? DEFAULT_LIMIT;
+  const counting = opts.count === true;
   const deadline = performance.now() + timeoutMs;
-  const docs =
-    opts.document === undefined ? null : Array.isArray(opts.document) ? opts.document : [opts.document];
   const literal = requiredLiteral(pattern, opts.literal === true);
   const matches: GrepMatch[] = [];
+  const counts: GrepCounts = { matches: 0, lines: 0, documents: [] };
   const timedOut = () =>
     new RlmError(
       'TIMEOUT',
@@ -148,6 +197,8 @@ export async function grepStore(
       if (ms <= 0) throw timedOut();
       await sql.query(`SET LOCAL statement_timeout = ${ms}`);
     };
+    const docs =
+      named === undefined ? null : await namedDocuments(sql, Array.isArray(named) ? named : [named]);
     await bound();
     const where: string[] = [];
     const params: unknown[] = [];
@@ -156,18 +207,18 @@ export async function grepStore(
       where.push(`c.document = ANY($${params.length}::text[])`);
     }
     if (literal !== null) {
+      // Documents with a chunk holding the literal (the index finds those chunks), read whole.
       params.push(containsPattern(literal));
-      where.push(`c.text ${opts.ignoreCase ? 'ILIKE' : 'LIKE'} $${params.length}`);
+      where.push(
+        `c.document IN (SELECT h.document FROM chunks h WHERE h.text ${opts.ignoreCase ? 'ILIKE' : 'LIKE'} $${params.length})`,
+      );
     }
-    // With a literal to look for, the index picks the chunks and their texts come in the same read;
-    // without one every chunk is a candidate, so texts are read page by page after the order is known.
-    const withText = literal !== null;
     let order: Candidate[];
     try {
       order = (
         await sql.query<Candidate>(
-          `SELECT c.seq, coalesce(d.path, d.id) AS key, c.ordinal, c.document, length(c.text) AS chars
-             ${withText ? ', c.text' : ''}
+          `SELECT c.seq, coalesce(d.path, d.id) AS key, c.ordinal, c.document, d.chunker, c.start_at, c.end_at,
+                  length(c.text) AS chars
            FROM chunks c JOIN documents d ON d.id = c.document
            ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}`,
           params,
@@ -176,45 +227,56 @@ export async function grepStore(
     } catch (err) {
       throw isRlmError(err, 'TIMEOUT') ? timedOut() : err;
     }
+    // Store order: path (or id), then id, then ordinal; a document's chunks stay together.
     order.sort(
       (a, b) =>
-        a.key.localeCompare(b.key) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) || a.ordinal - b.ordinal,
+        a.key.localeCompare(b.key) ||
+        (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) ||
+        (a.document < b.document ? -1 : a.document > b.document ? 1 : 0) ||
+        a.ordinal - b.ordinal,
     );
     for (let i = 0; i < order.length; ) {
       let chars = 0;
-      const page: typeof order = [];
-      for (; i < order.length && (page.length === 0 || chars < PAGE_CHARS); i++) {
+      const page: Candidate[] = [];
+      // Whole documents per page: a page ends only where the next chunk starts another document.
+      for (
+        ;
+        i < order.length &&
+        (page.length === 0 || chars < PAGE_CHARS || order[i]!.document === page[page.length - 1]!.document);
+        i++
+      ) {
         page.push(order[i]!);
         chars += order[i]!.chars;
       }
-      if (!withText) {
-        await bound();
-        try {
-          const { rows } = await sql.query<{ seq: number; text: string }>(
-            'SELECT seq, text FROM chunks WHERE seq = ANY($1::bigint[])',
-            [page.map((c) => c.seq)],
-          );
-          const texts = new Map(rows.map((r) => [r.seq, r.text]));
-          for (const c of page) {
-            const text = texts.get(c.seq);
-            if (text !== undefined) c.text = text;
-          }
-        } catch (err) {
-          throw isRlmError(err, 'TIMEOUT') ? timedOut() : err;
+      await bound();
+      try {
+        const { rows } = await sql.query<{ seq: number; text: string }>(
+          'SELECT seq, text FROM chunks WHERE seq = ANY($1::bigint[])',
+          [page.map((c) => c.seq)],
+        );
+        const texts = new Map(rows.map((r) => [r.seq, r.text]));
+        for (const c of page) {
+          const text = texts.get(c.seq);
+          if (text !== undefined) c.text = text;
         }
+      } catch (err) {
+        throw isRlmError(err, 'TIMEOUT') ? timedOut() : err;
       }
       const chunks = page.flatMap((c) =>
-        c.text === undefined
-          ? []
-          : [{ id: `${c.document}:${c.ordinal}`, text: c.text, document: c.document }],
+        c.text === undefined ? [] : [grepChunk(c as Candidate & { text: string })],
       );
       const ms = remaining();
       if (ms <= 0) throw timedOut();
       try {
+        if (counting) {
+          const result = await scan(runner, chunks, pattern, { ...rest, timeoutMs: ms });
+          if (result.counts) addCounts(counts, result.counts);
+          continue;
+        }
         // Once the list is full, a page is only searched for one more match: it means "truncated".
         const full = matches.length >= limit;
         const result = await scan(runner, chunks, pattern, {
-          ...opts,
+          ...rest,
           limit: full ? 1 : limit - matches.length,
           timeoutMs: ms,
         });
@@ -229,6 +291,6 @@ export async function grepStore(
         throw err;
       }
     }
-    return { matches, truncated: false };
+    return counting ? { matches: [], truncated: false, counts } : { matches, truncated: false };
   });
 }

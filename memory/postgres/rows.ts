@@ -10,7 +10,7 @@ import type {
 
 /** The columns {@link documentOf} reads, for SELECT lists. */
 export const DOCUMENT_COLUMNS =
-  'id, path, hash, bytes, chunker, chunks, tokens, ingested_at, tags, notes, meta, topic, importance, source, archived_at, first_seq';
+  'id, path, hash, bytes, chunker, chunks, tokens, ingested_at, tags, notes, meta, topic, importance, source, archived_at, first_seq, chars';
 
 export interface DocumentRow {
   id: string;
@@ -29,6 +29,8 @@ export interface DocumentRow {
   source: MemorySource | null;
   archived_at: string | null;
   first_seq: number;
+  /** Null for documents written at schema 1, before the length was kept. */
+  chars: number | null;
 }
 
 /**
@@ -48,6 +50,7 @@ export function documentOf(r: DocumentRow): DocumentRecord {
     segment: 'postgres',
     first: r.first_seq,
   };
+  if (r.chars !== null) doc.chars = r.chars;
   if (r.tags !== null) doc.tags = r.tags;
   if (r.notes !== null) doc.notes = r.notes;
   if (r.topic !== null && r.importance !== null && r.source !== null) {

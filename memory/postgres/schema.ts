@@ -8,7 +8,7 @@ import { RlmError } from '../../core/errors.ts';
 import type { Db, Sql } from './db.ts';
 
 /** Version of the tables this code reads and writes. */
-export const PG_SCHEMA_VERSION = 1;
+export const PG_SCHEMA_VERSION = 2;
 
 /** Steps from version N-1 to N, in order. */
 const MIGRATIONS: { version: number; sql: string }[] = [
@@ -87,6 +87,11 @@ CREATE TABLE manual_links (
 CREATE INDEX manual_links_to ON manual_links (to_doc);
 CREATE TABLE access (id text PRIMARY KEY, count bigint NOT NULL, last_ms bigint NOT NULL);
 `,
+  },
+  {
+    // A document's length in UTF-16 code units (list_documents, document reads); null for older rows.
+    version: 2,
+    sql: 'ALTER TABLE documents ADD COLUMN chars bigint;',
   },
 ];
 

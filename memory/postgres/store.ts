@@ -7,8 +7,10 @@
 import { RlmError } from '../../core/errors.ts';
 import { memoryPending } from '../ingest/prepare.ts';
 import {
+  type Consolidation,
   checkRemember,
   DEFAULT_MEMORY_SETTINGS,
+  type DeleteReport,
   fadedOut,
   type Memory,
   type MemoryTotals,
@@ -32,6 +34,7 @@ import { DOCUMENT_COLUMNS, type DocumentRow, documentOf } from './rows.ts';
 import { prepareSchema } from './schema.ts';
 import { checkK, rankChunks } from './search.ts';
 import { parsePostgresUrl } from './url.ts';
+import { deleteDocuments, forgetAccess, lockDocuments } from './write.ts';
 
 export interface PostgresOpenOptions {
   /** Create the store's tables when the schema holds none (default false). */
@@ -79,6 +82,11 @@ export class PostgresStore extends PostgresBase implements Store {
       await db.end().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** No embedder: vector search is not built for PostgreSQL stores yet, so search and recall match words. */
+  get embedder(): string | null {
+    return null;
   }
 
   private async embedderSpec(): Promise<string | null> {
@@ -286,9 +294,65 @@ export class PostgresStore extends PostgresBase implements Store {
   }
 
   async forgetMemories(ids: string[]): Promise<string[]> {
-    const docs = await this.memoryDocs(ids);
-    await this.forget(docs.map((d) => d.id));
-    return docs.map((d) => d.id);
+    const r = await this.deleteDocuments(ids, { memoriesOnly: true });
+    return [...r.deleted, ...r.summaries];
+  }
+
+  async deleteDocuments(idsOrPaths: string[], opts: { memoriesOnly?: boolean } = {}): Promise<DeleteReport> {
+    const docs = opts.memoriesOnly ? await this.memoryDocs(idsOrPaths) : await this.named(idsOrPaths);
+    const deleted = [...new Set(docs.map((d) => d.id))];
+    const ids = new Set(deleted);
+    const summaries: string[] = [];
+    let restored: string[] = [];
+    await this.db.tx(async (sql) => {
+      await lockDocuments(sql, this.db.target.schema, deleted);
+      const { rows: links } = await sql.query<{ from_doc: string; to_doc: string }>(
+        "SELECT from_doc, to_doc FROM manual_links WHERE type = 'summarizes' ORDER BY n",
+      );
+      // A summary written from a deleted memory may repeat its text: it goes too (and so on upwards).
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const l of links) {
+          if (ids.has(l.to_doc) && !ids.has(l.from_doc)) {
+            ids.add(l.from_doc);
+            summaries.push(l.from_doc);
+            grew = true;
+          }
+        }
+      }
+      await lockDocuments(sql, this.db.target.schema, summaries);
+      const gone = new Set(summaries);
+      const sources = [
+        ...new Set(links.filter((l) => gone.has(l.from_doc) && !ids.has(l.to_doc)).map((l) => l.to_doc)),
+      ];
+      // Their other sources come back from the archive, so nothing but what was named is lost.
+      const { rows: back } = await sql.query<{ id: string }>(
+        'UPDATE documents SET archived_at = NULL WHERE id = ANY($1::text[]) AND archived_at IS NOT NULL RETURNING id',
+        [sources],
+      );
+      const came = new Set(back.map((r) => r.id));
+      restored = sources.filter((id) => came.has(id));
+      await deleteDocuments(sql, [...ids], false);
+      await forgetAccess(sql, [...ids]);
+    });
+    await this.afterWrite([], 0);
+    return { deleted, summaries, restored };
+  }
+
+  /** The documents each of `names` names; NOT_FOUND (nothing deleted) for the ones naming none. */
+  private async named(names: string[]): Promise<DocumentRecord[]> {
+    const found = new Map<string, DocumentRecord>();
+    const missing: string[] = [];
+    for (const name of names) {
+      const docs = await this.documentsNamed(name);
+      if (docs.length === 0) missing.push(name);
+      for (const d of docs) found.set(d.id, d);
+    }
+    if (missing.length > 0)
+      throw new RlmError('NOT_FOUND', `no document ${missing.join(', ')}; nothing was deleted`, {
+        ids: missing,
+      });
+    return [...found.values()];
   }
 
   async decay(now: Date = new Date()): Promise<{ decayed: number; archived: string[] }> {
@@ -325,11 +389,7 @@ export class PostgresStore extends PostgresBase implements Store {
     return docs.map((d) => d.id);
   }
 
-  async consolidate(
-    topic: string,
-    summarize: Summarizer,
-    opts: { now?: Date } = {},
-  ): Promise<{ summary: string; archived: string[] }> {
+  async consolidate(topic: string, summarize: Summarizer, opts: { now?: Date } = {}): Promise<Consolidation> {
     const now = opts.now ?? new Date();
     const { entry, sources } = await summarizeTopic(
       topic,
@@ -354,7 +414,7 @@ export class PostgresStore extends PostgresBase implements Store {
         );
       }
     });
-    return { summary: entry.id, archived };
+    return { summary: entry.id, text: entry.text, archived };
   }
 }
 

@@ -65,6 +65,15 @@ export async function deleteDocuments(sql: Sql, ids: string[], vectors: boolean)
   await sql.query('DELETE FROM documents WHERE id = ANY($1::text[])', [ids]);
 }
 
+/** Access stats of removed documents' chunks go with them (ids are `DOCUMENT:N`). */
+export async function forgetAccess(sql: Sql, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql.query(
+    `DELETE FROM access WHERE left(id, length(id) - position(':' IN reverse(id))) = ANY($1::text[])`,
+    [ids],
+  );
+}
+
 /** What one written batch leaves for the caller: the new records and their sequence numbers. */
 export interface WrittenBatch {
   documents: DocumentRecord[];
@@ -111,10 +120,10 @@ export async function insertBatch(
      SELECT d.id, d.path, d.hash, d.bytes, d.chunker, d.chunks, d.tokens, d.ingested_at,
             CASE WHEN d.tags IS NULL THEN NULL ELSE ARRAY(SELECT json_array_elements_text(d.tags)) END,
             CASE WHEN d.notes IS NULL THEN NULL ELSE ARRAY(SELECT json_array_elements_text(d.notes)) END,
-            d.meta, d.topic, d.importance, d.source, d.archived_at, d.first_seq
+            d.meta, d.topic, d.importance, d.source, d.archived_at, d.first_seq, d.chars
      FROM json_to_recordset($1::json) AS d(id text, path text, hash text, bytes bigint, chunker text,
        chunks integer, tokens bigint, ingested_at text, tags json, notes json, meta json, topic text,
-       importance text, source text, archived_at text, first_seq bigint)`,
+       importance text, source text, archived_at text, first_seq bigint, chars bigint)`,
     [
       JSON.stringify(
         documents.map((d) => ({
@@ -134,6 +143,7 @@ export async function insertBatch(
           source: d.memory?.source ?? null,
           archived_at: d.memory?.archivedAt ?? null,
           first_seq: d.first,
+          chars: d.chars ?? null,
         })),
       ),
     ],

@@ -1,6 +1,8 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
+import { discardEmptyStore } from '../../memory/files/discard.ts';
 import { MANIFEST_FILE, SEGMENTS_DIR } from '../../memory/files/manifest.ts';
 import { expandHome } from '../../memory/fsutil.ts';
 import { isPostgresUrl, type OpenStoreOptions, openStore as openAny } from '../../memory/open.ts';
@@ -13,10 +15,11 @@ import type { CliIO } from './io.ts';
  * is given.
  */
 export function storeDir(flag: string | undefined, io: CliIO): string {
-  const dir = flag ?? io.env.RLM_STORE;
+  const env = readEnv(io.env);
+  const dir = flag ?? env.store;
   if (!dir) throw new RlmError('BAD_INPUT', '--store DIR|URL is required (or set RLM_STORE)');
   if (isPostgresUrl(dir)) return dir;
-  return path.resolve(io.cwd, expandHome(dir, io.env.HOME || undefined));
+  return path.resolve(io.cwd, expandHome(dir, env.home));
 }
 
 /**
@@ -45,8 +48,36 @@ export function openStore(flag: string | undefined, io: CliIO, opts: OpenStoreOp
       io.stderr.write(
         `rlm: waiting for the store lock held by process ${owner.pid}${owner.command ? ` (${owner.command})` : ''}…\n`,
       ),
+    onWarning: (message) => io.stderr.write(`rlm: warning: ${message}\n`),
     ...opts,
   });
+}
+
+/**
+ * Runs `fn` on the store, which is created when missing, and closes it. When `fn` fails on a store this
+ * command created and nothing was stored yet, the store folder is removed: a failed first command leaves
+ * no empty store behind.
+ */
+export async function withStore<T>(
+  flag: string | undefined,
+  io: CliIO,
+  opts: OpenStoreOptions,
+  fn: (store: Store) => Promise<T>,
+): Promise<T> {
+  const dir = storeDir(flag, io);
+  // A folder this command makes goes again if it fails; a database's schema is left to its owner.
+  const fresh = !isPostgresUrl(dir) && !existsSync(dir);
+  const store = await openStore(flag, io, { ...opts, create: true });
+  let failed = false;
+  try {
+    return await fn(store);
+  } catch (err) {
+    failed = true;
+    throw err;
+  } finally {
+    await store.close();
+    if (failed && fresh) await discardEmptyStore(dir);
+  }
 }
 
 /** Exactly `n` positional arguments named in `names`, or a usage error saying which is missing. */

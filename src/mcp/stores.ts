@@ -5,26 +5,28 @@
  * A PostgreSQL store keeps its connection pool; its reads always see the latest commit.
  */
 import path from 'node:path';
+import { type Env, readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
+import { discardEmptyStore } from '../../memory/files/discard.ts';
 import { expandHome } from '../../memory/fsutil.ts';
 import { isPostgresUrl, openStore, redactUrl } from '../../memory/open.ts';
 import type { Store } from '../../memory/store-api.ts';
 
 /** Opens stores on first use and hands out the same handle afterwards. */
 export class StoreRegistry {
-  readonly #env: Record<string, string | undefined>;
+  readonly #env: Env;
   readonly #cwd: string;
   readonly #open = new Map<string, Promise<Store>>();
   #closed = false;
 
-  constructor(env: Record<string, string | undefined>, cwd: string) {
+  constructor(env: Env, cwd: string) {
     this.#env = env;
     this.#cwd = cwd;
   }
 
   /** Absolute folder of `dir`, resolved against the server's working directory; a URL as given. */
   resolve(dir: string): string {
-    return isPostgresUrl(dir) ? dir : path.resolve(this.#cwd, expandHome(dir));
+    return isPostgresUrl(dir) ? dir : path.resolve(this.#cwd, expandHome(dir, readEnv(this.#env).home));
   }
 
   /** What results and messages may show of a store's name: a folder, or a URL without its password. */
@@ -51,6 +53,19 @@ export class StoreRegistry {
     const store = await pending;
     await store.refresh();
     return store;
+  }
+
+  /**
+   * After a failed call that created the store in `dir`: closes it and removes it when it holds nothing,
+   * so the failure leaves no empty store behind.
+   */
+  async discardIfEmpty(dir: string): Promise<void> {
+    const abs = this.resolve(dir);
+    const pending = this.#open.get(abs);
+    this.#open.delete(abs);
+    await (await pending?.catch(() => undefined))?.close();
+    // A folder goes when empty; a PostgreSQL schema stays (its tables are the database owner's to drop).
+    if (!isPostgresUrl(abs)) await discardEmptyStore(abs);
   }
 
   /** Stores currently open, as they may be shown. */

@@ -2,6 +2,8 @@
  * Consolidation of memories by a model: the seam between the store (which knows nothing of models) and
  * the providers. Used by `rlm consolidate`, automatic consolidation after `remember`, and the MCP tools.
  */
+import type { Env } from '../../core/env.ts';
+import type { Consolidation } from '../../memory/engine/memories.ts';
 import type { Summarizer } from '../../memory/memories/memory-model.ts';
 import type { Store } from '../../memory/store-api.ts';
 import type { Model } from './model.ts';
@@ -48,10 +50,10 @@ function unwrapSummary(text: string): string {
 export async function autoConsolidate(
   store: Store,
   topic: string,
-  opts: { env?: Record<string, string | undefined>; now?: Date } = {},
-): Promise<{ summary: string; archived: string[] } | null> {
+  opts: { env?: Env; now?: Date } = {},
+): Promise<Consolidation | null> {
   const spec = (await store.memorySettings()).autoConsolidate;
   if (!spec || !(await store.needsConsolidation(topic, opts.now))) return null;
-  const model = createModel(spec, { env: opts.env ?? process.env });
+  const model = createModel(spec, { env: opts.env });
   return store.consolidate(topic, modelSummarizer(model), opts.now ? { now: opts.now } : {});
 }

@@ -5,10 +5,17 @@
  */
 
 import { RlmError } from '../../core/errors.ts';
-import type { ChunkReader } from '../../memory/types.ts';
-import { type ContextShape, estimateTokens, NO_CONTEXT, PROMPT_DOCUMENTS } from '../prompts/shape.ts';
+import type { ChunkReader, IngestReport } from '../../memory/types.ts';
+import {
+  type ContextShape,
+  estimateTokens,
+  type LeftOut,
+  NO_CONTEXT,
+  PROMPT_DOCUMENTS,
+} from '../prompts/shape.ts';
 import { storeDocuments } from '../sandbox/documents.ts';
 import type { DocumentEntry } from '../sandbox/host.ts';
+import { sampleText } from './text-sample.ts';
 
 /** What the caller asks about. At most one of `paths` and `store`. */
 export interface AnswerInput {
@@ -40,10 +47,25 @@ export { DEFAULT_MAX_CONTEXT_CHARS } from '../sandbox/limits.ts';
 const totalChars = (c: string | string[]): number =>
   typeof c === 'string' ? c.length : c.reduce((n, d) => n + d.length, 0);
 
+/** Documents whose text an earlier one has: texts of equal length are compared, nothing is hashed. */
+function countDuplicates(texts: readonly string[]): number {
+  const byLength = new Map<number, string[]>();
+  let duplicates = 0;
+  for (const t of texts) {
+    const same = byLength.get(t.length);
+    if (same === undefined) byLength.set(t.length, [t]);
+    else if (same.includes(t)) duplicates++;
+    else same.push(t);
+  }
+  return duplicates;
+}
+
 /** The shape of a plain text or document list. */
 export function textShape(context: string | string[] | undefined, maxContextChars: number): ContextShape {
   if (context === undefined) return NO_CONTEXT;
   const chars = totalChars(context);
+  const first = typeof context === 'string' ? context : context[0];
+  const sample = first === undefined || first === '' ? {} : { sample: sampleText(first) };
   if (typeof context === 'string') {
     return {
       kind: 'string',
@@ -52,8 +74,10 @@ export function textShape(context: string | string[] | undefined, maxContextChar
       documents: 1,
       chunks: 0,
       inIsolate: chars <= maxContextChars,
+      ...sample,
     };
   }
+  const duplicates = countDuplicates(context);
   return {
     kind: 'documents',
     chars,
@@ -62,7 +86,48 @@ export function textShape(context: string | string[] | undefined, maxContextChar
     chunks: 0,
     documentChars: context.slice(0, PROMPT_DOCUMENTS).map((d) => d.length),
     inIsolate: chars <= maxContextChars,
+    ...sample,
+    ...(duplicates > 0 ? { duplicates } : {}),
   };
+}
+
+/** Names of files shown as examples of what was left out. */
+const LEFT_OUT_EXAMPLES = 3;
+
+/**
+ * What reading paths left out, from the ingest report; undefined when nothing was. `binaryNote` starts
+ * every binary-file note (passed in: the module that defines it loads with the store, not with `rlm`).
+ */
+function leftOutOf(report: IngestReport, binaryNote: string): LeftOut | undefined {
+  const binary = report.notes.filter((n) => n.note.startsWith(binaryNote));
+  const unreadable = report.notes.filter(
+    (n) => !n.note.startsWith(binaryNote) && /skipped|unreadable|vanished/.test(n.note),
+  );
+  const name = (p: string) => p.replace(/\\/g, '/').split('/').pop() ?? p;
+  const passed = report.passedOver ?? { hidden: 0, folders: 0, ignored: 0, excluded: 0 };
+  const out: LeftOut = {
+    binary: binary.length,
+    binaryExamples: binary.slice(0, LEFT_OUT_EXAMPLES).map((n) => name(n.path)),
+    unreadable: unreadable.length,
+    unreadableExamples: unreadable.slice(0, LEFT_OUT_EXAMPLES).map((n) => name(n.path)),
+    hidden: passed.hidden,
+    ignored: passed.ignored + passed.folders,
+    excluded: passed.excluded,
+  };
+  return out.binary + out.unreadable + out.hidden + out.ignored + out.excluded > 0 ? out : undefined;
+}
+
+/** The first chunks of the first document, enough to sample how a store's text looks. */
+async function storeSample(
+  store: ChunkReader,
+  documents: readonly DocumentEntry[],
+): Promise<ContextShape['sample']> {
+  const first = documents.find((d) => d.chunks > 0);
+  if (first === undefined) return undefined;
+  let text = '';
+  for (let i = 0; i < first.chunks && text.length < 64 * 1024; i++)
+    text += (await store.getChunk(`${first.id}:${i}`))?.text ?? '';
+  return text === '' ? undefined : sampleText(text);
 }
 
 /** Rebuilds a document's text from its chunks, dropping the overlap between neighbours. */
@@ -84,10 +149,16 @@ async function storeShape(
   documents: readonly DocumentEntry[],
 ): Promise<ContextShape> {
   const s = await store.stats();
-  const chars = context === undefined ? 0 : totalChars(context);
+  // In the units list_documents() and every offset use (UTF-16 code units), and summing to the total.
+  const chars = context === undefined ? documents.reduce((n, d) => n + d.chars, 0) : totalChars(context);
+  const duplicates = documents.filter((d) => d.duplicateOf !== undefined).length;
+  const sample =
+    context === undefined
+      ? await storeSample(store, documents)
+      : sampleText(typeof context === 'string' ? context : (context[0] ?? ''));
   return {
     kind: 'store',
-    chars: context === undefined ? s.bytes : chars,
+    chars,
     tokens: s.tokens,
     documents: s.documents,
     chunks: s.chunks,
@@ -95,6 +166,8 @@ async function storeShape(
       .slice(0, PROMPT_DOCUMENTS)
       .map((d) => ({ path: d.path, chars: d.chars, chunks: d.chunks })),
     inIsolate: context !== undefined && chars <= maxContextChars,
+    ...(sample === undefined || sample.lines.length === 0 ? {} : { sample }),
+    ...(duplicates > 0 ? { duplicates } : {}),
   };
 }
 
@@ -117,6 +190,7 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
 
   if (paths !== undefined && paths.length > 0) {
     const { MemoryChunkStore } = await import('../../memory/in-memory/store.ts');
+    const { BINARY_NOTE } = await import('../../memory/ingest/files.ts');
     const mem = new MemoryChunkStore();
     const report = await mem.ingestPaths(paths, input.signal === undefined ? {} : { signal: input.signal });
     if (report.documents === 0) {
@@ -126,11 +200,13 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
     const docs = await Promise.all(mem.documents().map((d) => documentText(mem, d.id)));
     const loaded = context ?? (docs.length === 1 ? (docs[0] as string) : docs);
     const documents = await storeDocuments(mem);
+    const leftOut = leftOutOf(report, BINARY_NOTE);
+    const shape = await storeShape(mem, loaded, maxContextChars, documents);
     return {
       context: loaded,
       store: mem,
       documents,
-      shape: await storeShape(mem, loaded, maxContextChars, documents),
+      shape: leftOut === undefined ? shape : { ...shape, leftOut },
       close: () => mem.close(),
     };
   }

@@ -13,6 +13,11 @@ export interface SubCallItem {
   context?: string;
   /** One of the run's configured model specs; default the sub-model. */
   model?: string;
+  /**
+   * A JSON Schema the answer must match (structured output). The answer is then the JSON text of the
+   * checked value, or a string starting "Error:" when the sub-model's replies did not fit it.
+   */
+  schema?: unknown;
 }
 
 /** Per-call choices beside the item. */
@@ -20,6 +25,8 @@ export interface SubCallOptions {
   /** Default `llm`. */
   kind?: SubCallKind;
   model?: string;
+  /** See {@link SubCallItem.schema}. */
+  schema?: unknown;
 }
 
 /** A document of a multi-document or store context, as `list_documents()` returns it. */
@@ -29,10 +36,15 @@ export interface DocumentEntry {
   /** The file's path, or a name for a text given without one. */
   path: string;
   title?: string;
+  /** Length of the text in UTF-16 code units: what `.length`, offsets and `peek` ranges count. */
   chars: number;
   chunks: number;
   /** ISO time of the file's last change, when known. */
   modified: string | null;
+  /** The start of the text's sha256, in hex (equal hashes, equal texts), when known. */
+  hash?: string;
+  /** The id of an earlier document with the very same text (a copy, an alias), when there is one. */
+  duplicateOf?: string;
 }
 
 export interface SandboxHost {

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../memory/helpers/corpus.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { cli } from './helpers.ts';
 
 function setup(rules: unknown) {
@@ -27,7 +27,7 @@ const SOLVER = {
 };
 
 describe('rlm answer', () => {
-  it('answers over a file with a scripted model through the real sandbox, and prints the DESIGN.md JSON', async () => {
+  it('answers over a file with a scripted model through the real sandbox, and prints the CONTRACTS.md JSON', async () => {
     const { doc, rulesFile, root } = setup(SOLVER);
     const trace = path.join(root, 'trace.jsonl');
     const r = await cli([
@@ -105,7 +105,7 @@ describe('rlm answer', () => {
     ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('4817263\n');
-    expect(r.stderr).toMatch(/^rlm: final · 1 iterations · 0 sub-calls/);
+    expect(r.stderr).toMatch(/^rlm: final · 1 iteration · 0 sub-calls/);
   });
 
   it('exits 1 with the best partial answer when the iterations run out', async () => {

@@ -13,7 +13,8 @@ import {
   postgresUrl,
   withSchema,
 } from '../helpers/postgres.ts';
-import { tempDir, writeSampleCorpus } from '../memory/helpers/corpus.ts';
+import { tempDir } from '../helpers/temp.ts';
+import { writeSampleCorpus } from '../memory/helpers/corpus.ts';
 import { cli } from './helpers.ts';
 
 function password(url: string): string {
@@ -61,6 +62,14 @@ describe.skipIf(!postgresAvailable('cli postgres'))('rlm on a PostgreSQL store',
     );
     const [peeked, peekedFs] = await both(['peek', hits[0]!.id]);
     expect(keys(peeked)).toEqual(keys(peekedFs));
+    // A document id reads the whole document, and lists the links that leave it.
+    const doc = hits[0]!.id.slice(0, hits[0]!.id.lastIndexOf(':'));
+    const [whole, wholeFs] = await both(['peek', doc]);
+    expect({ ...(whole as object), links: [] }).toEqual({ ...(wholeFs as object), links: [] });
+    expect((whole as { links: unknown[] }).links.length).toBe((wholeFs as { links: unknown[] }).links.length);
+    const [linked, linkedFs] = await both(['links', doc]);
+    expect(keys(linked)).toEqual(keys(linkedFs));
+    expect((linked as { id: string }).id).toBe(doc);
     const [grepped, greppedFs] = await both(['grep', 'quark\\w+']);
     expect(grepped).toEqual(greppedFs);
     const [listed] = await both(['ls']);
@@ -86,6 +95,9 @@ describe.skipIf(!postgresAvailable('cli postgres'))('rlm on a PostgreSQL store',
     expect(returned.code, returned.stderr).toBe(0);
     expect(returned.stdout).toMatch(/^copied .* 5 documents, \d+ chunks, \d+ links, 1 memories/);
     runs.push(copied, returned);
+    const [removed, removedFs] = await both(['rm', doc]);
+    expect(removed).toEqual(removedFs);
+    expect(removed).toMatchObject({ removed: true, ids: [doc] });
     for (const r of runs) expect(shown(r)).not.toContain(secret);
   });
 

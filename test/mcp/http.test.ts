@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { isRlmError } from '../../core/errors.ts';
 import {
   type HttpServeOptions,
@@ -16,10 +13,10 @@ import {
 } from '../../src/mcp/http.ts';
 import { TOOL_NAMES } from '../../src/mcp/server.ts';
 import { createServerContext, type ServerContext } from '../../src/mcp/server-context.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { scripted } from './helpers/rules.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-http-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-mcp-http-');
 
 const INIT = {
   jsonrpc: '2.0',
@@ -39,8 +36,8 @@ afterEach(async () => {
 
 async function start(opts: HttpServeOptions = {}) {
   const model = scripted(dir, 'http.json', [
-    { depth: 0, match: 'capital', reply: 'FINAL(Paris)' },
-    { depth: 0, reply: 'FINAL(unknown)' },
+    { depth: 0, match: 'capital', reply: 'FINAL("Paris")' },
+    { depth: 0, reply: 'FINAL("unknown")' },
   ]);
   const ctx = createServerContext({ env: { RLM_MODEL: model }, log: () => {} });
   const handle = await serveHttp(ctx, { port: 0, ...opts });
@@ -189,7 +186,7 @@ describe('serveHttp', () => {
   });
 
   it('bounds the number of JSON values in a body by the tool input limit', async () => {
-    const model = scripted(dir, 'elements.json', [{ depth: 0, reply: 'FINAL(ok)' }]);
+    const model = scripted(dir, 'elements.json', [{ depth: 0, reply: 'FINAL("ok")' }]);
     const ctx = createServerContext({
       env: { RLM_MODEL: model },
       log: () => {},
@@ -206,7 +203,7 @@ describe('serveHttp', () => {
   });
 
   it('cancels a run whose client connection dropped before the answer', async () => {
-    const model = scripted(dir, 'dropped.json', [{ depth: 0, reply: 'FINAL(never)', delayMs: 60_000 }]);
+    const model = scripted(dir, 'dropped.json', [{ depth: 0, reply: 'FINAL("never")', delayMs: 60_000 }]);
     let aborted!: () => void;
     const done = new Promise<void>((resolve) => {
       aborted = resolve;

@@ -25,7 +25,16 @@ describe.skipIf(!postgresAvailable('mcp postgres'))('MCP server with a PostgreSQ
     const recalled = await call('rlm_recall', { query: 'build friday' });
     expect(JSON.stringify(recalled.structuredContent)).toContain('the build runs on fridays');
     const searched = await call('rlm_search', { query: 'build' });
-    expect((searched.structuredContent as { results: unknown[] }).results).toHaveLength(1);
+    const results = (searched.structuredContent as { results: { document: string }[] }).results;
+    expect(results).toHaveLength(1);
+    // rlm_peek takes the memory's id for the whole memory, sliced by start/end.
+    const peeked = await call('rlm_peek', { id: results[0]!.document, start: 4, end: 9 });
+    expect(peeked.isError, textOf(peeked)).toBeFalsy();
+    expect(peeked.structuredContent).toMatchObject({
+      id: results[0]!.document,
+      text: 'build',
+      range: { start: 4, end: 9, chars: 'the build runs on fridays'.length },
+    });
     const status = (await call('rlm_status', {})).structuredContent as {
       defaults: { store: string };
       store: { dir: string; documents: number };

@@ -11,7 +11,7 @@ describe('sub-calls and depth', () => {
     const model = new FnModel((req) => {
       const last = lastUser(req);
       if (req.depth === 0) {
-        if (last.includes('[block 1]')) return 'FINAL(done)';
+        if (last.includes('[block 1]')) return 'FINAL("done")';
         return repl('sub = await rlm_query("Add the numbers", "1 2 3")\nprint("sub said", sub)');
       }
       if (req.depth === 1) {
@@ -44,7 +44,7 @@ describe('sub-calls and depth', () => {
       req.depth === 1
         ? `leaf:${lastUser(req).length}`
         : lastUser(req).includes('[block')
-          ? 'FINAL(x)'
+          ? 'FINAL("x")'
           : repl('print(await llm_query("hi"))'),
     );
     const { rlm, sandboxes } = setup(model, { maxDepth: 1 });
@@ -56,7 +56,7 @@ describe('sub-calls and depth', () => {
 
   it('never runs anything beyond maxDepth: llm_query returns a DEPTH_EXCEEDED error string', async () => {
     const model = new FnModel((req) =>
-      lastUser(req).includes('[block') ? 'FINAL(x)' : repl('print(await llm_query("deeper?"))'),
+      lastUser(req).includes('[block') ? 'FINAL("x")' : repl('print(await llm_query("deeper?"))'),
     );
     const { rlm } = setup(model, { maxDepth: 0 });
     const r = await rlm.answer({ question: 'q', context: 'c' });
@@ -71,9 +71,12 @@ describe('sub-calls and depth', () => {
   it('bounds batched concurrency and turns one failure into an error string', async () => {
     let inFlight = 0;
     let peak = 0;
+    // The first calls wait until three are in flight at once, so the bound is reached however slowly
+    // the machine starts them; a fourth at once would show in the peak.
+    const { promise: boundReached, resolve: reachBound } = Promise.withResolvers<void>();
     const model = new FnModel(async (req) => {
       if (req.depth === 0) {
-        if (lastUser(req).includes('[block')) return 'FINAL(ok)';
+        if (lastUser(req).includes('[block')) return 'FINAL("ok")';
         return repl(
           'const ps = []; for (let i = 0; i < 10; i++) ps.push(i === 4 ? "fail" : "item " + i)\n' +
             'answers = await llm_query_batched(ps)\nprint(JSON.stringify(answers))',
@@ -81,7 +84,9 @@ describe('sub-calls and depth', () => {
       }
       inFlight++;
       peak = Math.max(peak, inFlight);
-      await sleep(15);
+      if (inFlight === 3) reachBound();
+      await boundReached;
+      await sleep(1);
       inFlight--;
       if (lastUser(req) === 'fail') throw new Error('rate limited');
       return `re:${lastUser(req)}`;
@@ -101,7 +106,7 @@ describe('sub-calls and depth', () => {
   it('answers identical sub-calls from the cache, keyed by prompt and context', async () => {
     const model = new FnModel((req) => {
       if (req.depth === 1) return `answer ${model.at(1).length}`;
-      if (lastUser(req).includes('[block')) return 'FINAL(ok)';
+      if (lastUser(req).includes('[block')) return 'FINAL("ok")';
       return repl(
         'a = await llm_query("same", "ctx")\nb = await llm_query("same", "ctx")\n' +
           'c = await llm_query("same", "other")\nd = await llm_query_batched(["same", "same"])',
@@ -124,7 +129,7 @@ describe('sub-calls and depth', () => {
       req.depth === 1
         ? 'x'
         : lastUser(req).includes('[block')
-          ? 'FINAL(ok)'
+          ? 'FINAL("ok")'
           : repl('await llm_query("same"); await llm_query("same")'),
     );
     const { rlm } = setup(model, { maxDepth: 1, cache: false });
@@ -138,7 +143,7 @@ describe('sub-calls and depth', () => {
       req.depth === 1
         ? 'x'
         : lastUser(req).includes('[block')
-          ? 'FINAL(ok)'
+          ? 'FINAL("ok")'
           : repl('print(await llm_query("summarise", "y".repeat(500)))'),
     );
     const { rlm } = setup(model, { maxDepth: 1, maxSubCallChars: 200 });
@@ -153,7 +158,7 @@ describe('sub-calls and depth', () => {
   it('returns a failing sub-RLM as an error string to its caller', async () => {
     const model = new FnModel((req) => {
       if (req.depth === 1) throw new Error('sub model down');
-      return lastUser(req).includes('[block') ? 'FINAL(ok)' : repl('print(await llm_query("x", "y"))');
+      return lastUser(req).includes('[block') ? 'FINAL("ok")' : repl('print(await llm_query("x", "y"))');
     });
     const { rlm } = setup(model);
     const r = await rlm.answer({ question: 'q', context: 'c' });
@@ -163,7 +168,7 @@ describe('sub-calls and depth', () => {
 
   it('uses subModel for every call below the root', async () => {
     const root = new FnModel(
-      (req) => (lastUser(req).includes('[block') ? 'FINAL(ok)' : repl('print(await llm_query("x"))')),
+      (req) => (lastUser(req).includes('[block') ? 'FINAL("ok")' : repl('print(await llm_query("x"))')),
       'fake:root',
     );
     const sub = new FnModel(() => 'from sub', 'fake:sub');

@@ -3,6 +3,7 @@ import type {
   ChunkReader,
   ChunkRecord,
   DocumentRecord,
+  DocumentText,
   GrepOptions,
   GrepResult,
   Link,
@@ -10,6 +11,7 @@ import type {
   SearchHit,
   SearchOptions,
   StoreStats,
+  TextRange,
 } from '../../memory/types.ts';
 
 export interface FakeStore extends ChunkReader {
@@ -43,6 +45,20 @@ export function fakeStore(): FakeStore {
     { from: 'a:0', to: 'a:1', type: 'follows', strength: 1 },
     { from: 'b:0', to: 'a:1', type: 'related_to', strength: 0.5 },
   ];
+  const chunksOf = (documentId: string) => [...chunks.values()].filter((c) => c.document === documentId);
+  const documents = (): DocumentRecord[] =>
+    ['a', 'b'].map((id) => ({
+      id,
+      path: null,
+      hash: '',
+      bytes: 0,
+      chunker: 'paragraph',
+      chunks: chunksOf(id).length,
+      tokens: chunksOf(id).reduce((n, c) => n + c.tokens, 0),
+      ingestedAt: '2025-01-01T00:00:00.000Z',
+      segment: 'seg-000001',
+      first: 0,
+    }));
   const store: FakeStore = {
     touched: [],
     searches: [],
@@ -50,15 +66,21 @@ export function fakeStore(): FakeStore {
     stats(): StoreStats {
       return { documents: 2, chunks: chunks.size, links: links.length, tokens: 30, bytes: 100, schema: 1 };
     },
-    documents(): DocumentRecord[] {
-      return [];
+    documents,
+    async readDocument(id: string, range?: TextRange): Promise<DocumentText | undefined> {
+      const doc = documents().find((d) => d.id === id);
+      if (!doc) return undefined;
+      const whole = chunksOf(id)
+        .map((c) => c.text)
+        .join('');
+      const start = range?.start ?? 0;
+      const end = range?.end ?? whole.length;
+      return { documents: [doc], text: whole.slice(start, end), start, end, length: whole.length };
     },
     getChunk(id) {
       return chunks.get(id);
     },
-    documentChunks(documentId) {
-      return [...chunks.values()].filter((c) => c.document === documentId);
-    },
+    documentChunks: chunksOf,
     neighbors(id: string, type?: LinkType) {
       return links.filter((l) => (l.from === id || l.to === id) && (type === undefined || l.type === type));
     },

@@ -3,10 +3,9 @@
  * providers are usable, the store's totals, and the limits in force. Problems are listed, not thrown, so a
  * client can show the whole picture in one call.
  */
-import { accessSync, constants } from 'node:fs';
-import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
+import { type Env, type EnvValues, readEnv } from '../../../core/env.ts';
 import { isRlmError } from '../../../core/errors.ts';
 import { isPostgresUrl, redactUrl } from '../../../memory/postgres/url.ts';
 import { resolveOptions } from '../../runtime/options.ts';
@@ -130,7 +129,7 @@ export function registerStatus(server: McpServer, ctx: ServerContext, conn: Conn
             subModel: d.subModel ?? null,
             store: d.store === undefined ? null : shownStore(d.store),
           },
-          providers: providers(ctx.env),
+          providers: await providers(readEnv(ctx.env)),
           store,
           limits: { run: runLimits(ctx, problems), input: inputLimits(ctx) },
           problems,
@@ -140,10 +139,7 @@ export function registerStatus(server: McpServer, ctx: ServerContext, conn: Conn
 }
 
 /** Why `spec` cannot be used (bad spec, missing key), or undefined when a model can be built from it. */
-async function modelProblem(
-  spec: string,
-  env: Record<string, string | undefined>,
-): Promise<string | undefined> {
+async function modelProblem(spec: string, env: Env): Promise<string | undefined> {
   try {
     const { createModel } = await import('../../runtime/providers/index.ts');
     createModel(spec, { env });
@@ -153,24 +149,22 @@ async function modelProblem(
   }
 }
 
-function providers(
-  env: Record<string, string | undefined>,
-): { name: string; configured: boolean; detail: string }[] {
-  const set = (name: string) => (env[name] ?? '') !== '';
-  const openaiBase = env.OPENAI_BASE_URL;
-  const claude = env.CLAUDE_CODE_PATH || onPath('claude', env.PATH);
+async function providers(env: EnvValues): Promise<{ name: string; configured: boolean; detail: string }[]> {
+  const { anthropic, openai } = env;
+  const { findClaudeExecutable } = await import('../../runtime/providers/claude-code.ts');
+  const claude = findClaudeExecutable(env);
   return [
     {
       name: 'anthropic',
-      configured: set('ANTHROPIC_API_KEY'),
-      detail: set('ANTHROPIC_API_KEY') ? 'ANTHROPIC_API_KEY is set' : 'ANTHROPIC_API_KEY is not set',
+      configured: anthropic.apiKey !== undefined,
+      detail: anthropic.apiKey ? 'ANTHROPIC_API_KEY is set' : 'ANTHROPIC_API_KEY is not set',
     },
     {
       name: 'openai',
-      configured: set('OPENAI_API_KEY') || set('OPENAI_BASE_URL'),
-      detail: openaiBase
-        ? `endpoint ${openaiBase}${set('OPENAI_API_KEY') ? ' with OPENAI_API_KEY' : ''}`
-        : set('OPENAI_API_KEY')
+      configured: openai.apiKey !== undefined || openai.baseUrl !== undefined,
+      detail: openai.baseUrl
+        ? `endpoint ${openai.baseUrl}${openai.apiKey ? ' with OPENAI_API_KEY' : ''}`
+        : openai.apiKey
           ? 'OPENAI_API_KEY is set'
           : 'neither OPENAI_API_KEY nor OPENAI_BASE_URL is set',
     },
@@ -185,20 +179,6 @@ function providers(
       detail: 'always available (scripted:FILE rules for tests and demos)',
     },
   ];
-}
-
-function onPath(command: string, pathVar: string | undefined): string | undefined {
-  for (const dir of (pathVar ?? '').split(path.delimiter)) {
-    if (dir === '') continue;
-    const full = path.join(dir, command);
-    try {
-      accessSync(full, constants.X_OK);
-      return full;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 function runLimits(ctx: ServerContext, problems: string[]): Record<string, number | null> {

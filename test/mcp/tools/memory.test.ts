@@ -1,11 +1,11 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../../helpers/temp.ts';
 import { type Connected, connect, textOf } from '../helpers/connect.ts';
 import { repl, scripted } from '../helpers/rules.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-memory-'));
+const dir = tempDir('rlm-mcp-memory-');
 let s: Connected;
 
 beforeAll(async () => {
@@ -13,7 +13,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await s.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('memory tools', () => {
@@ -105,7 +104,7 @@ describe('memory tools', () => {
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/no memory with id mem-nope.*\[NOT_FOUND\]/);
     const r = await s.call('rlm_forget', { ids: [id] });
-    expect(r.structuredContent).toEqual({ forgotten: 1, ids: [id] });
+    expect(r.structuredContent).toEqual({ forgotten: 1, ids: [id], summaries: [], restored: [] });
     const after = await s.call('rlm_recall', { query: 'PostgreSQL billing', archived: true });
     expect(after.structuredContent).toEqual({ results: [] });
     expect(readdirSync(join(dir, 'store')).some((f) => f.startsWith('memories-'))).toBe(false);

@@ -8,8 +8,9 @@ import { copyStore } from '../../../memory/copy.ts';
 import type { Store } from '../../../memory/store-api.ts';
 import type { DocumentRecord } from '../../../memory/types.ts';
 import { caught } from '../../helpers/errors.ts';
+import { tempDir } from '../../helpers/temp.ts';
 import { backends } from '../helpers/backends.ts';
-import { tempDir, writeSampleCorpus } from '../helpers/corpus.ts';
+import { writeSampleCorpus } from '../helpers/corpus.ts';
 
 const T0 = new Date('2026-01-01T00:00:00Z');
 const NOW = new Date('2026-02-01T00:00:00Z');

@@ -8,8 +8,9 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
 import type { Store } from '../../../memory/store-api.ts';
+import { tempDir } from '../../helpers/temp.ts';
 import { backends } from '../helpers/backends.ts';
-import { prose, tempDir, writeSampleCorpus } from '../helpers/corpus.ts';
+import { prose, writeSampleCorpus } from '../helpers/corpus.ts';
 
 describe.each(backends('store conformance'))('%s store', (_name, backend) => {
   async function make(): Promise<{ store: Store; root: string }> {

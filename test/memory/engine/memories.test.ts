@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { repairStore } from '../../../memory/files/repair.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { MemoryChunkStore } from '../../../memory/in-memory/store.ts';
-import { tempDir } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 async function journalLines(dir: string): Promise<string[]> {
   const m = JSON.parse(await fs.readFile(path.join(dir, 'rlm-store.json'), 'utf8'));

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
-import { tempDir, writeSampleCorpus } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
+import { writeSampleCorpus } from '../helpers/corpus.ts';
 
 const open: ChunkStore[] = [];
 afterEach(async () => {

@@ -12,7 +12,7 @@ import { MemoryChunkStore } from '../../../memory/in-memory/store.ts';
 import { PostgresStore } from '../../../memory/postgres/store.ts';
 import type { Store } from '../../../memory/store-api.ts';
 import { freshSchemaUrl, postgresAvailable } from '../../helpers/postgres.ts';
-import { tempDir } from './corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 export interface Backend {
   name: string;

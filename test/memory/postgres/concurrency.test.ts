@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PostgresStore } from '../../../memory/postgres/store.ts';
 import { freshSchemaUrl, postgresAvailable } from '../../helpers/postgres.ts';
+import { tempDir } from '../../helpers/temp.ts';
 import { runChild } from '../helpers/child.ts';
-import { prose, tempDir } from '../helpers/corpus.ts';
+import { prose } from '../helpers/corpus.ts';
 
 const CHILD = fileURLToPath(new URL('../helpers/store-child.ts', import.meta.url));
 

@@ -11,7 +11,7 @@ import { ChunkStore } from '../../../memory/files/store.ts';
 import { PostgresStore } from '../../../memory/postgres/store.ts';
 import type { SearchHit } from '../../../memory/types.ts';
 import { freshSchemaUrl, postgresAvailable } from '../../helpers/postgres.ts';
-import { tempDir } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 const CORPUS = [

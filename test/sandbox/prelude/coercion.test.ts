@@ -18,6 +18,7 @@ import type { Protocol } from '../../../src/sandbox/prelude/coerce.ts';
 import { type ArgKind, STRING_GUARDS } from '../../../src/sandbox/prelude/string-guards.ts';
 import { createSandbox } from '../../../src/sandbox/session.ts';
 import type { BlockResult, Sandbox } from '../../../src/sandbox/types.ts';
+import { ROOMY_LIMITS } from '../roomy-limits.ts';
 
 const PROTOCOLS: Protocol[] = ['match', 'matchAll', 'replace', 'search', 'split'];
 /** 80 M characters: over the 64 Mi cap. Built once per session as `BIG` (concatenation is not capped). */
@@ -36,10 +37,11 @@ function changing(i, first, later) {
 
 let sb: Sandbox;
 beforeAll(async () => {
-  sb = await createSandbox({}, { cpuMs: 5000, wallMs: 60_000, memoryMb: 1024 });
+  // Room for building the big strings however loaded the machine (see ROOMY_LIMITS).
+  sb = await createSandbox({}, { ...ROOMY_LIMITS, memoryMb: 1024 });
   const r = await sb.run(DEFINE_BIG + DEFINE_CHANGING);
   expect(r.error).toBeNull();
-}, 60_000);
+});
 afterAll(() => sb.dispose());
 
 async function run(code: string): Promise<BlockResult> {
