@@ -93,7 +93,7 @@ describe.skipIf(!postgresAvailable('cli postgres'))('rlm on a PostgreSQL store',
     expect(copied.json()).toMatchObject({ documents: 5, memories: 1 });
     const returned = await cli(['store', 'copy', path.join(root, 'copy'), back]);
     expect(returned.code, returned.stderr).toBe(0);
-    expect(returned.stdout).toMatch(/^copied .* 5 documents, \d+ chunks, \d+ links, 1 memories/);
+    expect(returned.stdout).toMatch(/^copied .* 5 documents, \d+ chunks, \d+ links, 1 memory /);
     runs.push(copied, returned);
     const [removed, removedFs] = await both(['rm', doc]);
     expect(removed).toEqual(removedFs);

@@ -1,5 +1,7 @@
 /** `rlm store copy SRC DST`: copies a store between backends (folder ↔ PostgreSQL), losslessly. */
+
 import { RlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
 import { copyStore } from '../../../memory/copy.ts';
 import { openStore as openAny } from '../../../memory/open.ts';
 import { parseCommandArgs } from '../args.ts';
@@ -40,14 +42,15 @@ export default async function store(argv: string[], io: CliIO): Promise<number> 
     const to = await openAny(dst, { env: io.env, create: true });
     try {
       const report = await copyStore(from, to, {
-        onProgress: (p) => io.stderr.write(`\rcopied ${p.documentsDone}/${p.documentsTotal} documents`),
+        onProgress: (p) =>
+          io.stderr.write(`\rcopied ${p.documentsDone}/${plural(p.documentsTotal, 'document')}`),
       });
       io.stderr.write('\n');
       if (values.json) writeJson(io, report);
       else
         io.stdout.write(
-          `copied ${from.location} to ${to.location}: ${report.documents} documents, ${report.chunks} chunks, ` +
-            `${report.links} links, ${report.memories} memories (${report.elapsedMs} ms)\n`,
+          `copied ${from.location} to ${to.location}: ${plural(report.documents, 'document')}, ${plural(report.chunks, 'chunk')}, ` +
+            `${plural(report.links, 'link')}, ${plural(report.memories, 'memory', 'memories')} (${report.elapsedMs} ms)\n`,
         );
       return EXIT_OK;
     } finally {
