@@ -13,6 +13,12 @@ import { type PostgresTarget, redactIn } from './url.ts';
  * that is slow to start a session.
  */
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * Further tries at opening a connection that timed out, once this pool has reached the server: it is
+ * there, only slow to start a session (a loaded machine forks a backend slowly), so a call waits for it
+ * rather than failing; a server never reached still fails after one timeout.
+ */
+const RECONNECT_TRIES = 5;
 /** Attempts of a transaction that PostgreSQL aborted to break a deadlock or a serialization conflict. */
 const TX_ATTEMPTS = 5;
 
@@ -37,6 +43,8 @@ export class Db implements Sql {
    */
   #free: number;
   readonly #waiting: (() => void)[] = [];
+  /** A connection was made once: a later connect timeout means a busy server, not a missing one. */
+  #reached = false;
 
   private constructor(target: PostgresTarget, pool: Pool, size: number) {
     this.target = target;
@@ -64,7 +72,8 @@ export class Db implements Sql {
       connectionString: target.connectionString,
       max: size,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      idleTimeoutMillis: 10_000,
+      // Kept a minute: opening a connection costs the server a process, much more than keeping one.
+      idleTimeoutMillis: 60_000,
       allowExitOnIdle: true,
       application_name: 'rlm',
       options: `-c search_path=${target.schema},public`,
@@ -86,12 +95,33 @@ export class Db implements Sql {
     values?: unknown[],
   ): Promise<{ rows: R[] }> {
     return this.#slot(async () => {
+      const client = await this.#connect();
+      let broken: Error | undefined;
       try {
-        return await this.#pool.query<R>(text, values);
+        return await client.query<R>(text, values);
       } catch (err) {
+        // An error without a SQLSTATE is the connection's own: that connection is not reused.
+        if (!/^[0-9A-Z]{5}$/.test(String((err as { code?: unknown }).code))) broken = err as Error;
         throw this.explain(err);
+      } finally {
+        client.release(broken);
       }
     });
+  }
+
+  /** A connection of the pool, tried again on a connect timeout once the server was reached. */
+  async #connect(): Promise<PoolClient> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const client = await this.#pool.connect();
+        this.#reached = true;
+        return client;
+      } catch (err) {
+        const e = this.explain(err);
+        const slow = e.code === 'STORE_UNAVAILABLE' && /no answer in/.test(e.message);
+        if (!(slow && this.#reached && attempt <= RECONNECT_TRIES)) throw e;
+      }
+    }
   }
 
   /**
@@ -105,12 +135,7 @@ export class Db implements Sql {
 
   async #tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      let client: PoolClient;
-      try {
-        client = await this.#pool.connect();
-      } catch (err) {
-        throw this.explain(err);
-      }
+      const client = await this.#connect();
       try {
         await client.query('BEGIN');
         const result = await fn(client);

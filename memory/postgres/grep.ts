@@ -180,7 +180,6 @@ export async function grepStore(
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const limit = opts.limit ?? DEFAULT_LIMIT;
   const counting = opts.count === true;
-  const deadline = performance.now() + timeoutMs;
   const literal = requiredLiteral(pattern, opts.literal === true);
   const matches: GrepMatch[] = [];
   const counts: GrepCounts = { matches: 0, lines: 0, documents: [] };
@@ -190,16 +189,13 @@ export async function grepStore(
       `grep pattern took longer than ${timeoutMs}ms — simplify the regex (avoid nested quantifiers)`,
       { timeoutMs, pattern, partial: matches },
     );
-  const remaining = () => Math.floor(deadline - performance.now());
+  // The budget is for work, not for waiting: each statement gets it (from when it reaches the server),
+  // and each page's scan the runner's own budget, which counts CPU time and grows with the text, as in
+  // the folder store. Waiting for a connection or for the runner on a busy server spends none of it.
   return db.tx(async (sql) => {
-    const bound = async () => {
-      const ms = remaining();
-      if (ms <= 0) throw timedOut();
-      await sql.query(`SET LOCAL statement_timeout = ${ms}`);
-    };
+    await sql.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
     const docs =
       named === undefined ? null : await namedDocuments(sql, Array.isArray(named) ? named : [named]);
-    await bound();
     const where: string[] = [];
     const params: unknown[] = [];
     if (docs) {
@@ -248,7 +244,6 @@ export async function grepStore(
         page.push(order[i]!);
         chars += order[i]!.chars;
       }
-      await bound();
       try {
         const { rows } = await sql.query<{ seq: number; text: string }>(
           'SELECT seq, text FROM chunks WHERE seq = ANY($1::bigint[])',
@@ -265,11 +260,9 @@ export async function grepStore(
       const chunks = page.flatMap((c) =>
         c.text === undefined ? [] : [grepChunk(c as Candidate & { text: string })],
       );
-      const ms = remaining();
-      if (ms <= 0) throw timedOut();
       try {
         if (counting) {
-          const result = await scan(runner, chunks, pattern, { ...rest, timeoutMs: ms });
+          const result = await scan(runner, chunks, pattern, { ...rest, timeoutMs });
           if (result.counts) addCounts(counts, result.counts);
           continue;
         }
@@ -278,7 +271,7 @@ export async function grepStore(
         const result = await scan(runner, chunks, pattern, {
           ...rest,
           limit: full ? 1 : limit - matches.length,
-          timeoutMs: ms,
+          timeoutMs,
         });
         if (full && result.matches.length > 0) return { matches, truncated: true };
         matches.push(...result.matches);
