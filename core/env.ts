@@ -103,6 +103,11 @@ const VARIABLES = [
     meaning: 'set to anything: the stack of an unexpected error, and notices libraries print, on stderr',
   },
   {
+    names: ['RLM_CONTEXT_TOKENS'],
+    meaning:
+      'token budget of `rlm claude context`, the text the plugin gives a Claude Code session at its start (default 600); `--max-tokens` wins over it',
+  },
+  {
     names: ['RLM_MODEL_CALL'],
     meaning:
       "set by rlm in the environment of a Claude Code it runs as a model: rlm's hooks neither import that session nor give it context",
@@ -178,6 +183,8 @@ export interface EnvValues {
     readonly mb: string | undefined;
     readonly memories: string | undefined;
   };
+  /** RLM_CONTEXT_TOKENS, as written (the command that uses it checks it). */
+  readonly contextTokens: string | undefined;
 }
 
 /** The process's own environment: the source everything defaults to. */
@@ -228,6 +235,7 @@ export function readEnv(source: Env = process.env): EnvValues {
       mb: get('RLM_BENCH_PG_MB'),
       memories: get('RLM_BENCH_PG_MEMORIES'),
     },
+    contextTokens: get('RLM_CONTEXT_TOKENS'),
   };
 }
 

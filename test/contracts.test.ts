@@ -158,7 +158,6 @@ describe('CONTRACTS.md', () => {
     );
     writeFileSync(path.join(docs, 'old.md'), '# Old\n\nAn old note about the lantern.\n');
     const rules = path.join(dir, 'rules.json');
-    // Quoted: a bare word no output showed reads as a typo of a variable name (src/runtime/final-name.ts).
     writeFileSync(rules, JSON.stringify({ rules: [{ reply: 'FINAL("done")' }] }));
     const blocks = path.join(dir, 'blocks.js');
     writeFileSync(blocks, 'print(1)\n// ---\nFINAL(2)\n');
