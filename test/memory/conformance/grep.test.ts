@@ -21,6 +21,11 @@ describe.each(backends('grep conformance'))('grep over documents, %s store', (_n
     const all = await store.grep('ERR-\\d{4}', { limit: 10_000 });
     expect(all.matches).toHaveLength(1200);
     expect(new Set(all.matches.map((m) => m.documentOffset)).size).toBe(1200);
+    for (const m of all.matches.slice(0, 50)) {
+      const c = (await store.getChunk(m.id))!;
+      expect(c.text.slice(m.offset, m.offset + 4)).toBe('ERR-');
+      expect(m.documentOffset).toBe(c.start + m.offset);
+    }
     const counted = await store.grep('ERR-\\d{4}', { count: true });
     expect(counted.counts).toEqual({
       matches: 1200,
