@@ -1,5 +1,5 @@
 /**
- * `npm run bench [memory|memories|sandbox|cli|loop|scaling|claude|hostile ...]`: runs the runtime micro-benchmarks and rewrites the
+ * `npm run bench [memory|memories|sandbox|cli|loop|scaling|claude|hostile|postgres ...]`: runs the runtime micro-benchmarks and rewrites the
  * matching sections of BENCHMARKS.md, with the machine and the date. Sections not run are kept.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -294,6 +294,51 @@ SECTIONS.harness = {
       return `| ${suite} | ${method} | ${Number(size).toLocaleString('en-US')} | ${fmt(f[`${key}.accuracy`])} | ${fmt(f[`${key}.meanScore`])} | ${fmt(f[`${key}.medianElapsedMs`], 0)} ms |`;
     }),
   ],
+};
+
+SECTIONS.postgres = {
+  title: 'PostgreSQL store beside the folder store',
+  run: async (log) => (await import('./postgres.ts')).benchPostgres({ log }),
+  describe: (f) => {
+    const ratio = (a: number | undefined, b: number | undefined) =>
+      a === undefined || b === undefined || b === 0 ? 'n/a' : `${(a / b).toFixed(1)}×`;
+    const row = (what: string, key: string, digits = 2, target = '') =>
+      `| ${what} | ${fmt(f[`fs.${key}`], digits)} | ${fmt(f[`pg.${key}`], digits)} | ${ratio(f[`pg.${key}`], f[`fs.${key}`])} | ${target} |`;
+    const load = (name: string) =>
+      `| ${name} | ${fmt(f[`${name === 'folder' ? 'fs' : 'pg'}.load.throughput`], 1)} calls/s | ${fmt(f[`${name === 'folder' ? 'fs' : 'pg'}.load.p50Ms`], 0)} / ${fmt(f[`${name === 'folder' ? 'fs' : 'pg'}.load.p95Ms`], 0)} ms | ${f[`${name === 'folder' ? 'fs' : 'pg'}.load.liveFailures`]} of ${f[`${name === 'folder' ? 'fs' : 'pg'}.load.liveCalls`]} | ${f[`${name === 'folder' ? 'fs' : 'pg'}.load.killedCalls`]} | ${f[`${name === 'folder' ? 'fs' : 'pg'}.load.lostMemories`]} of ${f[`${name === 'folder' ? 'fs' : 'pg'}.load.acknowledgedMemories`]} |`;
+    return [
+      `Both backends in one run on the same generated corpus (${fmt(f.mb, 0)} MB of prose, default chunkers: ${f['fs.chunks']} chunks) and`,
+      `${f.memories} memories; PostgreSQL 15 on the same machine (local TCP). Load average: ${fmt(f.loadAverage, 1)} before the run,`,
+      `${fmt(f['pg.loadAverage'], 1)} after the PostgreSQL searches, on ${os.cpus().length} cores shared with other work, so wall times are inflated; the ratios are the figures to read.`,
+      `The issue's sizes are 100 MB and 100 000 memories (the defaults); RLM_BENCH_PG_MB and RLM_BENCH_PG_MEMORIES set${(f.mb ?? 100) < 100 || (f.memories ?? 100_000) < 100_000 ? ' smaller ones, as this run did' : ' others'}.`,
+      '',
+      '| figure | folder | PostgreSQL | ratio | goal |',
+      '|---|---|---|---|---|',
+      row(`ingest of ${fmt(f.mb, 0)} MB, ms`, 'ingestMs', 0, 'PostgreSQL ≤ 2× the folder'),
+      row(
+        `search p50, ms (k=10, 500 queries, ${f['pg.chunks']} chunks)`,
+        'searchP50Ms',
+        2,
+        'PostgreSQL ≤ 3×',
+      ),
+      row('search p95, ms', 'searchP95Ms'),
+      row('grep, rare literal over all the text, ms', 'grepLiteralMs', 0),
+      row('grep, regex over all the text, ms', 'grepRegexMs', 0),
+      row(`import of ${f.memories} memories (rememberMany), ms`, 'rememberManyMs', 0),
+      row(`recall p50, ms (k=10, at ${f.memories} memories)`, 'recallP50Ms', 2, 'PostgreSQL ≤ 3×'),
+      row('recall p95, ms', 'recallP95Ms'),
+      row('remember p50, ms (one call)', 'rememberP50Ms'),
+      '',
+      'Load test (benchmarks/load-test.ts): 3 `rlm serve --transport http` processes on one store, 300 concurrent',
+      'tool calls (remember, recall, search, grep, rlm_answer with a scripted model) spread over them through 4',
+      'sessions each; the third server is killed with SIGKILL when half the calls have ended.',
+      '',
+      '| store | throughput | latency p50 / p95 | failed calls on live servers | calls lost with the killed server | acknowledged memories missing |',
+      '|---|---|---|---|---|---|',
+      load('folder'),
+      load('PostgreSQL'),
+    ];
+  },
 };
 
 function machine(): string {

@@ -113,8 +113,18 @@ const VARIABLES = [
       "set by rlm in the environment of a Claude Code it runs as a model: rlm's hooks neither import that session nor give it context",
   },
   {
+    names: ['PGUSER', 'PGPASSWORD'],
+    meaning:
+      'user and password of a PostgreSQL store URL that leaves them out, read by the PostgreSQL client as `psql` reads them (as is `~/.pgpass`)',
+  },
+  {
     names: ['RLM_BENCH_SCALE_MB'],
     meaning: 'size of the generated corpus of `npm run bench:cli`, in MB (default 100; repository only)',
+  },
+  {
+    names: ['RLM_BENCH_POSTGRES', 'RLM_BENCH_PG_MB', 'RLM_BENCH_PG_MEMORIES'],
+    meaning:
+      'the PostgreSQL benchmark: its server URL (default: a throwaway cluster it starts), the corpus size in MB (default 100) and the memories (default 100000) (repository only)',
   },
 ] as const;
 
@@ -165,6 +175,14 @@ export interface EnvValues {
   readonly debug: boolean;
   /** RLM_BENCH_SCALE_MB, as text. */
   readonly benchScaleMb: string | undefined;
+  /** PGUSER: the PostgreSQL client's default user (named in messages; the client reads it itself). */
+  readonly pgUser: string | undefined;
+  /** RLM_BENCH_POSTGRES, RLM_BENCH_PG_MB, RLM_BENCH_PG_MEMORIES, as text. */
+  readonly benchPostgres: {
+    readonly url: string | undefined;
+    readonly mb: string | undefined;
+    readonly memories: string | undefined;
+  };
   /** RLM_CONTEXT_TOKENS, as written (the command that uses it checks it). */
   readonly contextTokens: string | undefined;
 }
@@ -211,6 +229,12 @@ export function readEnv(source: Env = process.env): EnvValues {
     debug: get('RLM_DEBUG') !== undefined,
     modelCall: get('RLM_MODEL_CALL') !== undefined,
     benchScaleMb: get('RLM_BENCH_SCALE_MB'),
+    pgUser: get('PGUSER'),
+    benchPostgres: {
+      url: get('RLM_BENCH_POSTGRES'),
+      mb: get('RLM_BENCH_PG_MB'),
+      memories: get('RLM_BENCH_PG_MEMORIES'),
+    },
     contextTokens: get('RLM_CONTEXT_TOKENS'),
   };
 }

@@ -19,7 +19,8 @@ export type ErrorCode =
   | 'ABORTED'
   | 'BAD_INPUT'
   | 'BAD_OUTPUT'
-  | 'ACCESS_DENIED';
+  | 'ACCESS_DENIED'
+  | 'STORE_UNAVAILABLE';
 
 /** The one error base class of rlm. `code` is stable; `message` is for people. */
 export class RlmError extends Error {

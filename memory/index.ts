@@ -1,7 +1,9 @@
 /**
- * `rlm/memory`: the chunk graph on its own — a persistent store (`ChunkStore`), the same interface in
- * memory (`MemoryChunkStore`), embedders, repair and the tokenizer. Loads tiktoken and vectra, but none of
- * the runtime, the sandbox or the MCP server. The on-disk format is memory/SCHEMA.md.
+ * `rlm/memory`: the chunk graph on its own — persistent stores (`ChunkStore` in a folder, `PostgresStore`
+ * in PostgreSQL, `openStore(dirOrUrl)` for either), the same interface in memory (`MemoryChunkStore`),
+ * `copyStore` between them, embedders, repair and the tokenizer. Loads tiktoken and vectra, but none of
+ * the runtime, the sandbox or the MCP server; the PostgreSQL client loads when a PostgreSQL store opens.
+ * The formats are memory/SCHEMA.md.
  *
  * @example
  * ```ts
@@ -12,6 +14,7 @@
  * ```
  */
 
+export { type CopyReport, copyStore } from './copy.ts';
 // Memories (remember / recall / decay / consolidate) live in the chunk graph: every store has them.
 export type {
   Memory,
@@ -32,6 +35,8 @@ export {
   type RememberInput,
   recallScore,
 } from './memories/memory-model.ts';
+export { isPostgresUrl, type OpenStoreOptions, openStore, redactUrl } from './open.ts';
+export { type PostgresOpenOptions, PostgresStore } from './postgres/store.ts';
 export {
   createEmbedder,
   HashingEmbedder,
@@ -39,8 +44,10 @@ export {
   type OpenAIEmbedderOptions,
 } from './search/embedders/index.ts';
 export type { Embedder } from './search/embedders/types.ts';
+export type { Store } from './store-api.ts';
 export type {
   AccessStats,
+  Awaitable,
   ChunkerName,
   ChunkReader,
   ChunkRecord,

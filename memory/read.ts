@@ -28,7 +28,7 @@ export async function readTarget(
   id: string,
   range?: TextRange,
 ): Promise<ReadTarget | undefined> {
-  const chunk = store.getChunk(id);
+  const chunk = await store.getChunk(id);
   if (chunk) return { kind: 'chunk', chunk };
   const read = await store.readDocument(id, range);
   return read ? { kind: 'document', read } : undefined;
@@ -40,9 +40,9 @@ export function unknownId(id: string, where: string): RlmError {
 }
 
 /** The chunk a link end names: the chunk itself, or a document's first chunk (a memory's only one). */
-export function linkEnd(store: ChunkReader, id: string): string | undefined {
-  if (store.getChunk(id)) return id;
-  return store.getChunk(`${id}:0`) ? `${id}:0` : undefined;
+export async function linkEnd(store: ChunkReader, id: string): Promise<string | undefined> {
+  if (await store.getChunk(id)) return id;
+  return (await store.getChunk(`${id}:0`)) ? `${id}:0` : undefined;
 }
 
 /** Link types that relate chunks of different documents; follows and context_of stay inside one. */
@@ -53,23 +53,32 @@ const BY_HAND = new Set<LinkType>(['supports', 'contradicts', 'summarizes']);
  * The links of a whole document (all its parts): those of its chunks that leave it, plus the ones set by
  * hand inside it. follows and context_of, which only order its own chunks, are left out.
  */
-export function documentLinks(store: ChunkReader, documents: DocumentRecord[], type?: LinkType): Link[] {
+export async function documentLinks(
+  store: ChunkReader,
+  documents: DocumentRecord[],
+  type?: LinkType,
+): Promise<Link[]> {
   const inside = new Set(documents.map((d) => d.id));
   const within = (chunkId: string) => inside.has(chunkId.slice(0, chunkId.lastIndexOf(':')));
-  const seen = new Set<string>();
-  const out: Link[] = [];
-  for (const t of type === undefined ? ACROSS : ACROSS.filter((a) => a === type)) {
-    for (const doc of documents) {
-      for (let i = 0; i < doc.chunks; i++) {
-        for (const l of store.neighbors(`${doc.id}:${i}`, t)) {
-          if (within(l.from) && within(l.to) && !BY_HAND.has(l.type)) continue;
-          const key = `${l.type} ${l.from} ${l.to}`;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          out.push(l);
-        }
+  // One read per chunk (a store on a server answers each with a query), sorted into the order of ACROSS.
+  const byType = new Map<LinkType, Link[]>(
+    (type === undefined ? ACROSS : ACROSS.filter((a) => a === type)).map((t) => [t, []]),
+  );
+  for (const doc of documents) {
+    for (let i = 0; i < doc.chunks; i++) {
+      for (const l of await store.neighbors(`${doc.id}:${i}`, type)) {
+        if (within(l.from) && within(l.to) && !BY_HAND.has(l.type)) continue;
+        byType.get(l.type)?.push(l);
       }
     }
+  }
+  const seen = new Set<string>();
+  const out: Link[] = [];
+  for (const l of [...byType.values()].flat()) {
+    const key = `${l.type} ${l.from} ${l.to}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(l);
   }
   return out;
 }

@@ -337,6 +337,12 @@ export interface IngestReport {
   passedOver?: { hidden: number; folders: number; ignored: number; excluded: number };
 }
 
+/**
+ * A value now or later. Stores held in this process (a folder, memory) answer reads at once; a store on a
+ * server (PostgreSQL) answers with a promise. Code written against the interfaces below awaits them.
+ */
+export type Awaitable<T> = T | Promise<T>;
+
 /** Offsets of a document read: UTF-16 code units, clamped to the text; a negative one counts from the end. */
 export interface TextRange {
   start?: number;
@@ -359,13 +365,13 @@ export interface DocumentText {
 /** Read side of the chunk graph: what search, the sandbox and the MCP server need. */
 export interface ChunkReader {
   /** Totals of the store: documents, chunks, links, tokens, schema. */
-  stats(): StoreStats;
+  stats(): Awaitable<StoreStats>;
   /** Every live document record, memories included. */
-  documents(): DocumentRecord[];
+  documents(): Awaitable<DocumentRecord[]>;
   /** One chunk by id (`DOCUMENT:ORDINAL`), or undefined when no live chunk has it. */
-  getChunk(id: string): ChunkRecord | undefined;
+  getChunk(id: string): Awaitable<ChunkRecord | undefined>;
   /** Chunks of one document in order. */
-  documentChunks(documentId: string): ChunkRecord[];
+  documentChunks(documentId: string): Awaitable<ChunkRecord[]>;
   /**
    * A whole document's text, or the slice `range` of it, in one call (no loop over chunks for the
    * caller). `idOrPath` is a document id (a memory id too) or the path a file was ingested from. A file
@@ -376,7 +382,7 @@ export interface ChunkReader {
    */
   readDocument(idOrPath: string, range?: TextRange): Promise<DocumentText | undefined>;
   /** Links from and to a chunk, optionally of one type (follows, context_of, related_to, supports, ...). */
-  neighbors(id: string, type?: LinkType): Link[];
+  neighbors(id: string, type?: LinkType): Awaitable<Link[]>;
   /** Ranked chunks for a query: BM25, or hybrid with vectors when the store has an embedder. */
   search(query: string, opts?: SearchOptions): Promise<SearchHit[]>;
   /**
@@ -390,7 +396,10 @@ export interface ChunkReader {
   touch(ids: string[]): void;
 }
 
-/** The chunk graph. `ChunkStore.open(dir)` for a directory, `MemoryChunkStore` for ephemeral contexts. */
+/**
+ * The chunk graph. `ChunkStore.open(dir)` for a directory, `PostgresStore.open(url)` for PostgreSQL,
+ * `MemoryChunkStore` for ephemeral contexts; `openStore(dirOrUrl)` opens either of the first two.
+ */
 export interface ChunkStoreApi extends ChunkReader {
   /** Reads files and folders (recursively), chunks, indexes and links them; unchanged files are skipped. */
   ingestPaths(paths: string[], opts?: IngestOptions): Promise<IngestReport>;
@@ -407,7 +416,7 @@ export interface ChunkStoreApi extends ChunkReader {
   /** Removes a hand-made link; false when it did not exist. */
   unlink(from: string, to: string, type: 'supports' | 'contradicts'): Promise<boolean>;
   /** How often and when a chunk was read (peek, search hits the model opened, recall). */
-  accessStats(id: string): AccessStats;
+  accessStats(id: string): Awaitable<AccessStats>;
   /** Flushes pending access stats and releases the store; writes in flight finish first. */
   close(): Promise<void>;
 }

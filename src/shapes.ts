@@ -6,6 +6,7 @@
 import type { RecallHit } from '../memory/engine/memories.ts';
 import { documentTags } from '../memory/read.ts';
 import type {
+  Awaitable,
   ChunkRecord,
   DocumentRecord,
   DocumentText,
@@ -22,6 +23,19 @@ export function roundScore(n: number): number {
 
 /** Looks a document up by id (a store's `findDocument`). */
 export type DocumentLookup = (documentId: string) => Pick<DocumentRecord, 'path'> | undefined;
+
+/**
+ * A {@link DocumentLookup} for the documents of `chunkIds` (chunk or document ids), each read from the
+ * store once: a store on a server answers lookups asynchronously, the shapes above need them at hand.
+ */
+export async function lookupFor(
+  store: { findDocument(idOrPath: string): Awaitable<DocumentRecord | undefined> },
+  chunkIds: Iterable<string>,
+): Promise<DocumentLookup> {
+  const found = new Map<string, DocumentRecord | undefined>();
+  for (const id of new Set([...chunkIds].map(documentOf))) found.set(id, await store.findDocument(id));
+  return (id) => found.get(id);
+}
 
 /** `{results:[{id, score, preview, document, path, tags}]}` of `rlm search --json` and `rlm_search`. */
 export function searchResults(hits: SearchHit[]): {

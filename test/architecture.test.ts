@@ -96,14 +96,21 @@ describe('module graph', () => {
     expect(edges(graph, 'core/', 'src/')).toEqual([]);
     expect(edges(graph, 'memory/', 'src/')).toEqual([]);
     // Within memory/: the shared parts know no backend and no engine; the engine knows no backend.
-    for (const shared of ['memory/ingest/', 'memory/search/', 'memory/grep/', 'memory/memories/']) {
-      for (const upper of ['memory/engine/', 'memory/files/', 'memory/in-memory/']) {
-        expect(edges(graph, shared, upper)).toEqual([]);
-      }
+    const shared = [
+      'memory/ingest/',
+      'memory/search/',
+      'memory/grep/',
+      'memory/memories/',
+      'memory/graph-rules.ts',
+      'memory/store-api.ts',
+    ];
+    const backends = ['memory/files/', 'memory/in-memory/', 'memory/postgres/'];
+    for (const low of shared) {
+      for (const upper of ['memory/engine/', ...backends]) expect(edges(graph, low, upper)).toEqual([]);
     }
-    expect(edges(graph, 'memory/engine/', 'memory/files/')).toEqual([]);
-    expect(edges(graph, 'memory/engine/', 'memory/in-memory/')).toEqual([]);
-    expect(edges(graph, 'memory/files/', 'memory/in-memory/')).toEqual([]);
-    expect(edges(graph, 'memory/in-memory/', 'memory/files/')).toEqual([]);
+    // The engine knows no backend; no backend knows another; PostgreSQL does not use the segment engine.
+    for (const backend of backends) expect(edges(graph, 'memory/engine/', backend)).toEqual([]);
+    for (const a of backends) for (const b of backends) if (a !== b) expect(edges(graph, a, b)).toEqual([]);
+    expect(edges(graph, 'memory/postgres/', 'memory/engine/')).toEqual([]);
   });
 });

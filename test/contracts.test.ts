@@ -199,6 +199,7 @@ describe('CONTRACTS.md', () => {
     await run('rlm link --remove', ['link', id, other, '--type', 'supports', '--remove', ...s]);
     await run('rlm ls', ['ls', ...s]);
     await run('rlm stats', ['stats', ...s]);
+    await run('rlm store copy', ['store', 'copy', store, path.join(dir, 'copy')]);
     unlinkSync(path.join(docs, 'old.md'));
     const pruned = await run('rlm ingest', ['ingest', docs, '--prune', ...s]);
     expect(pruned.removed).toBe(1);

@@ -5,8 +5,18 @@
  */
 import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../../core/errors.ts';
-import { readDocumentParts } from '../ingest/file-parts.ts';
-import { documentIdFor, scanPaths } from '../ingest/files.ts';
+import { documentText } from '../document-text.ts';
+import { byPart, checkDocumentId, checkManualLink, isPart, touchesDocument } from '../graph-rules.ts';
+import { documentIdFor } from '../ingest/files.ts';
+import {
+  buildRecords,
+  type ExactDocument,
+  emptyIngestReport,
+  exactRecords,
+  type PendingDoc,
+  prepareDocument,
+} from '../ingest/prepare.ts';
+import { type IngestTarget, importInto, ingestPathsInto, throwIfAborted } from '../ingest/run.ts';
 import { linkEnd, unknownId } from '../read.ts';
 import { buildSegment } from '../search/bm25.ts';
 import type { Embedder } from '../search/embedders/types.ts';
@@ -30,30 +40,12 @@ import type {
   StoreStats,
   TextRange,
 } from '../types.ts';
-import { documentText } from './document-text.ts';
 import { ChunkGraph, chunkKey } from './graph.ts';
 import { MemoryTail } from './memory-tail.ts';
 import type { CommittedState, Persistence } from './persistence.ts';
 import { purgeSegments } from './purge.ts';
-import { buildMeta, parseChunkId, SEGMENT_VERSION, segmentName } from './segment.ts';
-import {
-  buildRecords,
-  embedRecords,
-  emptyIngestReport,
-  type PendingDoc,
-  prepareDocument,
-  prepareImported,
-  vanished,
-} from './segment-builder.ts';
-
-/**
- * Text per segment before it is written and committed; bounds what a crash can lose and the memory an
- * ingest holds (a segment's text, records and index are alive at once: several times this size; its
- * files are written in pieces, see memory/json-pieces.ts).
- * 4 MiB keeps a 100 MB ingest's peak well under its size in transient memory; more, smaller segments
- * cost little, since search statistics are summed over segments anyway.
- */
-const SEGMENT_TARGET_CHARS = 4 * 1024 * 1024;
+import { buildMeta, SEGMENT_VERSION, segmentName } from './segment.ts';
+import { embedRecords } from './segment-builder.ts';
 
 export class BaseStore implements ChunkStoreApi {
   protected readonly graph: ChunkGraph;
@@ -182,89 +174,19 @@ export class BaseStore implements ChunkStoreApi {
       throw new RlmError('BAD_INPUT', 'nothing to ingest: give at least one file or folder');
     return this.exclusive('ingest', async () => {
       const started = performance.now();
-      const { files, notes, passedOver } = await scanPaths(paths, {
-        ...(opts.includeHidden ? { includeHidden: true } : {}),
-        ...(opts.noIgnore ? { noIgnore: true } : {}),
-        ...(opts.exclude ? { exclude: opts.exclude } : {}),
-        ...(opts.followLinks ? { followLinks: true } : {}),
-      });
-      const report = emptyIngestReport(notes);
-      report.passedOver = passedOver;
-      const bytesTotal = files.reduce((s, f) => s + f.bytes, 0);
-      let bytesDone = 0;
-      let pending: PendingDoc[] = [];
-      let pendingChars = 0;
-      const staleParts: DocumentRecord[] = [];
-      for (const [i, file] of files.entries()) {
-        throwIfAborted(opts.signal);
-        opts.onProgress?.({
-          phase: 'read',
-          filesDone: i,
-          filesTotal: files.length,
-          bytesDone,
-          bytesTotal,
-          current: file.path,
-        });
-        // A big file comes in parts (documents ID, ID.p2, ...), committed as they fill segments.
-        const base = documentIdFor(file.path);
-        let part = 0;
-        for await (const doc of readDocumentParts(file.path, file.bytes, opts.partBytes)) {
-          if (!('text' in doc)) {
-            report.notes.push({ path: file.path, note: doc.note });
-            break;
-          }
-          const id = part === 0 ? base : `${base}.p${part + 1}`;
-          part++;
-          const prepared = prepareDocument(
-            this.graph.document(id),
-            id,
-            file.path,
-            doc.text,
-            doc.notes,
-            opts,
-            report,
-          );
-          if (!prepared) continue;
-          pending.push(prepared);
-          pendingChars += doc.text.length;
-          if (pendingChars >= (opts.segmentChars ?? SEGMENT_TARGET_CHARS)) {
-            opts.onProgress?.({
-              phase: 'commit',
-              filesDone: i,
-              filesTotal: files.length,
-              bytesDone,
-              bytesTotal,
-            });
-            await this.writeBatch(pending, opts, { report });
-            pending = [];
-            pendingChars = 0;
-          }
-        }
-        bytesDone += file.bytes;
-        // Parts past the file's new end (it shrank) go, as a replaced document's old chunks do.
-        for (let n = Math.max(part, 1) + 1; ; n++) {
-          const old = this.graph.document(`${base}.p${n}`);
-          if (!old) break;
-          staleParts.push(old);
-        }
-      }
-      opts.onProgress?.({
-        phase: 'commit',
-        filesDone: files.length,
-        filesTotal: files.length,
-        bytesDone,
-        bytesTotal,
-      });
-      if (pending.length > 0) await this.writeBatch(pending, opts, { report });
-      if (staleParts.length > 0) await this.forget(staleParts);
-      if (opts.prune) {
-        const roots = paths.map((p) => resolve(p));
-        const gone = vanished(this.graph.documents(), roots, new Set(files.map((f) => f.path)));
-        if (gone.length > 0) await this.forget(gone);
-        report.removed = gone.length;
-      }
+      const report = await ingestPathsInto(this.target(opts), paths, opts);
       return this.finishReport(report, started);
     });
+  }
+
+  /** The store as the shared ingest steps (memory/ingest/run.ts) see it. Call under the lock. */
+  private target(opts: IngestOptions): IngestTarget {
+    return {
+      document: (id) => this.graph.document(id),
+      documents: () => this.graph.documents(),
+      writeBatch: (docs, report, drop) => this.writeBatch(docs, opts, { report, drop }),
+      forget: (docs) => this.forget(docs),
+    };
   }
 
   async ingestText(
@@ -272,12 +194,7 @@ export class BaseStore implements ChunkStoreApi {
     text: string,
     opts: IngestOptions & { path?: string } = {},
   ): Promise<IngestReport> {
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(documentId)) {
-      throw new RlmError(
-        'BAD_INPUT',
-        `document id "${documentId}" must be 1-100 letters, digits, '.', '_' or '-'`,
-      );
-    }
+    checkDocumentId(documentId);
     return this.exclusive('ingest', async () => {
       const started = performance.now();
       const report = emptyIngestReport([]);
@@ -306,29 +223,7 @@ export class BaseStore implements ChunkStoreApi {
   ): Promise<IngestReport> {
     return this.exclusive('import', async () => {
       const started = performance.now();
-      const report = emptyIngestReport([]);
-      let pending: PendingDoc[] = [];
-      let drops: string[] = [];
-      let chars = 0;
-      const flush = async () => {
-        if (pending.length > 0) await this.writeBatch(pending, opts, { report, drop: drops });
-        else if (drops.length > 0) await this.forget(drops.flatMap((id) => this.graph.document(id) ?? []));
-        report.removed += drops.length;
-        pending = [];
-        drops = [];
-        chars = 0;
-      };
-      for await (const item of produce(this.graph.documents())) {
-        throwIfAborted(opts.signal);
-        for (const id of item.drop ?? []) if (this.graph.document(id)) drops.push(id);
-        const doc = item.add && prepareImported(this.graph.document(item.add.id), item.add, report);
-        if (doc) pending.push(doc);
-        // An unchanged document that was also to be dropped is kept: it is its own replacement.
-        else if (item.add) drops = drops.filter((id) => id !== item.add!.id);
-        chars += item.add?.text.length ?? 0;
-        if (chars >= (opts.segmentChars ?? SEGMENT_TARGET_CHARS)) await flush();
-      }
-      await flush();
+      const report = await importInto(this.target(opts), produce, opts);
       return this.finishReport(report, started);
     });
   }
@@ -359,13 +254,24 @@ export class BaseStore implements ChunkStoreApi {
       report?: IngestReport;
       drop?: string[];
       patch?: (next: CommittedState) => CommittedState;
+      /** Documents with their records as they are (a copy from another store), written instead of `docs`. */
+      exact?: ExactDocument[];
     } = {},
   ): Promise<void> {
-    const { report, drop = [], patch = (next: CommittedState) => next } = extra;
+    const { report, patch = (next: CommittedState) => next } = extra;
     const state = this.state;
     const name = segmentName(state.nextSegment);
-    const createdAt = new Date().toISOString();
-    const built = buildRecords(name, createdAt, docs, opts.tags ?? []);
+    const createdAt =
+      extra.exact?.find((e) => !e.document.memory && e.chunks[0])?.chunks[0]?.createdAt ??
+      new Date().toISOString();
+    const built = extra.exact
+      ? exactRecords(name, extra.exact)
+      : buildRecords(name, createdAt, docs, opts.tags ?? []);
+    // A copied document replaces any stored one of the same id, as a dropped one would.
+    const drop = [
+      ...(extra.drop ?? []),
+      ...(extra.exact ?? []).flatMap((e) => (state.documents.has(e.document.id) ? [e.document.id] : [])),
+    ];
     const records = built.records;
     const documents = new Map(state.documents);
     const dropped = drop.flatMap((id) => documents.get(id) ?? []);
@@ -429,6 +335,57 @@ export class BaseStore implements ChunkStoreApi {
     this.signatures = signatures;
     this.signaturesAt = this.state.generation;
     return signatures;
+  }
+
+  /**
+   * Writes documents with their chunk records exactly as given (a copy from another store) in one
+   * commit, replacing stored versions; related_to links are computed again.
+   */
+  writeRecords(items: ExactDocument[]): Promise<void> {
+    return this.exclusive('copy', () => this.writeBatch([], {}, { exact: items }));
+  }
+
+  /** Every hand-made link (supports, contradicts, summarizes), in the order they were set. */
+  manualLinks(): Link[] {
+    return [...this.state.manual];
+  }
+
+  /** Adds hand-made links as given (a copy); links whose ends are missing are skipped. */
+  addManualLinks(links: Link[]): Promise<void> {
+    return this.exclusive('copy', async () => {
+      const kept = links.filter((l) => this.graph.getChunk(l.from) && this.graph.getChunk(l.to));
+      const key = (l: Link) => `${l.from} ${l.to} ${l.type}`;
+      const have = new Set(this.state.manual.map(key));
+      const manual = [...this.state.manual, ...kept.filter((l) => !have.has(key(l)))];
+      await this.commit({ ...this.state, generation: this.state.generation + 1, manual });
+    });
+  }
+
+  /** Access stats of every live chunk read at least once: id, count, last access (epoch ms). */
+  accessEntries(): [string, number, number][] {
+    const out: [string, number, number][] = [];
+    for (const d of this.graph.documents()) {
+      for (let i = 0; i < d.chunks; i++) {
+        const id = `${d.id}:${i}`;
+        const [count, last] = this.persistence.accessRaw(id);
+        if (count > 0) out.push([id, count, last]);
+      }
+    }
+    return out;
+  }
+
+  /** Adds access stats as given (a copy into a store whose chunks were never read). */
+  async setAccessEntries(entries: [string, number, number][]): Promise<void> {
+    for (const [id, count, last] of entries) {
+      // Reads are counted one by one: count - 1 reads at no time, then the last one.
+      if (count > 1)
+        this.persistence.touch(
+          Array.from({ length: count - 1 }, () => id),
+          0,
+        );
+      this.persistence.touch([id], last);
+    }
+    await this.persistence.flush();
   }
 
   /** Drops segments that no longer hold a live chunk, then commits. */
@@ -532,11 +489,12 @@ export class BaseStore implements ChunkStoreApi {
   async link(from: string, to: string, type: 'supports' | 'contradicts', strength = 1): Promise<void> {
     checkManualLink(type, strength);
     return this.exclusive('link', async () => {
-      const ends = [from, to].map((id) => {
-        const end = linkEnd(this, id);
+      const ends: string[] = [];
+      for (const id of [from, to]) {
+        const end = await linkEnd(this, id);
         if (end === undefined) throw unknownId(id, 'a document id stands for its first chunk');
-        return end;
-      });
+        ends.push(end);
+      }
       [from, to] = ends as [string, string];
       if (from === to) throw new RlmError('BAD_INPUT', 'a chunk cannot be linked to itself');
       const manual = this.state.manual.filter((l) => !(l.from === from && l.to === to && l.type === type));
@@ -548,44 +506,12 @@ export class BaseStore implements ChunkStoreApi {
   unlink(from: string, to: string, type: 'supports' | 'contradicts'): Promise<boolean> {
     return this.exclusive('link', async () => {
       // A document id means its first chunk, as in link(); an unknown one cannot have a link.
-      from = linkEnd(this, from) ?? from;
-      to = linkEnd(this, to) ?? to;
+      from = (await linkEnd(this, from)) ?? from;
+      to = (await linkEnd(this, to)) ?? to;
       const manual = this.state.manual.filter((l) => !(l.from === from && l.to === to && l.type === type));
       if (manual.length === this.state.manual.length) return false;
       await this.commit({ ...this.state, generation: this.state.generation + 1, manual });
       return true;
     });
   }
-}
-
-/** `ID.pN`: a later part of a file stored in parts. */
-function isPart(id: string): boolean {
-  return /\.p\d+$/.test(id);
-}
-
-/** A file's parts in order: `ID`, `ID.p2`, `ID.p3`, … */
-function byPart(a: DocumentRecord, b: DocumentRecord): number {
-  const n = (d: DocumentRecord) => Number(/\.p(\d+)$/.exec(d.id)?.[1] ?? 1);
-  return n(a) - n(b);
-}
-
-function touchesDocument(link: Link, docs: Set<string>): boolean {
-  if (docs.size === 0) return false;
-  return docs.has(parseChunkId(link.from)?.document ?? '') || docs.has(parseChunkId(link.to)?.document ?? '');
-}
-
-function checkManualLink(type: string, strength: number): void {
-  if (type !== 'supports' && type !== 'contradicts') {
-    throw new RlmError(
-      'BAD_INPUT',
-      `link type must be supports or contradicts (the others are computed), got ${type}`,
-    );
-  }
-  if (!(strength > 0 && strength <= 1))
-    throw new RlmError('BAD_INPUT', `link strength must be in (0, 1], got ${strength}`);
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted)
-    throw new RlmError('ABORTED', 'ingest was cancelled; committed files are kept, re-run to finish');
 }

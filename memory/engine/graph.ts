@@ -6,6 +6,7 @@
 
 import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../../core/errors.ts';
+import { positionLinks } from '../graph-rules.ts';
 import {
   FILE_GREP_YOUNG_MB,
   type GrepChunk,
@@ -61,8 +62,6 @@ export interface VectorSearch {
 }
 
 const PREVIEW_CHARS = 200;
-/** How many same-document chunks `neighbors(id, 'context_of')` lists, nearest first. */
-const CONTEXT_FANOUT = 20;
 
 /** Key of a chunk version inside the indexes: the segment name keeps replaced versions apart. */
 export function chunkKey(segment: string, id: string): string {
@@ -262,25 +261,10 @@ export class ChunkGraph {
   neighbors(id: string, type?: LinkType): Link[] {
     const at = this.locate(id);
     if (!at) throw new RlmError('NOT_FOUND', `no chunk with id ${id}`);
-    const out: Link[] = [];
-    const want = (t: LinkType) => type === undefined || type === t;
     const { doc } = at;
     const ordinal = at.idx - doc.first;
-    if (want('follows')) {
-      if (ordinal > 0) out.push({ from: id, to: `${doc.id}:${ordinal - 1}`, type: 'follows', strength: 1 });
-      if (ordinal + 1 < doc.chunks)
-        out.push({ from: `${doc.id}:${ordinal + 1}`, to: id, type: 'follows', strength: 1 });
-    }
-    if (want('context_of')) {
-      for (let d = 1, n = 0; n < CONTEXT_FANOUT && (ordinal - d >= 0 || ordinal + d < doc.chunks); d++) {
-        for (const o of [ordinal - d, ordinal + d]) {
-          if (o >= 0 && o < doc.chunks && n < CONTEXT_FANOUT) {
-            out.push({ from: id, to: `${doc.id}:${o}`, type: 'context_of', strength: 1 / (1 + d / 10) });
-            n++;
-          }
-        }
-      }
-    }
+    const out = positionLinks(doc.id, ordinal, doc.chunks, type);
+    const want = (t: LinkType) => type === undefined || type === t;
     if (want('related_to')) out.push(...(this.relatedLinks().get(id) ?? []));
     for (const link of this.state.manual) {
       if ((link.from === id || link.to === id) && want(link.type)) out.push(link);

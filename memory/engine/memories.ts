@@ -7,9 +7,12 @@
  * access stats. Weights are computed, never stored (memory/memories/memory-model.ts).
  */
 import { RlmError } from '../../core/errors.ts';
+import { memoryPending } from '../ingest/prepare.ts';
 import {
+  type Consolidation,
   checkRemember,
   DEFAULT_MEMORY_SETTINGS,
+  type DeleteReport,
   fadedOut,
   type JournalEntry,
   journalName,
@@ -23,39 +26,28 @@ import {
   type RememberInput,
   recallScore,
   type Summarizer,
+  summarizeTopic,
   type TopicSummary,
   type WeightInput,
 } from '../memories/memory-model.ts';
-import type { DocumentRecord, Link, MemoryImportance, MemorySettings } from '../types.ts';
+import type { DocumentRecord, Link, MemorySettings } from '../types.ts';
 import { BaseStore } from './base-store.ts';
-import { MAX_TAIL, memoryPending } from './memory-tail.ts';
+import { MAX_TAIL } from './memory-tail.ts';
 import type { CommittedState } from './persistence.ts';
 
-export type { Memory, MemoryTotals, RecallHit, RecallOptions, Summarizer, TopicSummary };
-
-/** What a consolidation did: the summary memory's id and text, and the sources it archived. */
-export interface Consolidation {
-  /** The new summary memory's id (`mem-…`). */
-  summary: string;
-  /** The summary's text, as the model wrote it. */
-  text: string;
-  archived: string[];
-}
-
-/** What a delete took out of a store. */
-export interface DeleteReport {
-  /** Documents deleted as asked (every part of a file named by path or id). */
-  deleted: string[];
-  /** Consolidation summaries deleted with them: written from a deleted memory, they may repeat its text. */
-  summaries: string[];
-  /** Those summaries' other sources, brought back from the archive so nothing else is lost. */
-  restored: string[];
-}
+export type {
+  Consolidation,
+  DeleteReport,
+  Memory,
+  MemoryTotals,
+  RecallHit,
+  RecallOptions,
+  Summarizer,
+  TopicSummary,
+};
 
 /** Memories per commit in {@link RememberingStore.rememberMany}. */
 const BULK_COMMIT = 10_000;
-
-const importanceRank: Record<MemoryImportance, number> = { critical: 3, high: 2, medium: 1, low: 0 };
 
 /** Creation times parsed once per record: weights are computed for many memories per call. */
 const created = new WeakMap<DocumentRecord, number>();
@@ -395,34 +387,7 @@ export class RememberingStore extends BaseStore {
    */
   async consolidate(topic: string, summarize: Summarizer, opts: { now?: Date } = {}): Promise<Consolidation> {
     const now = opts.now ?? new Date();
-    const sources = this.listMemories({ topic, now }).filter((m) => m.importance !== 'critical');
-    if (sources.length < 2) {
-      throw new RlmError(
-        'BAD_INPUT',
-        `topic "${topic}" has ${sources.length} memor${sources.length === 1 ? 'y' : 'ies'} to consolidate; it needs at least 2`,
-      );
-    }
-    sources.reverse(); // oldest first: the order they were said in
-    const text = String(
-      await summarize(
-        topic,
-        sources.map((m) => ({ id: m.id, text: m.text, importance: m.importance, created: m.created })),
-      ),
-    ).trim();
-    if (text.length === 0)
-      throw new RlmError('PROVIDER', 'the model wrote an empty summary; nothing was changed');
-    const top = sources.reduce(
-      (a, m) => (importanceRank[m.importance] > importanceRank[a] ? m.importance : a),
-      'low' as MemoryImportance,
-    );
-    const entry = checkRemember({
-      text,
-      topic,
-      importance: top,
-      tags: [...new Set(sources.flatMap((m) => m.tags))],
-      source: 'consolidation',
-      now,
-    });
+    const { entry, sources } = await summarizeTopic(topic, this.listMemories({ topic, now }), summarize, now);
     return this.exclusive('consolidate', async () => {
       const live = sources.filter((m) => {
         const doc = this.graph.document(m.id);

@@ -4,15 +4,13 @@
  * entries from entry S on), so search, grep, get_chunk and neighbors see a memory the moment
  * `remember` returns, without rewriting any store file.
  */
-import { chunkText } from '../ingest/chunkers/index.ts';
-import { contentHash } from '../ingest/files.ts';
+import { buildRecords, memoryPending } from '../ingest/prepare.ts';
 import { isJournalEntry, type JournalEntry } from '../memories/memory-model.ts';
 import { buildSegment } from '../search/bm25.ts';
 import type { ChunkRecord, DocumentRecord } from '../types.ts';
 import { chunkKey, type GraphState, type SegmentSource } from './graph.ts';
 import type { CommittedState, Persistence, SegmentFiles } from './persistence.ts';
 import { buildMeta, SEGMENT_VERSION, type SegmentMeta } from './segment.ts';
-import { buildRecords, type PendingDoc } from './segment-builder.ts';
 
 /** Tail block sizes: closed blocks of 64 and of 8 entries, then one open block of fewer than 8. */
 const BIG = 64;
@@ -29,27 +27,6 @@ function blockLayout(n: number): [number, number][] {
 }
 /** Tail sizes fit under this, so view generations of different commits never meet. */
 export const MAX_TAIL = 1 << 20;
-
-/** A memory as a document waiting to be written. */
-export function memoryPending(e: JournalEntry): PendingDoc {
-  const tags = [...e.tags].sort();
-  const drafts = chunkText(e.text, 'memory').map((d) => ({ ...d, tags, time: e.createdAt }));
-  return {
-    record: {
-      id: e.id,
-      path: null,
-      hash: contentHash(e.text),
-      bytes: Buffer.byteLength(e.text),
-      chars: e.text.length,
-      chunker: 'memory',
-      ingestedAt: e.createdAt,
-      ...(tags.length > 0 ? { tags } : {}),
-      memory: { topic: e.topic, importance: e.importance, source: e.source },
-    },
-    drafts,
-    replaced: false,
-  };
-}
 
 /** A journaled memory turned into its chunk and document records once (block rebuilds reuse them). */
 interface Built {

@@ -148,11 +148,4 @@ export function docIndexOf(meta: SegmentMeta, idx: number): number {
   return lo;
 }
 
-/** Splits a chunk id `doc:ordinal` into its parts; null when it is not of that form. */
-export function parseChunkId(id: string): { document: string; ordinal: number } | null {
-  const colon = id.lastIndexOf(':');
-  if (colon <= 0) return null;
-  const ordinal = Number(id.slice(colon + 1));
-  if (!Number.isInteger(ordinal) || ordinal < 0) return null;
-  return { document: id.slice(0, colon), ordinal };
-}
+export { parseChunkId } from '../graph-rules.ts';

@@ -11,7 +11,6 @@ import type { Env } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
 import { plural } from '../../core/plural.ts';
 import { chunkKey } from '../engine/graph.ts';
-import { memoryPending } from '../engine/memory-tail.ts';
 import {
   buildMeta,
   chunksProblem,
@@ -19,8 +18,9 @@ import {
   type SegmentChunksFile,
   segmentName,
 } from '../engine/segment.ts';
-import { buildRecords, embedRecords } from '../engine/segment-builder.ts';
+import { embedRecords } from '../engine/segment-builder.ts';
 import { assertNotAFile, exists, parseJson } from '../fsutil.ts';
+import { buildRecords, memoryPending } from '../ingest/prepare.ts';
 import { isJournalEntry, journalName } from '../memories/memory-model.ts';
 import { Bm25Index, buildSegment } from '../search/bm25.ts';
 import { createEmbedder, embedderConfig } from '../search/embedders/index.ts';

@@ -12,6 +12,7 @@ import { assertNotAFile, corrupt, exists } from '../fsutil.ts';
 import { createEmbedder, embedderConfig } from '../search/embedders/index.ts';
 import type { Embedder } from '../search/embedders/types.ts';
 import { VECTOR_META_FILE, VectorIndex } from '../search/vectors.ts';
+import type { Store } from '../store-api.ts';
 import { type DirectoryOptions, DirectoryPersistence } from './directory.ts';
 import { MANIFEST_FILE, SEGMENTS_DIR, segmentTextFile, VECTORS_DIR } from './manifest.ts';
 
@@ -36,9 +37,14 @@ export interface OpenOptions {
   onWarning?: (message: string) => void;
 }
 
-export class ChunkStore extends RememberingStore {
+export class ChunkStore extends RememberingStore implements Store {
   /** The store's folder. */
   readonly dir: string;
+
+  /** The store's folder, as messages show it. */
+  get location(): string {
+    return this.dir;
+  }
 
   private constructor(
     persistence: DirectoryPersistence,

@@ -10,6 +10,7 @@ import { RememberingStore } from '../engine/memories.ts';
 import type { CommittedState, Persistence, SegmentFiles, StoreLock } from '../engine/persistence.ts';
 import type { SegmentLinks, SegmentMeta } from '../engine/segment.ts';
 import type { Bm25Segment } from '../search/bm25.ts';
+import type { Store } from '../store-api.ts';
 
 class MemoryPersistence implements Persistence, SegmentSource {
   readonly source: SegmentSource = this;
@@ -87,7 +88,10 @@ class MemoryPersistence implements Persistence, SegmentSource {
   async flush(): Promise<void> {}
 }
 
-export class MemoryChunkStore extends RememberingStore {
+export class MemoryChunkStore extends RememberingStore implements Store {
+  /** A store in memory has no place to show. */
+  readonly location = '(memory)';
+
   constructor() {
     const persistence = new MemoryPersistence();
     super(persistence, persistence.state);

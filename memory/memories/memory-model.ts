@@ -257,3 +257,67 @@ export type Summarizer = (
   topic: string,
   memories: { id: string; text: string; importance: MemoryImportance; created: string }[],
 ) => Promise<string>;
+
+const importanceRank: Record<MemoryImportance, number> = { critical: 3, high: 2, medium: 1, low: 0 };
+
+/**
+ * The summary memory of a consolidation, whatever store holds the topic: `active` are the topic's active
+ * memories (newest first, as `listMemories` gives them); critical ones are left out and stay. The
+ * summary has the highest importance and all the tags of its sources. BAD_INPUT with fewer than two
+ * sources, PROVIDER for an empty summary; nothing is written either way.
+ */
+export async function summarizeTopic(
+  topic: string,
+  active: Memory[],
+  summarize: Summarizer,
+  now: Date,
+): Promise<{ entry: JournalEntry; sources: Memory[] }> {
+  const sources = active.filter((m) => m.importance !== 'critical');
+  if (sources.length < 2) {
+    throw new RlmError(
+      'BAD_INPUT',
+      `topic "${topic}" has ${sources.length} memor${sources.length === 1 ? 'y' : 'ies'} to consolidate; it needs at least 2`,
+    );
+  }
+  sources.reverse(); // oldest first: the order they were said in
+  const text = String(
+    await summarize(
+      topic,
+      sources.map((m) => ({ id: m.id, text: m.text, importance: m.importance, created: m.created })),
+    ),
+  ).trim();
+  if (text.length === 0)
+    throw new RlmError('PROVIDER', 'the model wrote an empty summary; nothing was changed');
+  const top = sources.reduce(
+    (a, m) => (importanceRank[m.importance] > importanceRank[a] ? m.importance : a),
+    'low' as MemoryImportance,
+  );
+  const entry = checkRemember({
+    text,
+    topic,
+    importance: top,
+    tags: [...new Set(sources.flatMap((m) => m.tags))],
+    source: 'consolidation',
+    now,
+  });
+  return { entry, sources };
+}
+
+/** What a consolidation did: the summary memory's id and text, and the sources it archived. */
+export interface Consolidation {
+  /** The new summary memory's id (`mem-…`). */
+  summary: string;
+  /** The summary's text, as the model wrote it. */
+  text: string;
+  archived: string[];
+}
+
+/** What a delete took out of a store. */
+export interface DeleteReport {
+  /** Documents deleted as asked (every part of a file named by path or id). */
+  deleted: string[];
+  /** Consolidation summaries deleted with them: written from a deleted memory, they may repeat its text. */
+  summaries: string[];
+  /** Those summaries' other sources, brought back from the archive so nothing else is lost. */
+  restored: string[];
+}

@@ -5,7 +5,7 @@
  */
 import { RlmError } from '../../core/errors.ts';
 import { type Analyzer, defaultAnalyzer } from './analyzer.ts';
-import { FuzzyVocabulary } from './fuzzy.ts';
+import { type FuzzyMatch, FuzzyVocabulary } from './fuzzy.ts';
 import { PostingsBuffer } from './postings.ts';
 import { type Bm25Segment, checkSegment, SegmentReader } from './segment.ts';
 import { TopK } from './topk.ts';
@@ -15,7 +15,7 @@ export { type Bm25Segment, buildSegment } from './segment.ts';
 /** Term-frequency saturation. */
 export const BM25_K1 = 1.2;
 /** Length normalisation strength. */
-const BM25_B = 0.75;
+export const BM25_B = 0.75;
 /** Score factor per edit for a fuzzy (typo) match. */
 export const FUZZY_WEIGHT = 0.7;
 /** Vocabulary terms a misspelt query term expands to, at most. */
@@ -207,21 +207,16 @@ export class Bm25Index {
 
   /** BM25 idf of an index term: ln(1 + (N − df + 0.5) / (df + 0.5)), always positive. */
   idf(term: string): number {
-    const df = this.df(term);
-    return Math.log(1 + (this.total - df + 0.5) / (df + 0.5));
+    return bm25Idf(this.total, this.df(term));
   }
 
   /** Best chunks for a free-text query (analysed like the chunks were, in English and French). */
   search(query: string, opts: Bm25SearchOptions): ScoredId[] {
-    const weights = new Map<string, number>();
-    for (const group of this.analyzer.queryGroups(query)) {
-      const known = group.filter((t) => this.df(t) > 0);
-      if (known.length > 0) {
-        for (const t of known) weights.set(t, (weights.get(t) ?? 0) + 1);
-      } else if (opts.fuzzy ?? true) {
-        for (const [t, w] of this.expand(group)) weights.set(t, (weights.get(t) ?? 0) + w);
-      }
-    }
+    const weights = queryWeights(
+      this.analyzer.queryGroups(query),
+      (t) => this.df(t),
+      (opts.fuzzy ?? true) ? (term, d) => this.vocab().near(term, d) : undefined,
+    );
     return this.rank(weights, opts);
   }
 
@@ -230,21 +225,6 @@ export class Bm25Index {
     const weights = new Map<string, number>();
     for (const t of terms) weights.set(t, (weights.get(t) ?? 0) + 1);
     return this.rank(weights, opts);
-  }
-
-  /** Near spellings of a query word's terms that exist in the index, with their weights. */
-  private expand(group: readonly string[]): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const term of group) {
-      if (term.length < 4 || HAS_DIGIT.test(term)) continue;
-      const near = this.vocab()
-        .near(term, term.length >= 8 ? 2 : 1)
-        .map((m) => ({ ...m, df: this.df(m.term) }))
-        .sort((a, b) => a.distance - b.distance || b.df - a.df)
-        .slice(0, FUZZY_EXPANSIONS);
-      for (const m of near) out.set(m.term, Math.max(out.get(m.term) ?? 0, FUZZY_WEIGHT ** m.distance));
-    }
-    return out;
   }
 
   private rank(weights: ReadonlyMap<string, number>, opts: Omit<Bm25SearchOptions, 'fuzzy'>): ScoredId[] {
@@ -380,6 +360,64 @@ export class Bm25Index {
       return bestTerms(kept, width);
     });
   }
+}
+
+/** BM25 idf of a term found in `df` of `total` chunks: ln(1 + (N − df + 0.5) / (df + 0.5)), always positive. */
+export function bm25Idf(total: number, df: number): number {
+  return Math.log(1 + (total - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * The weight of each index term of a query, whatever holds the index: every term of a query word that the
+ * index has counts 1 (a term repeated in the query counts again); a word none of whose terms the index has
+ * is expanded, when `near` is given, to at most 5 near spellings the index has (up to 1 edit, 2 for terms of
+ * 8 letters or more; not for terms under 4 letters or with digits), nearest and then most frequent first,
+ * each weighing 0.7 per edit.
+ */
+export function queryWeights(
+  groups: readonly (readonly string[])[],
+  df: (term: string) => number,
+  near?: (term: string, maxDistance: number) => FuzzyMatch[],
+): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const group of groups) {
+    const known = group.filter((t) => df(t) > 0);
+    if (known.length > 0) {
+      for (const t of known) weights.set(t, (weights.get(t) ?? 0) + 1);
+    } else if (near) {
+      for (const [t, w] of fuzzyExpansions(group, df, near)) weights.set(t, (weights.get(t) ?? 0) + w);
+    }
+  }
+  return weights;
+}
+
+/** Terms a query word needs spelling candidates for (see {@link queryWeights}). */
+export function fuzzyCandidates(group: readonly string[]): { term: string; maxDistance: number }[] {
+  return group
+    .filter((term) => term.length >= 4 && !HAS_DIGIT.test(term))
+    .map((term) => ({ term, maxDistance: term.length >= 8 ? 2 : 1 }));
+}
+
+function fuzzyExpansions(
+  group: readonly string[],
+  df: (term: string) => number,
+  near: (term: string, maxDistance: number) => FuzzyMatch[],
+): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const { term, maxDistance } of fuzzyCandidates(group)) {
+    const found = near(term, maxDistance)
+      .map((m) => ({ ...m, df: df(m.term) }))
+      .filter((m) => m.df > 0)
+      .sort((a, b) => a.distance - b.distance || b.df - a.df)
+      .slice(0, FUZZY_EXPANSIONS);
+    for (const m of found) out.set(m.term, Math.max(out.get(m.term) ?? 0, FUZZY_WEIGHT ** m.distance));
+  }
+  return out;
+}
+
+/** The `n` best-scoring terms, best first (ties by term): a chunk's top terms, whatever holds the index. */
+export function rankTerms(scored: { term: string; score: number }[], n: number): string[] {
+  return bestTerms(scored, n);
 }
 
 function bestTerms(scored: { term: string; score: number }[], n: number): string[] {

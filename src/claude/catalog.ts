@@ -5,7 +5,7 @@
  */
 
 import { RlmError } from '../../core/errors.ts';
-import type { BaseStore } from '../../memory/engine/base-store.ts';
+import type { Store } from '../../memory/store-api.ts';
 import type { DocumentRecord } from '../../memory/types.ts';
 
 export interface ProjectEntry {
@@ -52,9 +52,9 @@ interface Session extends SessionEntry {
 }
 
 /** The imported sessions, oldest first. */
-function sessions(store: Pick<BaseStore, 'documents'>): Session[] {
+async function sessions(store: Pick<Store, 'documents'>): Promise<Session[]> {
   const byId = new Map<string, Session & { prompt?: string; summary?: string; promptFrom: number }>();
-  for (const d of store.documents()) {
+  for (const d of await store.documents()) {
     const m = d.meta;
     if (m?.source !== 'claude-code') continue;
     const id = String(m.session);
@@ -96,9 +96,9 @@ function sessions(store: Pick<BaseStore, 'documents'>): Session[] {
 }
 
 /** Projects with their session and exchange counts and first and last activity, most recent first. */
-export function listProjects(store: Pick<BaseStore, 'documents'>): ProjectEntry[] {
+export async function listProjects(store: Pick<Store, 'documents'>): Promise<ProjectEntry[]> {
   const byPath = new Map<string, ProjectEntry>();
-  for (const s of sessions(store)) {
+  for (const s of await sessions(store)) {
     const p = byPath.get(s.project) ?? {
       project: s.project,
       sessions: 0,
@@ -116,12 +116,15 @@ export function listProjects(store: Pick<BaseStore, 'documents'>): ProjectEntry[
 }
 
 /** Sessions in time order, filtered by project and time range (a session overlapping the range counts). */
-export function timeline(store: Pick<BaseStore, 'documents'>, filter: HistoryFilter = {}): SessionEntry[] {
-  return matching(store, filter).map(({ parts: _, ...entry }) => entry);
+export async function timeline(
+  store: Pick<Store, 'documents'>,
+  filter: HistoryFilter = {},
+): Promise<SessionEntry[]> {
+  return (await matching(store, filter)).map(({ parts: _, ...entry }) => entry);
 }
 
-function matching(store: Pick<BaseStore, 'documents'>, filter: HistoryFilter): Session[] {
-  const all = sessions(store);
+async function matching(store: Pick<Store, 'documents'>, filter: HistoryFilter): Promise<Session[]> {
+  const all = await sessions(store);
   const projects = filter.project === undefined ? null : projectsMatching(all, filter.project);
   const since = filter.since === undefined ? null : parseWhen(filter.since, 'since');
   const until = filter.until === undefined ? null : parseWhen(filter.until, 'until');
@@ -169,7 +172,7 @@ function parseWhen(value: string, which: 'since' | 'until'): number {
  * project, time and text. Exchanges outside the time range are left out even in a matching session.
  */
 export async function recall(
-  store: Pick<BaseStore, 'documents' | 'search' | 'getChunk' | 'touch'>,
+  store: Pick<Store, 'documents' | 'search' | 'getChunk' | 'touch'>,
   query: string,
   filter: HistoryFilter & { k?: number } = {},
 ): Promise<{ results: RecallHit[]; sessions: string[] }> {
@@ -179,7 +182,7 @@ export async function recall(
   const until = filter.until === undefined ? null : parseWhen(filter.until, 'until');
   // Without filters every imported session matches: no need to list them.
   const filtered = filter.project !== undefined || since !== null || until !== null;
-  const chosen = filtered ? matching(store, filter) : null;
+  const chosen = filtered ? await matching(store, filter) : null;
   if (chosen?.length === 0) return { results: [], sessions: [] };
   const hits = await store.search(query, {
     // Over-fetch when the time range may drop some exchanges of the matching sessions.
@@ -190,7 +193,7 @@ export async function recall(
   const results: RecallHit[] = [];
   for (const h of hits) {
     if (results.length >= k) break;
-    const chunk = store.getChunk(h.id);
+    const chunk = await store.getChunk(h.id);
     if (!chunk) continue;
     const t = chunk.time === undefined ? null : Date.parse(chunk.time);
     if (since !== null && (t === null || t < since)) continue;
@@ -213,32 +216,32 @@ export async function recall(
 }
 
 /** The full text of sessions (main file and subagent runs), with a header line each, for `--answer`. */
-export function sessionTexts(
-  store: Pick<BaseStore, 'documents' | 'documentChunks'>,
+export async function sessionTexts(
+  store: Pick<Store, 'documents' | 'documentChunks'>,
   ids: string[],
-): { session: string; text: string }[] {
-  const all = new Map(sessions(store).map((s) => [s.session, s]));
-  return ids.flatMap((id) => {
+): Promise<{ session: string; text: string }[]> {
+  const all = new Map((await sessions(store)).map((s) => [s.session, s]));
+  const out: { session: string; text: string }[] = [];
+  for (const id of ids) {
     const s = all.get(id);
-    if (!s) return [];
+    if (!s) continue;
     const parts = [...s.parts].sort(
       (a, b) =>
         String(a.meta?.agent ?? '').localeCompare(String(b.meta?.agent ?? '')) ||
         Number(a.meta?.from) - Number(b.meta?.from),
     );
-    const body = parts
-      .map((p) => {
-        const text = store
-          .documentChunks(p.id)
-          .map((c) => c.text)
-          .join('\n\n');
-        return p.meta?.agent !== undefined && Number(p.meta.from) === 0
+    const texts: string[] = [];
+    for (const p of parts) {
+      const text = (await store.documentChunks(p.id)).map((c) => c.text).join('\n\n');
+      texts.push(
+        p.meta?.agent !== undefined && Number(p.meta.from) === 0
           ? `[subagent ${p.meta.agent}]\n${text}`
-          : text;
-      })
-      .filter((t) => t !== '')
-      .join('\n\n');
+          : text,
+      );
+    }
+    const body = texts.filter((t) => t !== '').join('\n\n');
     const header = `# Claude Code session ${s.session} · ${s.project} · ${s.start ?? '?'} – ${s.end ?? '?'} · ${s.title}`;
-    return [{ session: id, text: `${header}\n\n${body}` }];
-  });
+    out.push({ session: id, text: `${header}\n\n${body}` });
+  }
+  return out;
 }

@@ -11,9 +11,10 @@
  */
 import { inside } from '../../core/paths.ts';
 import { plural } from '../../core/plural.ts';
-import type { BaseStore } from '../../memory/engine/base-store.ts';
 import { countTokens } from '../../memory/ingest/tokens.ts';
 import type { Memory } from '../../memory/memories/memory-model.ts';
+import type { Store as AnyStore } from '../../memory/store-api.ts';
+import type { Awaitable } from '../../memory/types.ts';
 import { type SessionEntry, timeline } from './catalog.ts';
 import { shorten } from './reader.ts';
 
@@ -59,15 +60,15 @@ export interface ProjectContext {
   text: string;
 }
 
-type Store = Pick<BaseStore, 'documents'> & { listMemories(opts?: { now?: Date }): Memory[] };
+type Store = Pick<AnyStore, 'documents'> & { listMemories(opts?: { now?: Date }): Awaitable<Memory[]> };
 
 /** Builds the text for `opts.cwd` from `store`'s memories and imported sessions. */
-export function projectContext(store: Store, opts: ContextOptions): ProjectContext {
+export async function projectContext(store: Store, opts: ContextOptions): Promise<ProjectContext> {
   const budget = opts.maxTokens ?? DEFAULT_CONTEXT_TOKENS;
   const cwd = opts.cwd;
   const related = (p: string) => inside(cwd, p) || inside(p, cwd);
-  const memories = rankedMemories(store.listMemories(opts.now ? { now: opts.now } : {}), related);
-  const sessions = timeline(store)
+  const memories = rankedMemories(await store.listMemories(opts.now ? { now: opts.now } : {}), related);
+  const sessions = (await timeline(store))
     .filter((s) => related(s.project) && s.session !== opts.session)
     .sort((a, b) => (b.end ?? b.start ?? '').localeCompare(a.end ?? a.start ?? ''))
     .slice(0, MAX_SESSIONS);

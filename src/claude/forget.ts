@@ -1,5 +1,5 @@
 /** `rlm claude forget --project P`: deletes every imported session of a project, in one commit. */
-import type { BaseStore } from '../../memory/engine/base-store.ts';
+import type { Store } from '../../memory/store-api.ts';
 import { timeline } from './catalog.ts';
 
 export interface ForgetReport {
@@ -11,8 +11,8 @@ export interface ForgetReport {
 }
 
 /** Deletes the sessions of the projects matching `project` (a path or its last segments). */
-export async function forgetProject(store: BaseStore, project: string): Promise<ForgetReport> {
-  const sessions = timeline(store, { project });
+export async function forgetProject(store: Store, project: string): Promise<ForgetReport> {
+  const sessions = await timeline(store, { project });
   const projects = [...new Set(sessions.map((s) => s.project))];
   const report = await store.importDocuments(async function* (docs) {
     yield {

@@ -3,13 +3,13 @@
  * file and appends notes and errors to LOG. It runs detached, so Claude Code never waits for it; it may
  * wait for the store lock as long as it needs.
  */
-import { ChunkStore } from '../../memory/files/store.ts';
+import { openStore, redactUrl } from '../../memory/open.ts';
 import { note as log } from './hook-run.ts';
 import { importClaude } from './import.ts';
 
 async function run(session: string, storeDir: string, logFile: string): Promise<void> {
   try {
-    const store = await ChunkStore.open(storeDir, { create: true, lockWaitMs: 10 * 60_000 });
+    const store = await openStore(storeDir, { create: true, lockWaitMs: 10 * 60_000 });
     try {
       const r = await importClaude(store, { sessions: [session] });
       for (const n of r.notes) log(logFile, `note: ${n.path}: ${n.note}`);
@@ -20,7 +20,7 @@ async function run(session: string, storeDir: string, logFile: string): Promise<
     const e = err as { code?: string; message?: string };
     log(
       logFile,
-      `error: importing ${session} into ${storeDir}: ${e.message ?? String(err)}${e.code ? ` [${e.code}]` : ''}`,
+      `error: importing ${session} into ${redactUrl(storeDir)}: ${e.message ?? String(err)}${e.code ? ` [${e.code}]` : ''}`,
     );
   }
 }

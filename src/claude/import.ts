@@ -6,7 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import type { BaseStore } from '../../memory/engine/base-store.ts';
+import type { Store } from '../../memory/store-api.ts';
 import type { DocumentRecord, ImportItem } from '../../memory/types.ts';
 import { decodeFolderName, type FoundSession, findSessions, type Note, sessionAt, sniff } from './files.ts';
 import { HEAD_BYTES, headHash, type ResumePoint, readSessionParts } from './reader.ts';
@@ -57,7 +57,7 @@ interface Stored {
 }
 
 /** Imports the sessions of `opts.projectsDir` (or the files `opts.sessions`) into `store`. */
-export async function importClaude(store: BaseStore, opts: ClaudeImportOptions): Promise<ClaudeImportReport> {
+export async function importClaude(store: Store, opts: ClaudeImportOptions): Promise<ClaudeImportReport> {
   const started = performance.now();
   const notes: Note[] = [];
   const found: FoundSession[] = [];

@@ -59,6 +59,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   },
   stats: { summary: 'store totals', load: async () => (await import('./commands/admin.ts')).stats },
   rm: { summary: 'forget a document', load: async () => (await import('./commands/admin.ts')).rm },
+  store: {
+    summary: 'copy a store between backends (folder, PostgreSQL): rlm store copy SRC DST',
+    load: async () => (await import('./commands/store.ts')).default,
+  },
   repair: {
     summary: 'rebuild derived files (indexes, links) from chunk data',
     load: async () => (await import('./commands/admin.ts')).repair,

@@ -4,18 +4,21 @@ import { readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
 import { discardEmptyStore } from '../../memory/files/discard.ts';
 import { MANIFEST_FILE, SEGMENTS_DIR } from '../../memory/files/manifest.ts';
-import { ChunkStore, type OpenOptions } from '../../memory/files/store.ts';
 import { expandHome } from '../../memory/fsutil.ts';
+import { isPostgresUrl, type OpenStoreOptions, openStore as openAny } from '../../memory/open.ts';
+import type { Store } from '../../memory/store-api.ts';
 import type { CliIO } from './io.ts';
 
 /**
- * The --store folder (else RLM_STORE) as an absolute path, `~` expanded and relative paths taken from the
- * command's working directory; a usage error when neither is given.
+ * The --store value (else RLM_STORE): a PostgreSQL URL as given, or a folder as an absolute path, `~`
+ * expanded and relative paths taken from the command's working directory; a usage error when neither
+ * is given.
  */
 export function storeDir(flag: string | undefined, io: CliIO): string {
   const env = readEnv(io.env);
   const dir = flag ?? env.store;
-  if (!dir) throw new RlmError('BAD_INPUT', '--store DIR is required (or set RLM_STORE)');
+  if (!dir) throw new RlmError('BAD_INPUT', '--store DIR|URL is required (or set RLM_STORE)');
+  if (isPostgresUrl(dir)) return dir;
   return path.resolve(io.cwd, expandHome(dir, env.home));
 }
 
@@ -24,6 +27,7 @@ export function storeDir(flag: string | undefined, io: CliIO): string {
  * mistyped `--store ~/notes` would otherwise scatter store files among the user's own.
  */
 export function checkNewStoreDir(dir: string, create: boolean | undefined): void {
+  if (isPostgresUrl(dir)) return;
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -37,8 +41,8 @@ export function checkNewStoreDir(dir: string, create: boolean | undefined): void
   );
 }
 
-export function openStore(flag: string | undefined, io: CliIO, opts: OpenOptions = {}): Promise<ChunkStore> {
-  return ChunkStore.open(storeDir(flag, io), {
+export function openStore(flag: string | undefined, io: CliIO, opts: OpenStoreOptions = {}): Promise<Store> {
+  return openAny(storeDir(flag, io), {
     env: io.env,
     onLockWait: (owner) =>
       io.stderr.write(
@@ -51,17 +55,18 @@ export function openStore(flag: string | undefined, io: CliIO, opts: OpenOptions
 
 /**
  * Runs `fn` on the store, which is created when missing, and closes it. When `fn` fails on a store this
- * command created and nothing was stored yet, the store is removed: a failed first command leaves no
- * empty store behind.
+ * command created and nothing was stored yet, the store folder is removed: a failed first command leaves
+ * no empty store behind.
  */
 export async function withStore<T>(
   flag: string | undefined,
   io: CliIO,
-  opts: OpenOptions,
-  fn: (store: ChunkStore) => Promise<T>,
+  opts: OpenStoreOptions,
+  fn: (store: Store) => Promise<T>,
 ): Promise<T> {
   const dir = storeDir(flag, io);
-  const fresh = !existsSync(dir);
+  // A folder this command makes goes again if it fails; a database's schema is left to its owner.
+  const fresh = !isPostgresUrl(dir) && !existsSync(dir);
   const store = await openStore(flag, io, { ...opts, create: true });
   let failed = false;
   try {

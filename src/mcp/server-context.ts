@@ -53,6 +53,11 @@ export interface ServerContextOptions {
    * and over HTTP the working folder too.
    */
   allowPaths?: readonly string[];
+  /**
+   * PostgreSQL store URLs tool calls may name in `store` (`rlm serve --allow-store`), besides the
+   * server's default store. A URL carries a login, so none is accepted from a caller otherwise.
+   */
+  allowStores?: readonly string[];
 }
 
 /** The resolved, shared state of a server. */
@@ -67,6 +72,8 @@ export interface ServerContext {
   readonly allowScriptedModels: boolean;
   /** See {@link ServerContextOptions.allowPaths}; absolute. */
   readonly allowPaths: readonly string[] | undefined;
+  /** See {@link ServerContextOptions.allowStores}. */
+  readonly allowStores: readonly string[];
   readonly version: string;
   log(line: string): void;
   /** Counts `work` as an in-flight tool call until it settles; returns it unchanged. */
@@ -110,6 +117,7 @@ export function createServerContext(opts: ServerContextOptions = {}): ServerCont
     run: opts.run ?? {},
     allowScriptedModels: opts.allowScriptedModels ?? false,
     allowPaths: opts.allowPaths?.map((d) => path.resolve(cwd, d)),
+    allowStores: opts.allowStores ?? [],
     version: packageVersion(),
     log,
     track(work) {

@@ -1,20 +1,22 @@
 /**
- * Open chunk stores, one per folder for the server's lifetime. Opening reads the manifest and loads indexes
- * lazily, so reopening per call would throw away warm indexes; instead each use refreshes the handle so
- * commits made by other processes (an `rlm ingest` in a terminal) are seen.
+ * Open stores, one per folder or URL for the server's lifetime. Opening a folder store reads the
+ * manifest and loads indexes lazily, so reopening per call would throw away warm indexes; instead each
+ * use refreshes the handle so commits made by other processes (an `rlm ingest` in a terminal) are seen.
+ * A PostgreSQL store keeps its connection pool; its reads always see the latest commit.
  */
 import path from 'node:path';
 import { type Env, readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
 import { discardEmptyStore } from '../../memory/files/discard.ts';
-import { ChunkStore } from '../../memory/files/store.ts';
 import { expandHome } from '../../memory/fsutil.ts';
+import { isPostgresUrl, openStore, redactUrl } from '../../memory/open.ts';
+import type { Store } from '../../memory/store-api.ts';
 
 /** Opens stores on first use and hands out the same handle afterwards. */
 export class StoreRegistry {
   readonly #env: Env;
   readonly #cwd: string;
-  readonly #open = new Map<string, Promise<ChunkStore>>();
+  readonly #open = new Map<string, Promise<Store>>();
   #closed = false;
 
   constructor(env: Env, cwd: string) {
@@ -22,21 +24,26 @@ export class StoreRegistry {
     this.#cwd = cwd;
   }
 
-  /** Absolute folder of `dir`, resolved against the server's working directory. */
+  /** Absolute folder of `dir`, resolved against the server's working directory; a URL as given. */
   resolve(dir: string): string {
-    return path.resolve(this.#cwd, expandHome(dir, readEnv(this.#env).home));
+    return isPostgresUrl(dir) ? dir : path.resolve(this.#cwd, expandHome(dir, readEnv(this.#env).home));
+  }
+
+  /** What results and messages may show of a store's name: a folder, or a URL without its password. */
+  label(dir: string): string {
+    return isPostgresUrl(dir) ? redactUrl(dir) : this.resolve(dir);
   }
 
   /**
    * The store in `dir`, refreshed to its latest commit. With `create`, a missing store is created (ingest);
    * without it a missing store is STORE_MISSING and nothing is cached, so a later ingest can create it.
    */
-  async get(dir: string, opts: { create?: boolean } = {}): Promise<ChunkStore> {
+  async get(dir: string, opts: { create?: boolean } = {}): Promise<Store> {
     if (this.#closed) throw new RlmError('ABORTED', 'the server is shutting down');
     const abs = this.resolve(dir);
     let pending = this.#open.get(abs);
     if (pending === undefined) {
-      pending = ChunkStore.open(abs, { env: this.#env, ...(opts.create ? { create: true } : {}) });
+      pending = openStore(abs, { env: this.#env, ...(opts.create ? { create: true } : {}) });
       this.#open.set(abs, pending);
       pending.catch(() => {
         if (this.#open.get(abs) === pending) this.#open.delete(abs);
@@ -57,12 +64,13 @@ export class StoreRegistry {
     const pending = this.#open.get(abs);
     this.#open.delete(abs);
     await (await pending?.catch(() => undefined))?.close();
-    await discardEmptyStore(abs);
+    // A folder goes when empty; a PostgreSQL schema stays (its tables are the database owner's to drop).
+    if (!isPostgresUrl(abs)) await discardEmptyStore(abs);
   }
 
-  /** Folders currently open. */
+  /** Stores currently open, as they may be shown. */
   get dirs(): string[] {
-    return [...this.#open.keys()];
+    return [...this.#open.keys()].map((d) => this.label(d));
   }
 
   /** Closes every open store (flushes access stats); later `get` calls fail. */

@@ -3,7 +3,9 @@
  * the providers. Used by `rlm consolidate`, automatic consolidation after `remember`, and the MCP tools.
  */
 import type { Env } from '../../core/env.ts';
-import type { Consolidation, RememberingStore, Summarizer } from '../../memory/engine/memories.ts';
+import type { Consolidation } from '../../memory/engine/memories.ts';
+import type { Summarizer } from '../../memory/memories/memory-model.ts';
+import type { Store } from '../../memory/store-api.ts';
 import type { Model } from './model.ts';
 import { createModel } from './providers/index.ts';
 
@@ -46,12 +48,12 @@ function unwrapSummary(text: string): string {
  * topic has more active memories than the threshold. Returns what was done, or null.
  */
 export async function autoConsolidate(
-  store: RememberingStore,
+  store: Store,
   topic: string,
   opts: { env?: Env; now?: Date } = {},
 ): Promise<Consolidation | null> {
-  const spec = store.memorySettings().autoConsolidate;
-  if (!spec || !store.needsConsolidation(topic, opts.now)) return null;
+  const spec = (await store.memorySettings()).autoConsolidate;
+  if (!spec || !(await store.needsConsolidation(topic, opts.now))) return null;
   const model = createModel(spec, { env: opts.env });
   return store.consolidate(topic, modelSummarizer(model), opts.now ? { now: opts.now } : {});
 }

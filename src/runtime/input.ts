@@ -118,20 +118,23 @@ function leftOutOf(report: IngestReport, binaryNote: string): LeftOut | undefine
 }
 
 /** The first chunks of the first document, enough to sample how a store's text looks. */
-function storeSample(store: ChunkReader, documents: readonly DocumentEntry[]): ContextShape['sample'] {
+async function storeSample(
+  store: ChunkReader,
+  documents: readonly DocumentEntry[],
+): Promise<ContextShape['sample']> {
   const first = documents.find((d) => d.chunks > 0);
   if (first === undefined) return undefined;
   let text = '';
   for (let i = 0; i < first.chunks && text.length < 64 * 1024; i++)
-    text += store.getChunk(`${first.id}:${i}`)?.text ?? '';
+    text += (await store.getChunk(`${first.id}:${i}`))?.text ?? '';
   return text === '' ? undefined : sampleText(text);
 }
 
 /** Rebuilds a document's text from its chunks, dropping the overlap between neighbours. */
-function documentText(store: ChunkReader, documentId: string): string {
+async function documentText(store: ChunkReader, documentId: string): Promise<string> {
   const parts: string[] = [];
   let end = 0;
-  for (const c of store.documentChunks(documentId)) {
+  for (const c of await store.documentChunks(documentId)) {
     if (c.end <= end) continue;
     parts.push(c.start >= end ? c.text : c.text.slice(end - c.start));
     end = c.end;
@@ -139,19 +142,19 @@ function documentText(store: ChunkReader, documentId: string): string {
   return parts.join('');
 }
 
-function storeShape(
+async function storeShape(
   store: ChunkReader,
   context: string | string[] | undefined,
   maxContextChars: number,
   documents: readonly DocumentEntry[],
-): ContextShape {
-  const s = store.stats();
+): Promise<ContextShape> {
+  const s = await store.stats();
   // In the units list_documents() and every offset use (UTF-16 code units), and summing to the total.
   const chars = context === undefined ? documents.reduce((n, d) => n + d.chars, 0) : totalChars(context);
   const duplicates = documents.filter((d) => d.duplicateOf !== undefined).length;
   const sample =
     context === undefined
-      ? storeSample(store, documents)
+      ? await storeSample(store, documents)
       : sampleText(typeof context === 'string' ? context : (context[0] ?? ''));
   return {
     kind: 'store',
@@ -194,11 +197,11 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
       const why = report.notes.map((n) => `${n.path}: ${n.note}`).join('; ');
       throw new RlmError('BAD_INPUT', `no readable text in ${paths.join(', ')}${why ? ` (${why})` : ''}`);
     }
-    const docs = mem.documents().map((d) => documentText(mem, d.id));
+    const docs = await Promise.all(mem.documents().map((d) => documentText(mem, d.id)));
     const loaded = context ?? (docs.length === 1 ? (docs[0] as string) : docs);
-    const documents = storeDocuments(mem);
+    const documents = await storeDocuments(mem);
     const leftOut = leftOutOf(report, BINARY_NOTE);
-    const shape = storeShape(mem, loaded, maxContextChars, documents);
+    const shape = await storeShape(mem, loaded, maxContextChars, documents);
     return {
       context: loaded,
       store: mem,
@@ -208,24 +211,24 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
     };
   }
   if (typeof store === 'string') {
-    const { ChunkStore } = await import('../../memory/files/store.ts');
-    const opened = await ChunkStore.open(store);
-    const documents = storeDocuments(opened);
+    const { openStore } = await import('../../memory/open.ts');
+    const opened = await openStore(store);
+    const documents = await storeDocuments(opened);
     return {
       ...(context === undefined ? {} : { context }),
       store: opened,
       documents,
-      shape: storeShape(opened, context, maxContextChars, documents),
+      shape: await storeShape(opened, context, maxContextChars, documents),
       close: () => opened.close(),
     };
   }
   if (store !== undefined) {
-    const documents = storeDocuments(store);
+    const documents = await storeDocuments(store);
     return {
       ...(context === undefined ? {} : { context }),
       store,
       documents,
-      shape: storeShape(store, context, maxContextChars, documents),
+      shape: await storeShape(store, context, maxContextChars, documents),
       close: noop,
     };
   }

@@ -176,7 +176,7 @@ export class HostBridge {
   }
 
   /** The documents of a multi-document or store context; `doc:N` entries when the host gave none. */
-  private listDocuments(): DocumentEntry[] {
+  private async listDocuments(): Promise<DocumentEntry[]> {
     const given = this.opts.host.documents;
     if (given !== undefined) return given.map((d) => ({ ...d }));
     const store = this.opts.host.store;
@@ -256,12 +256,13 @@ export class HostBridge {
         if (query.length > MAX_QUERY_CHARS)
           throw new HostCallError(`the query is ${query.length} characters; at most ${MAX_QUERY_CHARS}`);
         const hits = await this.store().search(query, opts);
+        const paths = await this.pathMap();
         return hits.map((h) => ({
           id: h.id,
           score: h.score,
           preview: h.preview,
           document: h.document,
-          path: this.pathOf(h.document),
+          path: paths.get(h.document) ?? h.document,
           tokens: h.tokens,
           tags: h.tags,
           type: h.type,
@@ -290,8 +291,8 @@ export class HostBridge {
         if (!target) throw unknownIdError(id);
         const links =
           target.kind === 'chunk'
-            ? store.neighbors(target.chunk.id, type)
-            : documentLinks(store, target.read.documents, type);
+            ? await store.neighbors(target.chunk.id, type)
+            : await documentLinks(store, target.read.documents, type);
         const self = target.kind === 'chunk' ? target.chunk.id : undefined;
         const inside = new Set(target.kind === 'document' ? target.read.documents.map((d) => d.id) : []);
         const isSelf = (end: string) => end === self || inside.has(end.slice(0, end.lastIndexOf(':')));
@@ -358,7 +359,7 @@ export class HostBridge {
     const most = Math.max(1, Math.floor(GREP_TEXT_BUDGET / (2 * around + GREP_LINE_CHARS)));
     opts.limit = Math.min(typeof o.limit === 'number' ? Math.floor(o.limit) : GREP_DEFAULT_LIMIT, most);
     const document = stringList(o.document);
-    if (document) opts.document = this.documentIds(document);
+    if (document) opts.document = await this.documentIds(document);
     // No timeoutMs from the model: the host's default bounds a catastrophic regex (a grep worker is
     // shared by every later grep of the session, and of every session on the same store).
     const store = this.opts.host.store;
@@ -376,6 +377,7 @@ export class HostBridge {
       }
       r = await this.grepRunner.grep(pattern, opts);
     }
+    const paths = await this.pathMap();
     if (r.counts !== undefined) {
       const { matches, lines, documents } = r.counts;
       return {
@@ -384,7 +386,7 @@ export class HostBridge {
           lines,
           documents: documents.map((d) => ({
             id: d.id,
-            path: this.pathOf(d.id),
+            path: paths.get(d.id) ?? d.id,
             matches: d.matches,
             lines: d.lines,
           })),
@@ -398,7 +400,7 @@ export class HostBridge {
       return {
         id: m.id,
         document,
-        path: this.pathOf(document),
+        path: paths.get(document) ?? document,
         offset: m.offset,
         ...(m.documentOffset === undefined ? {} : { documentOffset: m.documentOffset }),
         text: m.text,
@@ -413,7 +415,7 @@ export class HostBridge {
    * Document ids for what the model wrote in `document`: ids, the paths list_documents() shows, or the
    * paths a store's files were ingested from. A name nothing answers to is an error, not "no matches".
    */
-  private documentIds(names: string[]): string[] {
+  private async documentIds(names: string[]): Promise<string[]> {
     const ids = new Set<string>();
     const byPath = new Map<string, string[]>();
     const add = (path: string | null, id: string) => {
@@ -422,12 +424,12 @@ export class HostBridge {
       if (list === undefined) byPath.set(path, [id]);
       else if (!list.includes(id)) list.push(id);
     };
-    for (const d of this.listDocuments()) {
+    for (const d of await this.listDocuments()) {
       ids.add(d.id);
       add(d.path, d.id);
     }
     // The paths a store was ingested from work too (absolute, as `rlm ls` shows them).
-    for (const d of this.opts.host.store?.documents() ?? []) add(d.path, d.id);
+    for (const d of (await this.opts.host.store?.documents()) ?? []) add(d.path, d.id);
     return names.flatMap((name) => {
       if (ids.has(name)) return [name];
       const found = byPath.get(name);
@@ -438,13 +440,14 @@ export class HostBridge {
     });
   }
 
-  /** A document's shown path (list_documents), or the id itself when it has none. */
-  private pathOf(documentId: string): string {
+  /** Each document's shown path (list_documents), read once per session. */
+  private async pathMap(): Promise<Map<string, string>> {
     if (this.paths === null) {
-      this.paths = new Map();
-      for (const d of this.listDocuments()) this.paths.set(d.id, d.path);
+      const paths = new Map<string, string>();
+      for (const d of await this.listDocuments()) paths.set(d.id, d.path);
+      this.paths = paths;
     }
-    return this.paths.get(documentId) ?? documentId;
+    return this.paths;
   }
 }
 

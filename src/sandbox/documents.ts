@@ -30,21 +30,23 @@ export function displayPaths(paths: readonly string[]): string[] {
  * A document's length in UTF-16 code units: recorded at ingest, else (stores written before it) the end
  * of its last chunk, which is where the text ends for every chunker but `turn`.
  */
-function documentChars(store: ChunkReader, d: DocumentRecord): number {
+async function documentChars(store: ChunkReader, d: DocumentRecord): Promise<number> {
   if (d.chars !== undefined) return d.chars;
   if (d.chunks === 0) return 0;
-  return store.getChunk(`${d.id}:${d.chunks - 1}`)?.end ?? d.bytes;
+  return (await store.getChunk(`${d.id}:${d.chunks - 1}`))?.end ?? d.bytes;
 }
 
 /** Every document of a store, in store order, with duplicates marked. */
-export function storeDocuments(store: ChunkReader): DocumentEntry[] {
-  const docs = store.documents();
+export async function storeDocuments(store: ChunkReader): Promise<DocumentEntry[]> {
+  const docs = await store.documents();
+  const chars: number[] = [];
+  for (const d of docs) chars.push(await documentChars(store, d));
   const shown = displayPaths(docs.map((d) => d.path ?? d.id));
   return markDuplicates(
     docs.map((d, i) => ({
       id: d.id,
       path: d.path === null ? d.id : (shown[i] as string),
-      chars: documentChars(store, d),
+      chars: chars[i]!,
       chunks: d.chunks,
       modified: d.ingestedAt ?? null,
       // `rlm repair`'s rebuilt records have no hash (the next ingest of the file sets it).

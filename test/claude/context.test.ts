@@ -77,7 +77,7 @@ describe('projectContext', () => {
   });
 
   it('is empty when nothing is known about the project', async () => {
-    expect(projectContext(new MemoryChunkStore(), { cwd: APP })).toEqual({
+    expect(await projectContext(new MemoryChunkStore(), { cwd: APP })).toEqual({
       project: APP,
       memories: [],
       sessions: [],
@@ -87,11 +87,11 @@ describe('projectContext', () => {
     // Memories of other projects and sessions elsewhere say nothing about this one.
     const other = new MemoryChunkStore();
     await other.remember({ text: 'Rust', tags: ['project:/srv/api'] });
-    expect(projectContext(other, { cwd: APP }).text).toBe('');
+    expect((await projectContext(other, { cwd: APP })).text).toBe('');
   });
 
-  it("shows the project's memories first, then those of no project, heaviest first; never another project's", () => {
-    const r = projectContext(store, { cwd: APP, now: NOW });
+  it("shows the project's memories first, then those of no project, heaviest first; never another project's", async () => {
+    const r = await projectContext(store, { cwd: APP, now: NOW });
     expect(r.memories.map((m) => [m.text, m.project])).toEqual([
       ['Deploy with make ship; never on Fridays.', APP],
       ['The login test waits for the redirect.', APP],
@@ -106,8 +106,8 @@ describe('projectContext', () => {
     );
   });
 
-  it('lists the five most recent sessions of the project, without the one starting', () => {
-    const r = projectContext(store, { cwd: APP, now: NOW, session: 'app-7' });
+  it('lists the five most recent sessions of the project, without the one starting', async () => {
+    const r = await projectContext(store, { cwd: APP, now: NOW, session: 'app-7' });
     expect(r.sessions.map((s) => s.session)).toEqual(['app-6', 'app-5', 'app-4', 'app-3', 'app-2']);
     expect(r.text).toContain('- 2026-03-06 · 1 exchange · App session number 6\n');
     expect(r.text).not.toContain('Reports off by one hour');
@@ -117,25 +117,25 @@ describe('projectContext', () => {
     );
   });
 
-  it('stays within the token budget, dropping the lightest lines first', () => {
-    const full = projectContext(store, { cwd: APP, now: NOW });
+  it('stays within the token budget, dropping the lightest lines first', async () => {
+    const full = await projectContext(store, { cwd: APP, now: NOW });
     expect(full.tokens).toBe(countTokens(full.text));
     expect(full.tokens).toBeLessThanOrEqual(DEFAULT_CONTEXT_TOKENS);
     for (const budget of [40, 60, 90, 120, 200]) {
-      const r = projectContext(store, { cwd: APP, now: NOW, maxTokens: budget });
+      const r = await projectContext(store, { cwd: APP, now: NOW, maxTokens: budget });
       expect(countTokens(r.text), `budget ${budget}`).toBeLessThanOrEqual(budget);
       expect(r.tokens).toBe(countTokens(r.text));
       // What is shown is a prefix of the full ranking.
       expect(full.memories.slice(0, r.memories.length)).toEqual(r.memories);
       expect(full.sessions.slice(0, r.sessions.length)).toEqual(r.sessions);
     }
-    const small = projectContext(store, { cwd: APP, now: NOW, maxTokens: 90 });
+    const small = await projectContext(store, { cwd: APP, now: NOW, maxTokens: 90 });
     expect(small.memories.length).toBeGreaterThan(0);
     expect(small.memories.length + small.sessions.length).toBeLessThan(
       full.memories.length + full.sessions.length,
     );
     // Too small for the heading and one line: nothing rather than a heading alone.
-    expect(projectContext(store, { cwd: APP, now: NOW, maxTokens: 10 }).text).toBe('');
+    expect((await projectContext(store, { cwd: APP, now: NOW, maxTokens: 10 })).text).toBe('');
   });
 
   it('ranks fresh memories, which all weigh about 1, by importance, then newest first', async () => {
@@ -149,7 +149,7 @@ describe('projectContext', () => {
       ['high one', 'high', 5],
     ] as const)
       await fresh.remember({ text, importance, now: new Date(now.getTime() + minute * 60_000) });
-    const r = projectContext(fresh, { cwd: APP, now: new Date(now.getTime() + 3_600_000) });
+    const r = await projectContext(fresh, { cwd: APP, now: new Date(now.getTime() + 3_600_000) });
     expect(r.memories.map((m) => m.text)).toEqual([
       'critical one',
       'high one',
@@ -159,8 +159,8 @@ describe('projectContext', () => {
     ]);
   });
 
-  it('takes the project a subfolder belongs to', () => {
-    const r = projectContext(store, { cwd: `${APP}/packages/web`, now: NOW });
+  it('takes the project a subfolder belongs to', async () => {
+    const r = await projectContext(store, { cwd: `${APP}/packages/web`, now: NOW });
     expect(r.project).toBe(APP);
     expect(r.memories[0]?.project).toBe(APP);
     expect(r.sessions).toHaveLength(5);

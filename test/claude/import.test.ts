@@ -114,19 +114,19 @@ describe('importClaude', () => {
     });
     const store = new MemoryChunkStore();
     await importClaude(store, { projectsDir: projects });
-    expect(
-      listProjects(store)
-        .map((p) => p.project)
-        .sort(),
-    ).toEqual(['/home/ana/my-app', '/opt/legacy', '/srv/api']);
-    expect(timeline(store, { project: 'legacy' })[0]!.title).toBe('/init hello there');
+    expect((await listProjects(store)).map((p) => p.project).sort()).toEqual([
+      '/home/ana/my-app',
+      '/opt/legacy',
+      '/srv/api',
+    ]);
+    expect((await timeline(store, { project: 'legacy' }))[0]!.title).toBe('/init hello there');
   });
 
   it('lists projects and a timeline with titles, times and counts', async () => {
     buildTree();
     const store = new MemoryChunkStore();
     await importClaude(store, { projectsDir: projects });
-    expect(listProjects(store)).toEqual([
+    expect(await listProjects(store)).toEqual([
       {
         project: '/home/ana/my-app',
         sessions: 1,
@@ -142,17 +142,17 @@ describe('importClaude', () => {
         last: '2026-02-10T10:00:05.000Z',
       },
     ]);
-    const t = timeline(store);
+    const t = await timeline(store);
     expect(t.map((s) => [s.session, s.title, s.exchanges, s.subagents])).toEqual([
       ['sess-api', 'Why are the reports off by one hour?', 1, 0],
       ['sess-login', 'Flaky login test fixed', 2, 1],
     ]);
     expect(t[1]!.start).toBe(at(0));
-    expect(timeline(store, { project: 'my-app' }).map((s) => s.session)).toEqual(['sess-login']);
-    expect(timeline(store, { since: '2026-03-01' }).map((s) => s.session)).toEqual(['sess-login']);
-    expect(timeline(store, { until: '2026-02-10' }).map((s) => s.session)).toEqual(['sess-api']);
-    expect(() => timeline(store, { project: 'nope' })).toThrow(/no imported project matches 'nope'/);
-    expect(() => timeline(store, { since: 'last week' })).toThrow(/--since must be an ISO date/);
+    expect((await timeline(store, { project: 'my-app' })).map((s) => s.session)).toEqual(['sess-login']);
+    expect((await timeline(store, { since: '2026-03-01' })).map((s) => s.session)).toEqual(['sess-login']);
+    expect((await timeline(store, { until: '2026-02-10' })).map((s) => s.session)).toEqual(['sess-api']);
+    await expect(timeline(store, { project: 'nope' })).rejects.toThrow(/no imported project matches 'nope'/);
+    await expect(timeline(store, { since: 'last week' })).rejects.toThrow(/--since must be an ISO date/);
   });
 
   it('recalls the best exchanges with session, project, time and text, within filters', async () => {
@@ -204,7 +204,7 @@ describe('importClaude', () => {
     const grown = await importClaude(store, { projectsDir: projects });
     expect(grown).toMatchObject({ imported: 1, unchanged: 2, rewritten: 0, exchanges: 1 });
     expect(store.documents().length).toBe(before + 1);
-    const t = timeline(store, { project: '/home/ana/my-app' })[0]!;
+    const t = (await timeline(store, { project: '/home/ana/my-app' }))[0]!;
     expect(t).toMatchObject({ exchanges: 3, end: expect.stringMatching(/^2026-03-02T09:30/) });
     const hit = (await recall(store, 'logout button', { k: 1 })).results[0]!;
     expect(hit.text).toMatch(/^User: Now the logout button is broken/);
@@ -219,7 +219,7 @@ describe('importClaude', () => {
     const reopened = await ChunkStore.open(join(dir, 'store'));
     const rewritten = await importClaude(reopened, { projectsDir: projects });
     expect(rewritten).toMatchObject({ rewritten: 1, imported: 1 });
-    expect(timeline(reopened, { project: 'my-app' })[0]).toMatchObject({
+    expect((await timeline(reopened, { project: 'my-app' }))[0]).toMatchObject({
       exchanges: 1,
       title: 'A brand new start about caching',
     });
@@ -243,7 +243,7 @@ describe('importClaude', () => {
     });
     const r = await importClaude(store, { projectsDir: projects, partChars: 6000 });
     expect(r).toMatchObject({ rewritten: 1, imported: 1 });
-    expect(timeline(store)[0]).toMatchObject({ session: 'cut', exchanges: 12 });
+    expect((await timeline(store))[0]).toMatchObject({ session: 'cut', exchanges: 12 });
     expect((await recall(store, 'item3', { k: 1 })).results[0]!.text).toMatch(
       /^User: question 3 about item3/,
     );
@@ -305,7 +305,7 @@ describe('importClaude', () => {
     );
     const store = new MemoryChunkStore();
     await importClaude(store, { projectsDir: projects });
-    const api = timeline(store, { project: '/srv/api' });
+    const api = await timeline(store, { project: '/srv/api' });
     expect(api).toEqual([expect.objectContaining({ session: 'sess-api', exchanges: 1, subagents: 1 })]);
     const hit = (await recall(store, 'tz.ts', { k: 1 })).results[0]!;
     expect(hit).toMatchObject({ session: 'sess-api', agent: 'old1' });
@@ -316,7 +316,7 @@ describe('importClaude', () => {
     const store = new MemoryChunkStore();
     const r = await importClaude(store, { sessions: [api] });
     expect(r).toMatchObject({ files: 1, imported: 1 });
-    expect(listProjects(store).map((p) => p.project)).toEqual(['/srv/api']);
+    expect((await listProjects(store)).map((p) => p.project)).toEqual(['/srv/api']);
   });
 
   it('splits a big session into parts at exchange boundaries, each committed whole', async () => {
@@ -330,7 +330,7 @@ describe('importClaude', () => {
     const r = await importClaude(store, { projectsDir: projects, partChars: 4000, segmentChars: 8000 });
     expect(r.exchanges).toBe(40);
     expect(store.documents().length).toBeGreaterThan(5);
-    expect(timeline(store)[0]).toMatchObject({ exchanges: 40, title: 'question 0 about topic0' });
+    expect((await timeline(store))[0]).toMatchObject({ exchanges: 40, title: 'question 0 about topic0' });
     const hit = (await recall(store, 'topic37', { k: 1 })).results[0]!;
     expect(hit.text).toMatch(/^User: question 37 about topic37/);
   });

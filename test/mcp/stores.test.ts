@@ -20,6 +20,6 @@ describe('StoreRegistry.discardIfEmpty', () => {
     await stores.discardIfEmpty('kept');
     expect(existsSync(path.join(root, 'kept', 'rlm-store.json'))).toBe(true);
     // A later call opens it afresh.
-    expect((await stores.get('kept')).listMemories().map((m) => m.text)).toEqual(['stays']);
+    expect((await (await stores.get('kept')).listMemories()).map((m) => m.text)).toEqual(['stays']);
   });
 });

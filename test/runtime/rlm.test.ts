@@ -34,7 +34,7 @@ describe('RLM.answer inputs', () => {
     const r = await rlm.answer({ question: 'When?', paths: [a, b] });
     expect(r.status).toBe('final');
     const host = sandboxes.created[0]!.host;
-    expect(host.store?.stats().documents).toBe(2);
+    expect((await host.store?.stats())?.documents).toBe(2);
     expect([...(host.context as string[])].sort()).toEqual([
       '# Title\n\nThe launch is on Tuesday.\n',
       'Budget: 40 units.\n',

@@ -45,6 +45,20 @@ export function fakeStore(): FakeStore {
     { from: 'a:0', to: 'a:1', type: 'follows', strength: 1 },
     { from: 'b:0', to: 'a:1', type: 'related_to', strength: 0.5 },
   ];
+  const chunksOf = (documentId: string) => [...chunks.values()].filter((c) => c.document === documentId);
+  const documents = (): DocumentRecord[] =>
+    ['a', 'b'].map((id) => ({
+      id,
+      path: null,
+      hash: '',
+      bytes: 0,
+      chunker: 'paragraph',
+      chunks: chunksOf(id).length,
+      tokens: chunksOf(id).reduce((n, c) => n + c.tokens, 0),
+      ingestedAt: '2025-01-01T00:00:00.000Z',
+      segment: 'seg-000001',
+      first: 0,
+    }));
   const store: FakeStore = {
     touched: [],
     searches: [],
@@ -52,25 +66,11 @@ export function fakeStore(): FakeStore {
     stats(): StoreStats {
       return { documents: 2, chunks: chunks.size, links: links.length, tokens: 30, bytes: 100, schema: 1 };
     },
-    documents(): DocumentRecord[] {
-      return ['a', 'b'].map((id) => ({
-        id,
-        path: null,
-        hash: '',
-        bytes: 0,
-        chunker: 'paragraph',
-        chunks: store.documentChunks(id).length,
-        tokens: store.documentChunks(id).reduce((n, c) => n + c.tokens, 0),
-        ingestedAt: '2025-01-01T00:00:00.000Z',
-        segment: 'seg-000001',
-        first: 0,
-      }));
-    },
+    documents,
     async readDocument(id: string, range?: TextRange): Promise<DocumentText | undefined> {
-      const doc = store.documents().find((d) => d.id === id);
+      const doc = documents().find((d) => d.id === id);
       if (!doc) return undefined;
-      const whole = store
-        .documentChunks(id)
+      const whole = chunksOf(id)
         .map((c) => c.text)
         .join('');
       const start = range?.start ?? 0;
@@ -80,9 +80,7 @@ export function fakeStore(): FakeStore {
     getChunk(id) {
       return chunks.get(id);
     },
-    documentChunks(documentId) {
-      return [...chunks.values()].filter((c) => c.document === documentId);
-    },
+    documentChunks: chunksOf,
     neighbors(id: string, type?: LinkType) {
       return links.filter((l) => (l.from === id || l.to === id) && (type === undefined || l.type === type));
     },

@@ -1,8 +1,9 @@
 import path from 'node:path';
-import { isRlmError } from '../../../core/errors.ts';
+import { isRlmError, RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import type { DeleteReport } from '../../../memory/engine/memories.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
+import { isPostgresUrl } from '../../../memory/open.ts';
 import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import { documentList } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
@@ -26,11 +27,11 @@ export async function stats(argv: string[], io: CliIO): Promise<number> {
   positionals(pos, [], 'stats');
   const store = await openStore(values.store, io);
   try {
-    const s = store.stats();
-    if (values.json) writeJson(io, { ...s, dir: store.dir });
+    const s = await store.stats();
+    if (values.json) writeJson(io, { ...s, dir: store.location });
     else {
       io.stdout.write(
-        `${store.dir}\n  documents ${s.documents}\n  chunks    ${s.chunks}\n  links     ${s.links}\n  tokens    ${s.tokens}\n  text      ${formatBytes(s.bytes)}\n  schema    ${s.schema}\n`,
+        `${store.location}\n  documents ${s.documents}\n  chunks    ${s.chunks}\n  links     ${s.links}\n  tokens    ${s.tokens}\n  text      ${formatBytes(s.bytes)}\n  schema    ${s.schema}\n`,
       );
     }
     return EXIT_OK;
@@ -61,7 +62,7 @@ export async function rm(argv: string[], io: CliIO): Promise<number> {
   const [doc] = positionals(pos, ['DOCUMENT'], 'rm');
   const store = await openStore(values.store, io);
   try {
-    const name = store.findDocument(doc!) ? doc! : path.resolve(io.cwd, doc!);
+    const name = (await store.findDocument(doc!)) ? doc! : path.resolve(io.cwd, doc!);
     let report: DeleteReport;
     try {
       report = await store.deleteDocuments([name]);
@@ -120,7 +121,13 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
     return EXIT_OK;
   }
   positionals(pos, [], 'repair');
-  const report = await repairStore(storeDir(values.store, io), {
+  const dir = storeDir(values.store, io);
+  if (isPostgresUrl(dir))
+    throw new RlmError(
+      'BAD_INPUT',
+      'rlm repair rebuilds the files of a store folder; a PostgreSQL store keeps its tables consistent itself (copy it with rlm store copy to rebuild it)',
+    );
+  const report = await repairStore(dir, {
     env: io.env,
     ...(values.embedder ? { embedder: values.embedder } : {}),
     confirm: async (dropped) => {
@@ -166,7 +173,7 @@ export async function ls(argv: string[], io: CliIO): Promise<number> {
   positionals(pos, [], 'ls');
   const store = await openStore(values.store, io);
   try {
-    const list = documentList(store.documents());
+    const list = documentList(await store.documents());
     if (values.json) writeJson(io, list);
     else {
       for (const d of list.documents)

@@ -92,7 +92,7 @@ async function build(
 ): Promise<ProjectContext> {
   const store = await openStore(storeFlag, io);
   try {
-    return projectContext(store, {
+    return await projectContext(store, {
       cwd: project,
       ...(maxTokens !== undefined ? { maxTokens } : {}),
       ...(session !== undefined ? { session } : {}),

@@ -44,7 +44,8 @@ export async function hooks(argv: string[], io: CliIO): Promise<number> {
   const config = readEnv(io.env).claudeConfigDir;
   const settings = path.resolve(io.cwd, values.settings ?? path.join(config, 'settings.json'));
   if (action === 'install') {
-    const store = path.resolve(io.cwd, storeDir(values.store, io));
+    // storeDir resolves a folder against the working directory and keeps a URL as it is.
+    const store = storeDir(values.store, io);
     const log = path.resolve(io.cwd, values.log ?? path.join(path.dirname(settings), 'rlm-hook.log'));
     const launcher = values.rlm ?? selfCommand().map(shellQuote).join(' ');
     const r = await installHooks(settings, hookCommand(store, log, launcher));

@@ -166,7 +166,7 @@ async function projects(argv: string[], io: CliIO): Promise<number> {
   positionals(pos, [], 'claude projects');
   const store = await openStore(values.store, io);
   try {
-    const list = listProjects(store);
+    const list = await listProjects(store);
     if (values.json) writeJson(io, { projects: list });
     else if (list.length === 0)
       io.stderr.write('no Claude Code sessions imported (rlm claude ingest --store DIR)\n');
@@ -191,7 +191,7 @@ async function timelineCommand(argv: string[], io: CliIO): Promise<number> {
   positionals(pos, [], 'claude timeline');
   const store = await openStore(values.store, io);
   try {
-    const sessions = timeline(store, filterOf(values));
+    const sessions = await timeline(store, filterOf(values));
     if (values.json) writeJson(io, { sessions });
     else if (sessions.length === 0) io.stderr.write('no sessions\n');
     else
@@ -225,7 +225,12 @@ async function recallCommand(argv: string[], io: CliIO): Promise<number> {
     const found = await recall(store, query!, { ...filterOf(values), k });
     if (values.answer) {
       const { answerOverSessions } = await import('../../claude/answer.ts');
-      const result = await answerOverSessions(query!, sessionTexts(store, found.sessions), spec!, io.env);
+      const result = await answerOverSessions(
+        query!,
+        await sessionTexts(store, found.sessions),
+        spec!,
+        io.env,
+      );
       if (values.json) writeJson(io, result);
       else {
         const answer = shown(io.stdout, result.answer);

@@ -1,7 +1,7 @@
 import { RlmError } from '../../../core/errors.ts';
 import { documentLinks, linkEnd } from '../../../memory/read.ts';
 import { LINK_TYPES, type LinkType } from '../../../memory/types.ts';
-import { linksResult } from '../../shapes.ts';
+import { linksResult, lookupFor } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
@@ -35,9 +35,15 @@ export async function links(argv: string[], io: CliIO): Promise<number> {
     const target = await resolveTarget(store, id!, io);
     const result =
       target.kind === 'chunk'
-        ? linksResult(target.chunk.id, store.neighbors(target.chunk.id, type), (d) => store.findDocument(d))
-        : linksResult(target.read.documents[0]!.id, documentLinks(store, target.read.documents, type), (d) =>
-            store.findDocument(d),
+        ? linksResult(
+            target.chunk.id,
+            await store.neighbors(target.chunk.id, type),
+            await lookupFor(store, [target.chunk.id]),
+          )
+        : linksResult(
+            target.read.documents[0]!.id,
+            await documentLinks(store, target.read.documents, type),
+            await lookupFor(store, [target.read.documents[0]!.id]),
           );
     if (values.json) writeJson(io, result);
     else {
@@ -90,7 +96,7 @@ export async function link(argv: string[], io: CliIO): Promise<number> {
       else io.stderr.write(removed ? 'link removed\n' : 'no such link\n');
     } else {
       await store.link(from!, to!, type, strength);
-      const [a, b] = [linkEnd(store, from!) ?? from!, linkEnd(store, to!) ?? to!];
+      const [a, b] = [(await linkEnd(store, from!)) ?? from!, (await linkEnd(store, to!)) ?? to!];
       if (values.json) writeJson(io, { from: a, to: b, type, strength });
       else io.stderr.write(`linked ${a} -${type}-> ${b}\n`);
     }

@@ -4,8 +4,8 @@
  */
 
 import { RlmError } from '../../../core/errors.ts';
-import type { RememberingStore } from '../../../memory/engine/memories.ts';
 import { DEFAULT_MEMORY_SETTINGS, mergeSettings, parseWhen } from '../../../memory/memories/memory-model.ts';
+import type { Store } from '../../../memory/store-api.ts';
 import { MEMORY_IMPORTANCE, type MemoryImportance, type MemorySettings } from '../../../memory/types.ts';
 import type { CliIO } from '../io.ts';
 
@@ -68,11 +68,7 @@ function flagsPatch(values: Flags): Partial<MemorySettings> {
 }
 
 /** Saves the settings flags in the store when any is given. */
-export async function applySettings(
-  store: RememberingStore,
-  patch: Partial<MemorySettings>,
-  io: CliIO,
-): Promise<void> {
+export async function applySettings(store: Store, patch: Partial<MemorySettings>, io: CliIO): Promise<void> {
   if (Object.keys(patch).length === 0) return;
   const s = await store.configureMemory(patch);
   io.stderr.write(

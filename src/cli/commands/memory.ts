@@ -210,7 +210,7 @@ export async function topics(argv: string[], io: CliIO): Promise<number> {
   if (values.help) return help(io, TOPICS_HELP);
   const store = await openStore(values.store, io);
   try {
-    const list = store.topics(nowFlag(values.now));
+    const list = await store.topics(nowFlag(values.now));
     if (values.json) writeJson(io, { topics: list });
     else
       for (const t of list)

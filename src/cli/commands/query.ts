@@ -1,10 +1,18 @@
 import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
+import { ChunkStore } from '../../../memory/files/store.ts';
 import { documentLinks, type ReadTarget, readTarget, unknownId } from '../../../memory/read.ts';
 import { highlight } from '../../../memory/search/passage.ts';
 import { CHUNK_TYPES, type ChunkReader, type ChunkType } from '../../../memory/types.ts';
-import { documentPeekResult, grepResults, peekResult, roundScore, searchResults } from '../../shapes.ts';
+import {
+  documentPeekResult,
+  grepResults,
+  lookupFor,
+  peekResult,
+  roundScore,
+  searchResults,
+} from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, readerGone, shown, stdoutColor, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
@@ -42,9 +50,16 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
   const store = await openStore(values.store, io);
   try {
     // --document takes ids or the paths documents were ingested from, like `rlm rm`.
-    const documents = values.document?.map(
-      (d) => store.findDocument(d)?.id ?? store.findDocument(path.resolve(io.cwd, d))?.id ?? d,
-    );
+    const documents = values.document
+      ? await Promise.all(
+          values.document.map(
+            async (d) =>
+              (await store.findDocument(d))?.id ??
+              (await store.findDocument(path.resolve(io.cwd, d)))?.id ??
+              d,
+          ),
+        )
+      : undefined;
     const hits = await store.search(query!, {
       k,
       ...(documents ? { document: documents } : {}),
@@ -96,7 +111,7 @@ export async function peek(argv: string[], io: CliIO): Promise<number> {
     if (target.kind === 'chunk') {
       const { chunk } = target;
       store.touch([chunk.id]);
-      const result = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));
+      const result = peekResult(chunk, await store.neighbors(chunk.id), await lookupFor(store, [chunk.id]));
       if (values.json) {
         writeJson(io, result);
         return EXIT_OK;
@@ -112,7 +127,7 @@ export async function peek(argv: string[], io: CliIO): Promise<number> {
     const { read } = target;
     // A document read is an access of its first chunk: a memory's only one.
     store.touch(read.documents.filter((d) => d.chunks > 0).map((d) => `${d.id}:0`));
-    const result = documentPeekResult(read, documentLinks(store, read.documents));
+    const result = documentPeekResult(read, await documentLinks(store, read.documents));
     if (values.json) {
       writeJson(io, result);
       return EXIT_OK;
@@ -181,7 +196,11 @@ export async function grep(argv: string[], io: CliIO): Promise<number> {
     });
     if (result.counts !== undefined) {
       const { matches, lines, documents } = result.counts;
-      const shown = documents.map((d) => ({ ...d, path: store.findDocument(d.id)?.path ?? null }));
+      const lookup = await lookupFor(
+        store,
+        documents.map((d) => d.id),
+      );
+      const shown = documents.map((d) => ({ ...d, path: lookup(d.id)?.path ?? null }));
       if (values.json) writeJson(io, { counts: { matches, lines, documents: shown } });
       else for (const d of shown) io.stdout.write(`${shownPath(d.path, io)}:${d.matches}\n`);
       io.stderr.write(
@@ -189,18 +208,24 @@ export async function grep(argv: string[], io: CliIO): Promise<number> {
       );
       return EXIT_OK;
     }
-    const shaped = grepResults(result, (d) => store.findDocument(d));
+    const shaped = grepResults(
+      result,
+      await lookupFor(
+        store,
+        result.matches.map((m) => m.id),
+      ),
+    );
     if (values.json) writeJson(io, shaped);
     else
       for (const m of shaped.matches)
         io.stdout.write(`${shownPath(m.path, io)}  ${m.id}:${m.offset}: ${shown(io.stdout, m.text, true)}\n`);
     if (result.truncated && !readerGone(io))
       io.stderr.write(`rlm: stopped at ${limit} matches (--limit ${limit}; at most 100000)\n`);
-    const slow = store.segmentsWithoutTextColumn().length;
+    const slow = store instanceof ChunkStore ? store.segmentsWithoutTextColumn().length : 0;
     if (slow > 0)
       io.stderr.write(
         `rlm: ${slow} segment${slow === 1 ? ' was' : 's were'} written by an older rlm and read the slow way; ` +
-          `\`rlm repair --store ${values.store ?? store.dir}\` makes grep several times faster\n`,
+          `\`rlm repair --store ${values.store ?? store.location}\` makes grep several times faster\n`,
       );
     return EXIT_OK;
   } finally {

@@ -36,7 +36,9 @@ options:
   --model SPEC         default model (else $RLM_MODEL), one of:
                        ${MODEL_SPECS}
   --sub-model SPEC     default sub-call model (else $RLM_SUB_MODEL, else the model)
-  --store DIR          default store folder (else $RLM_STORE)
+  --store DIR|URL      default store: a folder or a postgres:// URL (else $RLM_STORE)
+  --allow-store URL    a postgres:// store URL tool calls may name in \`store\` (repeatable); callers may
+                       name no other URL (a URL carries a login)
   --allow-path DIR     folder tool calls may read files and stores from (repeatable); honoured whatever
                        the client says about MCP roots. Without it: the client's roots when it offers
                        them, else any folder over stdio; over HTTP also only the working folder
@@ -65,6 +67,7 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     store: { type: 'string' },
     'allow-scripted': { type: 'boolean' },
     'allow-path': { type: 'string', multiple: true },
+    'allow-store': { type: 'string', multiple: true },
     'max-paths-mb': { type: 'string' },
   });
   if (values.help) {
@@ -105,6 +108,7 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     log,
     allowScriptedModels: values['allow-scripted'] === true,
     ...(values['allow-path'] === undefined ? {} : { allowPaths: values['allow-path'] }),
+    ...(values['allow-store'] === undefined ? {} : { allowStores: values['allow-store'] }),
     ...(maxPathsMb === undefined ? {} : { limits: { maxPathsBytes: maxPathsMb * 1024 * 1024 } }),
   });
 

@@ -20,6 +20,7 @@ import { progressFor } from '../progress.ts';
 import { guard } from '../results.ts';
 import { type LogSender, RunWatch } from '../run-watch.ts';
 import type { ServerContext } from '../server-context.ts';
+import { checkStoreAccess } from './store-arg.ts';
 
 /** Input schema of `rlm_answer`; limits come from the server's configuration. */
 export function answerInput(limits: McpLimits) {
@@ -207,7 +208,7 @@ export async function runAnswer(
     }
     watch.phase(`reading and indexing ${input.paths.length} file${input.paths.length === 1 ? '' : 's'}`);
   } else {
-    if (args.store !== undefined) await conn.access.check(args.store, signal);
+    if (args.store !== undefined) await checkStoreAccess(ctx, conn, args.store, signal);
     const dir = args.store ?? (args.context === undefined ? ctx.defaults.store : undefined);
     if (dir !== undefined) {
       watch.phase(`opening the store ${dir}`);

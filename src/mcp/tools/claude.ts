@@ -137,7 +137,7 @@ export function registerClaudeTools(server: McpServer, ctx: ServerContext, conn:
     (args) =>
       guard('rlm_claude_timeline', ctx, async () => {
         const store = await ctx.stores.get(await checkedStoreDir(ctx, conn, args.store));
-        return structured({ sessions: timeline(store, filterOf(args)) });
+        return structured({ sessions: await timeline(store, filterOf(args)) });
       }),
   );
 
@@ -155,7 +155,7 @@ export function registerClaudeTools(server: McpServer, ctx: ServerContext, conn:
     (args) =>
       guard('rlm_claude_projects', ctx, async () => {
         const store = await ctx.stores.get(await checkedStoreDir(ctx, conn, args.store));
-        return structured({ projects: listProjects(store) });
+        return structured({ projects: await listProjects(store) });
       }),
   );
 }

@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { documentLinks, readTarget, unknownId } from '../../../memory/read.ts';
 import { CHUNK_TYPES, type ChunkType, type GrepOptions, type SearchOptions } from '../../../memory/types.ts';
-import { chunkPath, documentPeekResult, peekResult, searchResults } from '../../shapes.ts';
+import { chunkPath, documentPeekResult, lookupFor, peekResult, searchResults } from '../../shapes.ts';
 import type { Connection } from '../connection.ts';
 import { grepView } from '../grep-view.ts';
 import { guard, structured } from '../results.ts';
@@ -168,13 +168,17 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
             // No store.touch: the tool is annotated read-only, and access statistics are a write.
             if (target.kind === 'document') {
               const { read } = target;
-              const whole = documentPeekResult(read, documentLinks(store, read.documents));
+              const whole = documentPeekResult(read, await documentLinks(store, read.documents));
               return ranged
                 ? { ...whole, range: { start: read.start, end: read.end, chars: read.length } }
                 : whole;
             }
             const { chunk } = target;
-            const whole = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));
+            const whole = peekResult(
+              chunk,
+              await store.neighbors(chunk.id),
+              await lookupFor(store, [chunk.id]),
+            );
             if (!ranged) return whole;
             const start = Math.min(args.start ?? 0, chunk.text.length);
             const end = Math.max(start, Math.min(args.end ?? chunk.text.length, chunk.text.length));
@@ -242,12 +246,20 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
         if (args.ignore_case !== undefined) opts.ignoreCase = args.ignore_case;
         if (args.document !== undefined) opts.document = args.document;
         const result = await store.grep(args.pattern, opts);
-        const view = grepView(result.matches, (id) => store.getChunk(id)?.text, {
+        // Context lines come from the chunks' texts: read each matched chunk once, only when asked for.
+        const texts = new Map<string, string | undefined>();
+        if ((args.context_lines ?? 0) > 0)
+          for (const m of result.matches)
+            if (!texts.has(m.id)) texts.set(m.id, (await store.getChunk(m.id))?.text);
+        const view = grepView(result.matches, (id) => texts.get(id), {
           maxChars: Math.min(args.max_chars ?? DEFAULT_GREP_CHARS, limits.maxGrepChars),
           maxLineChars: GREP_LINE_CHARS,
           contextLines: args.context_lines ?? 0,
         });
-        const lookup = (d: string) => store.findDocument(d);
+        const lookup = await lookupFor(
+          store,
+          view.matches.map((m) => m.id),
+        );
         return structured({
           matches: view.matches.map((m) => ({ ...m, path: chunkPath(m.id, lookup) })),
           truncated: result.truncated || view.truncated,

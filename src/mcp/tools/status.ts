@@ -7,11 +7,12 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { type Env, type EnvValues, readEnv } from '../../../core/env.ts';
 import { isRlmError } from '../../../core/errors.ts';
+import { isPostgresUrl, redactUrl } from '../../../memory/postgres/url.ts';
 import { resolveOptions } from '../../runtime/options.ts';
 import type { Connection } from '../connection.ts';
 import { guard, structured } from '../results.ts';
 import type { ServerContext } from '../server-context.ts';
-import { storeArg } from './store-arg.ts';
+import { checkStoreAccess, storeArg } from './store-arg.ts';
 
 const nullableNumber = z.number().nullable();
 
@@ -101,12 +102,12 @@ export function registerStatus(server: McpServer, ctx: ServerContext, conn: Conn
         }
         if (dir !== undefined) {
           try {
-            if (args.store !== undefined) await conn.access.check(args.store, extra.signal);
+            if (args.store !== undefined) await checkStoreAccess(ctx, conn, args.store, extra.signal);
             const opened = await ctx.stores.get(dir);
-            const s = opened.stats();
+            const s = await opened.stats();
             store = {
-              memories: opened.memoryTotals(),
-              dir: ctx.stores.resolve(dir),
+              memories: await opened.memoryTotals(),
+              dir: ctx.stores.label(dir),
               documents: s.documents,
               chunks: s.chunks,
               links: s.links,
@@ -114,14 +115,20 @@ export function registerStatus(server: McpServer, ctx: ServerContext, conn: Conn
               bytes: s.bytes,
             };
           } catch (err) {
-            problems.push(`store ${dir}: ${isRlmError(err) ? `${err.message} [${err.code}]` : String(err)}`);
+            problems.push(
+              `store ${shownStore(dir)}: ${isRlmError(err) ? `${err.message} [${err.code}]` : String(err)}`,
+            );
           }
         }
         return structured({
           server: { name: 'rlm', version: ctx.version },
           workingFolder: ctx.cwd,
           fileAccess: { allowedFolders: conn.access.allowedFolders ?? null, roots },
-          defaults: { model: d.model ?? null, subModel: d.subModel ?? null, store: d.store ?? null },
+          defaults: {
+            model: d.model ?? null,
+            subModel: d.subModel ?? null,
+            store: d.store === undefined ? null : shownStore(d.store),
+          },
           providers: await providers(readEnv(ctx.env)),
           store,
           limits: { run: runLimits(ctx, problems), input: inputLimits(ctx) },
@@ -211,4 +218,9 @@ function inputLimits(ctx: ServerContext): Record<string, number> {
     maxPaths: l.maxPaths,
     maxPathsBytes: l.maxPathsBytes,
   };
+}
+
+/** A store's name as given, a URL's password hidden. */
+function shownStore(name: string): string {
+  return isPostgresUrl(name) ? redactUrl(name) : name;
 }

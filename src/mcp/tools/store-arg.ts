@@ -1,6 +1,7 @@
 /** The `store` argument shared by the store tools, and its fallback to the server's default store. */
 import * as z from 'zod';
 import { RlmError } from '../../../core/errors.ts';
+import { isPostgresUrl, redactUrl } from '../../../memory/postgres/url.ts';
 import type { Connection } from '../connection.ts';
 import type { McpLimits } from '../limits.ts';
 import type { ServerContext } from '../server-context.ts';
@@ -23,7 +24,9 @@ export const storeArg = z
   .string()
   .min(1, 'store must not be empty')
   .optional()
-  .describe('Store folder (relative to the server\u2019s working directory). Default: RLM_STORE.');
+  .describe(
+    'Store folder (relative to the server\u2019s working directory), or a postgres:// URL the server allows. Default: RLM_STORE.',
+  );
 
 /** The store folder to use, or BAD_INPUT naming the field when there is neither an argument nor a default. */
 function storeDir(ctx: ServerContext, given: string | undefined): string {
@@ -35,8 +38,9 @@ function storeDir(ctx: ServerContext, given: string | undefined): string {
 }
 
 /**
- * Like {@link storeDir}, and a store folder named by the caller must lie inside the connection's
- * file-access fences (the server's own default is trusted).
+ * Like {@link storeDir}, and a store named by the caller must be one the server allows: a folder inside
+ * the connection's file-access fences, or a PostgreSQL URL that is the server's default store or given
+ * with `--allow-store` (the server's own default is trusted).
  */
 export async function checkedStoreDir(
   ctx: ServerContext,
@@ -45,6 +49,24 @@ export async function checkedStoreDir(
   signal?: AbortSignal,
 ): Promise<string> {
   const dir = storeDir(ctx, given);
-  if (given !== undefined) await conn.access.check(given, signal);
+  if (given !== undefined) await checkStoreAccess(ctx, conn, given, signal);
   return dir;
+}
+
+/** Throws ACCESS_DENIED unless a caller may name the store `given`. */
+export async function checkStoreAccess(
+  ctx: ServerContext,
+  conn: Connection,
+  given: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (!isPostgresUrl(given)) {
+    await conn.access.check(given, signal);
+    return;
+  }
+  if (given === ctx.defaults.store || ctx.allowStores.includes(given)) return;
+  throw new RlmError(
+    'ACCESS_DENIED',
+    `store ${redactUrl(given)} is not one this server may open; start it with --allow-store URL (or as its default store)`,
+  );
 }

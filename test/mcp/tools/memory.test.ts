@@ -49,8 +49,8 @@ describe('memory tools', () => {
     const since = await s.call('rlm_recall', { query: 'database', since: '2999-01-01' });
     expect(since.structuredContent).toEqual({ results: [] });
     const store = await s.ctx.stores.get('store');
-    expect(store.getMemory(id)?.accessCount).toBe(1);
-    expect(store.getMemory(id)?.source).toBe('mcp');
+    expect((await store.getMemory(id))?.accessCount).toBe(1);
+    expect((await store.getMemory(id))?.source).toBe('mcp');
   });
 
   it('rlm_topics and rlm_status report memory totals', async () => {

@@ -106,7 +106,7 @@ describe('store reads', () => {
     };
     const [a, b] = ids.matches.map((m) => m.id);
     const store = await s.ctx.stores.get('store');
-    const before = store.accessStats(a!).count;
+    const before = (await store.accessStats(a!)).count;
     const both = await s.call('rlm_peek', { id: [a, b] });
     const value = both.structuredContent as {
       id: string;
@@ -127,14 +127,14 @@ describe('store reads', () => {
       text: '',
       range: { start: value.text.length, end: value.text.length },
     });
-    expect(store.accessStats(a!).count).toBe(before);
+    expect((await store.accessStats(a!)).count).toBe(before);
     const one = await s.call('rlm_peek', { id: [a, 'nope:1'] });
     expect(textOf(one)).toMatch(/^rlm_peek: no chunk or document with id nope:1: .*\[NOT_FOUND\]$/);
   });
 
   it('rlm_peek takes a document id and a memory id for the whole document, sliced by start/end', async () => {
     const store = await s.ctx.stores.get('store');
-    const doc = store.documents().find((d) => d.path === join(docs, 'launch.md'))!;
+    const doc = (await store.documents()).find((d) => d.path === join(docs, 'launch.md'))!;
     const whole = await s.call('rlm_peek', { id: doc.id });
     expect(whole.isError, textOf(whole)).toBeFalsy();
     expect(whole.structuredContent).toMatchObject({

@@ -1,25 +1,17 @@
 /**
  * grep reads a document as one text (issue 30): context across chunk edges, matches that cross an edge,
- * overlapping chunks read once, counts with no cap, the `document` filter by id or path, and a budget
- * that grows with the text scanned (issue 23).
+ * counts with no cap, and a budget that grows with the text scanned (issue 23). The same over every
+ * store (overlapping chunks read once, counts per document, the `document` filter by id or path):
+ * test/memory/conformance/grep.test.ts.
  */
-import path from 'node:path';
-import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { ChunkStore } from '../../../memory/files/store.ts';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type GrepChunk, GrepRunner, grepTexts } from '../../../memory/grep/grep.ts';
 import { assemble, ScanClock } from '../../../memory/grep/grep-scan.ts';
-import { MemoryChunkStore } from '../../../memory/in-memory/store.ts';
-import { caught } from '../../helpers/errors.ts';
-import { tempDir } from '../../helpers/temp.ts';
 
 const runners: GrepRunner[] = [];
 afterEach(async () => {
   for (const r of runners.splice(0)) await r.close();
 });
-
-function storeDir(): string {
-  return path.join(tempDir(), 'store');
-}
 
 /** A changelog-like text: entries of about 350 characters, each ending in a signature line. */
 function changelog(entries: number): string {
@@ -105,32 +97,6 @@ describe('a document is grepped as one text', () => {
     }
   });
 
-  it('reads overlapping chunks once: no match is reported or counted twice', async () => {
-    const store = new MemoryChunkStore();
-    onTestFinished(() => store.close());
-    const text = Array.from({ length: 1200 }, (_, i) => `line ${i} ERR-${String(i).padStart(4, '0')}`).join(
-      '\n',
-    );
-    await store.ingestText('log', text, { chunker: 'size', chunkTokens: 400, overlapTokens: 100 });
-    const chunks = store.documentChunks('log');
-    expect(chunks.length).toBeGreaterThan(10);
-    expect(chunks[1]!.start).toBeLessThan(chunks[0]!.end);
-    const all = await store.grep('ERR-\\d{4}', { limit: 10_000 });
-    expect(all.matches).toHaveLength(1200);
-    expect(new Set(all.matches.map((m) => m.documentOffset)).size).toBe(1200);
-    for (const m of all.matches.slice(0, 50)) {
-      const c = store.getChunk(m.id)!;
-      expect(c.text.slice(m.offset, m.offset + 4)).toBe('ERR-');
-      expect(m.documentOffset).toBe(c.start + m.offset);
-    }
-    const counted = await store.grep('ERR-\\d{4}', { count: true });
-    expect(counted.counts).toEqual({
-      matches: 1200,
-      lines: 1200,
-      documents: [{ id: 'log', matches: 1200, lines: 1200 }],
-    });
-  });
-
   it('keeps rendered chunks (offsets that are not a slice of the text) on lines of their own', () => {
     const doc = assemble([
       { id: 't:0', text: 'User: hi\n\nAssistant: hello', document: 't', start: 0, end: 200 },
@@ -175,47 +141,6 @@ describe('count mode', () => {
         { id: 'c', matches: 2, lines: 2 },
       ],
     });
-  });
-
-  it('counts over a store in files, per document in path order', async () => {
-    const store = await ChunkStore.open(storeDir(), { create: true });
-    onTestFinished(() => store.close());
-    await store.ingestText('b-doc', 'x ERR-1 y ERR-2\nERR-3\n', { path: '/p/b.log' });
-    await store.ingestText('a-doc', 'ERR-9\n', { path: '/p/a.log' });
-    await store.ingestText('c-doc', 'clean\n', { path: '/p/c.log' });
-    const res = await store.grep('ERR-\\d', { count: true });
-    expect(res.counts).toEqual({
-      matches: 4,
-      lines: 3,
-      documents: [
-        { id: 'a-doc', matches: 1, lines: 1 },
-        { id: 'b-doc', matches: 3, lines: 2 },
-      ],
-    });
-  });
-});
-
-describe('the document filter', () => {
-  it('takes ids, ingested paths (every part of a file) and lists, and refuses an unknown name', async () => {
-    for (const open of [
-      async () => ChunkStore.open(storeDir(), { create: true }),
-      async () => new MemoryChunkStore(),
-    ]) {
-      const store = await open();
-      onTestFinished(() => store.close());
-      await store.ingestText('one', 'alpha hit\n', { path: '/data/one.txt' });
-      await store.ingestText('two', 'beta hit\n', { path: '/data/two.txt' });
-      await store.ingestText('two.p2', 'gamma hit\n', { path: '/data/two.txt' });
-      const ids = async (document: string | string[]) =>
-        (await store.grep('hit', { document })).matches.map((m) => m.id);
-      expect(await ids('one')).toEqual(['one:0']);
-      expect(await ids('/data/two.txt')).toEqual(['two:0', 'two.p2:0']);
-      expect(await ids(['one', '/data/two.txt'])).toEqual(['one:0', 'two:0', 'two.p2:0']);
-      expect((await store.grep('hit', { document: '/data/two.txt', count: true })).counts?.matches).toBe(2);
-      const err = await caught(store.grep('hit', { document: ['one', '/data/tow.txt'] }));
-      expect(err.code).toBe('BAD_INPUT');
-      expect(err.message).toContain('"/data/tow.txt"');
-    }
   });
 });
 

@@ -6,7 +6,7 @@
  * rendered exchanges joined by blank lines. A file stored in parts reads as the parts one after the other,
  * which is the file's text (parts are cut after a line end).
  */
-import type { ChunkRecord, DocumentRecord, DocumentText, TextRange } from '../types.ts';
+import type { ChunkRecord, DocumentRecord, DocumentText, TextRange } from './types.ts';
 
 /** What separates rendered exchanges in the text of a transcript that has no source text. */
 const RENDERED_SEPARATOR = '\n\n';

@@ -1,0 +1,92 @@
+/**
+ * Rules of the chunk graph that every backend applies the same way: chunk and document ids, and which
+ * links a person may set by hand.
+ */
+import { RlmError } from '../core/errors.ts';
+import type { DocumentRecord, Link, LinkType } from './types.ts';
+
+/** How many same-document chunks `neighbors(id, 'context_of')` lists, nearest first. */
+const CONTEXT_FANOUT = 20;
+
+/** The document and ordinal of a chunk id `DOCUMENT:ORDINAL`, or null when it is not one. */
+export function parseChunkId(id: string): { document: string; ordinal: number } | null {
+  const colon = id.lastIndexOf(':');
+  if (colon <= 0) return null;
+  const ordinal = Number(id.slice(colon + 1));
+  if (!Number.isInteger(ordinal) || ordinal < 0) return null;
+  return { document: id.slice(0, colon), ordinal };
+}
+
+/** Throws BAD_INPUT unless `id` can name a document given by a caller (`ingestText`). */
+export function checkDocumentId(id: string): void {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(id)) {
+    throw new RlmError('BAD_INPUT', `document id "${id}" must be 1-100 letters, digits, '.', '_' or '-'`);
+  }
+}
+
+/** Throws BAD_INPUT unless a hand-made link of this type and strength may be set. */
+export function checkManualLink(type: string, strength: number): void {
+  if (type !== 'supports' && type !== 'contradicts') {
+    throw new RlmError(
+      'BAD_INPUT',
+      `link type must be supports or contradicts (the others are computed), got ${type}`,
+    );
+  }
+  if (!(strength > 0 && strength <= 1))
+    throw new RlmError('BAD_INPUT', `link strength must be in (0, 1], got ${strength}`);
+}
+
+/** Whether a hand-made link has an end in one of `docs` (it goes when either end is removed or replaced). */
+export function touchesDocument(link: Link, docs: ReadonlySet<string>): boolean {
+  if (docs.size === 0) return false;
+  return docs.has(parseChunkId(link.from)?.document ?? '') || docs.has(parseChunkId(link.to)?.document ?? '');
+}
+
+/**
+ * The links a chunk has by its place in its document, which no backend stores: `follows` to the chunks
+ * before and after it, and `context_of` to the nearest 20 of the same document (strength falls with
+ * distance). Only those of `type` when given.
+ */
+export function positionLinks(document: string, ordinal: number, chunks: number, type?: LinkType): Link[] {
+  const id = `${document}:${ordinal}`;
+  const out: Link[] = [];
+  const want = (t: LinkType) => type === undefined || type === t;
+  if (want('follows')) {
+    if (ordinal > 0) out.push({ from: id, to: `${document}:${ordinal - 1}`, type: 'follows', strength: 1 });
+    if (ordinal + 1 < chunks)
+      out.push({ from: `${document}:${ordinal + 1}`, to: id, type: 'follows', strength: 1 });
+  }
+  if (want('context_of')) {
+    for (let d = 1, n = 0; n < CONTEXT_FANOUT && (ordinal - d >= 0 || ordinal + d < chunks); d++) {
+      for (const o of [ordinal - d, ordinal + d]) {
+        if (o >= 0 && o < chunks && n < CONTEXT_FANOUT) {
+          out.push({ from: id, to: `${document}:${o}`, type: 'context_of', strength: 1 / (1 + d / 10) });
+          n++;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** `ID.pN`: a later part of a file stored in parts (`ID`, `ID.p2`, `ID.p3`, …). */
+export function isPart(id: string): boolean {
+  return /\.p\d+$/.test(id);
+}
+
+/** A file's parts in order: `ID`, `ID.p2`, `ID.p3`, … */
+export function byPart(a: DocumentRecord, b: DocumentRecord): number {
+  const n = (d: DocumentRecord) => Number(/\.p(\d+)$/.exec(d.id)?.[1] ?? 1);
+  return n(a) - n(b);
+}
+
+/** The parts after `id` among `candidates`, in order and without a gap: `ID.p2`, `ID.p3`, … */
+export function partsAfter(id: string, candidates: DocumentRecord[]): DocumentRecord[] {
+  const byId = new Map(candidates.map((d) => [d.id, d]));
+  const out: DocumentRecord[] = [];
+  for (let n = 2; ; n++) {
+    const part = byId.get(`${id}.p${n}`);
+    if (!part) return out;
+    out.push(part);
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * The steps of an ingest that do not depend on where a store keeps its data, shared by every backend:
+ * scanning paths, reading files in parts, skipping unchanged documents, cutting the work into batches of
+ * about `segmentChars` of text (each batch one commit), removing parts past a file's new end and, with
+ * `prune`, documents whose file is gone. A backend supplies the lookups and the commits.
+ */
+import { resolve } from 'node:path';
+import { RlmError } from '../../core/errors.ts';
+import type { DocumentRecord, ImportItem, IngestOptions, IngestReport } from '../types.ts';
+import { readDocumentParts } from './file-parts.ts';
+import { documentIdFor, scanPaths } from './files.ts';
+import { emptyIngestReport, type PendingDoc, prepareDocument, prepareImported, vanished } from './prepare.ts';
+
+/**
+ * Text per batch before it is written and committed; bounds what a crash can lose and the memory an
+ * ingest holds (a batch's text, records and index are alive at once: several times this size).
+ * 4 MiB keeps a 100 MB ingest's peak well under its size in transient memory; more, smaller batches
+ * cost little, since search statistics are summed over them anyway.
+ */
+const BATCH_TARGET_CHARS = 4 * 1024 * 1024;
+
+/** What an ingest needs from a store. Lookups see the store as it is now (after the batches committed). */
+export interface IngestTarget {
+  /** The stored version of a document, or undefined. */
+  document(id: string): Promise<DocumentRecord | undefined> | DocumentRecord | undefined;
+  /** Every stored document (for `prune` and importers). */
+  documents(): Promise<DocumentRecord[]> | DocumentRecord[];
+  /** Writes `docs` in one commit, removing the documents `drop` in the same commit. */
+  writeBatch(docs: PendingDoc[], report: IngestReport, drop: string[]): Promise<void>;
+  /** Removes documents in one commit. */
+  forget(docs: DocumentRecord[]): Promise<void>;
+}
+
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted)
+    throw new RlmError('ABORTED', 'ingest was cancelled; committed files are kept, re-run to finish');
+}
+
+/** Ingests files and folders into `target`; the report's store totals are left for the caller to fill. */
+export async function ingestPathsInto(
+  target: IngestTarget,
+  paths: string[],
+  opts: IngestOptions,
+): Promise<IngestReport> {
+  const { files, notes, passedOver } = await scanPaths(paths, {
+    ...(opts.includeHidden ? { includeHidden: true } : {}),
+    ...(opts.noIgnore ? { noIgnore: true } : {}),
+    ...(opts.exclude ? { exclude: opts.exclude } : {}),
+    ...(opts.followLinks ? { followLinks: true } : {}),
+  });
+  const report = emptyIngestReport(notes);
+  report.passedOver = passedOver;
+  const bytesTotal = files.reduce((s, f) => s + f.bytes, 0);
+  let bytesDone = 0;
+  let pending: PendingDoc[] = [];
+  let pendingChars = 0;
+  const staleParts: DocumentRecord[] = [];
+  for (const [i, file] of files.entries()) {
+    throwIfAborted(opts.signal);
+    opts.onProgress?.({
+      phase: 'read',
+      filesDone: i,
+      filesTotal: files.length,
+      bytesDone,
+      bytesTotal,
+      current: file.path,
+    });
+    // A big file comes in parts (documents ID, ID.p2, ...), committed as they fill batches.
+    const base = documentIdFor(file.path);
+    let part = 0;
+    for await (const doc of readDocumentParts(file.path, file.bytes, opts.partBytes)) {
+      if (!('text' in doc)) {
+        report.notes.push({ path: file.path, note: doc.note });
+        break;
+      }
+      const id = part === 0 ? base : `${base}.p${part + 1}`;
+      part++;
+      const prepared = prepareDocument(
+        await target.document(id),
+        id,
+        file.path,
+        doc.text,
+        doc.notes,
+        opts,
+        report,
+      );
+      if (!prepared) continue;
+      pending.push(prepared);
+      pendingChars += doc.text.length;
+      if (pendingChars >= (opts.segmentChars ?? BATCH_TARGET_CHARS)) {
+        opts.onProgress?.({ phase: 'commit', filesDone: i, filesTotal: files.length, bytesDone, bytesTotal });
+        await target.writeBatch(pending, report, []);
+        pending = [];
+        pendingChars = 0;
+      }
+    }
+    bytesDone += file.bytes;
+    // Parts past the file's new end (it shrank) go, as a replaced document's old chunks do.
+    for (let n = Math.max(part, 1) + 1; ; n++) {
+      const old = await target.document(`${base}.p${n}`);
+      if (!old) break;
+      staleParts.push(old);
+    }
+  }
+  opts.onProgress?.({
+    phase: 'commit',
+    filesDone: files.length,
+    filesTotal: files.length,
+    bytesDone,
+    bytesTotal,
+  });
+  if (pending.length > 0) await target.writeBatch(pending, report, []);
+  if (staleParts.length > 0) await target.forget(staleParts);
+  if (opts.prune) {
+    const roots = paths.map((p) => resolve(p));
+    const gone = vanished(await target.documents(), roots, new Set(files.map((f) => f.path)));
+    if (gone.length > 0) await target.forget(gone);
+    report.removed = gone.length;
+  }
+  return report;
+}
+
+/**
+ * Writes what an importer yields (documents it chunked itself, ids to drop) in batch-sized commits of
+ * whole documents. `produce` sees the documents stored when the import starts. Drops are committed with
+ * the next batch, so a replacement is never half-visible.
+ */
+export async function importInto(
+  target: IngestTarget,
+  produce: (documents: DocumentRecord[]) => AsyncIterable<ImportItem>,
+  opts: Pick<IngestOptions, 'segmentChars' | 'signal'>,
+): Promise<IngestReport> {
+  const report = emptyIngestReport([]);
+  let pending: PendingDoc[] = [];
+  let drops: string[] = [];
+  let chars = 0;
+  const flush = async () => {
+    if (pending.length > 0) await target.writeBatch(pending, report, drops);
+    else if (drops.length > 0) {
+      const docs: DocumentRecord[] = [];
+      for (const id of drops) {
+        const doc = await target.document(id);
+        if (doc) docs.push(doc);
+      }
+      await target.forget(docs);
+    }
+    report.removed += drops.length;
+    pending = [];
+    drops = [];
+    chars = 0;
+  };
+  for await (const item of produce(await target.documents())) {
+    throwIfAborted(opts.signal);
+    for (const id of item.drop ?? []) if (await target.document(id)) drops.push(id);
+    const doc = item.add && prepareImported(await target.document(item.add.id), item.add, report);
+    if (doc) pending.push(doc);
+    // An unchanged document that was also to be dropped is kept: it is its own replacement.
+    else if (item.add) drops = drops.filter((id) => id !== item.add!.id);
+    chars += item.add?.text.length ?? 0;
+    if (chars >= (opts.segmentChars ?? BATCH_TARGET_CHARS)) await flush();
+  }
+  await flush();
+  return report;
+}

@@ -1,0 +1,79 @@
+/**
+ * Access stats of a PostgreSQL store: reads are counted in memory and written in batches (one upsert
+ * per batch, ids in one order so two flushes never deadlock). A lookup first writes what is pending, so
+ * it sees this process's reads; other processes' reads appear once they flush (within a second).
+ */
+import type { AccessStats } from '../types.ts';
+import type { Db } from './db.ts';
+
+const FLUSH_AT = 500;
+const FLUSH_AFTER_MS = 1000;
+
+export class AccessBuffer {
+  readonly #db: Db;
+  #pending = new Map<string, [count: number, lastMs: number]>();
+  #timer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> = Promise.resolve();
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  touch(ids: string[], at: number = Date.now()): void {
+    for (const id of ids) {
+      const row = this.#pending.get(id) ?? [0, 0];
+      row[0]++;
+      row[1] = Math.max(row[1], at);
+      this.#pending.set(id, row);
+    }
+    if (this.#pending.size >= FLUSH_AT) void this.flush().catch(() => undefined);
+    else if (!this.#timer && this.#pending.size > 0) {
+      this.#timer = setTimeout(() => void this.flush().catch(() => undefined), FLUSH_AFTER_MS);
+      this.#timer.unref();
+    }
+  }
+
+  /**
+   * Writes pending counts of chunks that still exist (a read just before a delete must not bring the
+   * deleted id back). Access stats are best effort: a failure drops them, never a read.
+   */
+  flush(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const batch = [...this.#pending].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    this.#pending = new Map();
+    const run = async () => {
+      if (batch.length === 0) return;
+      await this.#db.query(
+        `INSERT INTO access (id, count, last_ms)
+         SELECT a.* FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS a(id, count, last_ms)
+         WHERE EXISTS (SELECT 1 FROM chunks c
+           WHERE c.document = left(a.id, length(a.id) - position(':' IN reverse(a.id)))
+             AND c.ordinal::text = right(a.id, position(':' IN reverse(a.id)) - 1))
+         ON CONFLICT (id) DO UPDATE SET count = access.count + excluded.count,
+           last_ms = greatest(access.last_ms, excluded.last_ms)`,
+        [batch.map((b) => b[0]), batch.map((b) => b[1][0]), batch.map((b) => b[1][1])],
+      );
+    };
+    this.#flushing = this.#flushing.then(run, run);
+    return this.#flushing;
+  }
+
+  /** Count and last access (epoch ms, 0: never) of chunk ids, this process's pending reads included. */
+  async raw(ids: string[]): Promise<Map<string, [number, number]>> {
+    await this.flush().catch(() => undefined);
+    const out = new Map<string, [number, number]>();
+    if (ids.length === 0) return out;
+    const { rows } = await this.#db.query<{ id: string; count: number; last_ms: number }>(
+      'SELECT id, count, last_ms FROM access WHERE id = ANY($1::text[])',
+      [ids],
+    );
+    for (const r of rows) out.set(r.id, [r.count, r.last_ms]);
+    return out;
+  }
+
+  async stats(id: string): Promise<AccessStats> {
+    const [count, last] = (await this.raw([id])).get(id) ?? [0, 0];
+    return { count, last: last > 0 ? new Date(last).toISOString() : null };
+  }
+}

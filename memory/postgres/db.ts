@@ -1,0 +1,228 @@
+/**
+ * The connection pool of a PostgreSQL store, transactions with a retry on deadlock and serialization
+ * failures, and the translation of the client's errors into one clear line (never with the password).
+ */
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { readEnv } from '../../core/env.ts';
+import { isRlmError, RlmError } from '../../core/errors.ts';
+import { type PostgresTarget, redactIn } from './url.ts';
+
+/**
+ * How long opening a connection may take before the store is called unreachable, ms. A refused or
+ * unknown host fails at once; this bounds a host that never answers, and leaves room for a busy server
+ * that is slow to start a session.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * Further tries at opening a connection that timed out, once this pool has reached the server: it is
+ * there, only slow to start a session (a loaded machine forks a backend slowly), so a call waits for it
+ * rather than failing; a server never reached still fails after one timeout.
+ */
+const RECONNECT_TRIES = 5;
+/** Attempts of a transaction that PostgreSQL aborted to break a deadlock or a serialization conflict. */
+const TX_ATTEMPTS = 5;
+
+export interface DbOptions {
+  /** Connections held at most (default 8). */
+  maxConnections?: number;
+}
+
+const DEFAULT_CONNECTIONS = 8;
+
+/** Something that runs SQL: the pool (each statement on its own) or a transaction's client. */
+export interface Sql {
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+}
+
+export class Db implements Sql {
+  readonly target: PostgresTarget;
+  readonly #pool: Pool;
+  /**
+   * Callers beyond the pool's size wait here, not in the pool: the pool's connection timeout is for
+   * reaching the server (a dead server is reported within seconds), never for a busy moment.
+   */
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+  /** A connection was made once: a later connect timeout means a busy server, not a missing one. */
+  #reached = false;
+
+  private constructor(target: PostgresTarget, pool: Pool, size: number) {
+    this.target = target;
+    this.#pool = pool;
+    this.#free = size;
+  }
+
+  async #slot<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
+
+  /** A pool for `target` whose connections see the store's schema first. Connects lazily. */
+  static async create(target: PostgresTarget, opts: DbOptions = {}): Promise<Db> {
+    const { default: pg } = await import('pg');
+    const size = opts.maxConnections ?? DEFAULT_CONNECTIONS;
+    const pool = new pg.Pool({
+      connectionString: target.connectionString,
+      max: size,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      // Kept a minute: opening a connection costs the server a process, much more than keeping one.
+      idleTimeoutMillis: 60_000,
+      allowExitOnIdle: true,
+      application_name: 'rlm',
+      options: `-c search_path=${target.schema},public`,
+      // int8 and numeric (counts, sums, sequence values) as numbers: a store stays far below 2^53.
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === 20 || oid === 1700
+            ? Number
+            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
+    // An idle connection the server dropped must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    return new Db(target, pool, size);
+  }
+
+  async query<R extends QueryResultRow = QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<{ rows: R[] }> {
+    return this.#slot(async () => {
+      const client = await this.#connect();
+      let broken: Error | undefined;
+      try {
+        return await client.query<R>(text, values);
+      } catch (err) {
+        // An error without a SQLSTATE is the connection's own: that connection is not reused.
+        if (!/^[0-9A-Z]{5}$/.test(String((err as { code?: unknown }).code))) broken = err as Error;
+        throw this.explain(err);
+      } finally {
+        client.release(broken);
+      }
+    });
+  }
+
+  /** A connection of the pool, tried again on a connect timeout once the server was reached. */
+  async #connect(): Promise<PoolClient> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const client = await this.#pool.connect();
+        this.#reached = true;
+        return client;
+      } catch (err) {
+        const e = this.explain(err);
+        const slow = e.code === 'STORE_UNAVAILABLE' && /no answer in/.test(e.message);
+        if (!(slow && this.#reached && attempt <= RECONNECT_TRIES)) throw e;
+      }
+    }
+  }
+
+  /**
+   * Runs `fn` in one transaction (READ COMMITTED). When PostgreSQL aborts it to break a deadlock or a
+   * serialization conflict with another writer, it is run again from the start: `fn` must not have
+   * effects outside the database before it returns.
+   */
+  tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.#slot(() => this.#tx(fn));
+  }
+
+  async #tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.#connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(client);
+        await client.query('COMMIT');
+        client.release();
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release();
+        const code = (err as { code?: string }).code;
+        if ((code === '40P01' || code === '40001') && attempt < TX_ATTEMPTS) continue;
+        throw isRlmError(err) ? err : this.explain(err);
+      }
+    }
+  }
+
+  async end(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  /** An error of the client or the server as one line naming the store, code chosen by cause. */
+  explain(err: unknown): RlmError {
+    if (isRlmError(err)) return err;
+    const e = err as { code?: string; message?: string; errors?: { code?: string }[] };
+    const url = new URL(this.target.connectionString);
+    const where = `${url.hostname || 'localhost'}:${url.port || '5432'}`;
+    const user = decodeURIComponent(url.username) || readEnv().pgUser || 'the default user';
+    const database = decodeURIComponent(url.pathname.slice(1));
+    const code = e.code ?? e.errors?.find((x) => x.code)?.code;
+    const detail = redactIn(String(e.message ?? err), this.target.connectionString);
+    const fail = (c: ConstructorParameters<typeof RlmError>[0], message: string) =>
+      new RlmError(
+        c,
+        message,
+        { store: this.target.label, ...(code ? { sqlstate: code } : {}) },
+        { cause: err },
+      );
+    switch (code) {
+      case 'ECONNREFUSED':
+      case 'ENOTFOUND':
+      case 'EAI_AGAIN':
+      case 'EHOSTUNREACH':
+      case 'ENETUNREACH':
+      case 'ETIMEDOUT':
+      case 'ECONNRESET':
+      case '57P01':
+      case '57P03':
+        return fail('STORE_UNAVAILABLE', `cannot reach PostgreSQL at ${where} (${shortCause(code, detail)})`);
+      case '28P01':
+      case '28000':
+        return fail(
+          'ACCESS_DENIED',
+          `PostgreSQL at ${where} refused the login of user "${user}" (${detail})`,
+        );
+      case '3D000':
+        return fail(
+          'STORE_MISSING',
+          `database "${database}" does not exist on PostgreSQL at ${where} (create it first: createdb ${database})`,
+        );
+      case '42501':
+        return fail(
+          'ACCESS_DENIED',
+          `user "${user}" lacks a permission on store ${this.target.label} (${detail}); grant it or use another user`,
+        );
+      case '57014':
+        return fail('TIMEOUT', `PostgreSQL cancelled a statement that ran too long (${detail})`);
+      default:
+        if (/timeout/i.test(detail) && /connect/i.test(detail))
+          return fail(
+            'STORE_UNAVAILABLE',
+            `cannot reach PostgreSQL at ${where} (no answer in ${CONNECT_TIMEOUT_MS / 1000} s)`,
+          );
+        return fail('RUNTIME', `PostgreSQL store ${this.target.label}: ${detail}`);
+    }
+  }
+}
+
+function shortCause(code: string, detail: string): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused: is the server running?';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'unknown host';
+    case 'ETIMEDOUT':
+      return 'no answer';
+    default:
+      return detail;
+  }
+}

@@ -1,0 +1,62 @@
+/** `rlm store copy SRC DST`: copies a store between backends (folder ↔ PostgreSQL), losslessly. */
+
+import { RlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
+import { copyStore } from '../../../memory/copy.ts';
+import { openStore as openAny } from '../../../memory/open.ts';
+import { parseCommandArgs } from '../args.ts';
+import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { checkNewStoreDir, positionals, storeDir } from '../store-arg.ts';
+
+const HELP = `usage: rlm store copy SRC DST [--create] [--json]
+
+Copies the store SRC into DST, which must be new or empty. Each is a store folder or a PostgreSQL URL
+(postgres://USER:PASSWORD@HOST:PORT/DATABASE, ?schema=NAME for one of several stores in a database), so
+a store moves between backends in either direction. Everything is copied as stored: documents (paths,
+tags, importer facts), chunks, hand-made links, access stats and memories with their weights, archive
+flags and settings; related_to links are computed again. Prints what it copied.
+
+  --create   allow making DST in a folder that already holds other files
+  --json     print {documents, chunks, links, memories, elapsedMs}
+`;
+
+export default async function store(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals: pos } = parseCommandArgs(argv, {
+    json: { type: 'boolean' },
+    create: { type: 'boolean' },
+  });
+  if (values.help || pos.length === 0) {
+    io.stdout.write(HELP);
+    return EXIT_OK;
+  }
+  const [command, ...rest] = pos;
+  if (command !== 'copy')
+    throw new RlmError('BAD_INPUT', `store: unknown command '${command}' (rlm store --help)`);
+  const [srcName, dstName] = positionals(rest, ['SRC', 'DST'], 'store copy');
+  const src = storeDir(srcName, io);
+  const dst = storeDir(dstName, io);
+  if (src === dst) throw new RlmError('BAD_INPUT', 'store copy: SRC and DST are the same store');
+  checkNewStoreDir(dst, values.create);
+  const from = await openAny(src, { env: io.env });
+  try {
+    const to = await openAny(dst, { env: io.env, create: true });
+    try {
+      const report = await copyStore(from, to, {
+        onProgress: (p) =>
+          io.stderr.write(`\rcopied ${p.documentsDone}/${plural(p.documentsTotal, 'document')}`),
+      });
+      io.stderr.write('\n');
+      if (values.json) writeJson(io, report);
+      else
+        io.stdout.write(
+          `copied ${from.location} to ${to.location}: ${plural(report.documents, 'document')}, ${plural(report.chunks, 'chunk')}, ` +
+            `${plural(report.links, 'link')}, ${plural(report.memories, 'memory', 'memories')} (${report.elapsedMs} ms)\n`,
+        );
+      return EXIT_OK;
+    } finally {
+      await to.close();
+    }
+  } finally {
+    await from.close();
+  }
+}
