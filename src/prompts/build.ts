@@ -46,7 +46,8 @@ export function describeContext(shape: ContextShape): string {
     case 'documents': {
       text = `The context is ${fmt(shape.documents)} documents, ${fmt(shape.chars)} characters in total ${tokens}.`;
       const lens = shape.documentChars ?? [];
-      if (lens.length > 0) {
+      // A document list names the documents with their lengths already.
+      if (lens.length > 0 && (shape.documentList?.length ?? 0) === 0) {
         const more = shape.documents > lens.length ? ', ...' : '';
         text += ` Document lengths: ${lens.map(fmt).join(', ')}${more}.`;
       }
@@ -59,10 +60,14 @@ export function describeContext(shape: ContextShape): string {
       break;
   }
   if (!shape.inIsolate) {
+    const limit = shape.isolateLimit === undefined ? '' : ` (${fmt(shape.isolateLimit)} characters)`;
+    const readers = searchable(shape)
+      ? 'peek(start, end), grep and search_chunks'
+      : 'peek(start, end) and grep';
     text +=
       shape.kind === 'store'
         ? ' Read it through the functions below.'
-        : ' It is too large to load whole: read it through the functions below.';
+        : ` It is longer than the sandbox can hold${limit}, so \`context\` is not loaded: read it with ${readers}.`;
   }
   return text + documentList(shape);
 }
@@ -71,7 +76,9 @@ export function describeContext(shape: ContextShape): string {
 function documentList(shape: ContextShape): string {
   const list = shape.documentList ?? [];
   if (list.length === 0 || shape.documents < 2) return '';
-  const rows = list.map((d) => `- ${d.path} (${fmt(d.chars)} chars, ${fmt(d.chunks)} chunks)`);
+  const rows = list.map(
+    (d) => `- ${d.path} (${fmt(d.chars)} chars${d.chunks === undefined ? '' : `, ${fmt(d.chunks)} chunks`})`,
+  );
   const rest = shape.documents - list.length;
   const more = rest > 0 ? `\n- ... and ${fmt(rest)} more: list_documents() returns them all.` : '';
   return `\nDocuments:\n${rows.join('\n')}${more}`;
@@ -95,13 +102,18 @@ function peekDocuments(shape: ContextShape): string {
   return ` (documents joined by a newline); \`peek('doc:N', start?, end?)\` reads document N (doc:0 to doc:${last})`;
 }
 
+/** Whether search_chunks and the chunk functions work: a store, or files indexed on first use. */
+function searchable(shape: ContextShape): boolean {
+  return shape.chunks > 0 || shape.searchable === true;
+}
+
 /** Characters of one llm_query piece: the limit, less room for the question wrapped around it. */
 function pieceChars(limits: PromptLimits): number {
   return Math.max(1000, Math.floor((limits.maxSubCallChars * 0.8) / 1000) * 1000);
 }
 
 function apiSection(shape: ContextShape, limits: PromptLimits): string {
-  const hasStore = shape.chunks > 0;
+  const hasStore = searchable(shape);
   const callee = limits.depth + 1;
   const lines: string[] = ['## Functions', API_LINES.context, API_LINES.print];
   if (shape.kind !== 'none') {
@@ -142,14 +154,14 @@ function apiSection(shape: ContextShape, limits: PromptLimits): string {
 
 function example(shape: ContextShape, limits: PromptLimits): string | null {
   if (limits.depth + 1 > limits.maxDepth || shape.kind === 'none') return null;
-  if (!shape.inIsolate) return shape.chunks > 0 ? ROOT_EXAMPLE.store : null;
+  if (!shape.inIsolate) return searchable(shape) ? ROOT_EXAMPLE.store : null;
   const textExpr = shape.kind === 'documents' || shape.documents > 1 ? "context.join('\\n')" : 'context';
   return fill(ROOT_EXAMPLE.text, { textExpr, piece: String(pieceChars(limits)) });
 }
 
 function rootStrategy(shape: ContextShape, limits: PromptLimits): string {
   const hasLlm = limits.depth + 1 <= limits.maxDepth;
-  const narrow = shape.chunks > 0 ? 'grep and search_chunks' : 'grep';
+  const narrow = searchable(shape) ? 'grep and search_chunks' : 'grep';
   // Over a store without loaded text there is no `context` to print: explore it through the functions.
   const first = shape.kind === 'store' && !shape.inIsolate ? 'store' : 'text';
   const steps = ROOT_STRATEGY.filter(

@@ -1,14 +1,18 @@
 /**
  * Turning `answer()` input into what a session sees: the `context` value, an optional chunk store, and the
- * measured {@link ContextShape} the prompt states. Paths are ingested into an in-memory store (so search
- * works) and their text is also loaded as `context`; a store folder is opened and only read.
+ * measured {@link ContextShape} the prompt states. Paths are read (only read: the first model request
+ * waits for nothing else) and their text is the `context`, one string per file; the chunk index behind
+ * search_chunks and the other chunk functions is built the first time model code needs it
+ * (lazy-index.ts). A store folder is opened and only read.
  */
 
 import { RlmError } from '../../core/errors.ts';
 import type { ChunkReader } from '../../memory/types.ts';
 import { type ContextShape, estimateTokens, NO_CONTEXT, PROMPT_DOCUMENTS } from '../prompts/shape.ts';
-import { storeDocuments } from '../sandbox/documents.ts';
-import type { DocumentEntry } from '../sandbox/host.ts';
+import { displayPaths, storeDocuments } from '../sandbox/documents.ts';
+import type { DocumentEntry, StoreSource } from '../sandbox/host.ts';
+import { type ContextFile, readContextFiles } from './context-files.ts';
+import { LazyIndex } from './lazy-index.ts';
 
 /** What the caller asks about. At most one of `paths` and `store`. */
 export interface AnswerInput {
@@ -26,7 +30,10 @@ export interface AnswerInput {
 /** The loaded input of one run. */
 export interface LoadedInput {
   context?: string | string[];
-  store?: ChunkReader;
+  /** A store, or for paths the function that builds their index on first use. */
+  store?: StoreSource;
+  /** The index of the paths, when paths were given: `built` tells whether anything needed it. */
+  index?: LazyIndex;
   shape: ContextShape;
   /** What `list_documents()` returns, for a store or ingested paths. */
   documents?: DocumentEntry[];
@@ -44,6 +51,7 @@ const totalChars = (c: string | string[]): number =>
 export function textShape(context: string | string[] | undefined, maxContextChars: number): ContextShape {
   if (context === undefined) return NO_CONTEXT;
   const chars = totalChars(context);
+  const limit = chars <= maxContextChars ? {} : { isolateLimit: maxContextChars };
   if (typeof context === 'string') {
     return {
       kind: 'string',
@@ -52,6 +60,7 @@ export function textShape(context: string | string[] | undefined, maxContextChar
       documents: 1,
       chunks: 0,
       inIsolate: chars <= maxContextChars,
+      ...limit,
     };
   }
   return {
@@ -62,19 +71,8 @@ export function textShape(context: string | string[] | undefined, maxContextChar
     chunks: 0,
     documentChars: context.slice(0, PROMPT_DOCUMENTS).map((d) => d.length),
     inIsolate: chars <= maxContextChars,
+    ...limit,
   };
-}
-
-/** Rebuilds a document's text from its chunks, dropping the overlap between neighbours. */
-function documentText(store: ChunkReader, documentId: string): string {
-  const parts: string[] = [];
-  let end = 0;
-  for (const c of store.documentChunks(documentId)) {
-    if (c.end <= end) continue;
-    parts.push(c.start >= end ? c.text : c.text.slice(end - c.start));
-    end = c.end;
-  }
-  return parts.join('');
 }
 
 function storeShape(
@@ -115,25 +113,8 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
     throw new RlmError('BAD_INPUT', 'give paths or a store, not both');
   const noop = async (): Promise<void> => {};
 
-  if (paths !== undefined && paths.length > 0) {
-    const { MemoryChunkStore } = await import('../../memory/in-memory/store.ts');
-    const mem = new MemoryChunkStore();
-    const report = await mem.ingestPaths(paths, input.signal === undefined ? {} : { signal: input.signal });
-    if (report.documents === 0) {
-      const why = report.notes.map((n) => `${n.path}: ${n.note}`).join('; ');
-      throw new RlmError('BAD_INPUT', `no readable text in ${paths.join(', ')}${why ? ` (${why})` : ''}`);
-    }
-    const docs = mem.documents().map((d) => documentText(mem, d.id));
-    const loaded = context ?? (docs.length === 1 ? (docs[0] as string) : docs);
-    const documents = storeDocuments(mem);
-    return {
-      context: loaded,
-      store: mem,
-      documents,
-      shape: storeShape(mem, loaded, maxContextChars, documents),
-      close: () => mem.close(),
-    };
-  }
+  if (paths !== undefined && paths.length > 0)
+    return loadPaths(paths, context, maxContextChars, input.signal);
   if (typeof store === 'string') {
     const { ChunkStore } = await import('../../memory/files/store.ts');
     const opened = await ChunkStore.open(store);
@@ -160,5 +141,49 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
     ...(context === undefined ? {} : { context }),
     shape: textShape(context, maxContextChars),
     close: noop,
+  };
+}
+
+/**
+ * Reads `paths` for a run: their text is the context (one string for one file, else one per document) and
+ * their index waits for the first call that needs it. The prompt gets sizes, paths and a token estimate,
+ * which reading alone gives.
+ */
+async function loadPaths(
+  paths: string[],
+  given: string | string[] | undefined,
+  maxContextChars: number,
+  signal: AbortSignal | undefined,
+): Promise<LoadedInput> {
+  const { files, notes } = await readContextFiles(paths, signal);
+  if (files.length === 0) {
+    const why = notes.map((n) => `${n.path}: ${n.note}`).join('; ');
+    throw new RlmError('BAD_INPUT', `no readable text in ${paths.join(', ')}${why ? ` (${why})` : ''}`);
+  }
+  const texts = files.map((f) => f.text);
+  const context = given ?? (texts.length === 1 ? (texts[0] as string) : texts);
+  const index = new LazyIndex(files);
+  return {
+    context,
+    store: index.load,
+    index,
+    shape: filesShape(files, context, maxContextChars),
+    close: () => index.close(),
+  };
+}
+
+/** The prompt's view of read files: their sizes and paths, tokens estimated; chunks come with the index. */
+function filesShape(
+  files: readonly ContextFile[],
+  context: string | string[],
+  maxContextChars: number,
+): ContextShape {
+  const shown = displayPaths(files.map((f) => f.path));
+  return {
+    ...textShape(context, maxContextChars),
+    documentList: files
+      .slice(0, PROMPT_DOCUMENTS)
+      .map((f, i) => ({ path: shown[i] as string, chars: f.text.length })),
+    searchable: true,
   };
 }

@@ -5,7 +5,6 @@
  */
 
 import { isRlmError } from '../../core/errors.ts';
-import type { ChunkReader } from '../../memory/types.ts';
 import { buildSystemPrompt, type PromptRole } from '../prompts/build.ts';
 import {
   answerTooLongMessage,
@@ -19,7 +18,7 @@ import {
   turnFeedback,
 } from '../prompts/messages.ts';
 import type { ContextShape, PromptLimits } from '../prompts/shape.ts';
-import type { DocumentEntry, SandboxHost } from '../sandbox/host.ts';
+import type { DocumentEntry, SandboxHost, StoreSource } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
 import { abortError, raceAbort, throwIfAborted } from './abort.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, textShape } from './input.ts';
@@ -37,8 +36,9 @@ export interface LoopParams {
   role: PromptRole;
   question: string;
   context?: string | string[];
-  store?: ChunkReader;
-  /** What `list_documents()` returns (root over a store or ingested paths). */
+  /** A store, or the function that builds the index of the run's --context files on first use. */
+  store?: StoreSource;
+  /** What `list_documents()` returns (root over a store). */
   documents?: DocumentEntry[];
   shape: ContextShape;
   maxIterations: number;

@@ -109,7 +109,7 @@ export class HostBridge {
   private controller: AbortController | null = null;
   private expired: string | null = null;
   private grepRunner: GrepRunner | null = null;
-  private paths: Map<string, string> | null = null;
+  private shownPaths: Map<string, string> | null = null;
 
   constructor(opts: BridgeOptions) {
     this.opts = opts;
@@ -171,11 +171,10 @@ export class HostBridge {
   }
 
   /** The documents of a multi-document or store context; `doc:N` entries when the host gave none. */
-  private listDocuments(): DocumentEntry[] {
+  private async listDocuments(): Promise<DocumentEntry[]> {
     const given = this.opts.host.documents;
     if (given !== undefined) return given.map((d) => ({ ...d }));
-    const store = this.opts.host.store;
-    if (store !== undefined) return storeDocuments(store);
+    if (this.opts.host.store !== undefined) return storeDocuments(await this.store());
     if (this.opts.contextMode === 'none') return [];
     return this.opts.documents.map((text, i) => ({
       id: `doc:${i}`,
@@ -186,10 +185,11 @@ export class HostBridge {
     }));
   }
 
-  private store(): ChunkReader {
+  /** The host's store, built first when it is built on first use (a run's --context files). */
+  private async store(): Promise<ChunkReader> {
     const store = this.opts.host.store;
     if (!store) throw new HostCallError('no chunk store is loaded');
-    return store;
+    return typeof store === 'function' ? store() : store;
   }
 
   private async dispatch(op: string, p: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
@@ -244,20 +244,21 @@ export class HostBridge {
         // Analysed on the host's main thread (typo expansion per unknown word): keep it a query.
         if (query.length > MAX_QUERY_CHARS)
           throw new HostCallError(`the query is ${query.length} characters; at most ${MAX_QUERY_CHARS}`);
-        const hits = await this.store().search(query, opts);
+        const hits = await (await this.store()).search(query, opts);
+        const paths = await this.paths();
         return hits.map((h) => ({
           id: h.id,
           score: h.score,
           preview: h.preview,
           document: h.document,
-          path: this.pathOf(h.document),
+          path: paths.get(h.document) ?? h.document,
           tokens: h.tokens,
           tags: h.tags,
           type: h.type,
         }));
       }
       case 'get_chunk': {
-        const store = this.store();
+        const store = await this.store();
         const chunk = store.getChunk(str(p.id, 'id'));
         if (!chunk) return null;
         store.touch([chunk.id]);
@@ -271,22 +272,20 @@ export class HostBridge {
             throw new HostCallError(`type must be one of ${LINK_TYPES.join(', ')}`);
           type = p.type as LinkType;
         }
-        return this.store()
-          .neighbors(id, type)
-          .map((l) => ({
-            id: l.from === id ? l.to : l.from,
-            type: l.type,
-            strength: l.strength,
-            from: l.from,
-            to: l.to,
-          }));
+        return (await this.store()).neighbors(id, type).map((l) => ({
+          id: l.from === id ? l.to : l.from,
+          type: l.type,
+          strength: l.strength,
+          from: l.from,
+          to: l.to,
+        }));
       }
       default:
         throw new HostCallError('unknown operation');
     }
   }
 
-  private peek(p: Record<string, unknown>): string {
+  private async peek(p: Record<string, unknown>): Promise<string> {
     const docs = this.opts.documents;
     if (p.id === undefined) {
       if (this.opts.contextMode === 'none') throw new HostCallError('no context is loaded');
@@ -300,7 +299,7 @@ export class HostBridge {
       const [s, e] = clamp(text.length, int(p.start, 0), int(p.end, text.length));
       return text.slice(s, e);
     }
-    const store = this.opts.host.store;
+    const store = this.opts.host.store === undefined ? undefined : await this.store();
     const chunk = store?.getChunk(id);
     if (!store || !chunk) throw new HostCallError(`no chunk with id ${id}`);
     store.touch([chunk.id]);
@@ -328,13 +327,14 @@ export class HostBridge {
     if (document) opts.document = document;
     // No timeoutMs from the model: the host's default bounds a catastrophic regex (a grep worker is
     // shared by every later grep of the session, and of every session on the same store).
-    const store = this.opts.host.store;
-    if (store) {
+    if (this.opts.host.store !== undefined) {
+      const store = await this.store();
       const r = await store.grep(pattern, opts);
-      const matches = r.matches.map((m) => ({
-        ...m,
-        path: this.pathOf(store.getChunk(m.id)?.document ?? m.id),
-      }));
+      const paths = await this.paths();
+      const matches = r.matches.map((m) => {
+        const document = store.getChunk(m.id)?.document ?? m.id;
+        return { ...m, path: paths.get(document) ?? document };
+      });
       return { matches, truncated: r.truncated };
     }
     if (this.opts.contextMode !== 'host') throw new HostCallError('no chunk store is loaded');
@@ -347,16 +347,21 @@ export class HostBridge {
       this.grepRunner = new GrepRunner(corpus);
     }
     const r = await this.grepRunner.grep(pattern, opts);
-    return { matches: r.matches.map((m) => ({ ...m, path: this.pathOf(m.id) })), truncated: r.truncated };
+    const paths = await this.paths();
+    return {
+      matches: r.matches.map((m) => ({ ...m, path: paths.get(m.id) ?? m.id })),
+      truncated: r.truncated,
+    };
   }
 
-  /** A document's shown path (list_documents), or the id itself when it has none. */
-  private pathOf(documentId: string): string {
-    if (this.paths === null) {
-      this.paths = new Map();
-      for (const d of this.listDocuments()) this.paths.set(d.id, d.path);
+  /** Each document's shown path (list_documents) by id; a document without one shows its id. */
+  private async paths(): Promise<Map<string, string>> {
+    if (this.shownPaths === null) {
+      const paths = new Map<string, string>();
+      for (const d of await this.listDocuments()) paths.set(d.id, d.path);
+      this.shownPaths = paths;
     }
-    return this.paths.get(documentId) ?? documentId;
+    return this.shownPaths;
   }
 }
 

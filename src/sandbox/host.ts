@@ -35,11 +35,18 @@ export interface DocumentEntry {
   modified: string | null;
 }
 
+/**
+ * A chunk graph, or a function that gives one: a run's `--context` files are indexed only when model code
+ * first needs chunks (runtime/lazy-index.ts), and the bridge calls it then. The function is called again
+ * for every later need, so it must give the same store (or build it once).
+ */
+export type StoreSource = ChunkReader | (() => Promise<ChunkReader>);
+
 export interface SandboxHost {
   /** The context as documents. Loaded into the isolate once when it fits `maxContextChars`. */
   context?: string | string[];
   /** A chunk graph behind `peek(id)`, `search_chunks`, `get_chunk`, `neighbors`, `grep`. */
-  store?: ChunkReader;
+  store?: StoreSource;
   /** What `list_documents()` returns; absent → it lists `doc:N` entries of `context`. */
   documents?: readonly DocumentEntry[];
   /** Sub-calls; absent → `llm_query` / `rlm_query` report that no model is configured. */
