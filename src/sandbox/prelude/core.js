@@ -494,7 +494,10 @@ function init(ref, configJson) {
   config = jsonParse(configJson);
   headMax = MathCeil(config.maxOutputChars / 2);
   tailMax = config.maxOutputChars - headMax;
-  for (let i = 2; i < arguments.length; i++) docs[i - 2] = arguments[i];
+  for (let i = 2; i < arguments.length; i++) {
+    docs[i - 2] = arguments[i];
+    allowStringsOf(arguments[i].length);
+  }
   const helpers = {
     context:
       config.context === 'loaded' ? (config.contextShape === 'string' ? docs[0] : freeze(docs)) : undefined,

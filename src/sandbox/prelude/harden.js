@@ -191,8 +191,15 @@ for (let i = 0; i < TYPED_METHODS.length; i++) {
 }
 
 // Strings: V8's global replace/split/match on a string of hundreds of megabytes run as one C++ call
-// the CPU limit cannot cut short. Such strings can only come from the model's own repeat/concat.
-const STRING_CAP = 67108864;
+// the CPU limit cannot cut short. Such strings come from the model's own repeat/concat, or are the
+// context itself: the cap is 64 MiB or the longest context document, whichever is longer (init raises
+// it), so `context.match(...)` works on any context the isolate holds. A call past the CPU limit on such
+// a string is stopped by the process watchdog (session.ts): the session resets, the host is unharmed.
+let STRING_CAP = 67108864;
+/** Lets strings as long as `length` through the guards below (a context document that long is loaded). */
+function allowStringsOf(length) {
+  if (length > STRING_CAP) STRING_CAP = length;
+}
 function tooLongString(name, len) {
   return new $RangeError(
     'String.prototype.' +
