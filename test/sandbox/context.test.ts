@@ -55,3 +55,23 @@ describe('sessions sharing a context', () => {
     expect(cache.size).toBe(0);
   });
 });
+
+describe('a context longer than 64 MiB', () => {
+  it('is one string that match and split take whole; a longer string built from it is still refused', async () => {
+    const line = 'ERR-0042 at the harbour\n';
+    const context = line.repeat(Math.ceil((65 * 1024 * 1024) / line.length));
+    const sandbox = await createSandbox({ context }, { cpuMs: 20_000, wallMs: 60_000 });
+    try {
+      const r = await sandbox.run(
+        'print(typeof context, context.match(/ERR-\\d{4}/g).length, context.split("\\n").length - 1)',
+      );
+      const n = context.length / line.length;
+      expect(r.error).toBeNull();
+      expect(r.stdout).toBe(`string ${n} ${n}\n`);
+      const over = await sandbox.run('(context + "x").split("\\n").length');
+      expect(over.error?.message).toMatch(/over the sandbox limit/);
+    } finally {
+      sandbox.dispose();
+    }
+  }, 120_000);
+});
