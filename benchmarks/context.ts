@@ -50,6 +50,25 @@ const JS_SCRIPT = [
   '```',
 ].join('\n');
 
+/**
+ * rlm's grep over the same context, timed inside the block: a count with grep's count mode where the
+ * sandbox has it (`{count: true}`: a number per document, no cap), else a listing capped at 100,000
+ * matches. The first call over `--context` files builds their index when the grep needs chunks; the
+ * second shows grep alone.
+ */
+const GREP_SCRIPT = [
+  '```repl',
+  'const n = (r) => (Array.isArray(r) ? r.length : r.matches);',
+  "const mode = (r) => (Array.isArray(r) ? (r.truncated ? 'capped' : 'listed') : 'count');",
+  'const t0 = performance.now();',
+  "const first = grep('ERR-\\\\d{4}', { count: true, limit: 100000 });",
+  'const t1 = performance.now();',
+  "const again = grep('ERR-\\\\d{4}', { count: true, limit: 100000 });",
+  'const t2 = performance.now();',
+  'FINAL(JSON.stringify({ n: n(first), again: n(again), mode: mode(first), firstMs: t1 - t0, againMs: t2 - t1 }));',
+  '```',
+].join('\n');
+
 /** The same run for the official RLM, in its Python REPL (it ends a run through `answer["ready"]`). */
 const PY_SCRIPT = [
   '```repl',
@@ -125,6 +144,8 @@ function writeCorpora(work: string, mb: number): { file: Corpus; folder: Corpus 
 interface RunFigures {
   /** Why the run did not give the right answer, or null. Its figures are kept: they say how far it got. */
   failure: string | null;
+  /** What the run answered (the grep run's figures). */
+  answer: string;
   firstRequestMs: number;
   wholeMs: number;
   batchMs: number;
@@ -133,25 +154,23 @@ interface RunFigures {
   largestMB: number;
 }
 
-type Runtime = 'rlm' | 'official';
+type Runtime = 'rlm' | 'official' | 'grep';
 
 function command(runtime: Runtime, server: FakeOpenAI, corpus: string, python: string): [string, string[]] {
-  if (runtime === 'rlm') {
-    return [
-      process.execPath,
-      [
-        BIN,
-        'answer',
-        QUESTION,
-        '--context',
-        corpus,
-        '--model',
-        'openai:bench-js',
-        '--max-iterations',
-        '3',
-        '--json',
-      ],
+  if (runtime !== 'official') {
+    const model = runtime === 'grep' ? 'openai:bench-grep' : 'openai:bench-js';
+    const args = [
+      'answer',
+      QUESTION,
+      '--context',
+      corpus,
+      '--model',
+      model,
+      '--max-iterations',
+      '3',
+      '--json',
     ];
+    return [process.execPath, [BIN, ...args]];
   }
   return [python, [OFFICIAL_SCRIPT, server.url, 'bench-py', QUESTION, corpus]];
 }
@@ -189,13 +208,14 @@ async function runOnce(
       return '';
     }
   })();
-  const expected = `${corpus.codes} ${SUB_CALLS}`;
+  const expected = runtime === 'grep' ? answer : `${corpus.codes} ${SUB_CALLS}`;
   const failure =
     code !== 0 || answer !== expected
       ? `exit ${code}, answer ${JSON.stringify(answer.slice(0, 100))} (expected ${expected}): ${stderr.trim().split('\n').at(-1)?.slice(0, 300) ?? ''}`
       : null;
   return {
     failure,
+    answer,
     firstRequestMs: (log.firstRequestAt ?? Number.NaN) - started,
     wholeMs,
     batchMs: (log.lastSubCallAt ?? Number.NaN) - (log.firstSubCallAt ?? Number.NaN),
@@ -205,8 +225,8 @@ async function runOnce(
   };
 }
 
-function median(runs: RunFigures[]): Omit<RunFigures, 'failure'> & { failed: number } {
-  const mid = (k: Exclude<keyof RunFigures, 'failure'>) => {
+function median(runs: RunFigures[]): Omit<RunFigures, 'failure' | 'answer'> & { failed: number } {
+  const mid = (k: Exclude<keyof RunFigures, 'failure' | 'answer'>) => {
     const xs = runs.map((r) => r[k]).sort((a, b) => a - b);
     return xs[xs.length >> 1] ?? Number.NaN;
   };
@@ -243,7 +263,11 @@ export async function benchContext(log: (s: string) => void = () => {}): Promise
   const official = officialPython();
   if ('missing' in official) log(`official RLM column skipped: ${official.missing}`);
   const runtimes: Runtime[] = 'python' in official ? ['rlm', 'official'] : ['rlm'];
-  const server = await startFakeOpenAI({ 'bench-js': JS_SCRIPT, 'bench-py': PY_SCRIPT });
+  const server = await startFakeOpenAI({
+    'bench-js': JS_SCRIPT,
+    'bench-py': PY_SCRIPT,
+    'bench-grep': GREP_SCRIPT,
+  });
   const work = mkdtempSync(path.join(tmpdir(), 'rlm-bench-context-'));
   const f: Record<string, number> = { rounds, officialMissing: 'missing' in official ? 1 : 0 };
   const loads: number[] = [];
@@ -252,7 +276,7 @@ export async function benchContext(log: (s: string) => void = () => {}): Promise
       const corpora = writeCorpora(work, mb);
       for (const shape of ['file', 'folder'] as const) {
         const corpus = corpora[shape];
-        const runs: Record<Runtime, RunFigures[]> = { rlm: [], official: [] };
+        const runs: Record<Runtime, RunFigures[]> = { rlm: [], official: [], grep: [] };
         for (let round = 0; round < rounds; round++) {
           // Alternate which runtime goes first, so neither always meets a warmer page cache.
           const order = round % 2 === 0 ? runtimes : [...runtimes].reverse();
@@ -270,6 +294,11 @@ export async function benchContext(log: (s: string) => void = () => {}): Promise
           for (const [k, v] of Object.entries(median(runs[runtime]))) f[`${runtime}.${shape}.${mb}.${k}`] = v;
         }
         f[`codes.${shape}.${mb}`] = corpus.codes;
+        // grep once per context: what it costs, whether it counted, and whether it had to build the index.
+        const g = await runOnce('grep', server, corpus, '');
+        const seen = grepFigures(g, corpus.codes);
+        log(`${mb} MB ${shape} grep: ${JSON.stringify(seen)}${g.failure === null ? '' : ` (${g.failure})`}`);
+        for (const [k, v] of Object.entries(seen)) f[`grep.${shape}.${mb}.${k}`] = v;
       }
       rmSync(path.join(work, `log-${mb}mb.txt`), { force: true });
       rmSync(path.join(work, `logs-${mb}mb`), { recursive: true, force: true });
@@ -282,4 +311,24 @@ export async function benchContext(log: (s: string) => void = () => {}): Promise
   f.loadMax = Math.max(...loads);
   f.loadMedian = loads.sort((a, b) => a - b)[loads.length >> 1] ?? Number.NaN;
   return f;
+}
+
+/** Modes of the grep run, as numbers for the figures table. */
+const GREP_MODES = ['failed', 'listed', 'capped', 'count'] as const;
+
+/** The grep run's answer as figures; mode `failed` (0) when it ended without one. */
+function grepFigures(run: RunFigures, codes: number): Record<string, number> {
+  try {
+    const r = JSON.parse(run.answer) as { n: number; mode: string; firstMs: number; againMs: number };
+    const mode = GREP_MODES.indexOf(r.mode as (typeof GREP_MODES)[number]);
+    return {
+      n: r.n,
+      right: r.n === codes ? 1 : 0,
+      mode: Math.max(mode, 0),
+      firstMs: r.firstMs,
+      againMs: r.againMs,
+    };
+  } catch {
+    return { n: Number.NaN, right: 0, mode: 0, firstMs: Number.NaN, againMs: Number.NaN };
+  }
 }

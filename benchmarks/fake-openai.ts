@@ -1,6 +1,6 @@
 /**
  * A zero-latency OpenAI-compatible chat server on 127.0.0.1 for the big-context benchmark (context.ts):
- * it answers at once and records when requests arrive and how many are in flight, so the figures are the
+ * it answers at once (on the next turn of its event loop) and records when requests arrive and how many are in flight, so the figures are the
  * runtimes' own cost. The request's `model` field picks the script: a root request (no sub-call marker in
  * its last message) gets `scripts[model]`, a sub-call (marker present) gets `ok`.
  */
@@ -78,7 +78,9 @@ export async function startFakeOpenAI(scripts: Record<string, string>): Promise<
         res.on('finish', () => {
           current.lastSubCallAt = performance.now();
         });
-        reply(res, model, 'ok');
+        // Answered on the next turn of the event loop, not in the same one: requests that arrive together
+        // are then open together, so the count says how many the client sent at once.
+        setImmediate(() => reply(res, model, 'ok'));
         return;
       }
       log.rootRequests++;

@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import { readDocumentParts } from '../../memory/ingest/file-parts.ts';
 import { documentIdFor, readDocument, scanPaths } from '../../memory/ingest/files.ts';
-import { MAX_STRING_CHARS } from '../sandbox/limits.ts';
+import { DEFAULT_MAX_CONTEXT_CHARS as MAX_STRING_CHARS } from '../sandbox/limits.ts';
 
 /** One document of the context: a whole file, or a part of a file too big to be one string. */
 export interface ContextFile {

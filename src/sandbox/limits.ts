@@ -30,16 +30,12 @@ export const DEFAULT_WALL_MS = 60_000;
 export const DEFAULT_MAX_OUTPUT_CHARS = 20_000;
 export const DEFAULT_MAX_HOST_CALLS = 1000;
 /**
- * V8's longest string (`String::kMaxLength` on 64-bit builds): 2^29 - 24 UTF-16 units, 512 MiB of
- * characters. Nothing longer can be one string, in the host or in an isolate.
+ * Largest context loaded into the isolate as `context`: V8's longest string (`String::kMaxLength` on 64-bit
+ * builds, 2^29 - 24 UTF-16 units, 512 MiB of characters), so a single file that can be one string at all
+ * is one here. The isolate's heap grows with it ({@link defaultMemoryMb}: 2,176 MB at this size, within
+ * the 4 GB cap), so what fits in a string fits in the isolate.
  */
-export const MAX_STRING_CHARS = 2 ** 29 - 24;
-/**
- * Largest context loaded into the isolate as `context`: as long as one string can be, so a single file up
- * to that size is one string. The isolate's heap grows with it ({@link defaultMemoryMb}: 2,176 MB at this
- * size, within the 4 GB cap), so what fits in a string fits in the isolate.
- */
-export const DEFAULT_MAX_CONTEXT_CHARS = MAX_STRING_CHARS;
+export const DEFAULT_MAX_CONTEXT_CHARS = 2 ** 29 - 24;
 /** Heap for the model's own data, before the context's share is added. */
 export const BASE_MEMORY_MB = 128;
 /** isolated-vm refuses less than 8 MB; below 32 MB V8 tends to fail hard rather than cleanly. */
