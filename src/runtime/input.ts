@@ -11,7 +11,7 @@ import type { ChunkReader } from '../../memory/types.ts';
 import { type ContextShape, estimateTokens, NO_CONTEXT, PROMPT_DOCUMENTS } from '../prompts/shape.ts';
 import { displayPaths, storeDocuments } from '../sandbox/documents.ts';
 import type { DocumentEntry, StoreSource } from '../sandbox/host.ts';
-import { type ContextFile, readContextFiles } from './context-files.ts';
+import type { ContextFile } from './context-files.ts';
 import { LazyIndex } from './lazy-index.ts';
 
 /** What the caller asks about. At most one of `paths` and `store`. */
@@ -155,6 +155,8 @@ async function loadPaths(
   maxContextChars: number,
   signal: AbortSignal | undefined,
 ): Promise<LoadedInput> {
+  // Loaded here, not with the library: `import 'rlm'` reads no file code until a run is given paths.
+  const { readContextFiles } = await import('./context-files.ts');
   const { files, notes } = await readContextFiles(paths, signal);
   if (files.length === 0) {
     const why = notes.map((n) => `${n.path}: ${n.note}`).join('; ');
