@@ -1,8 +1,9 @@
 // The package build (`npm run build`): a clean dist/, tsc over tsconfig.build.json, then the sandbox
-// prelude's fragments, plain JavaScript read at run time, copied beside the module that reads them.
+// prelude's modules bundled into the one script the isolate evaluates, beside the module that reads it.
 import { execFileSync } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { PRELUDE_DIR, writePrelude } from './build-prelude.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 rmSync(new URL('dist', import.meta.url), { recursive: true, force: true });
@@ -14,11 +15,4 @@ execFileSync(
     stdio: 'inherit',
   },
 );
-cpSync(
-  new URL('src/sandbox/prelude', import.meta.url),
-  new URL('dist/src/sandbox/prelude', import.meta.url),
-  {
-    recursive: true,
-    filter: (source) => !source.endsWith('.ts'),
-  },
-);
+await writePrelude(fileURLToPath(new URL(`dist/${PRELUDE_DIR}`, import.meta.url)));

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { writePrelude } from '../build-prelude.ts';
 
 type Figures = Record<string, number>;
 
@@ -92,6 +93,10 @@ SECTIONS.sandbox = {
     `| trivial block, validation and rewrite included | ${fmt(f.trivialBlockMs, 3)} ms | ≤ 1 ms: ${verdict((f.trivialBlockMs ?? Infinity) <= 1)} |`,
     `| validation + rewrite alone | ${fmt(f.validateRewriteMs, 3)} ms | |`,
     `| host-call round trip | ${fmt(f.hostCallMs, 3)} ms | |`,
+    `| a block stuck in one V8 step, 300 ms CPU limit: start to result (process killed) | ${fmt(f.stuckStopMs, 0)} ms | |`,
+    `| host event-loop stall meanwhile, another session answering blocks | ${fmt(f.stuckHostStallMs, 1)} ms | |`,
+    `| abort to result of a block spinning in a loop (process killed) | ${fmt(f.abortStopMs, 0)} ms | |`,
+    `| validation refusing a block of three 8000-character regex literals | ${fmt(f.bigRegexRefusalMs, 3)} ms | |`,
     `| ${fmt(f.contextMB, 0)} MB context into a session (the process holds a copy) | ${fmt(f.contextLoadMs, 3)} ms | ≤ 5 ms: ${verdict((f.contextLoadMs ?? Infinity) <= 5)} |`,
     `| session start with that context | ${fmt(f.sessionStartWith40MBContextMs, 3)} ms | |`,
     `| registering the context (once per host process) | ${fmt(f.contextCopyOnceMs, 1)} ms | |`,
@@ -346,15 +351,21 @@ async function main(): Promise<void> {
     if (!SECTIONS[n])
       throw new Error(`unknown benchmark '${n}' (known: ${Object.keys(SECTIONS).join(', ')})`);
   const file = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
+  // The sandbox benchmarks run the prelude bundled from the current sources.
+  await writePrelude();
   for (const name of names) {
     const section = SECTIONS[name]!;
     const log = (s: string) => process.stderr.write(`[${name}] ${s}\n`);
     log('running…');
+    // The machine is often shared: the load around the run says how far its figures can be trusted.
+    const loadBefore = os.loadavg()[0] ?? 0;
     const figures = await section.run(log);
+    const loadAfter = os.loadavg()[0] ?? 0;
     const body = [
       `## ${section.title}`,
       '',
-      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine()}.`,
+      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine()}; ` +
+        `1-minute load average ${loadBefore.toFixed(2)} before the run, ${loadAfter.toFixed(2)} after.`,
       '',
       ...section.describe(figures),
     ].join('\n');

@@ -1,7 +1,7 @@
 /**
  * Sandbox micro-benchmarks (`npm run bench:sandbox`): session start, per-block overhead, host-call
- * round trip, loading a 40 MB context, and grep throughput over it next to GNU `grep -c` on the same
- * file in the same run. Run with `node --no-node-snapshot` (isolated-vm needs it).
+ * round trip, stopping a stuck or spinning block, loading a 40 MB context, and grep throughput over it
+ * next to GNU `grep -c` on the same file in the same run. Run with `node --no-node-snapshot` (isolated-vm needs it).
  *
  * Targets from the issue: start ≤ 2 ms, trivial block ≤ 1 ms, context load ≤ 5 ms, grep ≥ GNU grep.
  *
@@ -129,6 +129,9 @@ export async function benchSandbox(): Promise<Record<string, number>> {
   f.hostCallMs = (hostRun - f.trivialBlockMs) / calls;
   sb.dispose();
 
+  // Stops: what the tests check by state (the process was killed, the host kept answering), timed here.
+  Object.assign(f, await benchStops());
+
   // 40 MB context: the one-time copy out of the host heap, then loading it into a session.
   const corpus = makeCorpus(40 * MB);
   f.contextMB = corpus.length / MB;
@@ -196,6 +199,61 @@ export async function benchSandbox(): Promise<Record<string, number>> {
     held?.release();
     rmSync(dir, { recursive: true, force: true });
   }
+  return f;
+}
+
+/** One step V8 does not interrupt: JSON-encoding 60 million control characters (seconds of CPU). */
+const STUCK = 'JSON.stringify("\\u0001".repeat(6e7)).length';
+
+/**
+ * How long stopping a block takes, and whether the host stalls meanwhile:
+ * - `stuckStopMs`: a block inside STUCK under a 300 ms CPU limit and the default kill grace, from the
+ *   start of the block to its result (its process killed, or the step ended first on a fast machine);
+ *   `stuckHostStallMs` the host's longest event-loop stall meanwhile, while another session runs blocks.
+ * - `abortStopMs`: from an abort to the result of a block spinning in an ordinary loop (it is given a
+ *   moment to end, then its process is killed).
+ * - `bigRegexRefusalMs`: validation refusing a block of three 8000-character regex literals (on the
+ *   host's thread, before anything reaches the isolate).
+ */
+async function benchStops(): Promise<Record<string, number>> {
+  const f: Record<string, number> = {};
+  const stuck = await createSandbox({}, { cpuMs: 300 });
+  const other = await createSandbox({});
+  let last = performance.now();
+  let stall = 0;
+  const tick = setInterval(() => {
+    const now = performance.now();
+    stall = Math.max(stall, now - last - 10);
+    last = now;
+  }, 10);
+  const started = performance.now();
+  const blocked = stuck.run(STUCK).then(() => performance.now() - started);
+  for (let i = 0; i < 5; i++) await mustRun(other, `${i} * 2`);
+  f.stuckStopMs = await blocked;
+  clearInterval(tick);
+  f.stuckHostStallMs = stall;
+  stuck.dispose();
+  other.dispose();
+
+  const spinning = await createSandbox({}, { cpuMs: 60_000 });
+  const ctl = new AbortController();
+  const ended = spinning.run('print(1); while (true) {}', ctl.signal);
+  await new Promise((r) => setTimeout(r, 200));
+  const aborted = performance.now();
+  ctl.abort();
+  await ended;
+  f.abortStopMs = performance.now() - aborted;
+  spinning.dispose();
+
+  const big = Array.from({ length: 3 }, (_, i) => `const q${i} = /${'a'.repeat(8000)}/;`).join('\n');
+  const refusals: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const t = performance.now();
+    const v = validateBlock(big);
+    refusals.push(performance.now() - t);
+    if (v.ok) throw new Error('the big regex block was not refused');
+  }
+  f.bigRegexRefusalMs = median(refusals);
   return f;
 }
 

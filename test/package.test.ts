@@ -1,7 +1,8 @@
 /**
  * What `npm publish` ships: the build (tsconfig.build.json) compiles the library, the CLI and the `rlm bench`
- * command with the suites it runs, and nothing else. Micro-benchmarks and other benchmark-only modules stay
- * out of `dist/`, and no shipped module imports a devDependency (it would be missing in an install).
+ * command with the suites it runs, and nothing else, then bundles the sandbox prelude into one script.
+ * Micro-benchmarks and other benchmark-only modules stay out of `dist/`, and no shipped module imports a
+ * devDependency (it would be missing in an install).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -60,6 +61,16 @@ describe('the published package', () => {
     ];
     expect(files.filter((f) => micro.includes(f))).toEqual([]);
     expect(files.filter((f) => f.startsWith('test/') || f.endsWith('.test.ts'))).toEqual([]);
+  });
+
+  it('ships the sandbox prelude as its loader and the one script build.mjs bundles, not as modules', () => {
+    // The in-isolate modules reach dist/ only inside rlm-prelude.js (build-prelude.ts, run by build.mjs).
+    expect(files.filter((f) => f.startsWith('src/sandbox/prelude/')).sort()).toEqual([
+      'src/sandbox/prelude/config.ts',
+      'src/sandbox/prelude/index.ts',
+    ]);
+    expect(files).not.toContain('build-prelude.ts');
+    expect(readFileSync(path.join(ROOT, 'build.mjs'), 'utf8')).toMatch(/await writePrelude\(/);
   });
 
   it('imports only runtime dependencies, optional peers and Node built-ins', () => {

@@ -79,7 +79,7 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
     maxSubCallChars: o.maxSubCallChars,
     subCallConcurrency: o.subCallConcurrency,
     maxAnswerChars: o.maxAnswerChars,
-    models: [state.subModel.spec, ...state.modelSpecs().filter((m) => m !== state.subModel.spec)],
+    models: state.modelNames(),
   };
   const system = buildSystemPrompt(p.role, p.shape, limits);
   const messages: ChatMessage[] = [

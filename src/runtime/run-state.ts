@@ -4,10 +4,12 @@
  * go through {@link RunState.callModel} so usage, cost, depth and tracing are accounted in one place.
  */
 import { RlmError } from '../../core/errors.ts';
+import { withoutHostPaths } from '../../core/host-paths.ts';
 import { abortError, raceAbort, throwIfAborted } from './abort.ts';
 import { Budget } from './budget.ts';
 import type { CallSite } from './call-site.ts';
 import type { ChatMessage, Model, ModelResponse } from './model.ts';
+import { modelAliases, modelName } from './model-name.ts';
 import type { ResolvedOptions, SandboxFactory } from './options.ts';
 import { costOf } from './pricing.ts';
 import { Semaphore } from './semaphore.ts';
@@ -33,6 +35,9 @@ export class RunState {
   maxDepthReached = 0;
   readonly #controller: AbortController;
   readonly #semaphores = new Map<number, Semaphore>();
+  readonly #byName = new Map<string, Model>();
+  readonly #names = new Map<Model, string>();
+  readonly #aliases: Array<[string, string]> = [];
   #spans = 0;
 
   constructor(init: {
@@ -53,6 +58,14 @@ export class RunState {
       if (!models.has(m.spec)) models.set(m.spec, m);
     }
     this.models = models;
+    for (const [spec, m] of models) {
+      // Two rules files of the same name in different folders get told apart by a number.
+      let name = modelName(spec);
+      for (let n = 2; this.#byName.has(name); n++) name = `${modelName(spec)}#${n}`;
+      this.#byName.set(name, m);
+      this.#names.set(m, name);
+      this.#aliases.push(...modelAliases(spec, name));
+    }
     this.tracer = init.tracer;
     this.requests = new RequestRecorder(init.tracer);
     this.sandboxFactory = init.sandboxFactory;
@@ -75,14 +88,26 @@ export class RunState {
     return depth === 0 ? this.rootModel : this.subModel;
   }
 
-  /** A configured model by its spec, or undefined. */
-  modelBySpec(spec: string): Model | undefined {
-    return this.models.get(String(spec).trim());
+  /** A configured model by its spec or its name (model-name.ts), or undefined. */
+  modelBySpec(specOrName: string): Model | undefined {
+    const key = String(specOrName).trim();
+    return this.models.get(key) ?? this.#byName.get(key);
   }
 
-  /** The specs a sub-call may name. */
-  modelSpecs(): string[] {
-    return [...this.models.keys()];
+  /** The name model code and the prompt know `model` by. */
+  modelName(model: Model): string {
+    return this.#names.get(model) ?? modelName(model.spec);
+  }
+
+  /** The names a sub-call may give, the sub-model's first. */
+  modelNames(): string[] {
+    const sub = this.modelName(this.subModel);
+    return [sub, ...[...this.#byName.keys()].filter((n) => n !== sub)];
+  }
+
+  /** Host-composed text on its way to model code: models by name, no host path (core/host-paths.ts). */
+  forSandbox(text: string): string {
+    return withoutHostPaths(text, this.#aliases);
   }
 
   /** A new span id for a sub-call. */

@@ -63,12 +63,12 @@ function fullText<K extends string>(
   return { [key]: state.tracer.blob(span, depth, text) } as { [k in K]?: string };
 }
 
-/** The error string model code receives for a failed sub-call. */
-function subCallError(err: unknown): string {
+/** The error string model code receives for a failed sub-call: no host path in it (RunState.forSandbox). */
+function subCallError(state: RunState, err: unknown): string {
   const rlm = (err as { rlm?: { code: string; message: string } })?.rlm;
-  if (rlm !== undefined) return `Error: ${rlm.code}: ${rlm.message}`;
-  if (isRlmError(err)) return `Error: ${err.code}: ${err.message}`;
-  return `Error: RUNTIME: ${(err as Error)?.message ?? String(err)}`;
+  if (rlm !== undefined) return state.forSandbox(`Error: ${rlm.code}: ${rlm.message}`);
+  if (isRlmError(err)) return state.forSandbox(`Error: ${err.code}: ${err.message}`);
+  return state.forSandbox(`Error: RUNTIME: ${(err as Error)?.message ?? String(err)}`);
 }
 
 function cacheKey(spec: string, kind: string, prompt: string, context: string | undefined): string {
@@ -111,7 +111,9 @@ export function createSubCalls(
     }
     const model = item.model === undefined ? state.modelFor(depth) : state.modelBySpec(item.model);
     if (model === undefined) {
-      return `Error: BAD_INPUT: no model "${String(item.model).slice(0, 100)}" is configured; use one of ${state.modelSpecs().join(', ')}`;
+      return state.forSandbox(
+        `Error: BAD_INPUT: no model "${String(item.model).slice(0, 100)}" is configured; use one of ${state.modelNames().join(', ')}`,
+      );
     }
     return { prompt, context, kind, model };
   };
@@ -229,7 +231,7 @@ export function createSubCalls(
       }
       return await work;
     } catch (err) {
-      return subCallError(err);
+      return subCallError(state, err);
     }
   };
 
@@ -301,7 +303,10 @@ export function createSubCalls(
       if (next < granted) {
         // Claimed but never started (the batch was aborted): not spent.
         state.budget.refundSubCall(granted - next);
-        const stopped = subCallError(ctl.signal.aborted ? abortError(ctl.signal) : new Error('not run'));
+        const stopped = subCallError(
+          state,
+          ctl.signal.aborted ? abortError(ctl.signal) : new Error('not run'),
+        );
         for (let k = next; k < granted; k++) answers[(jobs[k] as { index: number }).index] = stopped;
       }
       ctl.abort();

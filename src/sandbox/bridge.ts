@@ -9,6 +9,7 @@
  */
 
 import { isRlmError } from '../../core/errors.ts';
+import { withoutHostPaths } from '../../core/host-paths.ts';
 import { type GrepChunk, GrepRunner } from '../../memory/grep/grep.ts';
 import {
   type ChunkReader,
@@ -48,13 +49,11 @@ const GREP_DEFAULT_LIMIT = 100;
 const MAX_QUERY_CHARS = 10_000;
 /** Longest grep pattern the host will parse (about 70 ms for the slowest unicode classes). */
 const MAX_GREP_PATTERN_CHARS = 4096;
-/** Absolute paths (POSIX or Windows) with at least two segments. */
-const PATH_RE = /(?:[A-Za-z]:)?(?:[\\/][\w.@+~-]+){2,}[\\/]?/g;
 
 /** One line, no paths, bounded: what the model may learn from a host failure. */
 export function modelMessage(op: string, err: unknown): string {
   let text = err instanceof Error ? err.message : typeof err === 'string' ? err : 'failed';
-  text = (text.split('\n')[0] ?? '').replace(PATH_RE, '<path>').trim() || 'failed';
+  text = withoutHostPaths(text.split('\n')[0] ?? '').trim() || 'failed';
   if (text.length > MAX_ERROR_CHARS) text = `${text.slice(0, MAX_ERROR_CHARS)}…`;
   const code =
     isRlmError(err) && err.code !== 'BAD_INPUT' && err.code !== 'VALIDATION' ? `${err.code}: ` : '';

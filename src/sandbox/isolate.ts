@@ -107,7 +107,7 @@ export function prepareSpare(memoryMb: number): void {
   }
 }
 
-/** Name of the prelude's shield reasons (prelude/core.ts), which carry an entry point's result. */
+/** Name of the prelude's shield reasons (prelude/runner.ts), which carry an entry point's result. */
 const SHIELD_NAME = 'RlmShield';
 
 /** What an entry point call gave: its result, or nothing when it returned without one (a block that never settles). */

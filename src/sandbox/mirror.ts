@@ -1,6 +1,6 @@
 /**
  * The output mirror: a small SharedArrayBuffer the isolate copies its output into as it prints
- * (prelude/mirror.ts), shared with the isolate process's main thread. When a block has to be stopped
+ * (prelude/mirror.ts, which takes this layout from here), shared with the isolate process's main thread. When a block has to be stopped
  * by killing its process (V8 will not yield), the process reads the mirror first, so the block's
  * result keeps what it printed before the stop.
  *
@@ -10,8 +10,9 @@
 import { omittedMarker } from './output.ts';
 
 /** Characters kept per end (head, tail). */
-const MIRROR_CHARS = 32_768;
-const HEADER_BYTES = 32;
+export const MIRROR_CHARS = 32_768;
+/** Bytes before the characters: the four float64 of the header. */
+export const HEADER_BYTES = 32;
 export const MIRROR_BYTES = HEADER_BYTES + 4 * MIRROR_CHARS;
 
 function decode(units: Uint16Array): string {

@@ -3,7 +3,7 @@
  * much was dropped. The model usually needs both ends — the first lines show what it asked for, the
  * last ones how it ended — and an error or FINAL printed last must survive a flood.
  *
- * The isolate keeps its own bounded head/tail buffer (see prelude.ts) so a flood never grows memory;
+ * The isolate keeps its own bounded head/tail buffer (prelude/output.ts) so a flood never grows memory;
  * this module is the host-side guarantee applied to whatever comes out, and the one place that defines
  * the marker's wording.
  */

@@ -52,6 +52,12 @@ export interface SandboxDeps {
   contexts?: ContextCache;
   /** Prepare a spare process and isolate in idle time so the next session starts faster (default true). */
   prewarm?: boolean;
+  /**
+   * Run time, ms, a request may take past its own limit before the isolate's process is killed (default
+   * {@link killGraceMs} of that limit: 2 to 10 s). Tests set it short so that a step V8 cannot interrupt
+   * reaches the kill whatever the machine's speed, instead of ending first on a fast machine.
+   */
+  killGraceMs?: number;
 }
 
 /** Time a stopped block gets to unwind on its own before its process is killed. */
@@ -75,6 +81,8 @@ export class IsolateSandbox implements Sandbox {
   private readonly config: PreludeConfig;
   private readonly context: SharedContext | null;
   private readonly prewarm: boolean;
+  /** Grace past `limitMs` before a kill (see {@link SandboxDeps.killGraceMs}). */
+  private readonly grace: (limitMs: number) => number;
   private proc: IsolateProcess | null = null;
   /** The answer to the current process's `open`: null once open, or why it failed. */
   private opening: Promise<Error | null> = Promise.resolve(null);
@@ -94,6 +102,8 @@ export class IsolateSandbox implements Sandbox {
       docs.length === 0 ? 'none' : chars <= this.limits.maxContextChars ? 'loaded' : 'host';
     this.context = mode === 'loaded' ? (deps.contexts ?? sharedContexts).acquire(docs) : null;
     this.prewarm = deps.prewarm !== false;
+    const fixedGrace = deps.killGraceMs;
+    this.grace = fixedGrace === undefined ? killGraceMs : () => fixedGrace;
     this.bridge = new HostBridge({
       host,
       documents: docs,
@@ -187,7 +197,7 @@ export class IsolateSandbox implements Sandbox {
           docs: [...ids],
           prewarm: this.prewarm,
         },
-        setupTimeoutMs + killGraceMs(setupTimeoutMs),
+        setupTimeoutMs + this.grace(setupTimeoutMs),
       )
       .then(
         () => null,
@@ -280,7 +290,7 @@ export class IsolateSandbox implements Sandbox {
       proc
         .call<RunReply>(
           { op: 'run', source, file, lineOffset, declared, cpuMs: this.limits.cpuMs },
-          this.limits.cpuMs + killGraceMs(this.limits.cpuMs),
+          this.limits.cpuMs + this.grace(this.limits.cpuMs),
         )
         .then(
           (reply) => finish({ kind: 'reply', reply }),
@@ -330,7 +340,7 @@ export class IsolateSandbox implements Sandbox {
     try {
       const r = await proc.call<EntryReply>(
         { op: 'collect', timeoutMs: COLLECT_TIMEOUT_MS },
-        COLLECT_TIMEOUT_MS + killGraceMs(COLLECT_TIMEOUT_MS),
+        COLLECT_TIMEOUT_MS + this.grace(COLLECT_TIMEOUT_MS),
       );
       if (r.status !== 'delivered') return null;
       const env = parseEnvelope(r.value);
@@ -349,7 +359,7 @@ export class IsolateSandbox implements Sandbox {
     try {
       r = await proc.call<EntryReply>(
         { op: 'readVar', name, timeoutMs: this.limits.cpuMs },
-        this.limits.cpuMs + killGraceMs(this.limits.cpuMs),
+        this.limits.cpuMs + this.grace(this.limits.cpuMs),
       );
     } catch {
       // Stuck past the CPU limit (a getter V8 cannot interrupt), or gone: a fresh process next time.

@@ -56,9 +56,9 @@ const FUNCTION_CONSTRUCTORS = new Set([
 ]);
 const FORBIDDEN = new Set<string>(FORBIDDEN_GLOBALS);
 const RESERVED = new Set<string>(HELPER_NAMES);
-/** Longest regex literal; the prelude bounds regexes built at run time the same way (harden.ts). */
+/** Longest regex literal; the prelude bounds regexes built at run time the same way (prelude/regex-guards.ts). */
 const MAX_REGEX_CHARS = 8192;
-/** Property escapes (`\p{…}`, `\q{…}`) per regex: each costs V8 up to tens of ms to compile (harden.ts). */
+/** Property escapes (`\p{…}`, `\q{…}`) per regex: each costs V8 up to tens of ms to compile (prelude/regex-guards.ts). */
 const MAX_REGEX_PROPERTY_ESCAPES = 32;
 /**
  * All regex literals of one block together: V8 checks them while compiling the block, in one step

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { isRlmError } from '../../core/errors.ts';
 import type { CliIO } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
 import type { Model, ModelResponse } from '../../src/runtime/model.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { testSandboxFactory } from './helpers/vm-sandbox.ts';
 import { assertWellFormed, seriesPerPanel } from './helpers/xml.ts';
 
@@ -19,7 +19,7 @@ function fakeIO(opts: { tty?: boolean; env?: Record<string, string> } = {}) {
     stderr: { write: (s: string) => err.push(s), isTTY: opts.tty === true, columns: 120 },
     stdin: Readable.from([]),
     env: opts.env ?? {},
-    cwd: mkdtempSync(path.join(tmpdir(), 'rlm-bench-cli-')),
+    cwd: tempDir('rlm-bench-cli-'),
   };
   return { io, stdout: () => out.join(''), stderr: () => err.join('') };
 }

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderChart } from '../../benchmarks/chart.ts';
@@ -8,6 +7,7 @@ import type { MethodName } from '../../benchmarks/methods.ts';
 import { renderMarkdown, writeReport } from '../../benchmarks/report.ts';
 import { type BenchResult, summarize } from '../../benchmarks/summary.ts';
 import type { SuiteName } from '../../benchmarks/tasks/types.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { assertWellFormed, seriesPerPanel } from './helpers/xml.ts';
 
 function result(
@@ -119,7 +119,7 @@ describe('charts', () => {
 
 describe('writeReport', () => {
   it('writes report.json, report.md and two charts', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'rlm-report-'));
+    const dir = tempDir('rlm-report-');
     const files = writeReport(path.join(dir, 'nested'), report());
     expect(JSON.parse(readFileSync(files.json, 'utf8'))).toEqual(report());
     const md = readFileSync(files.markdown, 'utf8');

@@ -1,20 +1,19 @@
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { encodeProject, sessionLines, sessionText, writeSession } from '../../benchmarks/claude-corpus.ts';
 import { ChunkStore } from '../../memory/files/store.ts';
 import { MemoryChunkStore } from '../../memory/in-memory/store.ts';
 import { listProjects, recall, timeline } from '../../src/claude/catalog.ts';
 import { importClaude } from '../../src/claude/import.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 let dir: string;
 let projects: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'rlm-claude-'));
+  dir = tempDir('rlm-claude-');
   projects = join(dir, 'projects');
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const T0 = '2026-03-02T09:00:00.000Z';
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();

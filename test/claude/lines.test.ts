@@ -1,14 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeFolderName } from '../../src/claude/files.ts';
 import { shellQuote } from '../../src/claude/hooks.ts';
 import { type FileLine, readLines } from '../../src/claude/lines.ts';
 import { shorten } from '../../src/claude/reader.ts';
+import { tempDir } from '../helpers/temp.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-lines-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-lines-');
 
 async function all(file: string, from = 0, before = 0, bytes?: number): Promise<FileLine[]> {
   const out: FileLine[] = [];

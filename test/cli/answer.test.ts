@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../memory/helpers/corpus.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { cli } from './helpers.ts';
 
 function setup(rules: unknown) {

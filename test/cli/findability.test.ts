@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../memory/helpers/corpus.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { cli } from './helpers.ts';
 
 const FILLER = 'Unrelated words about gardens, bridges and lanterns fill this part of the file. ';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { RlmError } from '../../core/errors.ts';
 import { type CliIO, EXIT_INTERRUPTED, readStdin, stdoutColor } from '../../src/cli/io.ts';
 import { main, quietOnClosedPipe, reportError } from '../../src/cli/main.ts';
-import { tempDir } from '../memory/helpers/corpus.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { cli } from './helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -77,7 +77,7 @@ describe('CLI input and output', () => {
     expect(r.stdout).toMatch(/needle line 0/);
     expect(r.stderr).not.toMatch(/EPIPE|Error|at /);
     expect(r.stderr).toMatch(/exit=0/);
-  }, 60_000);
+  });
 });
 
 const TEXT = 'Quelle est la météo à Zürich? 東京 🌧️';

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../memory/helpers/corpus.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { type FakeServer, sendJson, startFakeServer } from '../runtime/providers/fake-server.ts';
 import { cli } from './helpers.ts';
 

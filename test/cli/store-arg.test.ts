@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expandHome } from '../../memory/fsutil.ts';
-import { tempDir } from '../memory/helpers/corpus.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { cli } from './helpers.ts';
 
 describe('the --store folder', () => {

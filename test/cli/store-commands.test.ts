@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir, writeSampleCorpus } from '../memory/helpers/corpus.ts';
+import { tempDir } from '../helpers/temp.ts';
+import { writeSampleCorpus } from '../memory/helpers/corpus.ts';
 import { cli } from './helpers.ts';
 
 describe('rlm store commands', () => {

@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir, writeSampleCorpus } from '../memory/helpers/corpus.ts';
+import { tempDir } from '../helpers/temp.ts';
+import { writeSampleCorpus } from '../memory/helpers/corpus.ts';
 import { cli } from './helpers.ts';
 
 // An embedding endpoint that answers every request with a 400 (not retried): a dead or misconfigured embedder.

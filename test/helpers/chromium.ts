@@ -38,6 +38,13 @@ export class BrowserPage {
     this.#proc = proc;
     this.#profile = profile;
     this.#out = proc.stdio[3] as Writable;
+    // Writing to a browser that has gone fails its request (below), not the test process.
+    this.#out.on('error', () => {});
+    // A browser that exits (or crashes) answers nothing more: fail what waits for it.
+    proc.once('exit', (code, signal) => {
+      for (const p of this.#pending.values()) p.reject(new Error(`chromium exited (${code ?? signal})`));
+      this.#pending.clear();
+    });
     let buf = '';
     (proc.stdio[4] as Readable).on('data', (chunk: Buffer) => {
       buf += chunk.toString('utf8');
@@ -72,19 +79,25 @@ export class BrowserPage {
       { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] },
     );
     const page = new BrowserPage(proc, profile);
-    const { targetId } = (await page.send('Target.createTarget', { url: 'about:blank' })) as {
-      targetId: string;
-    };
-    const { sessionId } = (await page.send('Target.attachToTarget', { targetId, flatten: true })) as {
-      sessionId: string;
-    };
-    page.#session = sessionId;
-    await page.send('Page.enable', {}, sessionId);
-    await page.send(
-      'Emulation.setDeviceMetricsOverride',
-      { width, height, deviceScaleFactor: 1, mobile: false },
-      sessionId,
-    );
+    try {
+      const { targetId } = (await page.send('Target.createTarget', { url: 'about:blank' })) as {
+        targetId: string;
+      };
+      const { sessionId } = (await page.send('Target.attachToTarget', { targetId, flatten: true })) as {
+        sessionId: string;
+      };
+      page.#session = sessionId;
+      await page.send('Page.enable', {}, sessionId);
+      await page.send(
+        'Emulation.setDeviceMetricsOverride',
+        { width, height, deviceScaleFactor: 1, mobile: false },
+        sessionId,
+      );
+    } catch (err) {
+      // A browser that could not start leaves neither its process nor its profile behind.
+      await page.close();
+      throw err;
+    }
     return page;
   }
 
@@ -147,6 +160,16 @@ export class BrowserPage {
       throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
     }
     return r.result.value as T;
+  }
+
+  /**
+   * Waits until `expression` is truthy in the page (polled in the page every 10 ms), and returns its value:
+   * for effects the page applies later (toggle events, debounced input), instead of a fixed wait.
+   */
+  async waitFor<T>(expression: string): Promise<T> {
+    return this.evaluate<T>(
+      `new Promise((resolve) => { const check = () => { const v = (${expression}); if (v) resolve(v); else setTimeout(check, 10); }; check(); })`,
+    );
   }
 
   /** A PNG of the viewport. */

@@ -1,12 +1,11 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inside } from '../../src/mcp/access.ts';
 import { serveHttp } from '../../src/mcp/http.ts';
 import { createServer } from '../../src/mcp/server.ts';
@@ -15,12 +14,13 @@ import {
   type ServerContext,
   type ServerContextOptions,
 } from '../../src/mcp/server-context.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { fakeSandboxes } from '../runtime/helpers/fake-sandbox.ts';
 import { textOf } from './helpers/connect.ts';
 import { scripted } from './helpers/rules.ts';
 
 // Real paths, since the fences compare paths with symlinks resolved (macOS /tmp is a link).
-const base = realpathSync(mkdtempSync(join(tmpdir(), 'rlm-mcp-access-')));
+const base = realpathSync(tempDir('rlm-mcp-access-'));
 const work = join(base, 'work');
 const outside = join(base, 'outside');
 let model: string;
@@ -35,7 +35,6 @@ beforeAll(() => {
   symlinkSync(outside, join(work, 'out-dir'));
   model = scripted(base, 'final.json', [{ depth: 0, reply: 'FINAL(done)' }]);
 });
-afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -156,15 +155,19 @@ describe('file access: MCP roots', () => {
     expect(textOf(r)).toBe(
       `rlm_answer: ${secret} is outside the client's roots (${join(work, 'docs')}) [ACCESS_DENIED]`,
     );
+    // Told that the roots changed, the server asks the client for them: wait until it has the answer.
+    const rootsSeen = async (roots: string[]) => {
+      const status = async () =>
+        (await call('rlm_status', {})).structuredContent as { fileAccess: { roots: string[] } };
+      while ((await status()).fileAccess.roots.join('\n') !== roots.join('\n')) {
+        // The server has not heard back yet: ask again.
+      }
+    };
     await setRoots([outside]);
-    // The notification and the next call race only inside one in-memory pair: wait for it to land.
-    await new Promise((resolve) => setImmediate(resolve));
+    await rootsSeen([outside]);
     expect((await call('rlm_answer', { question: 'q', paths: [secret] })).isError).toBeFalsy();
-    expect((await call('rlm_status', {})).structuredContent).toMatchObject({
-      fileAccess: { roots: [outside] },
-    });
     await setRoots([]);
-    await new Promise((resolve) => setImmediate(resolve));
+    await rootsSeen([]);
     expect(textOf(await call('rlm_answer', { question: 'q', paths: [secret] }))).toContain(
       'the client shares no roots',
     );

@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { isRlmError } from '../../core/errors.ts';
 import {
   type HttpServeOptions,
@@ -16,10 +13,10 @@ import {
 } from '../../src/mcp/http.ts';
 import { TOOL_NAMES } from '../../src/mcp/server.ts';
 import { createServerContext, type ServerContext } from '../../src/mcp/server-context.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { scripted } from './helpers/rules.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-http-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-mcp-http-');
 
 const INIT = {
   jsonrpc: '2.0',

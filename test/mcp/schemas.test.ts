@@ -6,8 +6,7 @@
  * The test walks ALL listed tools and fails for a tool without cases: a new tool gets its entries in
  * {@link CASES} (at least one success and one error) before the suite passes again.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -19,10 +18,11 @@ import { ChunkStore } from '../../memory/files/store.ts';
 import { serveHttp } from '../../src/mcp/http.ts';
 import { createServer } from '../../src/mcp/server.ts';
 import { createServerContext, type ServerContext } from '../../src/mcp/server-context.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { fakeSandboxes } from '../runtime/helpers/fake-sandbox.ts';
 import { scripted } from './helpers/rules.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-schemas-'));
+const dir = tempDir('rlm-mcp-schemas-');
 
 /** What the cases may refer to: files and a store made before any call. */
 interface Fixture {
@@ -151,7 +151,6 @@ beforeAll(async () => {
     memories,
   };
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function context(): ServerContext {
   return createServerContext({

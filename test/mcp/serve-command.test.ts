@@ -1,18 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { scripted } from './helpers/rules.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-cli-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-mcp-cli-');
 const launcher = fileURLToPath(new URL('./helpers/launch.ts', import.meta.url));
 
 function io(): CliIO & { out: () => string; err: () => string } {

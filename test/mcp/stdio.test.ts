@@ -1,22 +1,21 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../memory/files/store.ts';
 import { TOOL_NAMES } from '../../src/mcp/server.ts';
 import { createServerContext } from '../../src/mcp/server-context.ts';
 import { serveStdio } from '../../src/mcp/stdio.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { textOf } from './helpers/connect.ts';
 import { scripted } from './helpers/rules.ts';
 import { StreamTransport } from './helpers/stream-transport.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-stdio-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-mcp-stdio-');
 const launcher = fileURLToPath(new URL('./helpers/launch.ts', import.meta.url));
 
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../memory/fsutil.ts';
-import { tempDir } from './helpers/corpus.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 describe('writeFileAtomic with pieces', () => {
   it('writes the pieces in order, whatever their sizes and characters', async () => {

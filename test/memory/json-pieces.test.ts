@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../memory/files/store.ts';
 import { jsonPieces } from '../../memory/json-pieces.ts';
-import { prose, tempDir, writeSampleCorpus } from './helpers/corpus.ts';
+import { tempDir } from '../helpers/temp.ts';
+import { prose, writeSampleCorpus } from './helpers/corpus.ts';
 
 const joined = (value: object) => [...jsonPieces(value)].join('');
 

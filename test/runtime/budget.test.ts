@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { isRlmError } from '../../core/errors.ts';
 import { Budget } from '../../src/runtime/budget.ts';
 import { FnModel, lastUser, repl, sequence } from './helpers/fake-model.ts';
@@ -90,14 +90,19 @@ describe('run budgets end the run with status budget and the best partial answer
     expect(model.at(0)).toHaveLength(1);
   });
 
-  it('wall time stops a slow block', async () => {
-    const { rlm } = setup(sequence(explore('Waiting.').replace('print(1)', 'await sleep(30000)')), {
+  it('wall time stops a block that would never end', async () => {
+    // The budget's clock is the test's: it runs out once the block runs, however slow the machine.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const { rlm, sandboxes } = setup(sequence(explore('Waiting.').replace('print(1)', 'await hang()')), {
       maxWallMs: 150,
     });
+    void sandboxes.hanging.then(() => vi.advanceTimersByTime(150));
     const r = await rlm.answer({ question: 'q', context: 'c' });
     expect(r.status).toBe('budget');
     expect(r.error?.message).toMatch(/wall-time budget of 150 ms/);
-    expect(r.elapsedMs).toBeLessThan(10_000);
     expect(r.answer).toBe('Waiting.');
   });
 

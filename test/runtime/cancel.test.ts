@@ -11,22 +11,25 @@ function hang(req: ModelRequest, ignoreSignal = false): Promise<string> {
 }
 
 describe('cancellation', () => {
-  it('stops a running block promptly and disposes the sandbox', async () => {
+  it('stops a running block that would never end, and disposes the sandbox', async () => {
     const ctl = new AbortController();
-    const { rlm, sandboxes } = setup(() => `Still reading.\n${repl('await sleep(30000)')}`);
-    setTimeout(() => ctl.abort(), 50);
+    const { rlm, sandboxes } = setup(() => `Still reading.\n${repl('await hang()')}`);
+    // Aborted once the block runs; the run can only return by not waiting for it.
+    void sandboxes.hanging.then(() => ctl.abort());
     const r = await rlm.answer({ question: 'q', context: 'c', signal: ctl.signal });
     expect(r.status).toBe('aborted');
     expect(r.error?.code).toBe('ABORTED');
     expect(r.answer).toBe('Still reading.');
-    expect(r.elapsedMs).toBeLessThan(10_000);
     expect(sandboxes.created[0]?.disposed).toBe(true);
   });
 
   it('stops a model call that ignores its signal', async () => {
     const ctl = new AbortController();
-    const { rlm } = setup((req) => hang(req, true));
-    setTimeout(() => ctl.abort(), 30);
+    const { rlm } = setup((req) => {
+      // Aborted while this call is in flight.
+      queueMicrotask(() => ctl.abort());
+      return hang(req, true);
+    });
     const r = await rlm.answer({ question: 'q', context: 'c', signal: ctl.signal });
     expect(r.status).toBe('aborted');
     expect(r.iterations).toBe(1);
@@ -38,10 +41,11 @@ describe('cancellation', () => {
     const model = new FnModel((req) => {
       if (req.depth === 0) return repl('print(await llm_query_batched(["a", "b"]))');
       if (req.signal) subSignals.push(req.signal);
+      // Aborted once both sub-calls are in flight.
+      if (subSignals.length === 2) queueMicrotask(() => ctl.abort());
       return hang(req);
     });
     const { rlm } = setup(model, { maxDepth: 1 });
-    setTimeout(() => ctl.abort(), 50);
     const r = await rlm.answer({ question: 'q', context: 'c', signal: ctl.signal });
     expect(r.status).toBe('aborted');
     expect(subSignals).toHaveLength(2);

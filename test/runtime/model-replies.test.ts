@@ -14,7 +14,9 @@ import type { SuiteName } from '../../benchmarks/tasks/types.ts';
 import { parseReply } from '../../src/runtime/parse.ts';
 import { ReplayModel } from '../../src/runtime/providers/replay.ts';
 import { RLM } from '../../src/runtime/rlm.ts';
+import type { FinalEvent } from '../../src/runtime/trace.ts';
 import { validateBlock } from '../../src/sandbox/validate.ts';
+import { ROOMY_LIMITS } from '../sandbox/roomy-limits.ts';
 
 interface Recording {
   question: string;
@@ -88,16 +90,32 @@ describe('recorded model replies', () => {
         })),
         { source: name },
       );
-      // One sub-call at a time: the recorded sub-RLM replies answer the batches in order.
-      const rlm = new RLM({ model, env: {}, subCallConcurrency: 1, maxIterations: 20 });
+      // One sub-call at a time: the recorded sub-RLM replies answer the batches in order. Limits no
+      // recorded block comes near, however loaded the machine: the replay is under test, not the limits.
+      const finals: FinalEvent[] = [];
+      const rlm = new RLM({
+        model,
+        env: {},
+        subCallConcurrency: 1,
+        maxIterations: 20,
+        sandbox: ROOMY_LIMITS,
+        onEvent: (e) => {
+          if (e.type === 'final' && e.depth === 0) finals.push(e);
+        },
+      });
       const r = await rlm.answer({ question: rec.question, context: task.context });
-      const said = rec.replies.filter((x) => x.depth === 0).at(-1)?.reply ?? '';
+      const said = (rec.replies.filter((x) => x.depth === 0).at(-1)?.reply ?? '').trim();
       expect(r.error).toBeUndefined();
       expect(r).toMatchObject({ status: 'final', iterations: rec.iterations, subCalls: rec.subCalls });
-      // The answer the model wrote in its last reply (a literal, or the variable it named).
-      const literal = /FINAL\((?:"([^"]*)"|([^)"'`]*))\)\s*(?:```\s*)?$/.exec(said.trim());
-      if (literal !== null) expect(r.answer).toBe(literal[1] ?? literal[2]);
+      // How the model ended its last reply: FINAL(literal) gives that literal back as the answer;
+      // otherwise its last block named the variable holding the answer (FINAL_VAR), and the run ended there.
+      const literal = /FINAL\((?:"([^"]*)"|([^)"'`]*))\)\s*(?:```\s*)?$/.exec(said);
+      expect(said).toMatch(literal === null ? /FINAL_VAR\(/ : /FINAL\(/);
+      expect(finals).toEqual([
+        expect.objectContaining(literal === null ? { source: 'code' } : { answer: literal[1] ?? literal[2] }),
+      ]);
+      expect(finals[0]?.answer).toBe(r.answer);
       expect(scoreAnswer(r.answer, task.gold)).toBe(1);
-    }, 120_000);
+    });
   }
 });

@@ -4,18 +4,18 @@
  * test/fixtures/relay-runs/ and replayed here with the `replay:` spec through the real loop and sandbox,
  * over the same context rebuilt on disk: each must end as the model meant, with the gold answer.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scoreAnswer } from '../../benchmarks/scoring.ts';
 import { generateTask } from '../../benchmarks/tasks/index.ts';
 import type { SuiteName } from '../../benchmarks/tasks/types.ts';
 import { RLM } from '../../src/runtime/rlm.ts';
+import { tempDir } from '../helpers/temp.ts';
+import { ROOMY_LIMITS } from '../sandbox/roomy-limits.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '../fixtures/relay-runs');
-const dir = mkdtempSync(path.join(tmpdir(), 'rlm-relay-runs-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-relay-runs-');
 
 /** How each run was started: the task, and the context as the model saw it (one file or a folder). */
 const RUNS: { name: SuiteName; size: number; seed: number; iterations: number }[] = [
@@ -44,11 +44,12 @@ describe('runs played through the relay', () => {
       const task = generateTask(run.name, { size: run.size, seed: run.seed, index: 0 });
       const input = contextOnDisk(run.name, task.context);
       const trace = path.join(FIXTURES, `${run.name}.trace.jsonl`);
-      const rlm = new RLM({ model: `replay:${trace}`, env: {} });
+      // Limits no recorded block comes near, however loaded the machine: the replay is under test.
+      const rlm = new RLM({ model: `replay:${trace}`, env: {}, sandbox: ROOMY_LIMITS });
       const r = await rlm.answer({ question: task.question, paths: [input] });
       expect(r.error).toBeUndefined();
       expect(r).toMatchObject({ status: 'final', iterations: run.iterations });
       expect(scoreAnswer(r.answer, task.gold)).toBe(1);
-    }, 120_000);
+    });
   }
 });

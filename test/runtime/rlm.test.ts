@@ -1,17 +1,16 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isRlmError } from '../../core/errors.ts';
 import { MemoryChunkStore } from '../../memory/in-memory/store.ts';
 import { ScriptedModel } from '../../src/runtime/providers/scripted.ts';
 import { RLM } from '../../src/runtime/rlm.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { fakeSandboxes } from './helpers/fake-sandbox.ts';
 import { setup } from './helpers/setup.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-answer-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-answer-');
 
 const answerAfterLook = () =>
   new FnModel((req) => (lastUser(req).includes('[block') ? 'FINAL(seen)' : repl('print(typeof context)')));

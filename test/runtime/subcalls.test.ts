@@ -71,6 +71,9 @@ describe('sub-calls and depth', () => {
   it('bounds batched concurrency and turns one failure into an error string', async () => {
     let inFlight = 0;
     let peak = 0;
+    // The first calls wait until three are in flight at once, so the bound is reached however slowly
+    // the machine starts them; a fourth at once would show in the peak.
+    const { promise: boundReached, resolve: reachBound } = Promise.withResolvers<void>();
     const model = new FnModel(async (req) => {
       if (req.depth === 0) {
         if (lastUser(req).includes('[block')) return 'FINAL(ok)';
@@ -81,7 +84,9 @@ describe('sub-calls and depth', () => {
       }
       inFlight++;
       peak = Math.max(peak, inFlight);
-      await sleep(15);
+      if (inFlight === 3) reachBound();
+      await boundReached;
+      await sleep(1);
       inFlight--;
       if (lastUser(req) === 'fail') throw new Error('rate limited');
       return `re:${lastUser(req)}`;

@@ -1,17 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/runtime/options.ts';
 import type { SpanNode } from '../../src/runtime/result.ts';
 import { parseTrace, type TraceEvent } from '../../src/runtime/trace.ts';
 import { renderTraceTree } from '../../src/runtime/trace-render.ts';
 import { buildTrajectory } from '../../src/runtime/trajectory.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { setup } from './helpers/setup.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-trace-full-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-trace-full-');
 
 const LONG_PROMPT = `Summarise this: ${'lorem ipsum '.repeat(400)}`;
 

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,11 +6,11 @@ import { parseTrace, type TraceEvent } from '../../src/runtime/trace.ts';
 import { renderTraceHtml, scriptJson } from '../../src/runtime/trace-html.ts';
 import { VIEWER_JS } from '../../src/runtime/trace-html-viewer.ts';
 import { BrowserPage, chromiumPath } from '../helpers/chromium.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { setup } from './helpers/setup.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-trace-html-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-trace-html-');
 
 /** Model text that would run script if the page ever treated it as markup. */
 const EVIL = '<img src=x onerror="window.__pwned=1"></script><script>window.__pwned=2</script>';
@@ -103,7 +102,7 @@ describe.skipIf(browser === undefined && !requireBrowser)('trace html in headles
     writeFileSync(file, renderTraceHtml(events));
     page = await BrowserPage.launch(browser);
     await page.open(file);
-  }, 60_000);
+  });
   afterAll(async () => {
     await page?.close();
   });
@@ -113,7 +112,9 @@ describe.skipIf(browser === undefined && !requireBrowser)('trace html in headles
     page.evaluate<boolean>(
       `(() => { const e = document.querySelector(${JSON.stringify(selector)}); if (!e) return false; e.click(); return true; })()`,
     );
-  const settle = () => page.evaluate('new Promise((r) => setTimeout(r, 50))');
+  /** A branch fills itself on its `toggle` event, which the page dispatches after the click returns. */
+  const filled = (key: string) =>
+    page.waitFor(`document.querySelector('details[data-key="${key}"] > .body')`);
 
   it('renders the question, the answer, totals and the timeline, fetching nothing', async () => {
     expect(await page.evaluate('document.querySelector(".qa.answer").textContent')).toBe('the answer is 42');
@@ -147,14 +148,14 @@ describe.skipIf(browser === undefined && !requireBrowser)('trace html in headles
     ).toBe(false);
     expect(await page.evaluate('document.querySelector("details[data-key=s1] > .body")')).toBeNull();
     expect(await click('details[data-key=s1] > summary')).toBe(true);
-    await settle();
+    await filled('s1');
     expect(await page.evaluate('document.querySelector("details[data-key=s1]").open')).toBe(true);
     expect(await click('details[data-key="s1/t0"] > summary')).toBe(true);
-    await settle();
+    await filled('s1/t0');
     expect(await click('details[data-key=s2] > summary')).toBe(true);
-    await settle();
+    await filled('s2');
     expect(await click('details[data-key="s2/t0"] > summary')).toBe(true);
-    await settle();
+    await filled('s2/t0');
     const leaf = await page.evaluate<string>('document.querySelector("details[data-key=s2]").innerText');
     expect(leaf).toContain(`${DEEP} ${EVIL}`);
     expect(leaf).toContain('leaf: find it');
@@ -165,22 +166,20 @@ describe.skipIf(browser === undefined && !requireBrowser)('trace html in headles
   });
 
   it('finds text anywhere in the run and reveals it', async () => {
-    await click('#top button:last-of-type'); // collapse all
-    await settle();
+    await click('#top button:last-of-type'); // collapse all: the page renders again within the click
     expect(
       await page.evaluate(`document.getElementById('app').textContent.includes(${JSON.stringify(DEEP)})`),
     ).toBe(false);
     await page.evaluate(
       `(() => { const i = document.getElementById('search'); i.value = ${JSON.stringify(DEEP.toLowerCase())}; i.dispatchEvent(new Event('input')); })()`,
     );
-    await page.evaluate('new Promise((r) => setTimeout(r, 400))');
-    const hits = await page.evaluate<string[]>(
-      'Array.from(document.querySelectorAll("#results .hit")).map((h) => h.textContent)',
+    // The search runs once typing pauses (a debounce): wait for its results.
+    const hits = await page.waitFor<string[]>(
+      '(() => { const h = Array.from(document.querySelectorAll("#results .hit")).map((h) => h.textContent); return h.length > 0 && h; })()',
     );
-    expect(hits.length).toBeGreaterThan(0);
     expect(hits[0]).toContain('s2 (depth 2)');
     await click('#results .hit');
-    await settle();
+    await filled('s2');
     expect(await page.evaluate('document.querySelector("details[data-key=s2]").open')).toBe(true);
     const marks = await page.evaluate<string[]>(
       'Array.from(document.querySelectorAll("details[data-key=s2] mark")).map((m) => m.textContent)',
@@ -234,5 +233,5 @@ describe.skipIf(browser === undefined && !requireBrowser)('trace html of a run w
     } finally {
       await page.close();
     }
-  }, 60_000);
+  });
 });

@@ -1,15 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isRlmError } from '../../core/errors.ts';
 import { parseTrace, type TraceEvent, Tracer } from '../../src/runtime/trace.ts';
 import { renderTraceFile, renderTraceTree } from '../../src/runtime/trace-render.ts';
+import { tempDir } from '../helpers/temp.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { setup } from './helpers/setup.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-trace-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-trace-');
 
 function twoLevelModel(): FnModel {
   return new FnModel((req) => {
@@ -285,5 +284,21 @@ describe('trace', () => {
       throw new Error('listener bug');
     });
     expect(() => tracer.emit('root', 0, { type: 'error', code: 'X', message: 'y' })).not.toThrow();
+    // A whole run (sub-calls included) whose onEvent throws on every event: its answer and its trace
+    // file are those of a run without the listener.
+    const file = join(dir, 'throwing-listener.jsonl');
+    let calls = 0;
+    const { rlm } = setup(twoLevelModel(), {
+      trace: file,
+      onEvent: () => {
+        calls++;
+        throw new Error('listener bug');
+      },
+    });
+    const result = await rlm.answer({ question: 'What?', context: 'root ctx' });
+    expect(result).toMatchObject({ status: 'final', answer: 'root answer' });
+    const events = parseTrace(readFileSync(file, 'utf8'));
+    expect(events.at(-1)?.type).toBe('run_end');
+    expect(calls).toBe(events.length);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ContextCache, contextDocuments } from '../../src/sandbox/context-registry.ts';
 import { createSandbox } from '../../src/sandbox/session.ts';
 import type { Sandbox } from '../../src/sandbox/types.ts';
+import { ROOMY_LIMITS } from './roomy-limits.ts';
 
 describe('ContextCache', () => {
   it('copies a document once and frees it with its last holder', () => {
@@ -36,7 +37,7 @@ describe('sessions sharing a context', () => {
         context,
         // A sub-call runs its own sandbox on the same context, like a sub-RLM.
         llmQuery: async (prompt) => {
-          const sub = await createSandbox({ context }, { cpuMs: 2000 }, { contexts: cache });
+          const sub = await createSandbox({ context }, ROOMY_LIMITS, { contexts: cache });
           subs.push(sub);
           expect(cache.size).toBe(1);
           const r = await sub.run(`const hit = grep(${JSON.stringify(prompt)})[0]; hit ? hit.text : 'none'`);
@@ -44,7 +45,7 @@ describe('sessions sharing a context', () => {
           return r.stdout.trim();
         },
       },
-      { cpuMs: 2000 },
+      ROOMY_LIMITS,
       { contexts: cache },
     );
     const r = await root.run("llm_query_batched(['secret number', 'missing thing'])");

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { SandboxHost } from '../../src/sandbox/host.ts';
 import {
   DEFAULT_CPU_MS,
@@ -12,11 +12,11 @@ import {
 import { truncateOutput } from '../../src/sandbox/output.ts';
 import { createSandbox } from '../../src/sandbox/session.ts';
 import type { Sandbox, SandboxLimits } from '../../src/sandbox/types.ts';
+import { ROOMY_LIMITS } from './roomy-limits.ts';
 
 const open: Sandbox[] = [];
 async function sandbox(host: SandboxHost = {}, limits: SandboxLimits = {}): Promise<Sandbox> {
-  // Limits well above ordinary work, so a loaded machine does not turn a quick block into a TIMEOUT.
-  const sb = await createSandbox(host, { cpuMs: 1000, wallMs: 30_000, ...limits });
+  const sb = await createSandbox(host, { ...ROOMY_LIMITS, ...limits });
   open.push(sb);
   return sb;
 }
@@ -62,8 +62,11 @@ describe('truncateOutput', () => {
 });
 
 describe('CPU limit', () => {
+  /** The CPU limit these tests reach: their blocks never end otherwise. */
+  const cpu = { cpuMs: 1000 };
+
   it('stops an infinite loop, keeps the output so far and the session', async () => {
-    const sb = await sandbox();
+    const sb = await sandbox({}, cpu);
     await sb.run('const kept = "still here"');
     const r = await sb.run('print("before"); FINAL("partial"); while (true) {}');
     expect(r.error?.code).toBe('TIMEOUT');
@@ -74,14 +77,14 @@ describe('CPU limit', () => {
   });
 
   it('stops a loop that keeps awaiting', async () => {
-    const sb = await sandbox();
+    const sb = await sandbox({}, cpu);
     const r = await sb.run('for (;;) await null');
     expect(r.error?.code).toBe('TIMEOUT');
     expect((await sb.run('1 + 1')).stdout).toBe('2\n');
   });
 
   it('stops a catastrophic regex in grep and says where', async () => {
-    const sb = await sandbox({ context: `${'a'.repeat(40)}b\nline two` });
+    const sb = await sandbox({ context: `${'a'.repeat(40)}b\nline two` }, cpu);
     const r = await sb.run("grep('(a+)+$')");
     expect(r.error?.code).toBe('TIMEOUT');
     expect(r.error?.message).toContain('inside grep');
@@ -90,7 +93,7 @@ describe('CPU limit', () => {
   });
 
   it('stops a catastrophic regex in model code', async () => {
-    const sb = await sandbox();
+    const sb = await sandbox({}, cpu);
     const r = await sb.run('/(x+x+)+y/.test("x".repeat(5000))');
     expect(r.error?.code).toBe('TIMEOUT');
   });
@@ -98,7 +101,8 @@ describe('CPU limit', () => {
 
 describe('wall-clock limit and abort', () => {
   it('reports at once a block that waits on a promise that never settles, keeping the session', async () => {
-    const sb = await sandbox({}, { wallMs: 10_000 });
+    // Not at the wall-clock limit, which would say TIMEOUT.
+    const sb = await sandbox();
     await sb.run('const kept = 1');
     const r = await sb.run('print("waiting"); await new Promise(() => {})');
     expect(r.error?.code).toBe('RUNTIME');
@@ -110,18 +114,32 @@ describe('wall-clock limit and abort', () => {
 
   it('fails a slow host call at the wall-clock limit and aborts it', async () => {
     let aborted = false;
+    let called!: () => void;
+    const waiting = new Promise<void>((resolve) => {
+      called = resolve;
+    });
     const host: SandboxHost = {
+      // Answers only if nothing stops it first, long after the limit.
       llmQuery: (_p, _c, signal) =>
         new Promise((resolve) => {
           signal.addEventListener('abort', () => {
             aborted = true;
           });
-          setTimeout(() => resolve('late'), 5000);
+          called();
+          setTimeout(() => resolve('late'), 600_000);
         }),
     };
     const sb = await sandbox(host, { wallMs: 300 });
     await sb.run('const kept = 2');
-    const r = await sb.run('llm_query("slow")');
+    // The wall clock is the test's: it reaches the limit while the host call waits, however slow the machine.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const running = sb.run('llm_query("slow")');
+    await waiting;
+    vi.advanceTimersByTime(300);
+    const r = await running;
     expect(r.error?.code).toBe('TIMEOUT');
     expect(r.error?.message).toContain('wall-clock limit');
     expect(r.reset).toBe(false);
@@ -130,18 +148,26 @@ describe('wall-clock limit and abort', () => {
   });
 
   it('does not count host waits as CPU time', async () => {
+    // The host waits three times the CPU limit; the block's own work is a small part of the limit even
+    // on a loaded machine.
     const host: SandboxHost = {
-      llmQuery: () => new Promise((resolve) => setTimeout(() => resolve('ok'), 500)),
+      llmQuery: () => new Promise((resolve) => setTimeout(() => resolve('ok'), 3000)),
     };
-    const sb = await sandbox(host, { cpuMs: 200, wallMs: 5000 });
+    const sb = await sandbox(host, { cpuMs: 1000 });
     const r = await sb.run('llm_query("a")');
     expect(r).toMatchObject({ ok: true, stdout: '"ok"\n' });
   });
 
   it("stops on the caller's abort signal", async () => {
-    const sb = await sandbox({ llmQuery: () => new Promise(() => {}) }, { wallMs: 10_000 });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
+    // Aborted while the block waits on this call, which never answers.
+    const host: SandboxHost = {
+      llmQuery: () => {
+        queueMicrotask(() => controller.abort());
+        return new Promise(() => {});
+      },
+    };
+    const sb = await sandbox(host);
     const r = await sb.run('llm_query("forever")', controller.signal);
     expect(r.error?.code).toBe('ABORTED');
   });
@@ -149,7 +175,7 @@ describe('wall-clock limit and abort', () => {
 
 describe('memory limit', () => {
   it('survives a heap bomb: the session is rebuilt and a fresh block runs', async () => {
-    const sb = await sandbox({}, { memoryMb: 64, cpuMs: 10_000, wallMs: 20_000 });
+    const sb = await sandbox({}, { memoryMb: 64 });
     await sb.run('const before = 1');
     const r = await sb.run(
       'const hoard = []; while (true) hoard.push({ n: hoard.length, s: "x" + hoard.length })',
@@ -181,8 +207,7 @@ describe('memory limit', () => {
 
 describe('output and stack limits', () => {
   it('keeps head and tail of an output flood', async () => {
-    // A CPU limit far above the work: this checks the output, not the speed (a loaded machine is slow).
-    const sb = await sandbox({}, { maxOutputChars: 1000, cpuMs: 10_000 });
+    const sb = await sandbox({}, { maxOutputChars: 1000 });
     const r = await sb.run('for (let i = 0; i < 100000; i++) print("line " + i)');
     expect(r.ok).toBe(true);
     expect(r.stdout.length).toBeLessThan(1200);
@@ -192,7 +217,7 @@ describe('output and stack limits', () => {
   });
 
   it('keeps output bounded when a flood is stopped by the CPU limit', async () => {
-    const sb = await sandbox({}, { maxOutputChars: 500 });
+    const sb = await sandbox({}, { maxOutputChars: 500, cpuMs: 1000 });
     const r = await sb.run('for (;;) print("spam")');
     expect(r.error?.code).toBe('TIMEOUT');
     expect(r.stdout.length).toBeLessThan(700);
@@ -200,8 +225,7 @@ describe('output and stack limits', () => {
   });
 
   it('reports a stack overflow as an error and keeps the session', async () => {
-    // A CPU limit far above the work: on a loaded machine 300 ms of wall time can pass before the overflow.
-    const sb = await sandbox({}, { cpuMs: 10_000 });
+    const sb = await sandbox();
     await sb.run('const kept = 3');
     const r = await sb.run('function f() { return f() + 1 }\nf()');
     expect(r.error).toMatchObject({

@@ -9,10 +9,11 @@ import type { SandboxHost, SubCallItem, SubCallOptions } from '../../src/sandbox
 import { createSandbox } from '../../src/sandbox/session.ts';
 import type { Sandbox } from '../../src/sandbox/types.ts';
 import { fakeStore } from './fake-store.ts';
+import { ROOMY_LIMITS } from './roomy-limits.ts';
 
 const open: Sandbox[] = [];
 async function sandbox(host: SandboxHost): Promise<Sandbox> {
-  const sb = await createSandbox(host, { cpuMs: 2000, wallMs: 10_000 });
+  const sb = await createSandbox(host, ROOMY_LIMITS);
   open.push(sb);
   return sb;
 }

@@ -1,22 +1,27 @@
 /**
  * Red team, third round: blocks V8 cannot interrupt, and limits around the isolate (issues 16 and 17).
- * Each test is the reproduction of a finding. What "stopped" means is measured, not assumed: the
- * isolate's process is gone or uses no more CPU, and the host's event loop kept turning meanwhile.
+ * Each test is the reproduction of a finding. What "stopped" means is measured by state, not assumed and
+ * not timed: the isolate's process is gone or no longer wants the CPU, and the host kept answering.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { SandboxHost } from '../../src/sandbox/host.ts';
-import { processCpuMs } from '../../src/sandbox/process/pool.ts';
-import { createSandbox, type IsolateSandbox } from '../../src/sandbox/session.ts';
+import { createSandbox, type IsolateSandbox, type SandboxDeps } from '../../src/sandbox/session.ts';
 import type { BlockResult, SandboxLimits } from '../../src/sandbox/types.ts';
+import { busyShare, childrenOf, gone } from '../helpers/process.ts';
+import { tempDir } from '../helpers/temp.ts';
+import { ROOMY_LIMITS } from './roomy-limits.ts';
 
 const open: IsolateSandbox[] = [];
-async function sandbox(host: SandboxHost = {}, limits: SandboxLimits = {}): Promise<IsolateSandbox> {
-  const sb = (await createSandbox(host, { cpuMs: 300, wallMs: 30_000, ...limits })) as IsolateSandbox;
+async function sandbox(
+  host: SandboxHost = {},
+  limits: SandboxLimits = {},
+  deps: SandboxDeps = {},
+): Promise<IsolateSandbox> {
+  const sb = (await createSandbox(host, { ...ROOMY_LIMITS, ...limits }, deps)) as IsolateSandbox;
   open.push(sb);
   return sb;
 }
@@ -24,57 +29,30 @@ afterEach(() => {
   for (const sb of open.splice(0)) sb.dispose();
 });
 
-const dir = mkdtempSync(path.join(tmpdir(), 'rlm-redteam-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-redteam-');
 
 /** One step V8 does not interrupt: JSON-encoding 60 million control characters (seconds of CPU). */
 const STUCK = 'JSON.stringify("\\u0001".repeat(6e7)).length';
+/**
+ * No grace past the CPU limit: the process is killed once it has used `cpuMs` of CPU time on the block.
+ * STUCK needs many times the 300 ms limit even on a fast machine, and the watchdog counts the process's
+ * CPU time, not wall time, so the kill comes inside STUCK whatever the machine's speed or load. (With the
+ * default grace of 2 s, STUCK ended first on a fast machine and isolated-vm reported a plain timeout.)
+ */
+const KILL_AT_LIMIT: SandboxDeps = { killGraceMs: 0 };
+/** The CPU limit of the tests that reach it (their blocks never end otherwise); the others have room. */
+const CPU: SandboxLimits = { cpuMs: 300 };
 
-/** Whether `pid` still runs (a killed child not yet reaped is a zombie: it runs no more). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** Waits (up to 10 s: a killed process with a large heap takes a moment to go) until `pid` is gone. */
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 200 && alive(pid); i++) await sleep(50);
-  return !alive(pid);
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** CPU the process `pid` uses over `ms` (0 when it is gone): what a stopped block still burns. */
-async function cpuOver(pid: number, ms = 400): Promise<number> {
-  const before = processCpuMs(pid);
-  await sleep(ms);
-  const after = processCpuMs(pid);
-  return before === null || after === null ? 0 : after - before;
-}
-
-/** Runs `work` while measuring the host's longest event-loop stall, in ms. */
-async function stallDuring<T>(work: () => Promise<T>): Promise<{ value: T; stallMs: number }> {
-  let last = performance.now();
-  let stallMs = 0;
-  const tick = setInterval(() => {
-    const now = performance.now();
-    stallMs = Math.max(stallMs, now - last - 20);
-    last = now;
-  }, 20);
-  try {
-    return { value: await work(), stallMs };
-  } finally {
-    clearInterval(tick);
+/** Resolves once the process `pid` spins (runs or waits to run most of the time). */
+async function spinning(pid: number): Promise<void> {
+  while ((await busyShare(pid, 100)) < 0.5) {
+    // Not yet in the loop: measure again.
   }
 }
 
 describe('a block V8 cannot interrupt is stopped by killing its process', () => {
   it('reports TIMEOUT with reset, keeps the output, frees the CPU and starts afresh', async () => {
-    const sb = await sandbox();
+    const sb = await sandbox({}, CPU, KILL_AT_LIMIT);
     await sb.run('const kept = 1');
     const pid = sb.pid!;
     const r = await sb.run(`print("before the stop"); ${STUCK}`);
@@ -84,79 +62,109 @@ describe('a block V8 cannot interrupt is stopped by killing its process', () => 
     );
     expect(r.reset).toBe(true);
     expect(r.stdout).toBe('before the stop\n');
-    expect(await gone(pid)).toBe(true);
+    await gone(pid);
     const next = await sb.run('typeof kept');
     expect(next.stdout).toBe('"undefined"\n');
     expect(sb.pid).not.toBe(pid);
   });
 
-  it('keeps serving other sessions, with the host event loop free, while one isolate is stuck', async () => {
+  it('keeps serving other sessions, the host answering, while one isolate is stuck', async () => {
+    // Room the test never reaches: the stuck block ends only when the test stops it.
     const stuck = await sandbox();
     const other = await sandbox();
-    const { value, stallMs } = await stallDuring(async () => {
-      const blocked = stuck.run(STUCK);
-      const answers: string[] = [];
-      for (let i = 0; i < 5; i++) answers.push((await other.run(`${i} * 2`)).stdout);
-      return { answers, blocked: await blocked };
+    const pid = stuck.pid!;
+    const stop = new AbortController();
+    let settled = false;
+    const blocked = stuck.run(`for (;;) ${STUCK}`, stop.signal).finally(() => {
+      settled = true;
     });
-    expect(value.answers).toEqual(['0\n', '2\n', '4\n', '6\n', '8\n']);
-    expect(value.blocked.reset).toBe(true);
-    // Generous for a loaded machine: before, the host froze for the whole uninterruptible step.
-    expect(stallMs).toBeLessThan(1000);
+    await spinning(pid);
+    const answers: string[] = [];
+    for (let i = 0; i < 5; i++) answers.push((await other.run(`${i} * 2`)).stdout);
+    expect(answers).toEqual(['0\n', '2\n', '4\n', '6\n', '8\n']);
+    // Every answer came while the stuck block still ran: the host's event loop was never held by it.
+    expect(settled).toBe(false);
+    stop.abort();
+    expect(await blocked).toMatchObject({ error: { code: 'ABORTED' }, reset: true });
+    await gone(pid);
   });
 
   it('stops a stuck getter that readVariable reads (FINAL_VAR in a reply)', async () => {
-    const sb = await sandbox();
+    const sb = await sandbox({}, CPU, KILL_AT_LIMIT);
     await sb.run(`Object.defineProperty(globalThis, 'answer', { get() { return ${STUCK}; } })`);
     const pid = sb.pid!;
     expect(await sb.readVariable('answer')).toBeUndefined();
-    expect(await gone(pid)).toBe(true);
+    await gone(pid);
     const r = await sb.run('1 + 1');
     expect(r).toMatchObject({ stdout: expect.stringContaining('2\n'), reset: true });
   });
 
   it('stops a looping getter that readVariable reads, by the CPU limit, and keeps the session', async () => {
-    const sb = await sandbox();
+    const sb = await sandbox({}, CPU);
     await sb.run(
       `const kept = 3; Object.defineProperty(globalThis, 'answer', { get() { while (true) {} } })`,
     );
     const pid = sb.pid!;
     expect(await sb.readVariable('answer')).toBeUndefined();
-    expect(await cpuOver(pid)).toBeLessThan(200);
+    expect(sb.pid).toBe(pid);
+    expect(await busyShare(pid)).toBeLessThan(0.5);
     expect((await sb.run('kept')).stdout).toBe('3\n');
   });
 
   it('stops a looping getter in options the prelude reads for a host call', async () => {
-    const sb = await sandbox({ context: 'a\nb\n' });
+    const sb = await sandbox({ context: 'a\nb\n' }, CPU);
+    const pid = sb.pid!;
     const r = await sb.run("grep('a', { get limit() { while (true) {} } })");
     expect(r.error?.code).toBe('TIMEOUT');
-    expect(await cpuOver(sb.pid!)).toBeLessThan(200);
+    expect(await busyShare(pid)).toBeLessThan(0.5);
   });
 
   it('stops a long synchronous sort with a hostile comparator', async () => {
-    const sb = await sandbox();
+    const sb = await sandbox({}, CPU);
+    const pid = sb.pid!;
     const r = await sb.run(
       'const a = Array.from({ length: 2e5 }, (_, i) => i); a.sort(() => { while (true) {} })',
     );
     expect(r.error?.code).toBe('TIMEOUT');
-    const pid = sb.pid;
-    if (pid !== null) expect(await cpuOver(pid)).toBeLessThan(200);
+    // Stopped either way: the CPU limit interrupted it (the process idles) or the process was killed.
+    expect(await busyShare(pid)).toBeLessThan(0.5);
     expect((await sb.run('"still here"')).stdout).toBe('"still here"\n');
   });
 
   it('keeps what a block printed when the wall-clock limit stops it', async () => {
-    const sb = await sandbox({}, { cpuMs: 20_000, wallMs: 600 });
-    const r = await sb.run('print("first"); for (let i = 0; i < 3; i++) print("line " + i); while (true) {}');
+    // The wall clock is the test's: it moves once the block prints and spins, however slow the machine.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const sb = await sandbox({}, { wallMs: 600 });
+    const pid = sb.pid!;
+    const result = sb.run('print("first"); for (let i = 0; i < 3; i++) print("line " + i); while (true) {}');
+    await spinning(pid);
+    // The limit, then the moment a stopped block gets to end on its own before its process is killed.
+    vi.advanceTimersByTime(600 + 100);
+    const r = await result;
     expect(r.error?.code).toBe('TIMEOUT');
     expect(r.error?.message).toMatch(/wall-clock limit/);
     expect(r.reset).toBe(true);
     expect(r.stdout).toBe('first\nline 0\nline 1\nline 2\n');
+    await gone(pid);
   });
 
   it('keeps the head and tail of a flood printed before a kill', async () => {
-    const sb = await sandbox({}, { maxOutputChars: 200 });
+    const stop = new AbortController();
+    // The block tells the host when it is done printing; it then spins in STUCK until its process is
+    // killed, so the kill comes after the last print whatever the machine's speed.
+    const host: SandboxHost = {
+      llmQuery: () => {
+        stop.abort();
+        return new Promise(() => {});
+      },
+    };
+    const sb = await sandbox(host, { maxOutputChars: 200 });
     const r = await sb.run(
-      `for (let i = 0; i < 5000; i++) print("row " + i); const t = Date.now(); while (Date.now() - t < 20) {} print("last"); ${STUCK}`,
+      `for (let i = 0; i < 5000; i++) print("row " + i); const t = Date.now(); while (Date.now() - t < 20) {} print("last"); try { llm_query("done") } catch {} for (;;) ${STUCK}`,
+      stop.signal,
     );
     expect(r.reset).toBe(true);
     expect(r.stdout.startsWith('row 0\nrow 1\n')).toBe(true);
@@ -210,7 +218,7 @@ describe('every path that compiles a regex from model input is bounded', () => {
   });
 
   it('stops catastrophic backtracking through each protocol method and frees the CPU', async () => {
-    const sb = await sandbox();
+    const sb = await sandbox({}, CPU);
     const input = "('a'.repeat(40) + 'b')";
     for (const call of [
       `${input}.match(/^(a+)+$/)`,
@@ -220,10 +228,10 @@ describe('every path that compiles a regex from model input is bounded', () => {
       `[...${input}.matchAll(/^(a+)+$/g)]`,
       `/^(a+)+$/.test(${input})`,
     ]) {
+      const pid = sb.pid!;
       const r = await sb.run(call);
       expect(r.error?.code, call).toBe('TIMEOUT');
-      const pid = sb.pid;
-      if (pid !== null) expect(await cpuOver(pid, 200), call).toBeLessThan(150);
+      expect(await busyShare(pid, 200), call).toBeLessThan(0.5);
     }
   });
 
@@ -235,7 +243,7 @@ describe('every path that compiles a regex from model input is bounded', () => {
     expect((await sb.run('2')).stdout).toBe('2\n');
   });
 
-  it('bounds the regex literals of one block together, so compiling a block stays short', async () => {
+  it('bounds the regex literals of one block together, 16384 characters in all', async () => {
     const sb = await sandbox();
     const literal = `/[${'\\p{L}'.repeat(30)}]+/u`;
     const code = Array.from(
@@ -243,10 +251,9 @@ describe('every path that compiles a regex from model input is bounded', () => {
       (_, i) => `const r${i} = ${literal}.source + 'x'.repeat(800);`,
     ).join('\n');
     const big = Array.from({ length: 3 }, (_, i) => `const q${i} = /${'a'.repeat(8000)}/;`).join('\n');
-    const { value, stallMs } = await stallDuring(() => sb.run(big));
-    expect(value.error).toMatchObject({ code: 'VALIDATION', rule: 'regex-size' });
-    expect(value.error?.message).toMatch(/total more than 16384/);
-    expect(stallMs).toBeLessThan(1000);
+    const refused = await sb.run(big);
+    expect(refused.error).toMatchObject({ code: 'VALIDATION', rule: 'regex-size' });
+    expect(refused.error?.message).toMatch(/total more than 16384/);
     const ok = await sb.run(code);
     expect(ok.error).toBeNull();
   });
@@ -265,7 +272,7 @@ describe('memory outside the heap', () => {
   }
 
   it('bounds what resizable ArrayBuffers reserve by the memory limit; the isolate process RSS stays bounded', async () => {
-    const sb = await sandbox({}, { memoryMb: 64, cpuMs: 5000 });
+    const sb = await sandbox({}, { memoryMb: 64 });
     const huge = await sb.run('new ArrayBuffer(0, { maxByteLength: 2 ** 40 }).byteLength');
     expect(huge.error?.message).toMatch(/maxByteLength .* over what this session may still reserve/);
     const grow = await sb.run(
@@ -287,16 +294,29 @@ describe('memory outside the heap', () => {
   });
 });
 
+/** Pids of the processes `parent` starts while `running` is pending, watched until it settles. */
+async function watchChildren(parent: number, running: Promise<unknown>): Promise<Set<number>> {
+  const seen = new Set<number>();
+  let done = false;
+  void running.finally(() => {
+    done = true;
+  });
+  while (!done) {
+    for (const pid of childrenOf(parent)) seen.add(pid);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return seen;
+}
+
 describe('the host process exits promptly', () => {
   const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-  it('after rlm exec, even with a block V8 cannot interrupt', async () => {
+  it('after rlm exec, even with a block V8 cannot interrupt, leaving no isolate process behind', async () => {
     const file = path.join(dir, 'stuck.js');
     // rlm exec has the default 5 s CPU limit, and one STUCK call may take less on a fast, quiet machine:
     // repeated, the block outlasts the limit wherever it runs, inside a call V8 cannot interrupt.
     writeFileSync(file, `print("started"); for (;;) ${STUCK}\n`);
     const main = path.join(ROOT, 'src/cli/main.ts');
-    const started = performance.now();
     const child = spawn(
       process.execPath,
       [
@@ -311,25 +331,30 @@ describe('the host process exits promptly', () => {
       ],
       { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    onTestFinished(() => {
+      child.kill('SIGKILL');
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    const seconds = (performance.now() - started) / 1000;
-    expect(code, err).toBe(1);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const isolates = await watchChildren(child.pid!, exited);
+    // It ends by itself (before: only once the uninterruptible step ended, minutes later).
+    expect(await exited, err).toBe(1);
     const result = JSON.parse(out) as BlockResult;
     expect(result.error?.code).toBe('TIMEOUT');
     expect(result.stdout).toBe('started\n');
-    // Default CPU limit 5 s, plus the kill grace and process starts on a loaded machine; before: minutes.
-    expect(seconds).toBeLessThan(60);
-  }, 90_000);
+    // The process that ran the block, and any spare, went with it.
+    expect(isolates.size).toBeGreaterThan(0);
+    for (const pid of isolates) await gone(pid);
+  });
 });
 
 describe('rlm serve with an isolate stuck', () => {
   const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-  it('keeps answering other requests, and exits promptly on SIGTERM', async () => {
+  it('keeps answering other requests, and exits on SIGTERM leaving no isolate process behind', async () => {
     const rules = path.join(dir, 'stuck-rules.json');
     writeFileSync(
       rules,
@@ -357,24 +382,31 @@ describe('rlm serve with an isolate stuck', () => {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH, RLM_MODEL: `scripted:${rules}` },
     });
+    onTestFinished(() => {
+      child.kill('SIGKILL');
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     let raw = '';
     const seen: number[] = [];
-    let onReply: (() => void) | null = null;
+    const progress: string[] = [];
+    let onMessage: (() => void) | null = null;
     child.stdout.on('data', (d: Buffer) => {
       raw += d.toString('utf8');
-      for (const line of raw.split('\n').slice(0, -1)) {
-        const id = (JSON.parse(line) as { id?: number }).id;
-        if (typeof id === 'number' && !seen.includes(id)) seen.push(id);
+      const lines = raw.split('\n');
+      raw = lines.pop() ?? '';
+      for (const line of lines) {
+        const m = JSON.parse(line) as { id?: number; method?: string; params?: { message?: string } };
+        if (typeof m.id === 'number' && m.method === undefined) seen.push(m.id);
+        if (m.method === 'notifications/progress') progress.push(m.params?.message ?? '');
       }
-      onReply?.();
+      onMessage?.();
     });
-    const waitFor = (id: number) =>
+    const until = (done: () => boolean) =>
       new Promise<void>((resolve) => {
         const check = () => {
-          if (seen.includes(id)) resolve();
+          if (done()) resolve();
         };
-        onReply = check;
+        onMessage = check;
         check();
       });
     const send = (m: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
@@ -383,36 +415,43 @@ describe('rlm serve with an isolate stuck', () => {
       method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
     });
-    await waitFor(1);
+    await until(() => seen.includes(1));
     send({ method: 'notifications/initialized' });
     const answer = (id: number, question: string) =>
       send({
         id,
         method: 'tools/call',
-        params: { name: 'rlm_answer', arguments: { question, context: 'c' } },
+        params: { name: 'rlm_answer', arguments: { question, context: 'c' }, _meta: { progressToken: id } },
       });
     // A first answer loads the answer path and leaves an isolate process idle for the next one.
     answer(2, 'warm');
-    await waitFor(2);
+    await until(() => seen.includes(2));
     answer(3, 'stuck');
-    await sleep(2000);
-    // The answer's block is stuck in one V8 step; the server still answers, before that answer ends.
+    // The model replied, and an isolate process spins: the block is stuck in STUCK (seconds of CPU
+    // before the CPU limit and the kill grace end it).
+    await until(() => progress.some((p) => p.startsWith('iteration 1 of') && p.endsWith('model replied')));
+    const isolates = new Set(childrenOf(child.pid!));
+    let stuck = false;
+    while (!stuck) {
+      for (const pid of childrenOf(child.pid!)) {
+        isolates.add(pid);
+        if ((await busyShare(pid, 200)) >= 0.5) stuck = true;
+      }
+    }
+    // The server still answers, before that answer ends.
     send({ id: 4, method: 'tools/list' });
-    await waitFor(4);
+    await until(() => seen.includes(4));
     expect(seen).not.toContain(3);
-    const stopping = performance.now();
     child.kill('SIGTERM');
-    const code = await exited;
-    const exitMs = performance.now() - stopping;
-    expect(code).toBe(0);
-    // Before: the process never exited while the isolate's thread was busy. Generous: a loaded machine.
-    expect(exitMs).toBeLessThan(30_000);
-  }, 90_000);
+    // It exits by itself (before: never, while the isolate's thread was busy), and its isolates go too.
+    expect(await exited).toBe(0);
+    for (const pid of isolates) await gone(pid);
+  });
 });
 
 describe('ordinary snippets get a working API or the alternative, never a bare "X is not defined"', () => {
   it('provides structuredClone, TextEncoder/TextDecoder, btoa/atob, queueMicrotask and performance.now', async () => {
-    const sb = await sandbox({}, { cpuMs: 5000 });
+    const sb = await sandbox();
     const cases: [string, string][] = [
       [
         'const o = { a: [1, { d: new Date(0) }], m: new Map([[1, new Set([2])]]), r: /x/gi, t: new Uint8Array([1, 2]) }; o.self = o;\nconst c = structuredClone(o);\n[c.self === c, c !== o, c.a[1].d.getTime(), c.m.get(1).has(2), c.r.flags, c.t[1]]',

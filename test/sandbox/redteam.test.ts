@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../src/sandbox/session.ts';
 import type { BlockResult, Sandbox } from '../../src/sandbox/types.ts';
 import { fakeStore } from './fake-store.ts';
+import { ROOMY_LIMITS } from './roomy-limits.ts';
 
 const SECRET = `rlm-secret-${Math.random().toString(36).slice(2)}`;
 const received: unknown[] = [];
@@ -32,7 +33,7 @@ async function freshSandbox(): Promise<Sandbox> {
       },
       llmQueryBatched: async (items) => items.map((p) => `batched:${typeof p.prompt}`),
     },
-    { cpuMs: 1000, wallMs: 10_000 },
+    ROOMY_LIMITS,
   );
   extra.push(box);
   return box;
@@ -60,7 +61,7 @@ beforeAll(async () => {
         return items.map((p) => `batched:${typeof p.prompt}`);
       },
     },
-    { cpuMs: 1000, wallMs: 10_000 },
+    ROOMY_LIMITS,
   );
 });
 

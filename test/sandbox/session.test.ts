@@ -3,10 +3,11 @@ import type { SandboxHost } from '../../src/sandbox/host.ts';
 import { createSandbox } from '../../src/sandbox/session.ts';
 import type { Sandbox, SandboxLimits } from '../../src/sandbox/types.ts';
 import { fakeStore } from './fake-store.ts';
+import { ROOMY_LIMITS } from './roomy-limits.ts';
 
 const open: Sandbox[] = [];
 async function sandbox(host: SandboxHost = {}, limits: SandboxLimits = {}): Promise<Sandbox> {
-  const sb = await createSandbox(host, { cpuMs: 2000, wallMs: 10_000, ...limits });
+  const sb = await createSandbox(host, { ...ROOMY_LIMITS, ...limits });
   open.push(sb);
   return sb;
 }

@@ -6,8 +6,10 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isRlmError, RlmError } from '../../../core/errors.ts';
+import { withoutHostPaths } from '../../../core/host-paths.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, type LoadedInput, loadInput } from '../../runtime/input.ts';
 import type { Model } from '../../runtime/model.ts';
+import { modelAliases, modelName } from '../../runtime/model-name.ts';
 import { resolveOptions } from '../../runtime/options.ts';
 import type { SandboxHost, SubCallItem, SubCallOptions } from '../../sandbox/host.ts';
 import { createSandbox } from '../../sandbox/session.ts';
@@ -100,24 +102,32 @@ function modelHost(
   model: Model,
   maxOutputTokens: number | undefined,
 ): Pick<SandboxHost, 'llmQuery' | 'llmQueryBatched'> {
+  // What model code sees of this model and its failures: its name, no host path (runtime/model-name.ts).
+  const name = modelName(model.spec);
+  const forSandbox = (text: string) => withoutHostPaths(text, modelAliases(model.spec, name));
   const llmQuery = async (
     prompt: string,
     context: string | undefined,
     signal: AbortSignal,
     opts: SubCallOptions = {},
   ) => {
-    if (opts.model !== undefined && opts.model !== model.spec) {
-      return `Error: BAD_INPUT: no model "${opts.model}" is configured; use ${model.spec}`;
+    if (opts.model !== undefined && opts.model !== model.spec && opts.model !== name) {
+      return forSandbox(`Error: BAD_INPUT: no model "${opts.model}" is configured; use ${name}`);
     }
     const content = context === undefined ? prompt : `${prompt}\n\n${context}`;
-    const res = await model.complete({
-      system: 'Answer the request directly and concisely.',
-      messages: [{ role: 'user', content }],
-      depth: 1,
-      signal,
-      ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-    });
-    return res.text;
+    try {
+      const res = await model.complete({
+        system: 'Answer the request directly and concisely.',
+        messages: [{ role: 'user', content }],
+        depth: 1,
+        signal,
+        ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+      });
+      return res.text;
+    } catch (err) {
+      const message = forSandbox((err as Error)?.message ?? String(err));
+      throw isRlmError(err) ? new RlmError(err.code, message) : new Error(message);
+    }
   };
   const llmQueryBatched = async (items: SubCallItem[], signal: AbortSignal) => {
     const out: string[] = new Array(items.length);

@@ -51,7 +51,7 @@ const WATCH_INTERVAL_MS = 50;
 const CLOCK_TICKS = 100;
 
 /** CPU time (user + system, all threads) of process `pid` in ms, or null where /proc cannot tell. */
-export function processCpuMs(pid: number): number | null {
+function processCpuMs(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
     // The command name (field 2) may hold spaces: fields are counted after its closing parenthesis.

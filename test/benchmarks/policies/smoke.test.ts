@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
@@ -8,13 +6,14 @@ import { heuristicLabel, LABEL_PROMPT } from '../../../benchmarks/policies/oolon
 import { smokeRules, writeSmokePolicy } from '../../../benchmarks/policies/smoke.ts';
 import { generateTask } from '../../../benchmarks/tasks/index.ts';
 import { ScriptedModel } from '../../../src/runtime/providers/scripted.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 const ask = async (model: ScriptedModel, content: string, depth = 0) =>
   (await model.complete({ system: 's', messages: [{ role: 'user', content }], depth })).text;
 
 describe('smoke policy', () => {
   it('round-trips through a rules file usable as scripted:FILE', async () => {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'rlm-smoke-')), 'smoke.json');
+    const file = path.join(tempDir('rlm-smoke-'), 'smoke.json');
     writeSmokePolicy(file);
     const model = ScriptedModel.fromFile(file);
     const task = generateTask('sniah', { size: 8192, seed: 4, index: 0 });

@@ -1,14 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import exec, { splitBlocks, splitSourceBlocks } from '../../../src/cli/commands/exec.ts';
 import type { CliIO } from '../../../src/cli/io.ts';
 import { loadInput } from '../../../src/runtime/input.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'rlm-exec-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-exec-');
 
 function fakeIO(stdin = '', env: NodeJS.ProcessEnv = {}): CliIO & { out: () => string; err: () => string } {
   let out = '';
@@ -179,6 +178,30 @@ describe('rlm exec', () => {
     expect(io.err()).toBe('');
     expect(code).toBe(0);
     expect(io.out()).toBe('Paris [ "Paris" ]\n');
+  });
+
+  it('names the model to model code by its file name, never by its host path', async () => {
+    const rules = path.join(
+      dir,
+      file('named.json', JSON.stringify({ rules: [{ match: '^hello', reply: 'yo' }] })),
+    );
+    const io = fakeIO();
+    const code = await exec(
+      [
+        file(
+          'n.js',
+          "print(llm_query('hello', null, {model: 'nope'}), llm_query('hello', null, {model: 'scripted:named.json'}))\n" +
+            "// ---\nllm_query('zzz')",
+        ),
+        '--model',
+        `scripted:${rules}`,
+      ],
+      io,
+    );
+    expect(code).toBe(1);
+    expect(io.out()).toBe('Error: BAD_INPUT: no model "nope" is configured; use scripted:named.json yo\n');
+    expect(io.err()).toMatch(/SCRIPT_EXHAUSTED|no scripted rule/);
+    expect(io.out() + io.err()).not.toContain(dir);
   });
 
   it('reports llm_query as unavailable without --model', async () => {

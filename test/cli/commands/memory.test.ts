@@ -2,7 +2,7 @@ import { promises as fs, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../../memory/files/store.ts';
-import { tempDir } from '../../memory/helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 import { cli } from '../helpers.ts';
 
 async function journal(dir: string): Promise<string[]> {

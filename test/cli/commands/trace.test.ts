@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Trajectory } from '../../../src/runtime/result.ts';
-import { tempDir } from '../../memory/helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 import { FnModel, lastUser, repl } from '../../runtime/helpers/fake-model.ts';
 import { setup } from '../../runtime/helpers/setup.ts';
 import { cli } from '../helpers.ts';

@@ -1,8 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoggingMessageNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
 import { FileAccess } from '../../../src/mcp/access.ts';
 import { RunWatch } from '../../../src/mcp/run-watch.ts';
@@ -11,12 +10,12 @@ import type { ServerContext } from '../../../src/mcp/server-context.ts';
 import { runAnswer } from '../../../src/mcp/tools/answer.ts';
 import type { Model } from '../../../src/runtime/model.ts';
 import { parseTrace } from '../../../src/runtime/trace.ts';
+import { tempDir } from '../../helpers/temp.ts';
 import { fakeSandboxes } from '../../runtime/helpers/fake-sandbox.ts';
 import { type Connected, connect, textOf } from '../helpers/connect.ts';
 import { repl, scripted } from '../helpers/rules.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-answer-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-mcp-answer-');
 
 let open: Connected | undefined;
 afterEach(async () => {

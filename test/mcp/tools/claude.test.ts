@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSession } from '../../../benchmarks/claude-corpus.ts';
@@ -10,9 +8,10 @@ import {
   claudeRecallOutput,
   claudeTimelineOutput,
 } from '../../../src/mcp/tools/claude.ts';
+import { tempDir } from '../../helpers/temp.ts';
 import { type Connected, connect, textOf } from '../helpers/connect.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-claude-'));
+const dir = tempDir('rlm-mcp-claude-');
 let s: Connected;
 
 beforeAll(async () => {
@@ -43,7 +42,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await s.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('Claude Code history tools', () => {

@@ -1,11 +1,11 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../../helpers/temp.ts';
 import { type Connected, connect, textOf } from '../helpers/connect.ts';
 import { repl, scripted } from '../helpers/rules.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-memory-'));
+const dir = tempDir('rlm-mcp-memory-');
 let s: Connected;
 
 beforeAll(async () => {
@@ -13,7 +13,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await s.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('memory tools', () => {

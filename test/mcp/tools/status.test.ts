@@ -1,12 +1,11 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../helpers/temp.ts';
 import { connect } from '../helpers/connect.ts';
 import { scripted } from '../helpers/rules.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-status-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-mcp-status-');
 
 interface Status {
   server: { name: string; version: string };

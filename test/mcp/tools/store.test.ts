@@ -1,14 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { parseTrace } from '../../../src/runtime/trace.ts';
+import { tempDir } from '../../helpers/temp.ts';
 import { type Connected, connect, textOf } from '../helpers/connect.ts';
 import { scripted } from '../helpers/rules.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-mcp-store-'));
+const dir = tempDir('rlm-mcp-store-');
 const docs = join(dir, 'docs');
 let s: Connected;
 
@@ -21,7 +21,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await s.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('rlm_ingest', () => {

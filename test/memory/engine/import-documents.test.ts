@@ -1,15 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import type { ImportedDocument, ImportItem } from '../../../memory/types.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'rlm-import-docs-'));
+  dir = tempDir('rlm-import-docs-');
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function doc(id: string, words: string, meta: Record<string, string | number> = {}): ImportedDocument {
   const a = `first ${words}`;

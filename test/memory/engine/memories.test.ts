@@ -5,7 +5,7 @@ import { repairStore } from '../../../memory/files/repair.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { MemoryChunkStore } from '../../../memory/in-memory/store.ts';
 import { caught } from '../../helpers/errors.ts';
-import { tempDir } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 const DAY = 86_400_000;
 const T0 = new Date('2026-01-01T00:00:00Z');

@@ -5,7 +5,7 @@ import { isRlmError } from '../../../core/errors.ts';
 import { DirectoryPersistence } from '../../../memory/files/directory.ts';
 import type { Manifest } from '../../../memory/files/manifest.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
-import { tempDir } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 /** A reader that saw the manifest of `stale` first, as a process does when a writer commits just after. */
 class LateReader extends DirectoryPersistence {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock } from '../../../memory/files/lock.ts';
 import { caught } from '../../helpers/errors.ts';
-import { tempDir } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 describe('the write lock under stale-lock recovery races', () => {
   it('never has two holders when two takers recover the same stale lock (inode numbers are reused)', async () => {
@@ -20,18 +20,23 @@ describe('the write lock under stale-lock recovery races', () => {
     const held = new Promise<void>((r) => {
       go = r;
     });
+    let bRead!: () => void;
+    const bHasRead = new Promise<void>((r) => {
+      bRead = r;
+    });
     let first = true;
     nodeFs.promises.readFile = (async (...args: Parameters<typeof readFile>) => {
       const text = await readFile(...args);
       if (first && String(args[0]) === lockFile) {
         first = false;
+        bRead();
         await held;
       }
       return text;
     }) as typeof readFile;
     try {
       const b = acquireLock(dir, { command: 'B' });
-      await new Promise((r) => setTimeout(r, 50));
+      await bHasRead;
       // Meanwhile taker A recovers the same stale lock and takes the lock.
       const a = await acquireLock(dir, { command: 'A' });
       expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toMatchObject({ command: 'A' });

@@ -12,26 +12,34 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { acquireLock, isLeftoverLockFile } from '../../../memory/files/lock.ts';
 import { caught } from '../../helpers/errors.ts';
-import { runChild } from '../helpers/child.ts';
-import { tempDir } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
+import { runChild, startChild } from '../helpers/child.ts';
 
 const CHILD = fileURLToPath(new URL('../helpers/lock-child.ts', import.meta.url));
 const SLOW_CHILD = fileURLToPath(new URL('../helpers/slow-lock-child.ts', import.meta.url));
 
-const run = (args: string[], child = CHILD) => runChild(child, args);
+const run = (args: string[]) => runChild(CHILD, args);
 
 describe('the write lock', () => {
   it('is never seen half-written: a live owner still writing its lock is not taken for a dead one', async () => {
     const dir = tempDir();
-    const child = run([dir], SLOW_CHILD);
+    const child = startChild(SLOW_CHILD, [dir]);
+    let exited = false;
+    void child.done.then(() => {
+      exited = true;
+    });
     const lockFile = path.join(dir, 'write.lock');
-    const deadline = Date.now() + 20_000;
-    while (!existsSync(lockFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    // From the moment the lock's name exists (the child is still in its slowed-down writes).
+    while (!existsSync(lockFile)) {
+      if (exited) throw new Error(`the child ended before taking the lock: ${(await child.done).err}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
     const err = await caught(acquireLock(dir));
     expect(err.code).toBe('STORE_LOCKED');
     expect(err.message).toContain('(slow-writer)');
-    expect(await child).toMatchObject({ code: 0, out: 'held\nreleased\n' });
-  }, 30_000);
+    child.stdin.end();
+    expect(await child.done).toMatchObject({ code: 0, out: 'held\nreleased\n' });
+  });
 
   it('never has two holders, however often several processes take it at once', async () => {
     const dir = tempDir();
@@ -45,7 +53,7 @@ describe('the write lock', () => {
       const holder = lines[i]!.split(' ')[1];
       expect([lines[i], lines[i + 1]], `line ${i + 1}`).toEqual([`enter ${holder}`, `exit ${holder}`]);
     }
-  }, 120_000);
+  });
 
   it('names the files a killed lock taker leaves, only once their process is gone', () => {
     expect(isLeftoverLockFile(`write.lock.${process.pid}-1a2b3c4d`)).toBe(false);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { checkDocuments, checkLinks, checkManifest } from '../../../memory/files/manifest.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { thrown } from '../../helpers/errors.ts';
-import { tempDir } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 /** The files of a real one-document store, parsed. */
 async function realStore() {

@@ -2,12 +2,13 @@ import { spawn } from 'node:child_process';
 import { promises as fs, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
 import { acquireLock } from '../../../memory/files/lock.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
-import { prose, tempDir, writeSampleCorpus } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
+import { prose, writeSampleCorpus } from '../helpers/corpus.ts';
 
 const CHILD = fileURLToPath(new URL('../helpers/ingest-child.ts', import.meta.url));
 
@@ -29,9 +30,19 @@ interface Child {
   waitFor(pred: (lines: string[]) => boolean): Promise<void>;
 }
 
-function startChild(store: string, segmentChars: number, paths: string[]): Child {
+/** Starts an ingest of `paths` into `store`; `pause` makes it wait for a kill at a point (see ingest-child.ts). */
+function startChild(
+  store: string,
+  segmentChars: number,
+  paths: string[],
+  pause: { PAUSE_AT_COMMIT?: string; PAUSE_IN_WRITE?: string } = {},
+): Child {
   const proc = spawn(process.execPath, ['--no-node-snapshot', CHILD, store, String(segmentChars), ...paths], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...pause },
+  });
+  onTestFinished(() => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
   });
   const lines: string[] = [];
   const waiters: (() => void)[] = [];
@@ -71,13 +82,17 @@ describe('crash safety', () => {
     await ref.close();
 
     const dir = path.join(root, 'store');
-    for (const commitsBeforeKill of [1, 4]) {
-      const child = startChild(dir, 20_000, [corpus]);
-      await child.waitFor((l) => l.filter((x) => x.startsWith('commit')).length >= commitsBeforeKill);
+    for (const killAtCommit of [1, 4]) {
+      // The child stops at that commit line, before writing its segment, and waits there for the kill.
+      const child = startChild(dir, 20_000, [corpus], { PAUSE_AT_COMMIT: String(killAtCommit) });
+      await child.waitFor((l) => l.filter((x) => x.startsWith('commit')).length >= killAtCommit);
       child.kill();
       await child.exit;
       const store = await ChunkStore.open(dir, { lockWaitMs: 1000 });
-      expect(store.stats().documents).toBeLessThan(40);
+      const { documents } = store.stats();
+      expect(documents).toBeLessThan(40);
+      // What was committed before the kill is there: nothing at the first commit line, some at the fourth.
+      expect(documents > 0).toBe(killAtCommit > 1);
       await store.search('river stone');
       await store.close();
     }
@@ -98,22 +113,11 @@ describe('crash safety', () => {
     const dir = path.join(root, 'store');
     const segDir = path.join(dir, 'segments');
     // One segment for the whole corpus: its chunk file (MBs, streamed in pieces, written last) is cut
-    // off by the kill.
-    const child = startChild(dir, 100_000_000, [corpus]);
-    let exited = false;
-    void child.exit.finally(() => {
-      exited = true;
-    });
-    let seen: string | undefined;
-    while (seen === undefined) {
-      if (exited) throw new Error('the ingest finished before its chunk file was seen being written');
-      try {
-        seen = readdirSync(segDir).find((f) => f.includes('.chunks.json.tmp-'));
-      } catch {
-        // no segments folder yet
-      }
-      if (seen === undefined) await new Promise((r) => setImmediate(r));
-    }
+    // off by the kill, which comes while the child waits after the file's first write.
+    const child = startChild(dir, 100_000_000, [corpus], { PAUSE_IN_WRITE: '.chunks.json.tmp-' });
+    await child.waitFor((l) => l.some((x) => x.startsWith('writing ')));
+    const cutOff = path.basename(child.lines.find((x) => x.startsWith('writing '))!.slice('writing '.length));
+    expect(readdirSync(segDir)).toContain(cutOff);
     child.kill();
     await child.exit;
     const store = await ChunkStore.open(dir, { lockWaitMs: 1000 });

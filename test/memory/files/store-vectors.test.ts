@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
-import { tempDir, writeSampleCorpus } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
+import { writeSampleCorpus } from '../helpers/corpus.ts';
 
 describe('ChunkStore with an embedder', () => {
   it('stores vectors at ingest and searches by vector, and hybrid by default', async () => {

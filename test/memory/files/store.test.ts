@@ -6,7 +6,8 @@ import { repairStore } from '../../../memory/files/repair.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { MemoryChunkStore } from '../../../memory/in-memory/store.ts';
 import type { ChunkStoreApi } from '../../../memory/types.ts';
-import { prose, tempDir, writeSampleCorpus } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
+import { prose, writeSampleCorpus } from '../helpers/corpus.ts';
 
 const open: ChunkStoreApi[] = [];
 afterEach(async () => {

@@ -8,7 +8,7 @@ import { repairStore } from '../../../memory/files/repair.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { segmentTextPieces } from '../../../memory/grep/segment-text.ts';
 import { checkRemember } from '../../../memory/memories/memory-model.ts';
-import { tempDir } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 /** A store of three documents in three segments, one of them with non-ASCII text. */
 async function threeDocs(dir: string): Promise<ChunkStore> {

@@ -223,8 +223,9 @@ describe('GrepRunner', () => {
   it('fails greps after close, including one in flight', async () => {
     const r = runner([{ id: 'bad', text: `${'a'.repeat(40)}!` }]);
     // caught() attaches the handler now, before close() rejects the grep.
-    const inflight = caught(r.grep('(a+)+$', { timeoutMs: 10_000 }));
-    await new Promise((res) => setTimeout(res, 200));
+    const inflight = caught(r.grep('(a+)+$', { timeoutMs: 600_000 }));
+    // Once the worker holds the corpus, the search (seconds of backtracking) has gone to it.
+    while (r.stats.corpusLoads === 0) await new Promise((res) => setTimeout(res, 10));
     await r.close();
     expect((await inflight).code).toBe('ABORTED');
     expect((await caught(r.grep('a'))).code).toBe('ABORTED');
@@ -240,7 +241,8 @@ describe('GrepRunner', () => {
       ['--input-type=module', '-e', script.replaceAll("'@grep'", grepModule)],
       {
         encoding: 'utf8',
-        timeout: 20_000,
+        // Only a hang reaches this: the script ends in a second or two, a few on a loaded machine.
+        timeout: 100_000,
       },
     );
     expect(out.stderr).not.toContain('Error');

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import type { Writable } from 'node:stream';
+import { onTestFinished } from 'vitest';
 
 /** What a child process did: exit code or signal, and all it printed. */
 export interface ChildResult {
@@ -8,9 +10,18 @@ export interface ChildResult {
   err: string;
 }
 
-/** Runs the Node script `file` with `args` to its end. */
-export function runChild(file: string, args: string[]): Promise<ChildResult> {
-  const proc = spawn(process.execPath, [file, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** A running child: its input, and what it did once it exits. */
+export interface RunningChild {
+  stdin: Writable;
+  done: Promise<ChildResult>;
+}
+
+/** Starts the Node script `file` with `args`, within a test; it is killed when the test ends, if still running. */
+export function startChild(file: string, args: string[]): RunningChild {
+  const proc = spawn(process.execPath, [file, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  onTestFinished(() => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  });
   let out = '';
   let err = '';
   proc.stdout.on('data', (d) => {
@@ -19,5 +30,15 @@ export function runChild(file: string, args: string[]): Promise<ChildResult> {
   proc.stderr.on('data', (d) => {
     err += String(d);
   });
-  return new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal, out, err })));
+  const done = new Promise<ChildResult>((resolve) =>
+    proc.on('exit', (code, signal) => resolve({ code, signal, out, err })),
+  );
+  return { stdin: proc.stdin, done };
+}
+
+/** Runs the Node script `file` with `args` to its end, with no input. */
+export function runChild(file: string, args: string[]): Promise<ChildResult> {
+  const child = startChild(file, args);
+  child.stdin.end();
+  return child.done;
 }

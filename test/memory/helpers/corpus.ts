@@ -1,11 +1,6 @@
-/** Small generated corpora for store tests: deterministic, written to a temp folder. */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+/** Small generated corpora for store tests: deterministic, written to a folder the test gives. */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-
-export function tempDir(prefix = 'rlm-test-'): string {
-  return mkdtempSync(path.join(os.tmpdir(), prefix));
-}
 
 const WORDS =
   'river stone garden window bridge lantern copper meadow harbor violin thunder pepper marble falcon orchard canyon velvet ember glacier compass'.split(

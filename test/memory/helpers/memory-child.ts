@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import { ChunkStore } from '../../../memory/files/store.ts';
 
 const [mode, dir, arg1, arg2] = process.argv.slice(2);
-const store = await ChunkStore.open(dir!, { create: true, lockWaitMs: 60_000 });
+// Waits for the other writers as long as the test lets it: on a loaded machine the queue can be long.
+const store = await ChunkStore.open(dir!, { create: true, lockWaitMs: 600_000 });
 if (mode === 'remember') {
   for (let i = 0; i < Number(arg1); i++) await store.remember({ text: `${arg2} memory ${i}`, topic: arg2! });
   await store.close();

@@ -1,5 +1,6 @@
 // Child process: takes a store's write lock with every write of the lock's contents slowed down by
-// 1.5 s (as a process descheduled at the worst moment would be), holds it 1 s, and releases it.
+// 1.5 s (as a process descheduled at the worst moment would be), holds it until its input ends, and
+// releases it.
 //   slow-lock-child.ts DIR
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
@@ -22,6 +23,7 @@ syncBuiltinESMExports();
 const { acquireLock } = await import('../../../memory/files/lock.ts');
 const lock = await acquireLock(process.argv[2]!, { command: 'slow-writer' });
 process.stdout.write('held\n');
-await new Promise((r) => setTimeout(r, 1000));
+// Held as long as the test needs, however slow the machine: the test ends the input when done.
+await new Promise((r) => process.stdin.once('end', r).resume());
 await lock.release();
 process.stdout.write('released\n');

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { readDocumentParts } from '../../../memory/ingest/file-parts.ts';
-import { tempDir } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 const line = (i: number) => `line ${i} of the big log, with café and 日本 in it\n`;
 

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
 import {
   contentHash,
@@ -11,11 +10,12 @@ import {
   readDocument,
   scanPaths,
 } from '../../../memory/ingest/files.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 let root: string;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'rlm-files-'));
+  root = tempDir('rlm-files-');
   await mkdir(join(root, 'docs', 'deep'), { recursive: true });
   await mkdir(join(root, '.git'), { recursive: true });
   await mkdir(join(root, '.rlm'), { recursive: true });
@@ -29,10 +29,6 @@ beforeAll(async () => {
   await writeFile(join(root, 'node_modules', 'pkg', 'index.js'), '');
   // A loop: docs/deep/up -> docs
   await symlink(join(root, 'docs'), join(root, 'docs', 'deep', 'up'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
 });
 
 describe('scanPaths', () => {

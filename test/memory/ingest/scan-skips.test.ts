@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { scanPaths } from '../../../memory/ingest/files.ts';
-import { tempDir } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 const servers: net.Server[] = [];
 afterAll(() => {

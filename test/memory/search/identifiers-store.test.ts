@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repairStore } from '../../../memory/files/repair.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
-import { tempDir } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 const CODE = 'export function rotate() {\n  const refreshToken = await fetchNewRefreshToken(session);\n}\n';
 

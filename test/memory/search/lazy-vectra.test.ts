@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/corpus.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 const STORE = new URL('../../../memory/files/store.ts', import.meta.url).href;
 
@@ -29,7 +29,7 @@ describe('vectra', () => {
   it('is loaded only by stores with vectors', () => {
     expect(loadsVectra(null)).toBe(false);
     expect(loadsVectra('hash')).toBe(true);
-  }, 60_000);
+  });
 
   it('is optional: without it, a store with vectors says how to install it, and one without works', () => {
     const dir = path.join(tempDir(), 'store');
@@ -56,5 +56,5 @@ describe('vectra', () => {
     expect(out.hits).toBe(1);
     expect(out.code).toBe('BAD_INPUT');
     expect(out.message).toMatch(/optional package vectra.*npm install vectra/);
-  }, 60_000);
+  });
 });

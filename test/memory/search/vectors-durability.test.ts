@@ -1,7 +1,7 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { tempDir } from '../../helpers/temp.ts';
 
 // Records which paths are opened and fsynced through node:fs's promises API (the one memory/fsutil.ts
 // uses), passing every call through to the real file system.
@@ -26,12 +26,9 @@ const { VectorIndex, VECTOR_INDEX_FILE, VECTOR_META_FILE } = await import(
 );
 
 let dir: string;
-beforeEach(async () => {
-  dir = join(await mkdtemp(join(tmpdir(), 'rlm-vectors-sync-')), 'vectors');
+beforeEach(() => {
+  dir = join(tempDir('rlm-vectors-sync-'), 'vectors');
   synced.length = 0;
-});
-afterEach(async () => {
-  await rm(join(dir, '..'), { recursive: true, force: true });
 });
 
 describe('VectorIndex durability', () => {

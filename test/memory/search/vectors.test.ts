@@ -1,21 +1,20 @@
-import { mkdtemp, readdir, readFile, rm, truncate, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, truncate, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalIndex } from 'vectra';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { VECTOR_INDEX_FILE, VECTOR_META_FILE, VectorIndex } from '../../../memory/search/vectors.ts';
 import { caught } from '../../helpers/errors.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 const OPTS = { dimensions: 4, embedder: 'test:4' };
 let dir: string;
 
-beforeEach(async () => {
-  dir = join(await mkdtemp(join(tmpdir(), 'rlm-vectors-')), 'vectors');
+beforeEach(() => {
+  dir = join(tempDir('rlm-vectors-'), 'vectors');
 });
 
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  await rm(join(dir, '..'), { recursive: true, force: true });
 });
 
 const ITEMS = [

@@ -1,7 +1,8 @@
 /**
  * A small Sandbox double on node:vm for loop tests: persistent globals, print capture, FINAL / FINAL_VAR,
- * llm_query through the host, and `sleep(ms)` for slow blocks. Not a security boundary; the real
- * isolated-vm session is tested by its own suite.
+ * llm_query through the host, and `hang()` for a block that never ends by itself (the factory's
+ * `hanging` resolves once one runs, so a test acts on a running block without guessing when it starts).
+ * Not a security boundary; the real isolated-vm session is tested by its own suite.
  */
 import vm from 'node:vm';
 import type { SandboxHost, SubCallItem } from '../../../src/sandbox/host.ts';
@@ -20,7 +21,7 @@ export class FakeSandbox implements Sandbox {
   #final: string | null = null;
   #signal: AbortSignal | undefined;
 
-  constructor(host: SandboxHost, limits?: SandboxLimits) {
+  constructor(host: SandboxHost, limits?: SandboxLimits, onHang: () => void = () => {}) {
     this.host = host;
     this.limits = limits;
     const show = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
@@ -56,7 +57,10 @@ export class FakeSandbox implements Sandbox {
         host.llmQueryBatched
           ? host.llmQueryBatched(items.map(toItem), this.#signal ?? never, { kind: 'rlm' })
           : Promise.resolve([]),
-      sleep: (ms: number) => new Promise((r) => setTimeout(r, ms)),
+      hang: () => {
+        onHang();
+        return new Promise(() => {});
+      },
     });
   }
 
@@ -107,16 +111,22 @@ export class FakeSandbox implements Sandbox {
   }
 }
 
-/** A factory that records every sandbox it made. */
+/** A factory that records every sandbox it made; `hanging` resolves once a block of one calls `hang()`. */
 export function fakeSandboxes(): {
   factory: (host: SandboxHost, limits?: SandboxLimits) => Promise<FakeSandbox>;
   created: FakeSandbox[];
+  hanging: Promise<void>;
 } {
   const created: FakeSandbox[] = [];
+  let hung!: () => void;
+  const hanging = new Promise<void>((resolve) => {
+    hung = resolve;
+  });
   return {
     created,
+    hanging,
     factory: async (host, limits) => {
-      const sb = new FakeSandbox(host, limits);
+      const sb = new FakeSandbox(host, limits, hung);
       created.push(sb);
       return sb;
     },

@@ -187,11 +187,12 @@ describe('AnthropicModel', () => {
   });
 
   it('turns an abort into ABORTED, mid-request and before sending', async () => {
-    const { model, srv } = await setup(() => {});
     const ctl = new AbortController();
+    // The server has the request and never answers: the abort comes mid-request.
+    const { model, srv } = await setup(() => ctl.abort());
     const pending = model.complete({ ...request, signal: ctl.signal });
-    setTimeout(() => ctl.abort(), 50);
     expect((await rejection(pending)).code).toBe('ABORTED');
+    expect(srv.requests).toHaveLength(1);
 
     const before = srv.requests.length;
     expect((await rejection(model.complete({ ...request, signal: AbortSignal.abort() }))).code).toBe(

@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { isRlmError, type RlmError } from '../../../core/errors.ts';
 import type { ModelRequest } from '../../../src/runtime/model.ts';
 import {
@@ -12,11 +12,12 @@ import {
   renderConversation,
 } from '../../../src/runtime/providers/claude-code.ts';
 import { createModel } from '../../../src/runtime/providers/index.ts';
+import { gone } from '../../helpers/process.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 const BIN = resolve(import.meta.dirname, '../../fixtures/providers/bin');
 const FAKE = join(BIN, 'claude');
-const tmp = mkdtempSync(join(tmpdir(), 'rlm-claude-code-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const tmp = tempDir('rlm-claude-code-');
 
 const request: ModelRequest = {
   system: 'You are a sub-RLM.',
@@ -35,22 +36,6 @@ async function rejection(p: Promise<unknown>): Promise<RlmError> {
   );
   if (!isRlmError(err)) throw new Error(`expected an RlmError, got ${String(err)}`);
   return err;
-}
-
-/** Running and not a zombie (a killed orphan stays a zombie until init reaps it). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    // /proc/PID/stat: "pid (comm) STATE ..."; comm may contain spaces, so split after the last ')'.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 describe('ClaudeCodeModel', () => {
@@ -130,31 +115,42 @@ describe('ClaudeCodeModel', () => {
 
   it('kills the whole process group on timeout', async () => {
     const pidFile = join(tmp, 'grandchild.pid');
+    // The clock is the test's: the timeout comes once the CLI has started its grandchild, however slow
+    // the machine is to start them.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const model = new ClaudeCodeModel({
       executable: FAKE,
       timeoutMs: 1000,
       env: env({ FAKE_CLAUDE_MODE: 'hang', FAKE_CLAUDE_PIDFILE: pidFile }),
     });
-    const err = await rejection(model.complete(request));
-    expect(err.code).toBe('PROVIDER');
-    expect(err.message).toBe('claude-code: the claude CLI timed out after 1000 ms');
+    const pending = rejection(model.complete(request));
+    while (!existsSync(pidFile)) await sleep(20);
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
     expect(grandchild).toBeGreaterThan(0);
-    // SIGKILL delivery is asynchronous; give the kernel a moment before declaring it a survivor.
-    for (let i = 0; i < 50 && isAlive(grandchild); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(isAlive(grandchild)).toBe(false);
+    vi.advanceTimersByTime(1000);
+    const err = await pending;
+    expect(err.code).toBe('PROVIDER');
+    expect(err.message).toBe('claude-code: the claude CLI timed out after 1000 ms');
+    // SIGKILL delivery is asynchronous: it is gone once the kernel has delivered it.
+    await gone(grandchild);
   });
 
-  it('turns abort into ABORTED', async () => {
+  it('turns abort into ABORTED, and ends the CLI with everything it started', async () => {
     const pidFile = join(tmp, 'abort.pid');
     const model = new ClaudeCodeModel({
       executable: FAKE,
       env: env({ FAKE_CLAUDE_MODE: 'hang', FAKE_CLAUDE_PIDFILE: pidFile }),
     });
     const ctl = new AbortController();
-    const pending = model.complete({ ...request, signal: ctl.signal });
-    setTimeout(() => ctl.abort(), 300);
-    expect((await rejection(pending)).code).toBe('ABORTED');
+    const pending = rejection(model.complete({ ...request, signal: ctl.signal }));
+    // Aborted while the CLI runs (it has started its grandchild).
+    while (!existsSync(pidFile)) await sleep(20);
+    ctl.abort();
+    expect((await pending).code).toBe('ABORTED');
+    await gone(Number(readFileSync(pidFile, 'utf8')));
     expect((await rejection(model.complete({ ...request, signal: AbortSignal.abort() }))).code).toBe(
       'ABORTED',
     );
@@ -175,7 +171,13 @@ describe('ClaudeCodeModel', () => {
     const model = new ClaudeCodeModel({
       executable: FAKE,
       concurrency: 2,
-      env: env({ FAKE_CLAUDE_MODE: 'slow', FAKE_CLAUDE_LOG: log, FAKE_CLAUDE_DELAY_MS: '150' }),
+      // Each run lasts until it has overlapped another, however slowly the machine starts processes.
+      env: env({
+        FAKE_CLAUDE_MODE: 'overlap',
+        FAKE_CLAUDE_LOG: log,
+        FAKE_CLAUDE_OVERLAP: '2',
+        FAKE_CLAUDE_CALLS: '5',
+      }),
     });
     await Promise.all([1, 2, 3, 4, 5].map(() => model.complete(request)));
     const events = readFileSync(log, 'utf8').trim().split('\n');

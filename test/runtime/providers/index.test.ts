@@ -1,7 +1,6 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AnthropicModel,
   ClaudeCodeModel,
@@ -11,11 +10,11 @@ import {
   ScriptedModel,
 } from '../../../src/runtime/providers/index.ts';
 import { thrown } from '../../helpers/errors.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
-const tmp = mkdtempSync(join(tmpdir(), 'rlm-providers-'));
+const tmp = tempDir('rlm-providers-');
 const FAKE_BIN = resolve(import.meta.dirname, '../../fixtures/providers/bin');
 const FAKE_CLAUDE = join(FAKE_BIN, 'claude');
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const UNKNOWN =
   /^unknown model spec ".*" — use anthropic:MODEL, openai:MODEL, claude-code\[:MODEL\], scripted:FILE, replay:TRACE\.jsonl or relay:DIR$/;

@@ -160,11 +160,12 @@ describe('OpenAIModel', () => {
   });
 
   it('turns an abort into ABORTED, mid-request and before sending', async () => {
-    const { model, srv } = await setup(() => {});
     const ctl = new AbortController();
+    // The server has the request and never answers: the abort comes mid-request.
+    const { model, srv } = await setup(() => ctl.abort());
     const pending = model.complete({ ...request, signal: ctl.signal });
-    setTimeout(() => ctl.abort(), 50);
     expect((await rejection(pending)).code).toBe('ABORTED');
+    expect(srv.requests).toHaveLength(1);
     const before = srv.requests.length;
     expect((await rejection(model.complete({ ...request, signal: AbortSignal.abort() }))).code).toBe(
       'ABORTED',
@@ -173,14 +174,18 @@ describe('OpenAIModel', () => {
   });
 
   it('aborts during a retry wait', async () => {
-    const { model } = await setup(
-      (_req, _i, res) => sendJson(res, 429, { error: { message: 'wait' } }, { 'retry-after': '30' }),
+    const ctl = new AbortController();
+    // Aborted once the server has answered "retry in 30 s": the client is reading that or waiting.
+    const { model, srv } = await setup(
+      (_req, _i, res) => {
+        res.once('finish', () => ctl.abort());
+        sendJson(res, 429, { error: { message: 'wait' } }, { 'retry-after': '30' });
+      },
       { backoff: { maxRetryAfterMs: 60_000 } },
     );
-    const ctl = new AbortController();
     const pending = model.complete({ ...request, signal: ctl.signal });
-    setTimeout(() => ctl.abort(), 100);
     expect((await rejection(pending)).code).toBe('ABORTED');
+    expect(srv.requests).toHaveLength(1);
   });
 
   it('retries network errors, then reports them', async () => {

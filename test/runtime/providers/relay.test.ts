@@ -2,16 +2,15 @@
  * `relay:DIR`: requests appear as Markdown files, replies written beside them answer the model, so a
  * separate agent that sees only the request files can drive a run; the run's trace replays with `replay:`.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createModel } from '../../../src/runtime/providers/index.ts';
 import { RelayModel } from '../../../src/runtime/providers/relay.ts';
 import { RLM } from '../../../src/runtime/rlm.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'rlm-relay-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir('rlm-relay-');
 
 /**
  * A stand-in for the agent playing the model: it sees only DIR, answers each new request file from what
@@ -82,7 +81,8 @@ describe('relay model', () => {
       depth: 0,
       signal: ctl.signal,
     });
-    await new Promise((r) => setTimeout(r, 50));
+    // The request is out (written before complete() returns): the model now waits for its reply.
+    expect(existsSync(join(dir, '001.request.md'))).toBe(true);
     ctl.abort();
     await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
     const next = new RelayModel(dir, { pollMs: 10 });

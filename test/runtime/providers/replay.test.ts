@@ -2,30 +2,36 @@
  * `replay:TRACE.jsonl`: a run recorded to a trace is reproduced offline, reply for reply, including
  * concurrent sub-RLMs; a run that goes past or away from the recording fails with a clear error.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
 import { LEAF_PROMPT } from '../../../src/prompts/leaf.ts';
 import { createModel } from '../../../src/runtime/providers/index.ts';
 import { ReplayModel } from '../../../src/runtime/providers/replay.ts';
 import { RLM } from '../../../src/runtime/rlm.ts';
 import { parseTrace } from '../../../src/runtime/trace.ts';
+import { tempDir } from '../../helpers/temp.ts';
 import { FnModel, lastUser, repl } from '../helpers/fake-model.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rlm-replay-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('rlm-replay-');
 
-/** A model whose sub-RLMs answer after a delay that reverses their order, so replay must key on spans. */
+/**
+ * A model whose three concurrent sub-RLMs answer their first turn in reverse order (piece 2, then 1, then
+ * 0: each waits for the next one's answer), so replay must key on spans, not on order.
+ */
 function recordingModel(): FnModel {
+  const answered = [0, 1, 2, 3].map(() => Promise.withResolvers<void>());
+  answered[3]!.resolve();
   return new FnModel(async (req) => {
     const last = lastUser(req);
     if (req.depth === 2) return `leaf(${last.length})`;
     if (req.depth === 1) {
-      const n = Number(/piece (\d)/.exec(last)?.[1] ?? 0);
-      await new Promise((r) => setTimeout(r, 40 - n * 10));
       if (last.includes('[block 1]')) return `Done.\nFINAL_VAR("out")`;
+      const n = Number(/piece (\d)/.exec(last)?.[1] ?? 0);
+      await answered[n + 1]!.promise;
+      // The next one goes once this reply is on its way (later in the event loop than its handling).
+      setImmediate(() => answered[n]!.resolve());
       return repl(`const out = "piece ${n}: " + context.length + " " + (await llm_query("size?", context))`);
     }
     if (last.includes('[block 1]')) return 'FINAL(all)';
@@ -46,6 +52,9 @@ describe('replay model', () => {
     expect(recorded.status).toBe('final');
     const replies = parseTrace(readFileSync(trace, 'utf8')).filter((e) => e.type === 'model_call');
     expect(replies.length).toBe(live.requests.length);
+    // The sub-RLMs (spans s1, s2, s3 for pieces 0, 1, 2) answered their first turn in reverse order.
+    const firstTurns = replies.filter((e) => e.depth === 1 && e.iteration === 1).map((e) => e.span);
+    expect(firstTurns).toEqual(['s3', 's2', 's1']);
 
     const replayed = await new RLM({ model: `replay:${trace}`, env: {}, inlineContextChars: 0 }).answer({
       question: 'q',

@@ -252,17 +252,20 @@ describe('OpenAIEmbedder', () => {
   });
 
   it('stops on abort, during a request and during backoff', async () => {
-    const { baseUrl, seen } = await fakeServer(() => {});
     const ctrl = new AbortController();
+    // The server has the request and never answers.
+    const { baseUrl, seen } = await fakeServer(() => ctrl.abort());
     const p = new OpenAIEmbedder({ baseUrl, model: 'm' }).embed(['a'], ctrl.signal);
-    setTimeout(() => ctrl.abort(), 50);
     expect((await caught(p)).code).toBe('ABORTED');
     expect(seen).toHaveLength(1);
 
-    const slow = await fakeServer((_req, res) => fail(res, 429, 'wait', { 'retry-after': '30' }));
     const ctrl2 = new AbortController();
+    // Aborted once the server has answered "retry in 30 s".
+    const slow = await fakeServer((_req, res) => {
+      res.once('finish', () => ctrl2.abort());
+      fail(res, 429, 'wait', { 'retry-after': '30' });
+    });
     const p2 = new OpenAIEmbedder({ baseUrl: slow.baseUrl, model: 'm' }).embed(['a'], ctrl2.signal);
-    setTimeout(() => ctrl2.abort(), 100);
     expect((await caught(p2)).code).toBe('ABORTED');
     expect(slow.seen).toHaveLength(1);
   });

@@ -6,6 +6,26 @@
  * Grep semantics follow memory/grep/grep-scan.ts (the store's grep): one match per line, the line cut to a
  * 500-character window around the match, `before`/`after` taken around that window, ids `doc:N`.
  */
+import { intArg } from './args.ts';
+import {
+  $RangeError,
+  $RegExp,
+  $TypeError,
+  brand,
+  isArray,
+  MathMax,
+  MathMin,
+  RegExpExec,
+  RegExpFlags,
+  RegExpSource,
+  StringCharCodeAt,
+  StringIndexOf,
+  StringLastIndexOf,
+  StringReplace,
+  StringSlice,
+} from './intrinsics.ts';
+import { docs } from './session-state.ts';
+
 const GREP_DEFAULT_LIMIT = 100;
 const GREP_MAX_LIMIT = 100000;
 const GREP_MAX_CONTEXT = 10000;
@@ -13,36 +33,58 @@ const GREP_MAX_CONTEXT = 10000;
 const GREP_MAX_PATTERN = 4096;
 const LINE_MAX = 500;
 const LINE_LEAD = 200;
-const PEEK_DEFAULT = 2000;
+/** Characters `peek(start)` returns when no end is given. */
+export const PEEK_DEFAULT = 2000;
 const DOC_ID = /^doc:(\d+)$/;
-/** True while a local grep runs; still true after the CPU limit stops one (termination skips finally). */
-let grepRunning = false;
 const REGEX_SPECIALS = /[.*+?^${}()|[\]\\/]/g;
 
-function docIndex(id) {
+/** True while a local grep runs; still true after the CPU limit stops one (termination skips finally). */
+let grepRunning = false;
+
+/** Whether a local grep was running when the block stopped; clears the flag. */
+export function takeGrepRunning(): boolean {
+  const was = grepRunning;
+  grepRunning = false;
+  return was;
+}
+
+/** What grep's options and pattern come to, checked. */
+export interface GrepPlan {
+  source: string;
+  literal: boolean;
+  ignoreCase: boolean;
+  limit: number;
+  around: number;
+  only: string[] | null;
+}
+
+/** One grep match, as the store's grep shapes it. */
+export interface GrepMatch {
+  id: string;
+  path: string;
+  offset: number;
+  text: string;
+  before: string;
+  after: string;
+}
+
+function docIndex(id: string): number {
   const m = RegExpExec(DOC_ID, id);
   if (m === null) return -1;
-  const i = +m[1];
+  const i = +m[1]!;
   return i < docs.length ? i : -1;
 }
 
-function intArg(v, fallback, name, fn) {
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !NumberIsFinite(v))
-    throw new $TypeError(fn + ': ' + name + ' must be a number');
-  return MathFloor(v);
-}
-
-function clampRange(length, start, end) {
+function clampRange(length: number, start: number, end: number): [number, number] {
   const s = start < 0 ? MathMax(0, length + start) : MathMin(start, length);
   const e = end < 0 ? MathMax(0, length + end) : MathMin(end, length);
   return e < s ? [s, s] : [s, e];
 }
 
 /** Character slice of all documents read as one text, a newline between documents. */
-function sliceAll(start, end) {
+function sliceAll(start: number, end: number): string {
   let total = 0;
-  for (let i = 0; i < docs.length; i++) total += docs[i].length + (i > 0 ? 1 : 0);
+  for (let i = 0; i < docs.length; i++) total += docs[i]!.length + (i > 0 ? 1 : 0);
   const r = clampRange(total, start, end);
   let out = '';
   let base = 0;
@@ -51,7 +93,7 @@ function sliceAll(start, end) {
       if (base >= r[0] && base < r[1]) out += '\n';
       base += 1;
     }
-    const d = docs[i];
+    const d = docs[i]!;
     const from = MathMax(r[0] - base, 0);
     const to = MathMin(r[1] - base, d.length);
     if (to > from) out += StringSlice(d, from, to);
@@ -60,26 +102,28 @@ function sliceAll(start, end) {
   return out;
 }
 
-function peekLocal(a, b, c) {
+/** `peek` on the loaded context: a character range, or a document by id (undefined when there is none). */
+export function peekLocal(a: unknown, b: unknown, c: unknown): string | undefined {
   if (typeof a === 'number') {
     const start = intArg(a, 0, 'start', 'peek');
     const end = intArg(b, start + PEEK_DEFAULT, 'end', 'peek');
     if (docs.length !== 1) return sliceAll(start, end);
-    const r = clampRange(docs[0].length, start, end);
-    return StringSlice(docs[0], r[0], r[1]);
+    const r = clampRange(docs[0]!.length, start, end);
+    return StringSlice(docs[0]!, r[0], r[1]);
   }
-  const i = docIndex(a);
+  const i = docIndex(a as string);
   if (i === -1) return undefined;
-  const d = docs[i];
+  const d = docs[i]!;
   const r = clampRange(d.length, intArg(b, 0, 'start', 'peek'), intArg(c, d.length, 'end', 'peek'));
   return StringSlice(d, r[0], r[1]);
 }
 
-function grepPlan(pattern, opts) {
+/** Checks grep's pattern and options; the store's grep gets the same plan through the host. */
+export function grepPlan(pattern: unknown, opts: unknown): GrepPlan {
   if (opts !== undefined && opts !== null && typeof opts !== 'object')
     throw new $TypeError('grep: options must be an object like {ignoreCase: true, limit: 50}');
-  const o = opts || {};
-  let source;
+  const o = (opts || {}) as Record<string, unknown>;
+  let source: string;
   let literal = o.literal === true;
   let ignoreCase = o.ignoreCase === true;
   if (typeof pattern === 'string') {
@@ -106,11 +150,14 @@ function grepPlan(pattern, opts) {
     throw new $RangeError('grep: limit must be between 1 and ' + GREP_MAX_LIMIT);
   if (around < 0 || around > GREP_MAX_CONTEXT)
     throw new $RangeError('grep: context must be between 0 and ' + GREP_MAX_CONTEXT);
-  let only = null;
+  let only: string[] | null = null;
   if (o.document !== undefined && o.document !== null) {
     only = [];
-    const list = isArray(o.document) ? o.document : [o.document];
-    for (let i = 0; i < list.length; i++) if (typeof list[i] === 'string') only[only.length] = list[i];
+    const list = (isArray(o.document) ? o.document : [o.document]) as unknown[];
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i];
+      if (typeof entry === 'string') only[only.length] = entry;
+    }
   }
   return {
     source: source,
@@ -122,7 +169,7 @@ function grepPlan(pattern, opts) {
   };
 }
 
-function grepRegExp(plan) {
+function grepRegExp(plan: GrepPlan): RegExp {
   const source = plan.literal ? StringReplace(plan.source, REGEX_SPECIALS, '\\$&') : plan.source;
   let flags = 'gm' + (plan.ignoreCase ? 'i' : '');
   if (
@@ -139,13 +186,13 @@ function grepRegExp(plan) {
       'grep: invalid regex /' +
         source +
         '/: ' +
-        e.message +
+        (e as Error).message +
         ' (pass {literal: true} to search for the text as is)',
     );
   }
 }
 
-function grepShape(id, text, start, around) {
+function grepShape(id: string, text: string, start: number, around: number): GrepMatch {
   const lineStart = StringLastIndexOf(text, '\n', start - 1) + 1;
   let lineEnd = StringIndexOf(text, '\n', start);
   if (lineEnd === -1) lineEnd = text.length;
@@ -170,7 +217,7 @@ function grepShape(id, text, start, around) {
 }
 
 /** The local grep; returns [matches, truncated]. Runs inside the block, under its CPU limit. */
-function grepLocal(pattern, opts) {
+export function grepLocal(pattern: unknown, opts: unknown): [GrepMatch[], boolean] {
   grepRunning = true;
   try {
     return grepScan(pattern, opts);
@@ -179,11 +226,11 @@ function grepLocal(pattern, opts) {
   }
 }
 
-function grepScan(pattern, opts) {
+function grepScan(pattern: unknown, opts: unknown): [GrepMatch[], boolean] {
   const plan = grepPlan(pattern, opts);
   const re = plan.literal && !plan.ignoreCase ? null : grepRegExp(plan);
   const needle = plan.source;
-  const out = [];
+  const out: GrepMatch[] = [];
   for (let d = 0; d < docs.length; d++) {
     const id = 'doc:' + d;
     if (plan.only !== null) {
@@ -191,11 +238,11 @@ function grepScan(pattern, opts) {
       for (let k = 0; k < plan.only.length; k++) if (plan.only[k] === id) wanted = true;
       if (!wanted) continue;
     }
-    const text = docs[d];
+    const text = docs[d]!;
     let from = 0;
     while (from < text.length) {
-      let start;
-      let end;
+      let start: number;
+      let end: number;
       if (re === null) {
         start = StringIndexOf(text, needle, from);
         if (start === -1) break;

@@ -3,6 +3,35 @@
  * expression, for non-string `print` arguments and for FINAL answers that are not JSON-serialisable.
  * Bounded: depth 2, 100 array items, 50 keys, nested strings clipped; accessors are listed, not called.
  */
+import {
+  brand,
+  DateGetTime,
+  DateToISOString,
+  ErrorIsError,
+  FunctionToString,
+  getOwnPropertyDescriptor,
+  getPrototypeOf,
+  hasOwn,
+  isArray,
+  jsonStringify,
+  MapForEach,
+  MapSize,
+  MathMin,
+  NumberIsNaN,
+  ObjectPrototype,
+  objectIs,
+  objectKeys,
+  RegExpSource,
+  RegExpTest,
+  RegExpToString,
+  SetForEach,
+  SetSize,
+  StringIndexOf,
+  StringSlice,
+  SymbolToString,
+  TypedArrayLength,
+} from './intrinsics.ts';
+
 const SHOW_DEPTH = 2;
 const SHOW_ITEMS = 100;
 const SHOW_KEYS = 50;
@@ -10,57 +39,57 @@ const SHOW_NESTED_STRING = 2000;
 const SHOW_LINE = 72;
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-function clipString(s) {
+function clipString(s: string): string {
   if (s.length <= SHOW_NESTED_STRING) return s;
   return (
     StringSlice(s, 0, SHOW_NESTED_STRING) + '… (' + (s.length - SHOW_NESTED_STRING) + ' more characters)'
   );
 }
 
-function functionLabel(fn) {
+function functionLabel(fn: unknown): string {
   let name = '';
   try {
     const d = getOwnPropertyDescriptor(fn, 'name');
     if (d && typeof d.value === 'string') name = d.value;
-  } catch (e) {}
+  } catch {}
   let isClass = false;
   try {
     isClass = StringSlice(FunctionToString(fn), 0, 6) === 'class ';
-  } catch (e) {}
+  } catch {}
   if (isClass) return '[class ' + (name || '(anonymous)') + ']';
   return '[Function: ' + (name || '(anonymous)') + ']';
 }
 
-function constructorName(v) {
-  let proto;
+function constructorName(v: object): string {
+  let proto: unknown;
   try {
     proto = getPrototypeOf(v);
-  } catch (e) {
+  } catch {
     return '';
   }
   if (proto === null) return '[Object: null prototype]';
   if (proto === ObjectPrototype) return '';
   try {
     const d = getOwnPropertyDescriptor(proto, 'constructor');
-    const ctor = d && d.value;
+    const ctor: unknown = d?.value;
     if (typeof ctor === 'function') {
       const n = getOwnPropertyDescriptor(ctor, 'name');
       if (n && typeof n.value === 'string') return n.value;
     }
-  } catch (e) {}
+  } catch {}
   return '';
 }
 
-function keyLabel(k) {
+function keyLabel(k: string): string {
   return RegExpTest(IDENT, k) ? k : jsonStringify(k);
 }
 
-function wrapParts(open, parts, close, indent) {
+function wrapParts(open: string, parts: string[], close: string, indent: string): string {
   let flat = '';
   let multiline = false;
   for (let i = 0; i < parts.length; i++) {
     flat += (i === 0 ? '' : ', ') + parts[i];
-    if (StringIndexOf(parts[i], '\n') !== -1) multiline = true;
+    if (StringIndexOf(parts[i]!, '\n') !== -1) multiline = true;
   }
   if (parts.length === 0) return open + close;
   if (!multiline && flat.length + open.length + close.length + 2 <= SHOW_LINE)
@@ -71,28 +100,28 @@ function wrapParts(open, parts, close, indent) {
   return out + '\n' + indent + close;
 }
 
-function errorText(e) {
-  let stack;
-  let name;
-  let message;
+function errorText(e: { stack?: unknown; name?: unknown; message?: unknown }): string {
+  let stack: unknown;
+  let name: unknown;
+  let message: unknown;
   try {
     stack = e.stack;
-  } catch (x) {}
+  } catch {}
   if (typeof stack === 'string') return stack;
   try {
     name = e.name;
     message = e.message;
-  } catch (x) {}
+  } catch {}
   return (typeof name === 'string' ? name : 'Error') + ': ' + (typeof message === 'string' ? message : '');
 }
 
-function isErrorValue(v) {
+function isErrorValue(v: object): boolean {
   if (ErrorIsError !== null) return ErrorIsError(v);
   const d = getOwnPropertyDescriptor(v, 'stack');
   return d !== undefined && typeof d.value === 'string';
 }
 
-function showValue(v, depth, stack, indent) {
+function showValue(v: unknown, depth: number, stack: unknown[], indent: string): string {
   switch (typeof v) {
     case 'string':
       return jsonStringify(depth === 0 ? v : clipString(v));
@@ -111,54 +140,55 @@ function showValue(v, depth, stack, indent) {
       break;
   }
   if (v === null) return 'null';
-  for (let i = 0; i < stack.length; i++) if (stack[i] === v) return '[Circular]';
-  if (brand(DateGetTime, v)) {
-    const t = DateGetTime(v);
-    return t === t ? DateToISOString(v) : 'Invalid Date';
+  const o = v as Record<PropertyKey, unknown>;
+  for (let i = 0; i < stack.length; i++) if (stack[i] === o) return '[Circular]';
+  if (brand(DateGetTime, o)) {
+    const t = DateGetTime(o);
+    return NumberIsNaN(t) ? 'Invalid Date' : DateToISOString(o);
   }
-  if (brand(RegExpSource, v)) return RegExpToString(v);
-  if (isErrorValue(v)) return depth === 0 ? errorText(v) : '[' + errorText(v) + ']';
-  const array = isArray(v);
+  if (brand(RegExpSource, o)) return RegExpToString(o as unknown as RegExp);
+  if (isErrorValue(o)) return depth === 0 ? errorText(o) : '[' + errorText(o) + ']';
+  const array = isArray(o);
   if (depth > SHOW_DEPTH) return array ? '[Array]' : '[Object]';
-  stack[stack.length] = v;
-  const parts = [];
+  stack[stack.length] = o;
+  const parts: string[] = [];
   const inner = indent + '  ';
-  let open;
-  let close;
+  let open: string;
+  let close: string;
   try {
-    if (array || brand(TypedArrayLength, v)) {
-      const len = array ? v.length : TypedArrayLength(v);
+    if (array || brand(TypedArrayLength, o)) {
+      const len = array ? (o as unknown as unknown[]).length : TypedArrayLength(o);
       const n = MathMin(len, SHOW_ITEMS);
       for (let i = 0; i < n; i++) {
-        parts[parts.length] = array && !hasOwn(v, i) ? '<empty>' : showValue(v[i], depth + 1, stack, inner);
+        parts[parts.length] = array && !hasOwn(o, i) ? '<empty>' : showValue(o[i], depth + 1, stack, inner);
       }
       if (len > n) parts[parts.length] = '... ' + (len - n) + ' more items';
-      const name = array ? '' : constructorName(v) + '(' + len + ') ';
+      const name = array ? '' : constructorName(o) + '(' + len + ') ';
       open = name + '[';
       close = ']';
-    } else if (brand(MapSize, v)) {
+    } else if (brand(MapSize, o)) {
       let count = 0;
-      MapForEach(v, function (value, key) {
+      MapForEach(o, (value, key) => {
         if (count++ < SHOW_ITEMS)
           parts[parts.length] =
             showValue(key, depth + 1, stack, inner) + ' => ' + showValue(value, depth + 1, stack, inner);
       });
-      open = 'Map(' + MapSize(v) + ') {';
+      open = 'Map(' + MapSize(o) + ') {';
       close = '}';
-    } else if (brand(SetSize, v)) {
+    } else if (brand(SetSize, o)) {
       let count = 0;
-      SetForEach(v, function (value) {
+      SetForEach(o, (value) => {
         if (count++ < SHOW_ITEMS) parts[parts.length] = showValue(value, depth + 1, stack, inner);
       });
-      open = 'Set(' + SetSize(v) + ') {';
+      open = 'Set(' + SetSize(o) + ') {';
       close = '}';
     } else {
-      const keys = objectKeys(v);
+      const keys = objectKeys(o);
       const n = MathMin(keys.length, SHOW_KEYS);
       for (let i = 0; i < n; i++) {
-        const k = keys[i];
-        const d = getOwnPropertyDescriptor(v, k);
-        let shown;
+        const k = keys[i]!;
+        const d = getOwnPropertyDescriptor(o, k);
+        let shown: string;
         if (d === undefined) continue;
         if (!hasOwn(d, 'value')) {
           // Accessors are listed, never called. hasOwn: descriptor fields may be poisoned on Object.prototype.
@@ -171,7 +201,7 @@ function showValue(v, depth, stack, indent) {
         parts[parts.length] = keyLabel(k) + ': ' + shown;
       }
       if (keys.length > n) parts[parts.length] = '... ' + (keys.length - n) + ' more keys';
-      const name = constructorName(v);
+      const name = constructorName(o);
       open = (name ? name + ' ' : '') + '{';
       close = '}';
     }
@@ -182,10 +212,10 @@ function showValue(v, depth, stack, indent) {
 }
 
 /** REPL-style display of any value. Never throws. */
-function show(v) {
+export function show(v: unknown): string {
   try {
     return showValue(v, 0, [], '');
-  } catch (e) {
+  } catch {
     return '[value could not be shown]';
   }
 }

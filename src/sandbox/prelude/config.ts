@@ -1,0 +1,15 @@
+/** The session's configuration, as the host sends it to the prelude's `init` (JSON). */
+export interface PreludeConfig {
+  maxOutputChars: number;
+  marker: { before: string; after: string };
+  /** Whether llm_query / llm_query_batched have a host behind them. */
+  llm: boolean;
+  /** Whether a chunk store backs peek(id), grep, search_chunks, get_chunk, neighbors. */
+  store: boolean;
+  /** `loaded`: documents are in the isolate; `host`: too large, the host serves them; `none`. */
+  context: 'loaded' | 'host' | 'none';
+  /** Shape of the `context` global when loaded. */
+  contextShape: 'string' | 'array';
+  /** The isolate's memory limit, MB: also what resizable ArrayBuffers may reserve in all (buffer-guard.ts). */
+  memoryMb: number;
+}

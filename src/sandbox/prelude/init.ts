@@ -1,0 +1,48 @@
+/*
+ * The prelude's second stage, run when a session takes this isolate: binds the host, the config and the
+ * documents, installs the model's globals (read-only) and returns the host's entry points.
+ */
+
+import { allowStringsOf } from './coerce.ts';
+import type { PreludeConfig } from './config.ts';
+import { consoleObject, print } from './console.ts';
+import { get_chunk, grep, list_documents, neighbors, peek, search_chunks } from './context-helpers.ts';
+import { FINAL, FINAL_VAR } from './final.ts';
+import { bindHost, type HostReference } from './host-call.ts';
+import { freeze, jsonParse } from './intrinsics.ts';
+import { configureOutput } from './output.ts';
+import { defineGlobals } from './replace.ts';
+import { collect, readVar, runBlock } from './runner.ts';
+import { bindSession, docs } from './session-state.ts';
+import { llm_query, llm_query_batched, rlm_query, rlm_query_batched } from './sub-calls.ts';
+
+/** The entry points the host keeps References to, in this order. */
+export type Entries = [typeof runBlock, typeof collect, typeof readVar];
+
+export function init(ref: HostReference, configJson: string, ...documents: string[]): Entries {
+  bindHost(ref);
+  const config = jsonParse(configJson) as PreludeConfig;
+  bindSession(config, documents);
+  for (const d of documents) allowStringsOf(d.length);
+  configureOutput(config.maxOutputChars, config.marker);
+  const helpers: Record<string, unknown> = {
+    context:
+      config.context === 'loaded' ? (config.contextShape === 'string' ? docs[0] : freeze(docs)) : undefined,
+    peek: peek,
+    grep: grep,
+    search_chunks: search_chunks,
+    get_chunk: get_chunk,
+    neighbors: neighbors,
+    llm_query: llm_query,
+    llm_query_batched: llm_query_batched,
+    rlm_query: rlm_query,
+    rlm_query_batched: rlm_query_batched,
+    list_documents: list_documents,
+    FINAL: FINAL,
+    FINAL_VAR: FINAL_VAR,
+    print: print,
+    console: consoleObject,
+  };
+  defineGlobals(helpers, true);
+  return [runBlock, collect, readVar];
+}

@@ -1,0 +1,43 @@
+/**
+ * Vitest global setup: the run gets a temp folder of its own, and fails if anything is left in it at the
+ * end. TMPDIR (TMP, TEMP) points there before any test file runs, so the tests' temp folders
+ * (test/helpers/temp.ts) and those of every process they start, which inherit the variable, land in it:
+ * a folder some test forgets to remove, or a process of a test that writes one and is never stopped,
+ * fails the run here instead of piling up in the machine's /tmp.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const VARIABLES = ['TMPDIR', 'TMP', 'TEMP'] as const;
+
+/**
+ * The error a run that left `entries` in its temp folder `dir` fails with (null when it left nothing).
+ * Exported for its test.
+ */
+export function leftoverError(dir: string, entries: readonly string[]): Error | null {
+  if (entries.length === 0) return null;
+  const shown = entries.slice(0, 20).join(', ');
+  const more = entries.length > 20 ? ` and ${entries.length - 20} more` : '';
+  return new Error(
+    `the test run left ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} in its temp folder ${dir}: ` +
+      `${shown}${more}. Make temp folders with tempDir() from test/helpers/temp.ts, which removes them ` +
+      'when the test ends, and stop the processes a test starts before it ends.',
+  );
+}
+
+export default function setup(): () => void {
+  const saved = VARIABLES.map((name) => [name, process.env[name]] as const);
+  const dir = mkdtempSync(join(tmpdir(), 'rlm-test-run-'));
+  for (const name of VARIABLES) process.env[name] = dir;
+  return () => {
+    for (const [name, value] of saved) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    const entries = readdirSync(dir).sort();
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    const error = leftoverError(dir, entries);
+    if (error) throw error;
+  };
+}
