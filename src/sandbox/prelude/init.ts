@@ -23,7 +23,7 @@ export function init(ref: HostReference, configJson: string, ...documents: strin
   bindHost(ref);
   const config = jsonParse(configJson) as PreludeConfig;
   bindSession(config, documents);
-  for (const d of documents) allowStringsOf(d.length);
+  for (let i = 0; i < documents.length; i++) allowStringsOf((documents[i] as string).length);
   configureOutput(config.maxOutputChars, config.marker);
   const helpers: Record<string, unknown> = {
     context:
