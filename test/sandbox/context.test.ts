@@ -57,6 +57,27 @@ describe('sessions sharing a context', () => {
   });
 });
 
+describe('context documents sent to the isolate process', () => {
+  it("arrive exactly: pairs, accents and lone surrogates, across the pipe's write pieces", async () => {
+    const hash = (t: string) => {
+      let h = 0;
+      for (let i = 0; i < t.length; i++) h = (Math.imul(h, 31) + t.charCodeAt(i)) | 0;
+      return h;
+    };
+    const documents = ['é😀x'.repeat(700_001), 'lone \uD800 and \uDC00', ''];
+    const sandbox = await createSandbox({ context: documents }, ROOMY_LIMITS);
+    try {
+      const r = await sandbox.run(
+        'const hash = (t) => { let h = 0; for (let i = 0; i < t.length; i++) h = (Math.imul(h, 31) + t.charCodeAt(i)) | 0; return h; };\nprint(JSON.stringify(context.map((d) => [d.length, hash(d)])))',
+      );
+      expect(r.error).toBeNull();
+      expect(JSON.parse(r.stdout)).toEqual(documents.map((d) => [d.length, hash(d)]));
+    } finally {
+      sandbox.dispose();
+    }
+  });
+});
+
 describe('a context longer than 64 MiB', () => {
   it('is one string that match and split take whole; a longer string built from it is still refused', async () => {
     const line = 'ERR-0042 at the harbour\n';

@@ -7,32 +7,65 @@
  * The host kills this process when a block will not stop, so nothing here needs to survive a stuck
  * isolate. The process ends itself when the host goes away.
  */
+import { Socket } from 'node:net';
 import ivm from 'isolated-vm';
 import { callEntry, type EntryResult, IsolateRuntime, prepareSpare } from '../isolate.ts';
 import { BASE_MEMORY_MB } from '../limits.ts';
 import { readMirror } from '../mirror.ts';
 import { errorMessage } from '../outcome.ts';
-import type { EntryReply, Request, RunReply, ToChild, ToHost } from './protocol.ts';
+import { DocReader } from './doc-pipe.ts';
+import {
+  DOC_FD,
+  type EntryReply,
+  type Request,
+  type RunReply,
+  type ToChild,
+  type ToHost,
+} from './protocol.ts';
 
 const docs = new Map<string, ivm.ExternalCopy<string>>();
 const hostWaits = new Map<number, (reply: string) => void>();
 let runtime: IsolateRuntime | null = null;
 let hostSeq = 0;
 
-/** Parts of documents being received. */
-const parts = new Map<string, string[]>();
+/** Documents announced but not all arrived yet, and what an `open` naming them waits on. */
+const arriving = new Map<string, { done: Promise<void>; arrived: () => void }>();
 
-function receiveDocument(part: Extract<ToChild, { t: 'doc' }>): void {
-  const list = parts.get(part.id) ?? [];
-  list.push(part.text);
-  if (!part.last) {
-    parts.set(part.id, list);
-    return;
-  }
-  parts.delete(part.id);
-  docs.get(part.id)?.release();
-  docs.set(part.id, new ivm.ExternalCopy(list.join('')));
+const reader = new DocReader((id, text) => {
+  docs.get(id)?.release();
+  // The copy is outside this process's heap: the isolate's `context` is an external string over it,
+  // and the decoded text here becomes garbage at once.
+  docs.set(id, new ivm.ExternalCopy(text));
+  arriving.get(id)?.arrived();
+  arriving.delete(id);
+});
+
+function announce(m: Extract<ToChild, { t: 'doc' }>): void {
+  let arrived = (): void => {};
+  const done = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  arriving.set(m.id, { done, arrived });
+  reader.expect(m.id, m.bytes, m.encoding);
 }
+
+// Reads go straight into the document's own buffer (the socket allocates nothing per read).
+const docPipe = new Socket({
+  fd: DOC_FD,
+  readable: true,
+  writable: false,
+  onread: {
+    buffer: () => reader.target(),
+    callback: (n: number, into: Uint8Array) => {
+      reader.filled(n, into);
+      return true;
+    },
+  },
+});
+docPipe.on('error', () => undefined);
+// Reading starts when asked (no 'data' listener does it here).
+docPipe.resume();
+docPipe.unref();
 
 function send(message: ToHost): void {
   process.send?.(message);
@@ -56,8 +89,9 @@ function closeRuntime(): void {
   runtime = null;
 }
 
-function open(req: Extract<Request, { op: 'open' }>): null {
+async function open(req: Extract<Request, { op: 'open' }>): Promise<null> {
   closeRuntime();
+  await Promise.all(req.docs.map((id) => arriving.get(id)?.done));
   const wanted = new Set(req.docs);
   for (const [id, copy] of docs) {
     if (!wanted.has(id)) {
@@ -148,7 +182,7 @@ async function serve(req: Request): Promise<unknown> {
 
 process.on('message', (message: ToChild) => {
   if (message.t === 'doc') {
-    receiveDocument(message);
+    announce(message);
     return;
   }
   if (message.t === 'reply') {
