@@ -18,7 +18,11 @@ import { SUB_INTRO, SUB_STRATEGY } from './sub.ts';
 /** Which system prompt to build: the root RLM or a sub-RLM (0 < depth < maxDepth). */
 export type PromptRole = 'root' | 'sub';
 
-const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+/**
+ * A whole number with thousands commas (what `toLocaleString('en-US')` gives, without loading ICU's
+ * number formatting, which cost tens of milliseconds on the way to the first request).
+ */
+const fmt = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /**
  * Replaces `{{name}}` placeholders (double braces, since the API lines are full of `{...}` object shapes);
