@@ -1,5 +1,5 @@
 /**
- * Generated Claude Code session files (the format of /work/shared/reference/claude-code-sessions.md):
+ * Generated Claude Code session files (the parts of the format rlm reads: docs/claude-code-sessions.md):
  * user and assistant lines with tool calls and results, progress and queue noise, summaries. Used by the
  * `claude` benchmark and by the tests of `rlm claude`.
  */

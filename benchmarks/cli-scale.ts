@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readEnv } from '../core/env.ts';
 import { Rng } from './rng.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -95,7 +96,7 @@ function timed(
 export async function benchCliScale(log: (s: string) => void = () => {}): Promise<Record<string, number>> {
   // Before anything of this run adds to it: the run's own processes would raise it.
   const loadAverage = os.loadavg()[0]!;
-  const mb = Number(process.env.RLM_BENCH_SCALE_MB ?? 100);
+  const mb = Number(readEnv().benchScaleMb ?? 100);
   const bytes = mb * 1024 * 1024;
   log('building dist/ for bin/rlm.js');
   execFileSync(

@@ -1,14 +1,17 @@
 /**
  * `rlm bench [SUITE...]`: runs the long-context suites (benchmarks/) against rlm and its baselines with one
- * model, prints a summary (or the DESIGN.md object with --json) and writes report.json, report.md and
+ * model, prints a summary (or the CONTRACTS.md object with --json) and writes report.json, report.md and
  * charts to --out. `--model smoke` is the built-in scripted policy: a fast offline run of the whole stack.
  */
+
 import path from 'node:path';
+import { readEnv } from '../core/env.ts';
 import { RlmError } from '../core/errors.ts';
 import { intFlag, parseCommandArgs } from '../src/cli/args.ts';
 import { type CliIO, EXIT_FAILURE, EXIT_OK, writeJson } from '../src/cli/io.ts';
 import { ProgressBar } from '../src/cli/progress.ts';
 import type { ModelFactory, SandboxFactory } from '../src/runtime/options.ts';
+import { MODEL_SPECS } from '../src/runtime/providers/specs.ts';
 import { estimateCost } from './estimate.ts';
 import { type BenchReport, runBench } from './harness.ts';
 import { METHODS, type MethodName } from './methods.ts';
@@ -24,7 +27,8 @@ Runs the long-context suites (${SUITES.join(', ')}; default all) with rlm and it
 with the same model, and writes report.json, report.md, score.svg and cost.svg to --out.
 
 options:
-  --model SPEC         model for every method (default $RLM_MODEL); 'smoke' = the built-in scripted policy
+  --model SPEC         model for every method (default $RLM_MODEL): 'smoke' (the built-in scripted
+                       policy) or ${MODEL_SPECS}
   --methods LIST       ${METHODS.join(',')} (default all)
   --sizes LIST         context sizes in tokens, e.g. 8k,32k,128k,1m (k = 1024; default 8k,32k)
   --n N                tasks per suite and size (default 2)
@@ -92,7 +96,7 @@ export async function benchCommand(argv: string[], io: CliIO, seams: BenchSeams 
   const maxIterations = intFlag(values['max-iterations'], 'max-iterations', 1);
   const windowTokens = intFlag(values.window, 'window', 256);
   const bm25K = intFlag(values.k, 'k', 1);
-  const model = values.model ?? io.env.RLM_MODEL?.trim();
+  const model = values.model ?? readEnv(io.env).model;
   if (!model) {
     throw new RlmError(
       'BAD_INPUT',

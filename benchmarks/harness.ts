@@ -3,6 +3,7 @@
  * a time), run every method on it, score the answer and record usage and time. A `maxCostUsd` guard stops
  * the run once the spend reaches it and marks what is left as skipped; so does the abort signal.
  */
+import type { Env } from '../core/env.ts';
 import type { ModelFactory, RlmOptions, SandboxFactory } from '../src/runtime/options.ts';
 import type { PriceTable } from '../src/runtime/pricing.ts';
 import { type MethodEnv, type MethodName, runMethod } from './methods.ts';
@@ -24,7 +25,7 @@ export interface BenchConfig {
   /** Model spec (the same model for every method). */
   model: string;
   modelFactory: ModelFactory;
-  env?: Record<string, string | undefined>;
+  env?: Env;
   sandboxFactory?: SandboxFactory;
   rlmOptions?: Partial<RlmOptions>;
   windowTokens?: number;
@@ -47,7 +48,7 @@ interface BenchProgress {
   result?: BenchResult;
 }
 
-/** The `rlm bench --json` object (DESIGN.md); fields after `summary` are additions. */
+/** The `rlm bench --json` object (CONTRACTS.md). */
 export interface BenchReport {
   suites: SuiteName[];
   model: string;

@@ -1,6 +1,7 @@
 /**
  * Grep micro-benchmark: regex throughput inside the worker vs GNU `grep -c` on the same 40 MB text, the
- * cost of the first call (worker start, then corpus transfer), and the in-process literal paths.
+ * cost of the first call (worker start, then corpus transfer), the in-process literal paths, and count
+ * mode over millions of matches beside the CPU budget a grep of that size gets.
  * Run alone with `node --no-node-snapshot benchmarks/memory-grep.ts`.
  */
 import { spawnSync } from 'node:child_process';
@@ -8,7 +9,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type GrepChunk, GrepRunner } from '../memory/grep/grep.ts';
+import { processEnv } from '../core/env.ts';
+import { GREP_BASE_MS, GREP_MS_PER_MILLION_CHARS, type GrepChunk, GrepRunner } from '../memory/grep/grep.ts';
 import { median } from './stats.ts';
 
 const TARGET_CHARS = 40 * 1024 * 1024;
@@ -93,6 +95,15 @@ export async function benchGrep(): Promise<Record<string, number>> {
         (await timed(() => runner.grep('err-', { ...opts, literal: true, ignoreCase: true }))).ms,
       );
     }
+    // Count mode over every occurrence of a common word: millions of matches, no cap, against the
+    // budget a grep of this size gets (2 s of CPU plus 50 ms per million characters).
+    const counts: number[] = [];
+    let counted = 0;
+    for (let i = 0; i < 3; i++) {
+      const c = await timed(() => runner.grep('\\bthe\\b', { count: true }));
+      counts.push(c.ms);
+      counted = c.value.counts?.matches ?? 0;
+    }
     const result: Record<string, number> = {
       corpusMB: round(mb),
       chunks: corpus.length,
@@ -105,6 +116,10 @@ export async function benchGrep(): Promise<Record<string, number>> {
       literalMs: round(median(literal)),
       literalMBps: round(mb / (median(literal) / 1000)),
       literalIgnoreCaseMs: round(median(literalCi)),
+      countMatches: counted,
+      countMs: round(median(counts)),
+      countMBps: round(mb / (median(counts) / 1000)),
+      countBudgetMs: round(GREP_BASE_MS + (text.length / 1e6) * GREP_MS_PER_MILLION_CHARS),
     };
     const gnu: number[] = [];
     let gnuCount = -1;
@@ -112,7 +127,7 @@ export async function benchGrep(): Promise<Record<string, number>> {
       const t = performance.now();
       const out = spawnSync('grep', ['-c', '-E', PATTERN, file], {
         encoding: 'utf8',
-        env: { ...process.env, LC_ALL: 'C' },
+        env: { ...processEnv(), LC_ALL: 'C' },
       });
       if (out.error || (out.status !== 0 && out.status !== 1)) break;
       gnu.push(performance.now() - t);

@@ -7,6 +7,7 @@
  *   from the end), and the prompt says so;
  * - `bm25`: the top-k chunks of the context from the chunk graph's BM25 index, then one model call.
  */
+import type { Env } from '../core/env.ts';
 import { MemoryChunkStore } from '../memory/in-memory/store.ts';
 import { TokenScanner } from '../memory/ingest/tokens.ts';
 import type { Model } from '../src/runtime/model.ts';
@@ -37,7 +38,7 @@ export interface MethodEnv {
   model: string;
   /** Turns the spec into a model (also used by the RLM for root and sub-calls). */
   modelFactory: ModelFactory;
-  env: Record<string, string | undefined>;
+  env: Env;
   /** Sandbox seam for the RLM methods (tests); default isolated-vm. */
   sandboxFactory?: SandboxFactory;
   /** Extra RLM options (maxIterations, maxDepth for `rlm`...). */

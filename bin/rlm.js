@@ -4,13 +4,17 @@
 // The version check comes before anything else is loaded: older Nodes fail inside the compiled code
 // (new regex syntax, the native isolated-vm module) with messages that do not say what is wrong.
 // Keep this file plain JavaScript that Node 18 parses.
+// Started as a stdio MCP server, it also answers the host's first request with that line, since hosts
+// show such an error in their server status and none of the server's stderr.
 const REQUIRED_MAJOR = 24;
 const major = Number(process.versions.node.split('.')[0]);
 if (!(major >= REQUIRED_MAJOR)) {
-  process.stderr.write(
+  const message =
     `rlm: needs Node.js ${REQUIRED_MAJOR} or newer, but this is Node.js ${process.versions.node} (${process.execPath}). ` +
-      `Install Node ${REQUIRED_MAJOR} (e.g. \`nvm install ${REQUIRED_MAJOR}\`) and make sure it comes first on PATH, or set your MCP host's command to that node binary.\n`,
-  );
+    `Install Node ${REQUIRED_MAJOR} (e.g. \`nvm install ${REQUIRED_MAJOR}\`) and make sure it comes first on PATH, or set your MCP host's command to that node binary.`;
+  const { refuseMcp, servesStdio } = await import('./lib/mcp-refuse.js');
+  if (servesStdio(process.argv.slice(2))) await refuseMcp(message);
+  else process.stderr.write(`${message}\n`);
   process.exit(1);
 }
 // Ingest and repair stream text through segment-sized batches: what they allocate dies young or lives
@@ -24,5 +28,9 @@ if (command === 'ingest' || command === 'repair' || (command === 'claude' && sub
   const v8 = await import('node:v8');
   v8.setFlagsFromString('--semi-space-growth-factor=1');
 }
-const { run } = await import('../dist/src/cli/main.js');
+// The published package runs its build; a clone or a Claude Code plugin copy without one (no `npm run
+// build`) runs the TypeScript sources, which Node 24 loads as they are (erasable syntax only).
+const { existsSync } = await import('node:fs');
+const built = new URL('../dist/src/cli/main.js', import.meta.url);
+const { run } = await import(existsSync(built) ? built.href : '../src/cli/main.ts');
 await run();

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'PROVIDER'
   | 'ABORTED'
   | 'BAD_INPUT'
+  | 'BAD_OUTPUT'
   | 'ACCESS_DENIED';
 
 /** The one error base class of rlm. `code` is stable; `message` is for people. */

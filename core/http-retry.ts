@@ -1,6 +1,8 @@
 /**
- * The one retry policy for every HTTP client in rlm (the `openai:` chat provider, the Anthropic SDK's
- * schedule as tuned by the `anthropic:` provider, the OpenAI-compatible embedder):
+ * The one retry policy for every HTTP client in rlm: the `openai:` chat provider and the OpenAI-compatible
+ * embedder (plain `fetch`, through {@link postJson}) and the `anthropic:` provider (the SDK, told to make
+ * one attempt per call: `maxRetries: 0`). Each client makes single attempts; this module decides whether
+ * and when to try again:
  *
  * - retry 408, 409, 429 and 5xx (529 "overloaded" included), network errors and timeouts; nothing else;
  * - wait what the server asks through `retry-after-ms` or `retry-after` (seconds or an HTTP date), capped at
@@ -12,6 +14,7 @@
  *
  * It lives beside `errors.ts`, below both `src/` and `memory/`, because both use it.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { RlmError } from './errors.ts';
 
 /** How long to wait between attempts. All values in milliseconds. */
@@ -24,7 +27,7 @@ export interface BackoffOptions {
   maxRetryAfterMs?: number;
 }
 
-export const DEFAULT_BACKOFF: Required<BackoffOptions> = {
+const DEFAULT_BACKOFF: Required<BackoffOptions> = {
   baseMs: 500,
   maxMs: 8000,
   maxRetryAfterMs: 60_000,
@@ -146,17 +149,11 @@ export function abortedError(provider: string): RlmError {
 }
 
 /** Sleeps `ms`, rejecting with ABORTED as soon as `signal` fires. */
-export function sleep(ms: number, signal?: AbortSignal, provider = 'model'): Promise<void> {
-  if (signal?.aborted) return Promise.reject(abortedError(provider));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortedError(provider));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+export async function sleep(ms: number, signal?: AbortSignal, provider = 'model'): Promise<void> {
+  try {
+    await delay(ms, undefined, signal ? { signal } : {});
+  } catch (err) {
+    if (signal?.aborted) throw abortedError(provider);
+    throw err;
+  }
 }

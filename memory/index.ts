@@ -47,6 +47,9 @@ export type {
   ChunkStoreApi,
   ChunkType,
   DocumentRecord,
+  DocumentText,
+  GrepCounts,
+  GrepDocumentCount,
   GrepMatch,
   GrepOptions,
   GrepResult,
@@ -62,4 +65,5 @@ export type {
   SearchHit,
   SearchOptions,
   StoreStats,
+  TextRange,
 } from './types.ts';

@@ -106,6 +106,11 @@ export interface DocumentRecord {
   path: string | null;
   hash: string;
   bytes: number;
+  /**
+   * Length of the text in UTF-16 code units (JavaScript's `length`): the units chunk offsets and reads
+   * use. Absent in stores written before it; readers then take the last chunk's end.
+   */
+  chars?: number;
   chunker: ChunkerName;
   chunks: number;
   tokens: number;
@@ -192,29 +197,73 @@ export interface GrepOptions {
   /** Treat the pattern as a literal string (default false: a JS regex source). */
   literal?: boolean;
   ignoreCase?: boolean;
-  /** Maximum matches returned (default 100). */
+  /** Maximum matches returned (default 100, at most 100,000). Not used with `count`. */
   limit?: number;
-  /** Characters of context either side (default 0 → only the line). */
+  /**
+   * Characters of context either side of the matching line (default 0), taken across chunk edges within
+   * the document.
+   */
   context?: number;
+  /**
+   * Only these documents: document ids or ingested paths (a path names every part of its file). A store
+   * refuses a name it does not have with BAD_INPUT, so a typo never reads as "no matches".
+   */
   document?: string | string[];
-  /** Wall-clock bound for the whole search in ms (default 2000). */
+  /**
+   * Count instead of listing: the result's `matches` is empty and `counts` holds every occurrence and
+   * every matching line, per document, with no cap.
+   */
+  count?: boolean;
+  /**
+   * Base CPU budget of the search in ms (default 2000). The budget grows by 50 ms per million characters
+   * scanned, so a simple pattern finishes over any size; past it the search fails with TIMEOUT.
+   */
   timeoutMs?: number;
 }
 
 export interface GrepMatch {
+  /** The chunk the match starts in. */
   id: string;
   /** Offset of the match inside the chunk text. */
   offset: number;
-  /** The line containing the match. */
+  /** The line containing the match (a window of it when the line is long). */
   text: string;
+  /** `context` characters before and after the line, across chunk edges within the document. */
   before: string;
   after: string;
+  /** The document the chunk belongs to, when the corpus names documents (a store always does). */
+  document?: string;
+  /**
+   * Offset of the match in the document's text (the chunk's `start` plus `offset`), when the chunk's
+   * text is a slice of the document (every chunker but `turn` over JSONL).
+   */
+  documentOffset?: number;
+}
+
+/** How often a pattern occurs in one document. */
+export interface GrepDocumentCount {
+  /** Document id. */
+  id: string;
+  /** Every occurrence (non-overlapping, as `String.prototype.matchAll` finds them). */
+  matches: number;
+  /** Lines with at least one occurrence: what a listing would return, one per line. */
+  lines: number;
+}
+
+/** The answer of a count-mode grep (`{count: true}`): no cap, nothing left out. */
+export interface GrepCounts {
+  matches: number;
+  lines: number;
+  /** Documents with at least one match, in search order. */
+  documents: GrepDocumentCount[];
 }
 
 export interface GrepResult {
   matches: GrepMatch[];
   /** True when `limit` cut the list. */
   truncated: boolean;
+  /** Set, with `matches` empty, when the grep was asked to count (`count: true`). */
+  counts?: GrepCounts;
 }
 
 export interface StoreStats {
@@ -283,6 +332,25 @@ export interface IngestReport {
   passedOver?: { hidden: number; folders: number; ignored: number; excluded: number };
 }
 
+/** Offsets of a document read: UTF-16 code units, clamped to the text; a negative one counts from the end. */
+export interface TextRange {
+  start?: number;
+  end?: number;
+}
+
+/** A document's text, or a slice of it, as {@link ChunkReader.readDocument} returns it. */
+export interface DocumentText {
+  /** The records read, in order: the document, or every part of a file stored in parts (`ID`, `ID.p2`, …). */
+  documents: DocumentRecord[];
+  /** The text from `start` to `end`. */
+  text: string;
+  /** Where the slice lies in the whole text (UTF-16 code units, the offsets of chunk `start`/`end`). */
+  start: number;
+  end: number;
+  /** The whole text's length. */
+  length: number;
+}
+
 /** Read side of the chunk graph: what search, the sandbox and the MCP server need. */
 export interface ChunkReader {
   /** Totals of the store: documents, chunks, links, tokens, schema. */
@@ -293,11 +361,25 @@ export interface ChunkReader {
   getChunk(id: string): ChunkRecord | undefined;
   /** Chunks of one document in order. */
   documentChunks(documentId: string): ChunkRecord[];
+  /**
+   * A whole document's text, or the slice `range` of it, in one call (no loop over chunks for the
+   * caller). `idOrPath` is a document id (a memory id too) or the path a file was ingested from. A file
+   * stored in parts (`ID`, `ID.p2`, …) reads as the file's whole text when named by its path or by `ID`;
+   * a part's own id reads that part. Offsets are the document's own (those of its chunks' `start`/`end`);
+   * a transcript read from JSONL keeps no source text, so its text is its rendered exchanges joined by
+   * blank lines. Undefined when no document has that id or path. Records no access.
+   */
+  readDocument(idOrPath: string, range?: TextRange): Promise<DocumentText | undefined>;
   /** Links from and to a chunk, optionally of one type (follows, context_of, related_to, supports, ...). */
   neighbors(id: string, type?: LinkType): Link[];
   /** Ranked chunks for a query: BM25, or hybrid with vectors when the store has an embedder. */
   search(query: string, opts?: SearchOptions): Promise<SearchHit[]>;
-  /** Regex or literal matches over every live chunk, bounded by `opts.limit` (`truncated` says more exist). */
+  /**
+   * Regex or literal matches over every live chunk, each document read as one text (matches across chunk
+   * edges are found, context reaches into neighbouring chunks, an overlap is read once). Bounded by
+   * `opts.limit` (`truncated` says more exist); with `opts.count`, counts per document instead, uncapped.
+   * @throws RlmError BAD_INPUT (bad pattern or option, unknown document), TIMEOUT (budget spent).
+   */
   grep(pattern: string, opts?: GrepOptions): Promise<GrepResult>;
   /** Records reads for access stats; batched, never rewrites chunk files. */
   touch(ids: string[]): void;

@@ -1,10 +1,18 @@
 /**
- * JSON shapes that DESIGN.md fixes and that more than one surface prints: the CLI's `--json` and the
+ * JSON shapes that CONTRACTS.md fixes and that more than one surface prints: the CLI's `--json` and the
  * MCP server's structured content must stay identical, so both build them here. Results that point into
  * a store name the file each document came from (`path`, null for text ingested without one).
  */
 import type { RecallHit } from '../memory/engine/memories.ts';
-import type { ChunkRecord, DocumentRecord, GrepResult, Link, SearchHit } from '../memory/types.ts';
+import { documentTags } from '../memory/read.ts';
+import type {
+  ChunkRecord,
+  DocumentRecord,
+  DocumentText,
+  GrepResult,
+  Link,
+  SearchHit,
+} from '../memory/types.ts';
 import type { RlmResult } from './runtime/result.ts';
 
 /** Scores to four decimals: enough to rank by, without float noise in scripts' diffs. */
@@ -59,6 +67,23 @@ export function peekResult(
     document: chunk.document,
     path: lookup(chunk.document)?.path ?? null,
     tags: chunk.tags,
+    links: links.map((l) => ({ from: l.from, to: l.to, type: l.type, strength: l.strength })),
+  };
+}
+
+/**
+ * The same object for a whole document (a memory, a file's parts): its id in `id` and `document`, its
+ * text (or the slice read), token count, file, tags and the links that leave it.
+ */
+export function documentPeekResult(read: DocumentText, links: Link[]): ReturnType<typeof peekResult> {
+  const first = read.documents[0]!;
+  return {
+    id: first.id,
+    text: read.text,
+    tokens: read.documents.reduce((n, d) => n + d.tokens, 0),
+    document: first.id,
+    path: first.path,
+    tags: documentTags(read.documents),
     links: links.map((l) => ({ from: l.from, to: l.to, type: l.type, strength: l.strength })),
   };
 }

@@ -47,9 +47,16 @@ describe('entry points', () => {
     // No package at all: tiktoken and vectra load on first use, and the store's files are checked
     // without a schema library (zod alone costs every store command ~80 ms to load).
     expect(packages).toEqual([]);
-    // Below the runtime: only the shared error and HTTP retry modules of core/.
+    // Below the runtime: only core/'s errors, environment, HTTP, plural and process modules.
     expect(under(files, 'src/')).toEqual([]);
-    expect(under(files, 'core/').sort()).toEqual(['core/errors.ts', 'core/http-retry.ts']);
+    expect(under(files, 'core/').sort()).toEqual([
+      'core/env.ts',
+      'core/errors.ts',
+      'core/http-post.ts',
+      'core/http-retry.ts',
+      'core/plural.ts',
+      'core/process.ts',
+    ]);
   });
 
   it('`rlm/sandbox` loads acorn, not isolated-vm (isolate processes load it), the stores, providers or MCP server', () => {
@@ -59,10 +66,12 @@ describe('entry points', () => {
     expect(packages).not.toContain('tiktoken');
     expect(packages).not.toContain('@modelcontextprotocol/sdk');
     expect(packages).not.toContain('@anthropic-ai/sdk');
-    // The grep engine over the context is shared with the store; the store itself is not loaded.
+    // The grep engine over the context and the reading of ids (over the ChunkReader interface) are
+    // shared with the store; the store itself is not loaded.
     expect(under(files, 'memory/').sort()).toEqual([
       'memory/grep/grep-scan.ts',
       'memory/grep/grep.ts',
+      'memory/read.ts',
       'memory/types.ts',
     ]);
     expect(under(files, 'src/runtime/')).toEqual([]);

@@ -28,6 +28,11 @@ describe('README', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('2\n');
     expect(README).toContain('It prints `2` on stdout');
+    // The summary it shows is the one printed, word for word but for the time taken.
+    const shown = /and a summary on stderr:\s*`(rlm: [^`]+)`/.exec(README)?.[1];
+    const anyTime = (line: string) => line.replace(/ · \d+(\.\d+)? s$/, ' · N s');
+    expect(r.stderr).toMatch(/^rlm: final · .* · \d+\.\d s$/m);
+    expect(anyTime(shown ?? '')).toBe(anyTime(r.stderr.trim()));
   });
 
   it('its test command is the one package.json runs', () => {

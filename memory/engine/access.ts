@@ -35,6 +35,8 @@ export class AccessLog {
   private logSeen = 0;
   private logIno = -1;
   private checkedAt = 0;
+  /** Documents deleted since the last compaction: their rows leave access.json when it is next written. */
+  private readonly dropped = new Set<string>();
 
   private readonly dir: string | null;
 
@@ -149,25 +151,46 @@ export class AccessLog {
     return table;
   }
 
-  /** Folds the log into access.json. Call only under the write lock. */
+  /**
+   * Forgets the access stats of every chunk of `documents` (deleted for good: no trace of them stays, and
+   * a document later added under the same id starts afresh). The rows go from memory now and from the
+   * files at the next {@link compact}.
+   */
+  drop(documents: ReadonlySet<string>): void {
+    if (documents.size === 0) return;
+    for (const d of documents) this.dropped.add(d);
+    const gone = (id: string) => documents.has(id.slice(0, id.lastIndexOf(':')));
+    for (const id of [...this.pendingStats.keys()]) if (gone(id)) this.pendingStats.delete(id);
+    for (const p of this.pending) p.ids = p.ids.filter((id) => !gone(id));
+    if (this.table) for (const id of Object.keys(this.table)) if (gone(id)) delete this.table[id];
+  }
+
+  /** Folds the log into access.json, leaving out dropped documents. Call only under the write lock. */
   async compact(): Promise<void> {
     if (this.dir === null) return;
     this.flushSync();
     const logFile = path.join(this.dir, ACCESS_LOG);
     // Renaming first means readers appending meanwhile start a new log instead of losing lines.
     const folding = `${logFile}.${process.pid}`;
+    let log = true;
     try {
       await fs.rename(logFile, folding);
     } catch {
-      return; // no log
+      log = false; // no log
     }
+    if (!log && this.dropped.size === 0) return;
     const table: Table = {};
     try {
       Object.assign(table, JSON.parse(await fs.readFile(path.join(this.dir, ACCESS_FILE), 'utf8')) as Table);
     } catch {
       // start fresh
     }
-    fold(table, await fs.readFile(folding, 'utf8'));
+    if (log) fold(table, await fs.readFile(folding, 'utf8'));
+    if (this.dropped.size > 0) {
+      for (const id of Object.keys(table))
+        if (this.dropped.has(id.slice(0, id.lastIndexOf(':')))) delete table[id];
+      this.dropped.clear();
+    }
     await writeFileAtomic(path.join(this.dir, ACCESS_FILE), JSON.stringify(table));
     await fs.rm(folding, { force: true });
     // The folded table is access.json now; a log started meanwhile is read from its start.

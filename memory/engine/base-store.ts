@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import { readDocumentParts } from '../ingest/file-parts.ts';
 import { documentIdFor, scanPaths } from '../ingest/files.ts';
+import { linkEnd, unknownId } from '../read.ts';
 import { buildSegment } from '../search/bm25.ts';
 import type { Embedder } from '../search/embedders/types.ts';
 import { linkSegment, SignatureIndex, type SignedChunk } from '../search/linker.ts';
@@ -16,6 +17,7 @@ import type {
   ChunkRecord,
   ChunkStoreApi,
   DocumentRecord,
+  DocumentText,
   GrepOptions,
   GrepResult,
   ImportItem,
@@ -26,10 +28,13 @@ import type {
   SearchHit,
   SearchOptions,
   StoreStats,
+  TextRange,
 } from '../types.ts';
+import { documentText } from './document-text.ts';
 import { ChunkGraph, chunkKey } from './graph.ts';
 import { MemoryTail } from './memory-tail.ts';
 import type { CommittedState, Persistence } from './persistence.ts';
+import { purgeSegments } from './purge.ts';
 import { buildMeta, parseChunkId, SEGMENT_VERSION, segmentName } from './segment.ts';
 import {
   buildRecords,
@@ -78,6 +83,11 @@ export class BaseStore implements ChunkStoreApi {
 
   // ---- reads -------------------------------------------------------------------------------------
 
+  /** The embedder behind vector search (its spec), or null: without one, search and recall match words. */
+  get embedder(): string | null {
+    return this.state.embedder?.spec ?? null;
+  }
+
   stats(): StoreStats {
     return { ...this.graph.stats(), schema: this.state.memory ? 2 : 1 };
   }
@@ -89,6 +99,10 @@ export class BaseStore implements ChunkStoreApi {
   }
   documentChunks(documentId: string): ChunkRecord[] {
     return this.graph.documentChunks(documentId);
+  }
+  async readDocument(idOrPath: string, range?: TextRange): Promise<DocumentText | undefined> {
+    const docs = this.documentsNamed(idOrPath);
+    return docs.length === 0 ? undefined : documentText((id) => this.graph.getChunk(id), docs, range);
   }
   neighbors(id: string, type?: LinkType): Link[] {
     return this.graph.neighbors(id, type);
@@ -426,38 +440,79 @@ export class BaseStore implements ChunkStoreApi {
 
   // ---- removal and manual links ------------------------------------------------------------------
 
-  /** Forgets a document by id, or every document (all parts of a big file) ingested from a path. */
+  /**
+   * Forgets a document by id, or every document (all parts of a big file) ingested from a path; a file's
+   * id (the first part's) also takes its other parts. False when there is none.
+   */
   removeDocument(idOrPath: string): Promise<boolean> {
     return this.exclusive('rm', async () => {
-      const abs = resolve(idOrPath);
-      const fromPath = this.graph
-        .documents()
-        .filter((d) => d.path !== null && (d.path === idOrPath || d.path === abs));
-      const doc = this.graph.document(idOrPath) ? undefined : fromPath[0];
-      const docs = doc ? fromPath : [this.findDocument(idOrPath)].filter((d) => d !== undefined);
+      const docs = this.documentsNamed(idOrPath);
       if (docs.length === 0) return false;
       await this.forget(docs);
       return true;
     });
   }
 
-  /** Removes documents, their chunks, vectors and hand-made links, in one commit. Call under the lock. */
-  protected async forget(docs: DocumentRecord[]): Promise<void> {
-    const documents = new Map(this.state.documents);
+  /**
+   * The documents `idOrPath` names: a document id (a file's first part takes the other parts along), or
+   * every document ingested from that path. Empty when none.
+   */
+  protected documentsNamed(idOrPath: string): DocumentRecord[] {
+    const byId = this.graph.document(idOrPath);
+    if (byId) return isPart(byId.id) ? [byId] : [byId, ...this.partsAfter(byId.id)];
+    const abs = resolve(idOrPath);
+    const fromPath = this.graph
+      .documents()
+      .filter((d) => d.path !== null && (d.path === idOrPath || d.path === abs));
+    if (fromPath.length > 0) return fromPath.sort(byPart);
+    const found = this.findDocument(idOrPath);
+    return found ? [found, ...this.partsAfter(found.id)] : [];
+  }
+
+  /** Parts `ID.p2`, `ID.p3`, … of a file stored in parts, in order. */
+  private partsAfter(id: string): DocumentRecord[] {
+    const out: DocumentRecord[] = [];
+    for (let n = 2; ; n++) {
+      const part = this.graph.document(`${id}.p${n}`);
+      if (!part) return out;
+      out.push(part);
+    }
+  }
+
+  /**
+   * Deletes documents for good, in one commit: their records, hand-made links and vectors, their access
+   * stats, and their text from every segment they shared with documents that stay (rewritten without it,
+   * see purge.ts). `patch` changes other records in the same commit. Call under the lock.
+   */
+  protected async forget(
+    docs: DocumentRecord[],
+    patch?: (documents: Map<string, DocumentRecord>) => void,
+  ): Promise<void> {
+    if (docs.length === 0 && !patch) return;
+    const state = this.state;
+    const documents = new Map(state.documents);
     for (const doc of docs) documents.delete(doc.id);
+    patch?.(documents);
+    const ids = new Set(docs.map((d) => d.id));
+    const purge = purgeSegments(this.persistence.source, state.segments, ids, documents, state.nextSegment);
+    for (const [name, files] of purge.files) await this.persistence.writeSegment(name, files);
+    if (this.vectors) await this.vectors.index.copy(purge.moved);
+    this.persistence.forgetAccess(ids);
+    await this.commit({
+      ...state,
+      generation: state.generation + 1,
+      nextSegment: purge.nextSegment,
+      documents,
+      segments: state.segments.map((s) => purge.renamed.get(s) ?? s),
+      manual: state.manual.filter((l) => !touchesDocument(l, ids)),
+    });
+    // After the commit, so a crash before it leaves the store as it was, vectors included.
     if (this.vectors) {
       const keys = docs.flatMap((d) =>
         Array.from({ length: d.chunks }, (_, i) => chunkKey(d.segment, `${d.id}:${i}`)),
       );
-      await this.vectors.index.delete(keys);
+      await this.vectors.index.delete([...keys, ...purge.moved.map(([from]) => from)]);
     }
-    const ids = new Set(docs.map((d) => d.id));
-    await this.commit({
-      ...this.state,
-      generation: this.state.generation + 1,
-      documents,
-      manual: this.state.manual.filter((l) => !touchesDocument(l, ids)),
-    });
   }
 
   /** A document by id, or by the path it was ingested from. */
@@ -476,9 +531,12 @@ export class BaseStore implements ChunkStoreApi {
   async link(from: string, to: string, type: 'supports' | 'contradicts', strength = 1): Promise<void> {
     checkManualLink(type, strength);
     return this.exclusive('link', async () => {
-      for (const id of [from, to]) {
-        if (!this.graph.getChunk(id)) throw new RlmError('NOT_FOUND', `no chunk with id ${id}`);
-      }
+      const ends = [from, to].map((id) => {
+        const end = linkEnd(this, id);
+        if (end === undefined) throw unknownId(id, 'a document id stands for its first chunk');
+        return end;
+      });
+      [from, to] = ends as [string, string];
       if (from === to) throw new RlmError('BAD_INPUT', 'a chunk cannot be linked to itself');
       const manual = this.state.manual.filter((l) => !(l.from === from && l.to === to && l.type === type));
       manual.push({ from, to, type, strength });
@@ -488,12 +546,26 @@ export class BaseStore implements ChunkStoreApi {
 
   unlink(from: string, to: string, type: 'supports' | 'contradicts'): Promise<boolean> {
     return this.exclusive('link', async () => {
+      // A document id means its first chunk, as in link(); an unknown one cannot have a link.
+      from = linkEnd(this, from) ?? from;
+      to = linkEnd(this, to) ?? to;
       const manual = this.state.manual.filter((l) => !(l.from === from && l.to === to && l.type === type));
       if (manual.length === this.state.manual.length) return false;
       await this.commit({ ...this.state, generation: this.state.generation + 1, manual });
       return true;
     });
   }
+}
+
+/** `ID.pN`: a later part of a file stored in parts. */
+function isPart(id: string): boolean {
+  return /\.p\d+$/.test(id);
+}
+
+/** A file's parts in order: `ID`, `ID.p2`, `ID.p3`, … */
+function byPart(a: DocumentRecord, b: DocumentRecord): number {
+  const n = (d: DocumentRecord) => Number(/\.p(\d+)$/.exec(d.id)?.[1] ?? 1);
+  return n(a) - n(b);
 }
 
 function touchesDocument(link: Link, docs: Set<string>): boolean {

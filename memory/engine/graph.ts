@@ -3,8 +3,16 @@
  * {@link SegmentSource}. Both the directory store and the in-memory store answer reads through it, so
  * search, grep and links behave the same whichever holds the data.
  */
+
+import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../../core/errors.ts';
-import { FILE_GREP_YOUNG_MB, type GrepChunk, GrepRunner, type GrepSegment } from '../grep/grep.ts';
+import {
+  FILE_GREP_YOUNG_MB,
+  type GrepChunk,
+  type GrepRun,
+  GrepRunner,
+  type GrepSegment,
+} from '../grep/grep.ts';
 import { Bm25Index, type Bm25Segment } from '../search/bm25.ts';
 import type { Embedder } from '../search/embedders/types.ts';
 import { reciprocalRankFusion } from '../search/fusion.ts';
@@ -392,27 +400,77 @@ export class ChunkGraph {
     return out;
   }
 
+  /**
+   * The documents a grep's `document` option names: ids, or paths a document was ingested from (every
+   * part of a big file). A name that matches nothing is refused: a typo must not read as "no matches".
+   */
+  private namedDocuments(names: Set<string> | undefined): Set<string> | undefined {
+    if (!names) return undefined;
+    const out = new Set<string>();
+    let byPath: Map<string, string[]> | undefined;
+    for (const name of names) {
+      if (this.state.documents.has(name)) {
+        out.add(name);
+        continue;
+      }
+      if (!byPath) {
+        byPath = new Map();
+        for (const d of this.state.documents.values()) {
+          if (d.path === null) continue;
+          const list = byPath.get(d.path);
+          if (list) list.push(d.id);
+          else byPath.set(d.path, [d.id]);
+        }
+      }
+      const ids = byPath.get(name) ?? byPath.get(resolve(name));
+      if (!ids) {
+        throw new RlmError(
+          'BAD_INPUT',
+          `grep: no document ${JSON.stringify(name)} in the store; give a document id or the path it was ingested from`,
+        );
+      }
+      for (const id of ids) out.add(id);
+    }
+    return out;
+  }
+
+  /**
+   * Chunk offsets a grep needs for a document: only where its chunks are not its text back to back
+   * (`size` overlaps them, `turn` renders JSONL), so other segments' meta files are not read for it.
+   */
+  private offsetsFor(doc: DocumentRecord): { starts: number[]; ends: number[] } | undefined {
+    if (doc.chunker !== 'size' && doc.chunker !== 'turn') return undefined;
+    const meta = this.meta(doc.segment);
+    return {
+      starts: meta.start.slice(doc.first, doc.first + doc.chunks),
+      ends: meta.end.slice(doc.first, doc.first + doc.chunks),
+    };
+  }
+
   async grep(pattern: string, opts: GrepOptions = {}): Promise<GrepResult> {
-    const docs = toSet(opts.document);
+    const docs = this.namedDocuments(toSet(opts.document));
     const inFiles = this.state.segments.some((s) => this.source.filePaths?.(s));
     // Decided by where segments live, not by whether there are any yet: the runner keeps its worker.
     this.grepRunner ??= new GrepRunner(
       [],
       this.source.filePaths ? { workerYoungMb: FILE_GREP_YOUNG_MB } : {},
     );
+    const { document: _named, ...rest } = opts;
     if (!inFiles) {
-      // A store held in memory: the worker keeps a copy of the corpus between greps.
+      // A store held in memory: the worker keeps a copy of the corpus between greps (the `document`
+      // filter applies there, so one copy serves every filter).
       const chunks: GrepChunk[] = [];
-      for (const c of this.liveChunks()) {
-        if (!docs || docs.has(parseChunkId(c.id)!.document)) chunks.push({ id: c.id, text: c.text });
+      for (const doc of this.sortedDocuments()) {
+        const texts = this.segmentTexts(doc.segment);
+        const offsets = this.offsetsFor(doc);
+        for (let i = 0; i < doc.chunks; i++) chunks.push(grepChunk(doc, i, texts, offsets));
       }
-      return this.grepRunner.grep({ version: docs ? -1 : this.state.generation, chunks }, pattern, opts);
+      const filter = docs ? { ...rest, document: [...docs] } : rest;
+      return this.grepRunner.grep({ version: this.state.generation, chunks }, pattern, filter);
     }
     // Segments in files are read, scanned and dropped one at a time in the worker, so memory stays at one
     // segment whatever the store's size; only the memories not yet folded (in memory) travel inline.
-    const order = [...this.state.documents.values()]
-      .filter((d) => d.chunks > 0 && (!docs || docs.has(d.id)))
-      .sort(byPath);
+    const order = this.sortedDocuments().filter((d) => !docs || docs.has(d.id));
     const bySegment = new Map<string, DocumentRecord[]>();
     for (const d of order) {
       const list = bySegment.get(d.segment);
@@ -426,34 +484,40 @@ export class ChunkGraph {
       const files = this.source.filePaths?.(s);
       segments.push(
         files
-          ? { segment: s, ...files, runs: live.map((d) => ({ id: d.id, first: d.first, count: d.chunks })) }
-          : {
-              documents: live.map((d) => d.id),
-              inline: this.liveChunksOf(
-                s,
-                live.map((d) => d.id),
-              ),
-            },
+          ? { segment: s, ...files, runs: live.map((d) => this.grepRun(d)) }
+          : { documents: live.map((d) => d.id), inline: this.liveChunksOf(s, live) },
       );
     }
     return this.grepRunner.grepSegments(
       segments,
       order.map((d) => d.id),
       pattern,
-      opts,
+      rest,
     );
   }
 
+  /** Live documents with chunks, in store order (path, then id). */
+  private sortedDocuments(): DocumentRecord[] {
+    return [...this.state.documents.values()].filter((d) => d.chunks > 0).sort(byPath);
+  }
+
+  private grepRun(doc: DocumentRecord): GrepRun {
+    const run: GrepRun = { id: doc.id, first: doc.first, count: doc.chunks };
+    const offsets = this.offsetsFor(doc);
+    if (offsets) {
+      run.starts = offsets.starts;
+      run.ends = offsets.ends;
+    }
+    return run;
+  }
+
   /** The live chunks of `documents` in an in-memory segment, as grep needs them. */
-  private liveChunksOf(segment: string, documents: string[]): GrepChunk[] {
-    const meta = this.meta(segment);
+  private liveChunksOf(segment: string, documents: DocumentRecord[]): GrepChunk[] {
     const texts = this.segmentTexts(segment);
-    const wanted = new Set(documents);
     const out: GrepChunk[] = [];
-    for (const run of meta.docs) {
-      if (!wanted.has(run.id)) continue;
-      for (let i = 0; i < run.count; i++)
-        out.push({ id: `${run.id}:${i}`, text: texts[run.first + i] ?? '', document: run.id });
+    for (const doc of documents) {
+      const offsets = this.offsetsFor(doc);
+      for (let i = 0; i < doc.chunks; i++) out.push(grepChunk(doc, i, texts, offsets));
     }
     return out;
   }
@@ -462,6 +526,23 @@ export class ChunkGraph {
     this.grepRunner?.close();
     this.grepRunner = undefined;
   }
+}
+
+/** Chunk `i` of `doc` as grep reads it. */
+function grepChunk(
+  doc: DocumentRecord,
+  i: number,
+  texts: string[],
+  offsets: { starts: number[]; ends: number[] } | undefined,
+): GrepChunk {
+  const chunk: GrepChunk = { id: `${doc.id}:${i}`, text: texts[doc.first + i] ?? '', document: doc.id };
+  const start = offsets?.starts[i];
+  const end = offsets?.ends[i];
+  if (start !== undefined && end !== undefined) {
+    chunk.start = start;
+    chunk.end = end;
+  }
+  return chunk;
 }
 
 function typeNameOf(meta: SegmentMeta, idx: number): ChunkType {

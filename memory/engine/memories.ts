@@ -12,6 +12,7 @@ import {
   DEFAULT_MEMORY_SETTINGS,
   fadedOut,
   type JournalEntry,
+  journalName,
   type Memory,
   type MemoryTotals,
   memoryDocId,
@@ -32,6 +33,25 @@ import type { CommittedState } from './persistence.ts';
 
 export type { Memory, MemoryTotals, RecallHit, RecallOptions, Summarizer, TopicSummary };
 
+/** What a consolidation did: the summary memory's id and text, and the sources it archived. */
+export interface Consolidation {
+  /** The new summary memory's id (`mem-…`). */
+  summary: string;
+  /** The summary's text, as the model wrote it. */
+  text: string;
+  archived: string[];
+}
+
+/** What a delete took out of a store. */
+export interface DeleteReport {
+  /** Documents deleted as asked (every part of a file named by path or id). */
+  deleted: string[];
+  /** Consolidation summaries deleted with them: written from a deleted memory, they may repeat its text. */
+  summaries: string[];
+  /** Those summaries' other sources, brought back from the archive so nothing else is lost. */
+  restored: string[];
+}
+
 /** Memories per commit in {@link RememberingStore.rememberMany}. */
 const BULK_COMMIT = 10_000;
 
@@ -46,10 +66,6 @@ function createdMs(doc: DocumentRecord): number {
     created.set(doc, ms);
   }
   return ms;
-}
-
-function journalName(generation: number): string {
-  return `memories-${String(generation).padStart(8, '0')}.jsonl`;
 }
 
 /**
@@ -121,13 +137,26 @@ export class RememberingStore extends BaseStore {
     return entries.map((e) => e.id);
   }
 
-  /** Moves journaled memories into a segment (one commit). Call under the lock. */
+  /**
+   * Moves journaled memories into a segment (one commit). Entries in `without` are left out, so they
+   * leave the store with the journal, which the commit replaces by a new, empty one. Call under the lock.
+   */
   protected async fold(
     extra: JournalEntry[] = [],
     patch: (next: CommittedState) => CommittedState = (n) => n,
+    without: ReadonlySet<string> = new Set(),
   ): Promise<void> {
-    const entries = [...this.tail.all(), ...extra];
-    if (entries.length === 0) return;
+    const entries = [...this.tail.all(), ...extra].filter((e) => !without.has(e.id));
+    if (entries.length === 0) {
+      if (without.size === 0 || !this.state.memory) return;
+      const generation = this.state.generation + 1;
+      await this.commit({
+        ...this.state,
+        generation,
+        memory: { ...this.state.memory, journal: journalName(generation) },
+      });
+      return;
+    }
     await this.writeBatch(
       entries.map(memoryPending),
       {},
@@ -225,13 +254,93 @@ export class RememberingStore extends BaseStore {
   }
 
   /** Really deletes memories and every link to or from them. NOT_FOUND (nothing deleted) for an unknown id. */
-  forgetMemories(ids: string[]): Promise<string[]> {
-    return this.exclusive('forget', async () => {
-      await this.fold();
-      const docs = this.memoryDocs(ids);
-      if (docs.length > 0) await this.forget(docs);
-      return docs.map((d) => d.id);
+  async forgetMemories(ids: string[]): Promise<string[]> {
+    const r = await this.deleteDocuments(ids, { memoriesOnly: true });
+    return [...r.deleted, ...r.summaries];
+  }
+
+  /**
+   * Deletes documents and memories for good (by id, memory id, or the path a file was ingested from; a
+   * file's id takes all its parts), in as few commits as the journal allows. A consolidation summary
+   * written from a deleted memory may repeat its text, so it is deleted too, and its other sources come
+   * back from the archive. NOT_FOUND names unknown ids, and then nothing is deleted. With `memoriesOnly`,
+   * ids that are not memories count as unknown.
+   */
+  deleteDocuments(idsOrPaths: string[], opts: { memoriesOnly?: boolean } = {}): Promise<DeleteReport> {
+    return this.exclusive(opts.memoriesOnly ? 'forget' : 'rm', async () => {
+      const docs = opts.memoriesOnly ? this.memoryDocs(idsOrPaths) : this.named(idsOrPaths);
+      const deleted = [...new Set(docs.map((d) => d.id))];
+      const { summaries, restored } = await this.forgetWithSummaries(docs);
+      return { deleted, summaries, restored };
     });
+  }
+
+  /** The documents each of `names` names; NOT_FOUND for the ones naming none. */
+  private named(names: string[]): DocumentRecord[] {
+    const missing = names.filter((n) => this.documentsNamed(n).length === 0);
+    if (missing.length > 0)
+      throw new RlmError('NOT_FOUND', `no document ${missing.join(', ')}; nothing was deleted`, {
+        ids: missing,
+      });
+    const byId = new Map(names.flatMap((n) => this.documentsNamed(n)).map((d) => [d.id, d]));
+    return [...byId.values()];
+  }
+
+  protected override async forget(
+    docs: DocumentRecord[],
+    patch?: (documents: Map<string, DocumentRecord>) => void,
+  ): Promise<void> {
+    await this.forgetWithSummaries(docs, patch);
+  }
+
+  /**
+   * Deletes `docs`: journaled memories by folding the journal without them, the others (and the summaries
+   * written from any deleted memory, transitively) in one more commit that also brings those summaries'
+   * other sources back from the archive.
+   */
+  private async forgetWithSummaries(
+    docs: DocumentRecord[],
+    patch?: (documents: Map<string, DocumentRecord>) => void,
+  ): Promise<{ summaries: string[]; restored: string[] }> {
+    const ids = new Set(docs.map((d) => d.id));
+    const journaled = new Set(this.tail.all().flatMap((e) => (ids.has(e.id) ? [e.id] : [])));
+    if (journaled.size > 0) await this.fold([], (n) => n, journaled);
+    const summaries: string[] = [];
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const l of this.state.manual) {
+        const from = memoryDocId(l.from);
+        if (l.type === 'summarizes' && ids.has(memoryDocId(l.to)) && !ids.has(from)) {
+          ids.add(from);
+          summaries.push(from);
+          grew = true;
+        }
+      }
+    }
+    const gone = new Set(summaries);
+    const restored = [
+      ...new Set(
+        this.state.manual.flatMap((l) =>
+          l.type === 'summarizes' && gone.has(memoryDocId(l.from)) && !ids.has(memoryDocId(l.to))
+            ? [memoryDocId(l.to)]
+            : [],
+        ),
+      ),
+    ].filter((id) => this.state.documents.get(id)?.memory?.archivedAt !== undefined);
+    const committed = [...ids].flatMap((id) =>
+      journaled.has(id) ? [] : (this.state.documents.get(id) ?? []),
+    );
+    if (committed.length > 0 || patch || restored.length > 0) {
+      await super.forget(committed, (documents) => {
+        patch?.(documents);
+        for (const id of restored) {
+          const doc = documents.get(id)!;
+          const { archivedAt: _, ...memory } = doc.memory!;
+          documents.set(id, { ...doc, memory });
+        }
+      });
+    }
+    return { summaries, restored };
   }
 
   /** Archives memories whose weight fell under the prune threshold (critical ones never are). */
@@ -281,13 +390,10 @@ export class RememberingStore extends BaseStore {
   /**
    * Replaces a topic's active memories by one summary written by `summarize`: the summary is a new
    * memory with `summarizes` links to each source, and the sources are archived, in one commit (a crash
-   * leaves the old state or the new one). Critical memories are left out and stay active.
+   * leaves the old state or the new one). Critical memories are left out and stay active. Returns the
+   * summary memory's id (`summary`), its `text`, and the ids archived.
    */
-  async consolidate(
-    topic: string,
-    summarize: Summarizer,
-    opts: { now?: Date } = {},
-  ): Promise<{ summary: string; archived: string[] }> {
+  async consolidate(topic: string, summarize: Summarizer, opts: { now?: Date } = {}): Promise<Consolidation> {
     const now = opts.now ?? new Date();
     const sources = this.listMemories({ topic, now }).filter((m) => m.importance !== 'critical');
     if (sources.length < 2) {
@@ -337,7 +443,7 @@ export class RememberingStore extends BaseStore {
         }));
         return { ...next, documents, manual: [...next.manual, ...links] };
       });
-      return { summary: entry.id, archived: live.map((m) => m.id) };
+      return { summary: entry.id, text: entry.text, archived: live.map((m) => m.id) };
     });
   }
 
@@ -353,7 +459,8 @@ export class RememberingStore extends BaseStore {
     const docs: DocumentRecord[] = [];
     const missing: string[] = [];
     for (const id of new Set(ids.map(memoryDocId))) {
-      const doc = this.state.documents.get(id);
+      // The graph's view: journaled memories too.
+      const doc = this.graph.document(id);
       if (doc?.memory) docs.push(doc);
       else missing.push(id);
     }

@@ -40,6 +40,7 @@ export function memoryPending(e: JournalEntry): PendingDoc {
       path: null,
       hash: contentHash(e.text),
       bytes: Buffer.byteLength(e.text),
+      chars: e.text.length,
       chunker: 'memory',
       ingestedAt: e.createdAt,
       ...(tags.length > 0 ? { tags } : {}),

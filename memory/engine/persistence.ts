@@ -52,5 +52,7 @@ export interface Persistence {
   accessStats(id: string): AccessStats;
   /** Access count and last access (epoch ms, 0 if never) of a chunk id. */
   accessRaw(id: string): [count: number, lastMs: number];
+  /** Forgets the access stats of every chunk of these documents (deleted for good); written at the next commit. */
+  forgetAccess(documents: ReadonlySet<string>): void;
   flush(): Promise<void>;
 }

@@ -290,6 +290,9 @@ export class DirectoryPersistence implements Persistence {
   accessRaw(id: string): [number, number] {
     return this.access.raw(id);
   }
+  forgetAccess(documents: ReadonlySet<string>): void {
+    this.access.drop(documents);
+  }
 
   async flush(): Promise<void> {
     this.access.flushSync();

@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RlmError } from '../../core/errors.ts';
+import { processAlive as alive } from '../../core/process.ts';
 import type { StoreLock } from '../engine/persistence.ts';
 
 export const LOCK_FILE = 'write.lock';
@@ -42,16 +43,6 @@ export interface LockOptions {
   command?: string;
   /** Called once when this writer starts waiting for another one (e.g. to tell a person why). */
   onWait?: (owner: { pid: number; host: string; command?: string }) => void;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** How old an unreadable lock must be before it counts as left by a dead process. */
@@ -106,6 +97,28 @@ function tryCreate(file: string, me: LockInfo): boolean {
     closeSync(fd);
   }
   return true;
+}
+
+/** What creating a file fails with where this user may not write: no permission, a read-only mount. */
+const READ_ONLY = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/**
+ * {@link tryCreate}, with a store the user may not write (the lock is every writer's first file) told
+ * apart from other failures: one clear ACCESS_DENIED instead of an errno on a temp file's name.
+ */
+function tryCreateIn(dir: string, file: string, me: LockInfo): boolean {
+  try {
+    return tryCreate(file, me);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    if (!READ_ONLY.has(code)) throw err;
+    throw new RlmError(
+      'ACCESS_DENIED',
+      `the store ${dir} is read-only for this user: writing needs write permission on that folder`,
+      { dir, errno: code },
+      { cause: err },
+    );
+  }
 }
 
 /** What `link` fails with where a filesystem has no hard links. */
@@ -176,7 +189,7 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
   };
   let waited = false;
   for (;;) {
-    if (tryCreate(file, me)) {
+    if (tryCreateIn(dir, file, me)) {
       let released = false;
       return {
         release: async () => {

@@ -3,11 +3,15 @@
  * from the chunk files, the source of truth. What cannot be recovered is dropped and reported, and the
  * files it came from can simply be ingested again.
  */
+
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { Env } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
+import { plural } from '../../core/plural.ts';
 import { chunkKey } from '../engine/graph.ts';
+import { memoryPending } from '../engine/memory-tail.ts';
 import {
   buildMeta,
   chunksProblem,
@@ -15,14 +19,16 @@ import {
   type SegmentChunksFile,
   segmentName,
 } from '../engine/segment.ts';
-import { embedRecords } from '../engine/segment-builder.ts';
+import { buildRecords, embedRecords } from '../engine/segment-builder.ts';
 import { assertNotAFile, exists, parseJson } from '../fsutil.ts';
+import { isJournalEntry, journalName } from '../memories/memory-model.ts';
 import { Bm25Index, buildSegment } from '../search/bm25.ts';
 import { createEmbedder, embedderConfig } from '../search/embedders/index.ts';
 import { linkSegment, SignatureIndex, type SignedChunk } from '../search/linker.ts';
 import { VectorIndex } from '../search/vectors.ts';
 import type { ChunkRecord, DocumentRecord, Link } from '../types.ts';
 import { DirectoryPersistence } from './directory.ts';
+import { readJournalFile } from './journal.ts';
 import {
   checkDocuments,
   checkLinks,
@@ -56,7 +62,7 @@ interface DroppedDocument {
 export interface RepairOptions {
   /** Set or change the embedder and rebuild vectors with it; `none` removes the embedder and its vectors. */
   embedder?: string;
-  env?: Record<string, string | undefined>;
+  env?: Env;
   lockWaitMs?: number;
   /**
    * Asked before documents are dropped (chunks unreadable); nothing is written unless it returns true.
@@ -200,7 +206,34 @@ async function rebuild(
     }
   }
   if (compacted > 0)
-    actions.push(`compacted: removed ${compacted} chunks of replaced, removed or dropped documents`);
+    actions.push(
+      `compacted: removed ${plural(compacted, 'chunk')} of replaced, removed or dropped documents`,
+    );
+
+  // The memory journal is folded into a segment of its own, as a store's fold does: the rebuilt indexes
+  // and vectors then cover those memories too (vector search only sees what a segment holds). The
+  // commit names a new, empty journal.
+  let memory = manifest?.memory;
+  if (memory) {
+    const { lines } = await readJournalFile(path.join(dir, memory.journal), 0);
+    const entries = lines.flatMap((line) => {
+      try {
+        const e: unknown = JSON.parse(line);
+        return isJournalEntry(e) && !documents.has(e.id) ? [e] : [];
+      } catch {
+        return [];
+      }
+    });
+    if (entries.length > 0) {
+      const name = segmentName(nextSegment++);
+      const built = buildRecords(name, new Date().toISOString(), entries.map(memoryPending), []);
+      segments.set(name, built.records);
+      live.push(name);
+      for (const d of built.documents) documents.set(d.id, d);
+      memory = { ...memory, journal: journalName((manifest?.generation ?? 0) + 1) };
+      actions.push(`folded ${plural(entries.length, 'journaled memory', 'journaled memories')} into ${name}`);
+    }
+  }
 
   // 3. Manual links.
   let manual: Link[] = [];
@@ -225,7 +258,7 @@ async function rebuild(
       },
     });
   }
-  actions.push(`rebuilt meta, BM25 and links of ${live.length} segments`);
+  actions.push(`rebuilt meta, BM25 and links of ${plural(live.length, 'segment')}`);
 
   // 5. Vectors, when the store has (or is given) an embedder. They are built beside the old ones and
   // swapped in, so an embedder that fails midway leaves the store as it was.
@@ -236,7 +269,7 @@ async function rebuild(
     await fs.rm(vectorsDir, { recursive: true, force: true });
     if (manifest?.embedder) actions.push(`removed the embedder ${manifest.embedder.spec} and its vectors`);
   } else if (spec) {
-    const emb = createEmbedder(spec, opts.env ?? process.env);
+    const emb = createEmbedder(spec, opts.env);
     const building = `${vectorsDir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
       embedder = await embedderConfig(emb);
@@ -270,8 +303,7 @@ async function rebuild(
     documents,
     manual: manual.filter((l) => documents.has(docOf(l.from)) && documents.has(docOf(l.to))),
     embedder,
-    // The memory journal is a source of truth like the chunk files: keep naming it.
-    ...(manifest?.memory ? { memory: manifest.memory } : {}),
+    ...(memory ? { memory } : {}),
   });
   const chunkCount = [...documents.values()].reduce((n, d) => n + d.chunks, 0);
   return {

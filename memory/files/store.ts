@@ -4,7 +4,8 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { RlmError } from '../../core/errors.ts';
+import type { Env } from '../../core/env.ts';
+import { isRlmError, RlmError } from '../../core/errors.ts';
 import { RememberingStore } from '../engine/memories.ts';
 import type { CommittedState } from '../engine/persistence.ts';
 import { assertNotAFile, corrupt, exists } from '../fsutil.ts';
@@ -23,11 +24,16 @@ export interface OpenOptions {
    */
   embedder?: string;
   /** Environment for embedder keys and endpoints (default process.env). */
-  env?: Record<string, string | undefined>;
+  env?: Env;
   /** How long a writer waits for another one, ms (default 10000), before STORE_LOCKED. */
   lockWaitMs?: number;
   /** Called once each time a write starts waiting for another writer's lock. */
   onLockWait?: DirectoryOptions['onLockWait'];
+  /**
+   * Told what did not stop the open: an embedder that does not answer when a store is given one (the
+   * store is then made without vector search; `rlm repair --embedder` adds it later).
+   */
+  onWarning?: (message: string) => void;
 }
 
 export class ChunkStore extends RememberingStore {
@@ -43,14 +49,30 @@ export class ChunkStore extends RememberingStore {
     this.dir = persistence.dir;
   }
 
-  /** Opens the store in `dir` (STORE_MISSING if there is none and `create` is not set). */
+  /**
+   * Opens the store in `dir` (STORE_MISSING if there is none and `create` is not set). A folder this call
+   * created is removed again if opening fails, so a failure never leaves an empty store behind.
+   */
   static async open(dir: string, opts: OpenOptions = {}): Promise<ChunkStore> {
     const abs = path.resolve(dir);
     await assertNotAFile(abs);
+    // A bad spec is a usage error before anything is made.
+    if (opts.embedder) createEmbedder(opts.embedder, opts.env);
+    const fresh = opts.create === true && !(await exists(abs));
+    try {
+      return await ChunkStore.openIn(abs, dir, opts);
+    } catch (err) {
+      if (fresh) await fs.rm(abs, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  private static async openIn(abs: string, dir: string, opts: OpenOptions): Promise<ChunkStore> {
     const persistence = new DirectoryPersistence(abs, {
       ...(opts.lockWaitMs !== undefined ? { lockWaitMs: opts.lockWaitMs } : {}),
       ...(opts.onLockWait ? { onLockWait: opts.onLockWait } : {}),
     });
+    let embedderTried = false;
     if (!(await exists(path.join(abs, MANIFEST_FILE)))) {
       if (await exists(path.join(abs, SEGMENTS_DIR))) {
         throw new RlmError(
@@ -70,22 +92,23 @@ export class ChunkStore extends RememberingStore {
           },
         );
       }
-      await ChunkStore.create(persistence, opts);
+      await ChunkStore.create(persistence, dir, opts);
+      embedderTried = true;
     }
     let state = await persistence.readState();
-    if (opts.embedder && !state.embedder) {
+    if (opts.embedder && !state.embedder && !embedderTried) {
       if (state.documents.size > 0) {
         throw new RlmError(
           'BAD_INPUT',
           `store ${abs} was built without an embedder; run \`rlm repair --store ${dir} --embedder ${opts.embedder}\` to add vectors`,
         );
       }
-      state = await ChunkStore.setEmbedder(persistence, opts);
+      state = await ChunkStore.setEmbedder(persistence, dir, opts);
     }
     if (
       state.embedder &&
       opts.embedder &&
-      createEmbedder(opts.embedder, opts.env ?? process.env).name !== state.embedder.spec
+      createEmbedder(opts.embedder, opts.env).name !== state.embedder.spec
     ) {
       throw new RlmError(
         'BAD_INPUT',
@@ -113,7 +136,11 @@ export class ChunkStore extends RememberingStore {
     return this.state.segments.filter((s) => !existsSync(segmentTextFile(this.dir, s)));
   }
 
-  private static async create(persistence: DirectoryPersistence, opts: OpenOptions): Promise<void> {
+  private static async create(
+    persistence: DirectoryPersistence,
+    dir: string,
+    opts: OpenOptions,
+  ): Promise<void> {
     await fs.mkdir(persistence.dir, { recursive: true });
     const lock = await persistence.lock('create');
     try {
@@ -124,9 +151,7 @@ export class ChunkStore extends RememberingStore {
         segments: [],
         documents: new Map(),
         manual: [],
-        embedder: opts.embedder
-          ? await embedderConfig(createEmbedder(opts.embedder, opts.env ?? process.env))
-          : null,
+        embedder: await checkedEmbedder(dir, opts),
       });
     } finally {
       await lock.release();
@@ -135,16 +160,15 @@ export class ChunkStore extends RememberingStore {
 
   private static async setEmbedder(
     persistence: DirectoryPersistence,
+    dir: string,
     opts: OpenOptions,
   ): Promise<CommittedState> {
+    const embedder = await checkedEmbedder(dir, opts);
     const lock = await persistence.lock('embedder');
     try {
       const state = await persistence.readState();
-      const next = {
-        ...state,
-        generation: state.generation + 1,
-        embedder: await embedderConfig(createEmbedder(opts.embedder!, opts.env ?? process.env)),
-      };
+      if (!embedder) return state;
+      const next = { ...state, generation: state.generation + 1, embedder };
       await persistence.commit(next);
       return next;
     } finally {
@@ -153,12 +177,35 @@ export class ChunkStore extends RememberingStore {
   }
 }
 
+/**
+ * The embedder a new store is given, checked with one request whatever form its spec takes. One that does
+ * not answer does not stop the command: the store is made without vector search (BM25 works), and a
+ * warning says how to add vectors once the embedder works.
+ */
+async function checkedEmbedder(
+  dir: string,
+  opts: OpenOptions,
+): Promise<{ spec: string; dimensions: number } | null> {
+  if (!opts.embedder) return null;
+  const embedder = createEmbedder(opts.embedder, opts.env);
+  try {
+    return await embedderConfig(embedder, { probe: true });
+  } catch (err) {
+    if (!isRlmError(err, 'PROVIDER')) throw err;
+    opts.onWarning?.(
+      `the embedder ${embedder.name} failed (${err.message}): the store was made without vector search, and its ` +
+        `documents are searchable with BM25. When the embedder works, \`rlm repair --store ${dir} --embedder ${opts.embedder}\` adds vectors.`,
+    );
+    return null;
+  }
+}
+
 async function openVectors(
   dir: string,
   config: { spec: string; dimensions: number },
-  env?: Record<string, string | undefined>,
+  env?: Env,
 ): Promise<{ index: VectorIndex; embedder: Embedder }> {
-  const embedder = createEmbedder(config.spec, env ?? process.env);
+  const embedder = createEmbedder(config.spec, env);
   const index = await VectorIndex.open(path.join(dir, VECTORS_DIR), {
     dimensions: config.dimensions,
     embedder: config.spec,

@@ -1,24 +1,36 @@
 /**
  * Worker thread that runs regex greps for {@link GrepRunner}. It exists so that a catastrophic pattern
- * burns this thread, not the host's: the host terminates it past the deadline. The corpus is sent once
- * per version and kept here, so repeated greps cost only the search.
+ * burns this thread, not the host's: the scan stops itself when its CPU budget is spent, and the host
+ * terminates it when it falls silent (one `exec` that never returns). The corpus is sent once per
+ * version and kept here, so repeated greps cost only the search.
  *
- * Protocol (host → worker): `load` {version, chunks} → `loaded`; `grep` {...} → zero or more `match`,
- * then `done`. Errors come back as `failed`.
+ * Protocol (host → worker): `load` {version, chunks} → `loaded`; `grep` / `grepSegments` {...} → zero
+ * or more `match` (and `progress`, `segment`), then `done`. Errors come back as `failed`.
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import type { ChunkRecord, GrepMatch } from '../types.ts';
+import type { ChunkRecord, GrepDocumentCount, GrepMatch } from '../types.ts';
 import {
   type Finder,
   type GrepChunk,
   regexFinder,
+  ScanClock,
   type ScanSpec,
   type ScanState,
-  scanChunk,
   scanChunks,
+  scanDocument,
+  scanState,
 } from './grep-scan.ts';
 import { readTextColumn, type TextColumn, type TextDocRun } from './segment-text.ts';
+
+/**
+ * A live document's run of chunks in a segment, with the chunks' offsets in the document when the host
+ * has them to give (documents whose chunks overlap or are rendered: see {@link GrepChunk}).
+ */
+export interface GrepRun extends TextDocRun {
+  starts?: number[];
+  ends?: number[];
+}
 
 /**
  * One segment to grep and the documents whose live chunks it holds: its files (the text column, else
@@ -30,43 +42,51 @@ export type GrepSegment =
       text: string;
       chunks: string;
       /** Where the documents file says each live document's chunks are in the segment. */
-      runs: TextDocRun[];
+      runs: GrepRun[];
     }
   | { documents: string[]; inline: GrepChunk[] };
+
+/** What every search request carries. */
+interface SearchRequest {
+  requestId: number;
+  source: string;
+  flags: string;
+  limit: number;
+  context: number;
+  count: boolean;
+  /** Base CPU budget, ms (see ScanClock). */
+  timeoutMs: number;
+}
 
 /** Host → worker messages. */
 export type GrepWorkerRequest =
   | { type: 'load'; version: number; chunks: GrepChunk[] }
-  | {
+  | (SearchRequest & {
       type: 'grepSegments';
-      requestId: number;
       segments: GrepSegment[];
       /** Every document to search, in reporting order (a store's path order). */
       order: string[];
-      source: string;
-      flags: string;
-      limit: number;
-      context: number;
-      timeoutMs: number;
-    }
-  | {
-      type: 'grep';
-      requestId: number;
-      version: number;
-      source: string;
-      flags: string;
-      limit: number;
-      context: number;
-      documents: string[] | null;
-      timeoutMs: number;
-    };
+    })
+  | (SearchRequest & { type: 'grep'; version: number; documents: string[] | null });
 
 /** Worker → host messages. */
 export type GrepWorkerReply =
   | { type: 'loaded'; version: number }
   | { type: 'segment'; requestId: number; phase: 'reading' | 'scanning' }
+  /** The scan is alive: sent every {@link PROGRESS_MS} or so while it runs, so the host does not kill it. */
+  | { type: 'progress'; requestId: number }
   | { type: 'match'; requestId: number; match: GrepMatch }
-  | { type: 'done'; requestId: number; truncated: boolean; timedOut: boolean; chunksSearched: number }
+  | {
+      type: 'done';
+      requestId: number;
+      truncated: boolean;
+      timedOut: boolean;
+      /** Per-document counts of a count request (partial when timed out). */
+      counts?: GrepDocumentCount[];
+      /** CPU ms used and characters scanned, for the timeout message. */
+      cpuMs: number;
+      chars: number;
+    }
   | {
       type: 'failed';
       requestId: number;
@@ -74,6 +94,9 @@ export type GrepWorkerReply =
       /** The errno code when a file read failed (`ENOENT`: a writer removed the segment meanwhile). */
       code?: string;
     };
+
+/** Wall time between two progress messages at most (about). */
+const PROGRESS_MS = 200;
 
 let corpus: GrepChunk[] = [];
 let corpusVersion = -1;
@@ -89,6 +112,28 @@ function compile(
     post({ type: 'failed', requestId: msg.requestId, message: (err as Error).message });
     return null;
   }
+}
+
+/** The scan settings of a request, with a progress callback that posts at most every PROGRESS_MS. */
+function specOf(
+  msg: SearchRequest,
+  documents: ReadonlySet<string> | null,
+  post: (reply: GrepWorkerReply) => void,
+): ScanSpec {
+  let last = performance.now();
+  return {
+    limit: msg.limit,
+    context: msg.context,
+    documents,
+    count: msg.count,
+    clock: new ScanClock(msg.timeoutMs),
+    onProgress: () => {
+      const now = performance.now();
+      if (now - last < PROGRESS_MS) return;
+      last = now;
+      post({ type: 'progress', requestId: msg.requestId });
+    },
+  };
 }
 
 function handle(msg: GrepWorkerRequest, post: (reply: GrepWorkerReply) => void): void {
@@ -110,18 +155,22 @@ function handle(msg: GrepWorkerRequest, post: (reply: GrepWorkerReply) => void):
     });
     return;
   }
-  const deadline = performance.now() + msg.timeoutMs;
   const re = compile(msg, post);
   if (!re) return;
-  const documents = msg.documents === null ? null : new Set(msg.documents);
+  const spec = specOf(msg, msg.documents === null ? null : new Set(msg.documents), post);
+  const state = scanState();
   // Matches are posted as found so the host keeps them even if it has to kill this thread mid-search.
-  const outcome = scanChunks(
-    corpus,
-    regexFinder(re),
-    { limit: msg.limit, context: msg.context, documents, deadline },
-    (match) => post({ type: 'match', requestId: msg.requestId, match }),
+  const outcome = scanChunks(corpus, regexFinder(re), spec, state, (match) =>
+    post({ type: 'match', requestId: msg.requestId, match }),
   );
-  post({ type: 'done', requestId: msg.requestId, ...outcome });
+  post({
+    type: 'done',
+    requestId: msg.requestId,
+    ...outcome,
+    ...(msg.count ? { counts: state.counts } : {}),
+    cpuMs: spec.clock.usedMs(),
+    chars: spec.clock.chars,
+  });
 }
 
 /** Holds one segment file at a time, reused from file to file: fresh memory is the costly kind. */
@@ -158,21 +207,33 @@ interface SegmentScan {
   onRead: () => void;
 }
 
+const byRank =
+  (rank: Map<string, number>) =>
+  (a: { document?: string; id: string }, b: { document?: string; id: string }): number =>
+    (rank.get(a.document ?? a.id) ?? 0) - (rank.get(b.document ?? b.id) ?? 0);
+
 /** Chunks of the wanted documents in reporting order: by document rank, then ordinal. */
 function inOrder(
-  chunks: { id: string; document: string; ordinal: number; text: string }[],
+  chunks: { id: string; document: string; ordinal: number; text: string; start?: number; end?: number }[],
   wanted: Set<string>,
   rank: Map<string, number>,
 ): GrepChunk[] {
   return chunks
     .filter((c) => wanted.has(c.document))
-    .sort((a, b) => (rank.get(a.document) ?? 0) - (rank.get(b.document) ?? 0) || a.ordinal - b.ordinal)
-    .map((c) => ({ id: c.id, text: c.text }));
+    .sort((a, b) => byRank(rank)(a, b) || a.ordinal - b.ordinal)
+    .map((c) => {
+      const g: GrepChunk = { id: c.id, text: c.text, document: c.document };
+      if (c.start !== undefined && c.end !== undefined) {
+        g.start = c.start;
+        g.end = c.end;
+      }
+      return g;
+    });
 }
 
 /** Scans chunks already in memory and in reporting order. */
 function scanHeld(chunks: GrepChunk[], job: SegmentScan): 'truncated' | 'timedOut' | null {
-  const outcome = scanChunks(chunks, job.find, job.spec, job.onMatch);
+  const outcome = scanChunks(chunks, job.find, job.spec, job.state, job.onMatch);
   return outcome.truncated ? 'truncated' : outcome.timedOut ? 'timedOut' : null;
 }
 
@@ -189,44 +250,54 @@ function layoutMatches(column: TextColumn, live: TextDocRun[]): boolean {
 }
 
 /**
- * Scans the live runs of a text column in reporting order, decoding each chunk from `bytes` just before
- * its scan: the strings stay small and die young, so the worker's small young generation recycles the
- * same memory chunk after chunk (fresh memory is what costs most).
+ * Scans the live runs of a text column in reporting order, one document at a time: its chunks are
+ * decoded from `bytes` just before the scan and dropped after, so the strings made stay at one document
+ * and die young, and the worker's small young generation recycles the same memory.
  */
 function scanColumn(
   column: TextColumn,
   bytes: Buffer,
-  live: TextDocRun[],
+  live: GrepRun[],
   job: SegmentScan,
 ): 'truncated' | 'timedOut' | null {
   const at = column.at;
-  const runs = [...live].sort((a, b) => (job.rank.get(a.id) ?? 0) - (job.rank.get(b.id) ?? 0));
+  const runs = [...live].sort(byRank(job.rank));
   for (const run of runs) {
+    const chunks: GrepChunk[] = [];
     for (let i = 0; i < run.count; i++) {
-      if (performance.now() > job.spec.deadline) return 'timedOut';
       const k = run.first + i;
-      const text = bytes.toString('utf8', at[k], at[k + 1]);
-      const stop = scanChunk({ id: `${run.id}:${i}`, text }, job.find, job.spec, job.state, job.onMatch);
-      if (stop !== null) return stop;
+      const chunk: GrepChunk = {
+        id: `${run.id}:${i}`,
+        text: bytes.toString('utf8', at[k], at[k + 1]),
+        document: run.id,
+      };
+      const start = run.starts?.[i];
+      const end = run.ends?.[i];
+      if (start !== undefined && end !== undefined) {
+        chunk.start = start;
+        chunk.end = end;
+      }
+      chunks.push(chunk);
     }
+    const stop = scanDocument(chunks, job.find, job.spec, job.state, job.onMatch);
+    if (stop !== null) return stop;
+    job.spec.onProgress?.();
   }
   return null;
 }
 
 /**
- * Scans the live chunks of one segment. From the text column each chunk is decoded from the file's bytes
- * just before it is scanned and dropped after, so the strings made stay small and short-lived and the
- * worker's memory stays at one file's bytes; the chunk file (stores written before text columns) has
- * to be parsed whole.
+ * Scans the live chunks of one segment. From the text column each document is decoded from the file's
+ * bytes just before it is scanned and dropped after, so the worker's memory stays at one file's bytes;
+ * the chunk file (stores written before text columns) has to be parsed whole.
  */
 function scanSegment(seg: GrepSegment, job: SegmentScan): 'truncated' | 'timedOut' | null {
   if ('inline' in seg) {
     job.onRead();
     const chunks = seg.inline.map((c) => ({
-      id: c.id,
+      ...c,
       document: c.document ?? '',
       ordinal: Number(c.id.slice(c.id.lastIndexOf(':') + 1)),
-      text: c.text,
     }));
     return scanHeld(inOrder(chunks, new Set(seg.documents), job.rank), job);
   }
@@ -270,10 +341,10 @@ function merge(a: Ranked[], b: Ranked[]): Ranked[] {
 
 /**
  * Greps a store's segments one at a time: read, scan, drop. Only one segment's bytes are ever held, and
- * nothing crosses the thread boundary but the matches. Matches are reported in `order` (then chunk,
- * then offset), whatever the segments' order; the deadline counts scanning only, not reading, and
- * `segment` messages tell the host when a file is being read (its timer pauses) and scanned (its timer
- * runs again).
+ * nothing crosses the thread boundary but the matches (or the counts). Matches and counts are reported
+ * in `order` (then chunk, then offset), whatever the segments' order; the CPU spent reading files does
+ * not count against the budget, and `segment` messages tell the host when a file is being read (its
+ * timer pauses) and scanned (its timer runs again).
  */
 function grepSegments(
   msg: Extract<GrepWorkerRequest, { type: 'grepSegments' }>,
@@ -292,24 +363,36 @@ function grepSegments(
   };
   let best: Ranked[] = [];
   let truncated = false;
-  const spec: ScanSpec = { limit: msg.limit, context: msg.context, documents: null, deadline: 0 };
-  let deadline = performance.now() + msg.timeoutMs;
+  const spec = specOf(msg, null, post);
+  const counts: GrepDocumentCount[] = [];
+  const finish = (timedOut: boolean) => {
+    for (const { match } of best) post({ type: 'match', requestId: msg.requestId, match });
+    post({
+      type: 'done',
+      requestId: msg.requestId,
+      truncated: truncated && !timedOut,
+      timedOut,
+      ...(msg.count ? { counts: counts.sort(byRank(rank)) } : {}),
+      cpuMs: spec.clock.usedMs(),
+      chars: spec.clock.chars,
+    });
+  };
   for (const seg of msg.segments) {
     post({ type: 'segment', requestId: msg.requestId, phase: 'reading' });
-    const readStarted = performance.now();
+    const readStarted = spec.clock.usedMs();
     const found: Ranked[] = [];
+    // Each segment is searched for up to `limit` matches of its own: they are merged in order below.
+    const state = scanState();
     let stop: 'truncated' | 'timedOut' | null;
     try {
       stop = scanSegment(seg, {
         find: regexFinder(re),
         spec,
-        // Each segment is searched for up to `limit` matches of its own: they are merged in order below.
-        state: { found: 0, steps: 0 },
+        state,
         rank,
         onMatch: (m) => found.push(ranked(m)),
         onRead: () => {
-          deadline += performance.now() - readStarted;
-          spec.deadline = deadline;
+          spec.clock.credit(spec.clock.usedMs() - readStarted);
           post({ type: 'segment', requestId: msg.requestId, phase: 'scanning' });
         },
       });
@@ -324,17 +407,16 @@ function grepSegments(
       });
       return;
     }
+    counts.push(...state.counts);
     if (found.length > 0) best = merge(best, found);
     if (stop === 'truncated' || best.length > msg.limit) truncated = true;
     if (best.length > msg.limit) best = best.slice(0, msg.limit);
     if (stop === 'timedOut') {
-      for (const { match } of best) post({ type: 'match', requestId: msg.requestId, match });
-      post({ type: 'done', requestId: msg.requestId, truncated: false, timedOut: true, chunksSearched: 0 });
+      finish(true);
       return;
     }
   }
-  for (const { match } of best) post({ type: 'match', requestId: msg.requestId, match });
-  post({ type: 'done', requestId: msg.requestId, truncated, timedOut: false, chunksSearched: 0 });
+  finish(false);
 }
 
 if (parentPort) {

@@ -6,30 +6,37 @@
  * `(a+)+$` can then be stopped by terminating the worker, which a regex running on the host thread
  * cannot be.
  *
- * Timeouts: a search that exceeds `timeoutMs` rejects with `RlmError('TIMEOUT')` whose
- * `details.partial` holds the matches found before the bound and `details.timeoutMs` the bound. An
- * error rather than a flagged result because the `GrepResult` shape has no room for a flag and, more
- * importantly, a silently partial answer reads as "no more matches"; the message tells the model what
- * to change. The worker checks the deadline between finds and reports itself; only when a single regex
- * step hangs does the host terminate it (after a short grace) and start a fresh one on the next call.
+ * Budget: a search may use `timeoutMs` (default 2000) of CPU plus 50 ms per million characters scanned
+ * (grep-scan.ts, `ScanClock`): a simple pattern finishes over any size on any load, a pathological one
+ * is stopped. Past it the search rejects with `RlmError('TIMEOUT')` whose `details.partial` holds the
+ * matches found before the bound (`details.partialCounts` for a count) and `details.timeoutMs` the base.
+ * An error rather than a flagged result because a silently partial answer reads as "no more matches";
+ * the message tells the model what to change. The worker checks its clock between finds and reports
+ * itself, and sends progress while it scans; only when it falls silent (a single regex step that
+ * hangs) does the host terminate it and start a fresh one on the next call.
  */
 import { Worker } from 'node:worker_threads';
 import { RlmError } from '../../core/errors.ts';
-import type { GrepMatch, GrepOptions, GrepResult } from '../types.ts';
+import type { GrepDocumentCount, GrepMatch, GrepOptions, GrepResult } from '../types.ts';
 import {
   escapeRegExp,
   type Finder,
+  GREP_BASE_MS,
+  GREP_MS_PER_MILLION_CHARS,
   type GrepChunk,
   literalFinder,
   regexFinder,
+  ScanClock,
   type ScanSpec,
   scanChunks,
+  scanState,
+  totalCounts,
 } from './grep-scan.ts';
 import type { GrepSegment, GrepWorkerReply, GrepWorkerRequest } from './grep-worker.ts';
 
 export type { GrepChunk } from './grep-scan.ts';
-export { MAX_LINE_CHARS } from './grep-scan.ts';
-export type { GrepSegment } from './grep-worker.ts';
+export { GREP_BASE_MS, GREP_MS_PER_MILLION_CHARS, MAX_LINE_CHARS } from './grep-scan.ts';
+export type { GrepRun, GrepSegment } from './grep-worker.ts';
 
 /** What grep searches: chunks in reading order. */
 export type GrepCorpus = readonly GrepChunk[];
@@ -46,8 +53,10 @@ export interface VersionedCorpus {
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 100_000;
 const MAX_CONTEXT = 10_000;
-const DEFAULT_TIMEOUT_MS = 2000;
-/** Extra time the host gives the worker to notice the deadline itself before terminating it. */
+/**
+ * Wall time a scanning worker may stay silent beyond the base budget before the host takes it for stuck
+ * in one regex step and terminates it (it sends progress every 200 ms or so while it scans).
+ */
 const KILL_GRACE_MS = 250;
 
 // Resolved against this module so it works from source (.ts, type-stripped) and from dist (.js).
@@ -110,6 +119,7 @@ interface GrepPlan {
   limit: number;
   context: number;
   documents: string[] | null;
+  count: boolean;
   timeoutMs: number;
   /** Regex flags, for regex plans. */
   flags: string;
@@ -144,6 +154,7 @@ function plan(pattern: string, opts: GrepOptions, defaultTimeoutMs: number): Gre
   const timeoutMs = intOption(opts.timeoutMs, defaultTimeoutMs, 1, 600_000, 'timeoutMs');
   const documents =
     opts.document === undefined ? null : Array.isArray(opts.document) ? [...opts.document] : [opts.document];
+  const count = opts.count === true;
   let flags = `gm${ignoreCase ? 'i' : ''}`;
   if (!literal) {
     if (wantsUnicode(pattern)) flags += 'u';
@@ -153,18 +164,46 @@ function plan(pattern: string, opts: GrepOptions, defaultTimeoutMs: number): Gre
       throw new RlmError('BAD_INPUT', `invalid regex /${pattern}/: ${(err as Error).message}`, { pattern });
     }
   }
-  return { pattern, literal, ignoreCase, limit, context, documents, timeoutMs, flags };
+  return { pattern, literal, ignoreCase, limit, context, documents, count, timeoutMs, flags };
 }
 
-function timeoutError(p: GrepPlan, partial: GrepMatch[]): RlmError {
+/** What a search found, and what it cost (for the timeout message). */
+interface Found {
+  matches: GrepMatch[];
+  counts: GrepDocumentCount[] | undefined;
+  truncated: boolean;
+  timedOut: boolean;
+  /** CPU ms used and characters scanned; unknown (-1) when the host stopped a silent worker. */
+  cpuMs: number;
+  chars: number;
+}
+
+function timeoutError(p: GrepPlan, found: Found): RlmError {
+  const spent =
+    found.cpuMs < 0
+      ? `one step of the pattern ran for more than ${p.timeoutMs + 2 * KILL_GRACE_MS} ms`
+      : `it used ${Math.round(found.cpuMs)} ms of CPU on ${found.chars.toLocaleString('en-US')} characters`;
   return new RlmError(
     'TIMEOUT',
-    `grep pattern took longer than ${p.timeoutMs}ms — simplify the regex (avoid nested quantifiers)`,
-    { timeoutMs: p.timeoutMs, pattern: p.pattern, partial },
+    `grep stopped: ${spent}, over its budget of ${p.timeoutMs} ms plus ${GREP_MS_PER_MILLION_CHARS} ms per ` +
+      'million characters scanned — simplify the regex (avoid nested quantifiers)',
+    {
+      timeoutMs: p.timeoutMs,
+      pattern: p.pattern,
+      partial: found.matches,
+      ...(found.counts === undefined ? {} : { partialCounts: totalCounts(found.counts) }),
+    },
   );
 }
 
-/** Runs a literal plan on the calling thread; linear time, still bounded by the deadline. */
+/** The result of a search that finished, or its TIMEOUT. */
+function resultOf(p: GrepPlan, found: Found): GrepResult {
+  if (found.timedOut) throw timeoutError(p, found);
+  if (p.count) return { matches: [], truncated: false, counts: totalCounts(found.counts ?? []) };
+  return { matches: found.matches, truncated: found.truncated };
+}
+
+/** Runs a literal plan on the calling thread; linear time, still bounded by the budget. */
 function grepLiteral(corpus: GrepCorpus, p: GrepPlan): GrepResult {
   const find: Finder = p.ignoreCase
     ? regexFinder(new RegExp(escapeRegExp(p.pattern), 'gi'))
@@ -174,16 +213,23 @@ function grepLiteral(corpus: GrepCorpus, p: GrepPlan): GrepResult {
     limit: p.limit,
     context: p.context,
     documents: p.documents === null ? null : new Set(p.documents),
-    deadline: performance.now() + p.timeoutMs,
+    count: p.count,
+    clock: new ScanClock(p.timeoutMs),
   };
-  const outcome = scanChunks(corpus, find, spec, (m) => matches.push(m));
-  if (outcome.timedOut) throw timeoutError(p, matches);
-  return { matches, truncated: outcome.truncated };
+  const state = scanState();
+  const outcome = scanChunks(corpus, find, spec, state, (m) => matches.push(m));
+  return resultOf(p, {
+    matches,
+    counts: state.counts,
+    ...outcome,
+    cpuMs: spec.clock.usedMs(),
+    chars: spec.clock.chars,
+  });
 }
 
 /** Options of {@link GrepRunner}. */
 export interface GrepRunnerOptions {
-  /** Default `timeoutMs` for greps that do not set one (default 2000). */
+  /** Default base CPU budget (`timeoutMs`) for greps that do not set one (default 2000). */
   timeoutMs?: number;
   /**
    * The worker's young generation in MB (default: V8's own sizing). A runner that greps a store's files
@@ -228,7 +274,7 @@ export class GrepRunner {
 
   constructor(corpus: GrepCorpus = [], opts: GrepRunnerOptions = {}) {
     this.corpus = corpus;
-    this.defaultTimeoutMs = intOption(opts.timeoutMs, DEFAULT_TIMEOUT_MS, 1, 600_000, 'timeoutMs');
+    this.defaultTimeoutMs = intOption(opts.timeoutMs, GREP_BASE_MS, 1, 600_000, 'timeoutMs');
     this.workerYoungMb = opts.workerYoungMb;
   }
 
@@ -321,6 +367,7 @@ export class GrepRunner {
         flags: p.flags,
         limit: p.limit,
         context: p.context,
+        count: p.count,
         timeoutMs: p.timeoutMs,
       }),
     );
@@ -368,11 +415,15 @@ export class GrepRunner {
     if (this.loadedVersion === this.version) return Promise.resolve();
     const version = this.version;
     // Only what the scan needs crosses the boundary, not whatever else the caller's records carry.
-    const chunks: GrepChunk[] = this.corpus.map((c) =>
-      c.document === undefined
-        ? { id: c.id, text: c.text }
-        : { id: c.id, text: c.text, document: c.document },
-    );
+    const chunks: GrepChunk[] = this.corpus.map((c) => {
+      const g: GrepChunk = { id: c.id, text: c.text };
+      if (c.document !== undefined) g.document = c.document;
+      if (c.start !== undefined && c.end !== undefined) {
+        g.start = c.start;
+        g.end = c.end;
+      }
+      return g;
+    });
     return this.exchange<void>(worker, { type: 'load', version, chunks }, (reply, resolve) => {
       if (reply.type === 'loaded' && reply.version === version) {
         this.loadedVersion = version;
@@ -394,30 +445,41 @@ export class GrepRunner {
       flags: p.flags,
       limit: p.limit,
       context: p.context,
+      count: p.count,
       documents: p.documents,
       timeoutMs: p.timeoutMs,
     };
     let timer: NodeJS.Timeout | undefined;
     let kill: () => void = () => {};
+    // The worker is only taken for stuck when it falls silent: it sends progress while it scans. A
+    // timer that fires gives it one more grace first: after this process was starved of CPU, timers
+    // run before the messages that arrived meanwhile, and one of those may be the worker's.
     const arm = () => {
       clearTimeout(timer);
-      timer = setTimeout(kill, p.timeoutMs + KILL_GRACE_MS);
+      timer = setTimeout(() => {
+        timer = setTimeout(kill, KILL_GRACE_MS);
+      }, p.timeoutMs + KILL_GRACE_MS);
     };
     const run = this.exchange<GrepResult>(worker, request, (reply, resolve, reject) => {
       if (!('requestId' in reply) || reply.requestId !== requestId) return;
-      // Reading a file does not count against the bound (I/O cannot hang like a regex): the timer
-      // pauses while the worker reads and restarts for each scan.
-      if (reply.type === 'segment') {
-        if (reply.phase === 'reading') clearTimeout(timer);
-        else arm();
-      } else if (reply.type === 'match') matches.push(reply.match);
-      else if (reply.type === 'failed')
+      // Reading a file does not count (I/O cannot hang like a regex): the timer pauses while the
+      // worker reads and runs again while it scans.
+      if (reply.type === 'segment' && reply.phase === 'reading') clearTimeout(timer);
+      else if (reply.type === 'segment' || reply.type === 'progress') arm();
+      else if (reply.type === 'match') {
+        matches.push(reply.match);
+        arm();
+      } else if (reply.type === 'failed')
         reject(
           new RlmError('RUNTIME', `grep failed: ${reply.message}`, reply.code ? { errno: reply.code } : {}),
         );
       else if (reply.type === 'done') {
-        if (reply.timedOut) reject(timeoutError(p, matches));
-        else resolve({ matches, truncated: reply.truncated });
+        try {
+          const { truncated, timedOut, cpuMs, chars } = reply;
+          resolve(resultOf(p, { matches, counts: reply.counts, truncated, timedOut, cpuMs, chars }));
+        } catch (err) {
+          reject(err as Error);
+        }
       }
     });
     const killed = new Promise<never>((_resolve, reject) => {
@@ -425,7 +487,15 @@ export class GrepRunner {
         // The regex is stuck inside one exec call; only terminating the thread stops it.
         this.onReply = null;
         this.onFailure = null;
-        void this.killWorker().finally(() => reject(timeoutError(p, matches)));
+        const found: Found = {
+          matches,
+          counts: p.count ? [] : undefined,
+          truncated: false,
+          timedOut: true,
+          cpuMs: -1,
+          chars: 0,
+        };
+        void this.killWorker().finally(() => reject(timeoutError(p, found)));
       };
       // A file grep arms the timer when scanning starts: the worker's start and file reads do not count.
       if (filesRequest === undefined) arm();

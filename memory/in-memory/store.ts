@@ -81,6 +81,9 @@ class MemoryPersistence implements Persistence, SegmentSource {
   accessRaw(id: string): [number, number] {
     return this.access.raw(id);
   }
+  forgetAccess(documents: ReadonlySet<string>): void {
+    this.access.drop(documents);
+  }
   async flush(): Promise<void> {}
 }
 

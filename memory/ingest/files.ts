@@ -155,11 +155,12 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
       let st: Stats | null | undefined;
       let isDir = entry.isDirectory();
       if (entry.isSymbolicLink()) {
-        st = await statOrNull(full);
-        if (st === null) {
-          notes.push({ path: full, note: 'broken symlink skipped' });
+        const target = await statOrError(full);
+        if (!('isDirectory' in target)) {
+          notes.push({ path: full, note: symlinkNote(target.code) });
           continue;
         }
+        st = target;
         isDir = st.isDirectory();
       }
       if (entry.name.startsWith('.') && !includeHidden) {
@@ -192,8 +193,15 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
 
   for (const given of paths) {
     const abs = resolve(given);
-    const st = await statOrNull(abs);
-    if (st === null) throw new RlmError('BAD_INPUT', `no such file or directory: ${given}`, { path: abs });
+    const st = await statOrError(abs);
+    if (!('isDirectory' in st)) {
+      // A symlink loop exists but leads nowhere: say so, as for one met inside a folder.
+      if (st.code === 'ELOOP') {
+        notes.push({ path: abs, note: symlinkNote(st.code) });
+        continue;
+      }
+      throw new RlmError('BAD_INPUT', `no such file or directory: ${given}`, { path: abs });
+    }
     if (st.isDirectory()) {
       const excludes = excludeRules.length > 0 ? [{ base: abs, rules: excludeRules }] : [];
       await walk(abs, [], excludes);
@@ -239,6 +247,22 @@ async function lstatOrNull(path: string): Promise<Stats | null> {
   } catch {
     return null;
   }
+}
+
+/** A path's stats following symlinks, or the error code (ENOENT, ELOOP, EACCES…) saying why not. */
+async function statOrError(path: string): Promise<Stats | { code: string }> {
+  try {
+    return await fs.stat(path);
+  } catch (err) {
+    return { code: (err as NodeJS.ErrnoException).code ?? 'EIO' };
+  }
+}
+
+/** Why a symlink was passed over: it leads to itself (a loop), to nothing, or somewhere unreadable. */
+function symlinkNote(code: string): string {
+  if (code === 'ELOOP') return 'symlink loop skipped';
+  if (code === 'ENOENT' || code === 'ENOTDIR') return 'broken symlink skipped';
+  return `unreadable: ${code}`;
 }
 
 async function statOrNull(path: string): Promise<Stats | null> {

@@ -107,6 +107,11 @@ function newMemoryId(now: Date): string {
 }
 
 /** The memory's document id from what a person may type: `mem-…` or its chunk id `mem-…:0`. */
+/** File name of the memory journal a commit of `generation` starts (memories-G.jsonl, G on 8 digits). */
+export function journalName(generation: number): string {
+  return `memories-${String(generation).padStart(8, '0')}.jsonl`;
+}
+
 export function memoryDocId(id: string): string {
   return id.endsWith(':0') ? id.slice(0, -2) : id;
 }

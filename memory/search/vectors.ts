@@ -263,6 +263,28 @@ export class VectorIndex {
     });
   }
 
+  /**
+   * Stores the vector of each pair's first id also under its second (chunks a delete moved to a rewritten
+   * segment), in one atomic index rewrite; pairs whose first id has no vector are skipped.
+   */
+  async copy(pairs: [from: string, to: string][]): Promise<void> {
+    return this.exclusive(async () => {
+      if (pairs.length === 0) return;
+      await this.index.beginUpdate();
+      try {
+        for (const [from, to] of pairs) {
+          const item = await this.index.getItem(from);
+          if (item) await this.index.upsertItem({ id: this.checkId(to), vector: item.vector, metadata: {} });
+        }
+        await this.index.endUpdate();
+      } catch (err) {
+        this.index.cancelUpdate();
+        throw err;
+      }
+      await this.refreshCount();
+    });
+  }
+
   /** Removes vectors; unknown ids are ignored. */
   async delete(ids: string[]): Promise<void> {
     return this.exclusive(async () => {

@@ -3,6 +3,7 @@
  * document (searchable in the sandbox through an in-memory store).
  */
 
+import type { Env } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
 import { MemoryChunkStore } from '../../memory/in-memory/store.ts';
 import { createModel } from '../runtime/providers/index.ts';
@@ -23,7 +24,7 @@ export async function answerOverSessions(
   question: string,
   sessions: { session: string; text: string }[],
   spec: string,
-  env: Record<string, string | undefined>,
+  env: Env,
 ): Promise<HistoryAnswer> {
   if (sessions.length === 0)
     throw new RlmError('NOT_FOUND', 'no imported session matches the query; nothing to answer over');

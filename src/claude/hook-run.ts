@@ -20,8 +20,7 @@ export async function startHookImport(
   cwd: string,
 ): Promise<void> {
   try {
-    const raw = await readInput(stdin);
-    const input = JSON.parse(raw) as { transcript_path?: unknown; cwd?: unknown };
+    const input = await readHookInput(stdin);
     const path = input.transcript_path;
     if (typeof path !== 'string' || path === '') throw new Error('hook input has no transcript_path');
     const file = isAbsolute(path) ? path : resolve(typeof input.cwd === 'string' ? input.cwd : cwd, path);
@@ -40,10 +39,22 @@ export async function startHookImport(
   }
 }
 
-function note(log: string, line: string): void {
+/** The hook's JSON input from stdin (Claude Code sends one object: session_id, transcript_path, cwd...). */
+export async function readHookInput(stdin: NodeJS.ReadableStream): Promise<Record<string, unknown>> {
+  const value: unknown = JSON.parse(await readInput(stdin));
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error('hook input is not a JSON object');
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Appends a timestamped line to the hook log (a multi-line message folded into one); never throws, since
+ * a hook stays silent whatever happens.
+ */
+export function note(log: string, line: string): void {
   try {
     mkdirSync(dirname(log), { recursive: true });
-    appendFileSync(log, `${new Date().toISOString()} ${line}\n`);
+    appendFileSync(log, `${new Date().toISOString()} ${line.replace(/\s*\n\s*/g, ' ')}\n`);
   } catch {
     // the hook stays silent whatever happens
   }

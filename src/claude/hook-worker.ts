@@ -3,17 +3,9 @@
  * file and appends notes and errors to LOG. It runs detached, so Claude Code never waits for it; it may
  * wait for the store lock as long as it needs.
  */
-import { appendFileSync } from 'node:fs';
 import { ChunkStore } from '../../memory/files/store.ts';
+import { note as log } from './hook-run.ts';
 import { importClaude } from './import.ts';
-
-function log(file: string, line: string): void {
-  try {
-    appendFileSync(file, `${new Date().toISOString()} ${line.replace(/\s*\n\s*/g, ' ')}\n`);
-  } catch {
-    // nowhere left to report to; the hook must stay silent
-  }
-}
 
 async function run(session: string, storeDir: string, logFile: string): Promise<void> {
   try {

@@ -7,6 +7,7 @@
 import { promises as fs } from 'node:fs';
 import { dirname } from 'node:path';
 import { RlmError } from '../../core/errors.ts';
+import { shellQuote } from '../../core/shell.ts';
 import { writeFileAtomic } from '../../memory/fsutil.ts';
 
 /** The hook events that trigger an import. */
@@ -16,14 +17,21 @@ const MARK = 'claude ingest --hook';
 
 type Json = Record<string, unknown>;
 
-/** Single-quotes a word for a POSIX shell when it needs it. */
-export function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
-}
-
-/** The hook command for a store and a log file. `rlm` is the command that runs rlm (default `rlm`). */
-export function hookCommand(store: string, log: string, rlm = 'rlm'): string {
-  return `${rlm} ${MARK} --store ${shellQuote(store)} --log ${shellQuote(log)}`;
+/**
+ * The hook command for a store and a log file. `rlm` is the shell text that starts rlm: absolute paths
+ * of a Node and of rlm's bin, so that neither PATH nor the default `node` matter. The shell runs it in
+ * the background and returns at once: Claude Code gives SessionEnd hooks 1.5 s when it exits, less than
+ * a busy machine may need to start Node. The job reads the hook's input from the original stdin (fd 3:
+ * a background job's own stdin is /dev/null). When even rlm cannot run (its Node or bin removed since),
+ * what the shell says goes to the log with a line saying how to fix it; the hook itself always exits 0.
+ */
+export function hookCommand(store: string, log: string, rlm: string): string {
+  const to = shellQuote(log);
+  return (
+    `exec 3<&0; { ${rlm} ${MARK} --store ${shellQuote(store)} --log ${to} <&3 2>>${to} || { s=$?; ` +
+    `printf '%s error: the rlm hook could not start (exit %s); run rlm claude hooks install again\\n' ` +
+    `"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$s" >>${to}; }; } >/dev/null 2>&1 &`
+  );
 }
 
 async function readSettings(file: string): Promise<Json> {

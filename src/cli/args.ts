@@ -3,8 +3,25 @@ import { RlmError } from '../../core/errors.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** The flags the last parse declared, long and short: the help tests compare them with `--help`. */
+let declared: string[] | null = null;
+
+/**
+ * The flags (`--name`, and `-x` for a short form) the last {@link parseCommandArgs} call accepted, or null
+ * when none ran since the last call of this function.
+ */
+export function takeDeclaredFlags(): readonly string[] | null {
+  const flags = declared;
+  declared = null;
+  return flags;
+}
+
 /** parseArgs with rlm's error style: a bad flag is a BAD_INPUT error the CLI turns into exit 2. */
 export function parseCommandArgs<O extends Options>(argv: string[], options: O) {
+  declared = Object.entries(options).flatMap(([name, o]) => [
+    `--${name}`,
+    ...(o.short ? [`-${o.short}`] : []),
+  ]);
   try {
     return parseArgs({
       args: argv,

@@ -1,9 +1,13 @@
+import { type Env, processEnv, readEnv } from '../../core/env.ts';
+
 /** The CLI's view of the outside world, passed in so commands are testable without a real terminal. */
 export interface CliIO {
-  stdout: { write(s: string): unknown; isTTY?: boolean };
+  /** `writable` turns false once a write found the reader gone (`rlm grep … | head -1`). */
+  stdout: { write(s: string): unknown; isTTY?: boolean; writable?: boolean };
   stderr: { write(s: string): unknown; isTTY?: boolean; columns?: number };
   stdin: NodeJS.ReadableStream;
-  env: NodeJS.ProcessEnv;
+  /** The environment; its values come from `readEnv(io.env)` (core/env.ts). */
+  env: Env;
   cwd: string;
 }
 
@@ -21,7 +25,7 @@ export function processIO(): CliIO {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
-    env: process.env,
+    env: processEnv(),
     cwd: process.cwd(),
   };
 }
@@ -41,9 +45,17 @@ export function writeJson(io: CliIO, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/**
+ * Whether stdout's reader has gone (a write failed with EPIPE): notes about that output, such as "stopped
+ * at 100 matches", would then only reach a person who did not ask for them.
+ */
+export function readerGone(io: CliIO): boolean {
+  return io.stdout.writable === false;
+}
+
 /** Colours on stdout: only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
 export function stdoutColor(io: CliIO): boolean {
-  return io.stdout.isTTY === true && !io.env.NO_COLOR;
+  return io.stdout.isTTY === true && readEnv(io.env).color;
 }
 
 /** Whether a person can answer a question: stdin and stderr are both terminals. */

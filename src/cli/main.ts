@@ -3,6 +3,7 @@
  * Exit codes: 0 ok, 1 failure, 2 usage error (bad flag, missing file, bad input).
  */
 import { readFileSync } from 'node:fs';
+import { readEnv } from '../../core/env.ts';
 import { isRlmError } from '../../core/errors.ts';
 import {
   type CliIO,
@@ -13,6 +14,7 @@ import {
   EXIT_USAGE,
   processIO,
 } from './io.ts';
+import { quietConsole } from './quiet-console.ts';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   answer: {
@@ -71,7 +73,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     consolidate: "summarize a topic's memories with a model, archiving the sources",
   }),
   claude: {
-    summary: 'Claude Code history: ingest, projects, timeline, recall, forget, hooks',
+    summary: 'Claude Code history: ingest, projects, timeline, recall, forget, hooks, context',
     load: async () => (await import('./commands/claude.ts')).default,
   },
   trace: {
@@ -118,12 +120,12 @@ function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
   return [
-    'usage: rlm <command> [options]   (rlm <command> --help for its options)',
+    'usage: rlm <command> [options]   (rlm <command> --help for its options; rlm --version)',
     '',
     'commands:',
     ...lines,
     '',
-    'exit codes: 0 ok, 1 failure, 2 usage error',
+    'exit codes: 0 ok, 1 failure, 2 usage error, 130 interrupted (Ctrl-C)',
     '',
   ].join('\n');
 }
@@ -143,11 +145,16 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     io.stderr.write(`rlm: unknown command '${name}'\n\n${usage()}`);
     return EXIT_USAGE;
   }
+  const restoreConsole = quietConsole(
+    readEnv(io.env).debug ? (line) => void io.stderr.write(`${line}\n`) : undefined,
+  );
   try {
     const command = await entry.load();
     return await command(rest, io);
   } catch (err) {
     return reportError(err, io);
+  } finally {
+    restoreConsole();
   }
 }
 
@@ -166,7 +173,7 @@ export function reportError(err: unknown, io: CliIO): number {
     io.stderr.write(`rlm: no such file or directory: ${e.path}\n`);
     return EXIT_USAGE;
   }
-  if (io.env.RLM_DEBUG) io.stderr.write(`${e?.stack ?? String(err)}\n`);
+  if (readEnv(io.env).debug) io.stderr.write(`${e?.stack ?? String(err)}\n`);
   const what = e?.code && e.path ? `${e.code}: ${e.path}` : oneLine(e?.message ?? String(err));
   io.stderr.write(`rlm: unexpected error: ${what} (RLM_DEBUG=1 shows the stack)\n`);
   return EXIT_FAILURE;

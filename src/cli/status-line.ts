@@ -1,3 +1,4 @@
+import { plural } from '../../core/plural.ts';
 import type { TraceEvent } from '../runtime/trace.ts';
 
 /**
@@ -41,7 +42,7 @@ export class StatusLine {
     if (now - this.last < 80) return;
     this.last = now;
     const secs = ((now - this.started) / 1000).toFixed(0);
-    const line = `iteration ${this.iteration} · depth ${this.depth} · ${this.subCalls} sub-calls · ${this.tokens} tokens · $${this.cost.toFixed(4)} · ${secs}s`;
+    const line = `iteration ${this.iteration} · depth ${this.depth} · ${plural(this.subCalls, 'sub-call')} · ${plural(this.tokens, 'token')} · $${this.cost.toFixed(4)} · ${secs}s`;
     this.out.write(`\r\x1b[2K${line.slice(0, (this.out.columns ?? 100) - 1)}`);
     this.drawn = true;
   }

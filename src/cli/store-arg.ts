@@ -1,6 +1,8 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
+import { discardEmptyStore } from '../../memory/files/discard.ts';
 import { MANIFEST_FILE, SEGMENTS_DIR } from '../../memory/files/manifest.ts';
 import { ChunkStore, type OpenOptions } from '../../memory/files/store.ts';
 import { expandHome } from '../../memory/fsutil.ts';
@@ -11,9 +13,10 @@ import type { CliIO } from './io.ts';
  * command's working directory; a usage error when neither is given.
  */
 export function storeDir(flag: string | undefined, io: CliIO): string {
-  const dir = flag ?? io.env.RLM_STORE;
+  const env = readEnv(io.env);
+  const dir = flag ?? env.store;
   if (!dir) throw new RlmError('BAD_INPUT', '--store DIR is required (or set RLM_STORE)');
-  return path.resolve(io.cwd, expandHome(dir, io.env.HOME || undefined));
+  return path.resolve(io.cwd, expandHome(dir, env.home));
 }
 
 /**
@@ -41,8 +44,35 @@ export function openStore(flag: string | undefined, io: CliIO, opts: OpenOptions
       io.stderr.write(
         `rlm: waiting for the store lock held by process ${owner.pid}${owner.command ? ` (${owner.command})` : ''}…\n`,
       ),
+    onWarning: (message) => io.stderr.write(`rlm: warning: ${message}\n`),
     ...opts,
   });
+}
+
+/**
+ * Runs `fn` on the store, which is created when missing, and closes it. When `fn` fails on a store this
+ * command created and nothing was stored yet, the store is removed: a failed first command leaves no
+ * empty store behind.
+ */
+export async function withStore<T>(
+  flag: string | undefined,
+  io: CliIO,
+  opts: OpenOptions,
+  fn: (store: ChunkStore) => Promise<T>,
+): Promise<T> {
+  const dir = storeDir(flag, io);
+  const fresh = !existsSync(dir);
+  const store = await openStore(flag, io, { ...opts, create: true });
+  let failed = false;
+  try {
+    return await fn(store);
+  } catch (err) {
+    failed = true;
+    throw err;
+  } finally {
+    await store.close();
+    if (failed && fresh) await discardEmptyStore(dir);
+  }
 }
 
 /** Exactly `n` positional arguments named in `names`, or a usage error saying which is missing. */

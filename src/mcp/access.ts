@@ -1,12 +1,14 @@
 /**
  * Which files a client may have the server read. Tools like `rlm_answer` carry a read-only annotation that
- * some hosts approve without asking, so reading "any file the process can read" is too much. Two fences,
- * both applied when present:
- * - the server's allowed folders: `rlm serve --allow-path DIR` (repeatable); over HTTP, where the caller
- *   may be another program entirely, the server's working folder when none is given;
- * - the client's MCP roots, when the client offers them (a client that declares roots but lists none
- *   gets no file access).
+ * some hosts approve without asking, so reading "any file the process can read" is too much. The fences:
+ * - the operator's folders, `rlm serve --allow-path DIR` (repeatable): when given, they are the whole
+ *   fence. The operator started the server and said what it may read; what a client declares about
+ *   roots neither widens nor narrows that (a client that declares roots but lists none, like the MCP
+ *   Inspector, would otherwise lock every path out of a server its operator opened).
+ * - without them, the client's MCP roots when it offers them (declared but none listed: no file access),
+ *   and over HTTP, where the caller may be another program entirely, also the server's working folder.
  * Paths are compared after resolving symlinks, so a link inside an allowed folder cannot lead out of it.
+ * Every refusal names the path and says how to allow it.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -14,25 +16,38 @@ import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { RlmError } from '../../core/errors.ts';
+import { inside } from '../../core/paths.ts';
+import { shellQuote } from '../../core/shell.ts';
 
 /** How long to wait for a client's answer to roots/list. */
 const ROOTS_TIMEOUT_MS = 10_000;
+
+/** The server's own fence: folders reads must stay inside. */
+export interface ServerFence {
+  /** The folders (resolved against the working folder). */
+  folders: readonly string[];
+  /**
+   * True when the operator named them (`--allow-path`): then they alone decide and client roots are
+   * not consulted. False for a default fence (the working folder over HTTP), which roots narrow.
+   */
+  explicit: boolean;
+}
 
 /** The file-access fences of one connection (one McpServer). */
 export class FileAccess {
   readonly #server: McpServer;
   readonly #cwd: string;
   readonly #allowed: readonly string[] | undefined;
+  readonly #explicit: boolean;
   #realAllowed: Promise<string[]> | undefined;
   #roots: Promise<string[] | undefined> | undefined;
 
-  /**
-   * @param allowed folders reads must stay inside (resolved against `cwd`); undefined: no server fence.
-   */
-  constructor(server: McpServer, cwd: string, allowed: readonly string[] | undefined) {
+  /** @param fence the server's own fence; undefined: none (stdio without `--allow-path`). */
+  constructor(server: McpServer, cwd: string, fence: ServerFence | undefined) {
     this.#server = server;
     this.#cwd = cwd;
-    this.#allowed = allowed?.map((d) => path.resolve(cwd, d));
+    this.#allowed = fence?.folders.map((d) => path.resolve(cwd, d));
+    this.#explicit = fence?.explicit ?? false;
     server.server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
       this.#roots = undefined;
     });
@@ -96,8 +111,8 @@ export class FileAccess {
 
   /** Like {@link check} for a path already absolute; `shown` is how the caller named it. */
   async checkResolved(abs: string, shown: string = abs, signal?: AbortSignal): Promise<void> {
-    if (this.#allowed === undefined && this.#server.server.getClientCapabilities()?.roots === undefined)
-      return;
+    const useRoots = !this.#explicit && this.#server.server.getClientCapabilities()?.roots !== undefined;
+    if (this.#allowed === undefined && !useRoots) return;
     const target = await real(abs);
     const actual = target === abs ? abs : `${abs} -> ${target}`;
     const named = shown === abs ? actual : `${shown} (${actual})`;
@@ -108,29 +123,35 @@ export class FileAccess {
         throw new RlmError(
           'ACCESS_DENIED',
           `${named} is outside the folders this server may read (${this.#allowed.join(', ')}); ` +
-            'the server is started with --allow-path to widen them',
+            `to allow it, add --allow-path ${shellQuote(await folderOf(target))} to the server's command`,
           { path: abs },
         );
       }
     }
+    if (!useRoots) return;
     const roots = await this.roots(signal);
     if (roots !== undefined && !roots.some((dir) => inside(target, dir))) {
       throw new RlmError(
         'ACCESS_DENIED',
-        roots.length === 0
-          ? `${named} cannot be read: the client shares no roots`
-          : `${named} is outside the client's roots (${roots.join(', ')})`,
+        `${
+          roots.length === 0
+            ? `${named} cannot be read: the client declares MCP roots but shares none`
+            : `${named} is outside the client's roots (${roots.join(', ')})`
+        }; to allow it, have the client share a root that holds it, or start the server with --allow-path ` +
+          `${shellQuote(await folderOf(target))} (honoured whatever the client says about roots)`,
         { path: abs },
       );
     }
   }
 }
 
-/** True when `p` is `dir` or below it (both absolute and resolved). */
-export function inside(p: string, dir: string): boolean {
-  if (p === dir) return true;
-  const rel = path.relative(dir, p);
-  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+/** The folder to suggest allowing for `p`: itself when it is one (or does not exist yet), else its parent. */
+async function folderOf(p: string): Promise<string> {
+  try {
+    return (await fs.stat(p)).isDirectory() ? p : path.dirname(p);
+  } catch {
+    return p;
+  }
 }
 
 /** The real path of `p`, or of its nearest existing ancestor joined with the rest. */

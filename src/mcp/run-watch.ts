@@ -4,7 +4,9 @@
  * timeout on progress does not give up during a slow model call or a long load. Run milestones (start,
  * end) also go out as log notifications for clients that show the server's log.
  */
+
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { plural } from '../../core/plural.ts';
 import type { TraceEvent } from '../runtime/trace.ts';
 import type { Progress } from './progress.ts';
 
@@ -107,7 +109,7 @@ export class RunWatch {
         const r = e.result;
         this.#log(
           r.status === 'error' ? 'error' : 'info',
-          `run ${e.run} ${r.status} after ${r.iterations} iterations, ${r.subCalls} sub-calls, ` +
+          `run ${e.run} ${r.status} after ${plural(r.iterations, 'iteration')}, ${plural(r.subCalls, 'sub-call')}, ` +
             `$${r.usage.costUsd.toFixed(4)}, ${r.elapsedMs} ms`,
         );
         break;

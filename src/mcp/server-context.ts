@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { type Env, processEnv, readEnv } from '../../core/env.ts';
 import type { RlmOptions } from '../runtime/options.ts';
 import { DEFAULT_LIMITS, type McpLimits } from './limits.ts';
 import { StoreRegistry } from './stores.ts';
@@ -30,7 +31,7 @@ type RunOverrides = Omit<
 /** Options of {@link createServerContext}. */
 export interface ServerContextOptions {
   /** Environment for defaults and provider keys (default `process.env`). */
-  env?: Record<string, string | undefined>;
+  env?: Env;
   /** Directory relative paths and store folders resolve against (default `process.cwd()`). */
   cwd?: string;
   /** Explicit defaults; each one falls back to its environment variable. */
@@ -47,15 +48,16 @@ export interface ServerContextOptions {
    */
   allowScriptedModels?: boolean;
   /**
-   * Folders tool calls may read from (`rlm serve --allow-path`), relative to `cwd`. Unset: no server
-   * fence over stdio, the working folder over HTTP. The client's MCP roots narrow it further.
+   * Folders tool calls may read from (`rlm serve --allow-path`), relative to `cwd`. Set, they are the
+   * whole fence: the client's MCP roots are not consulted. Unset: the client's roots when it offers them,
+   * and over HTTP the working folder too.
    */
   allowPaths?: readonly string[];
 }
 
 /** The resolved, shared state of a server. */
 export interface ServerContext {
-  readonly env: Record<string, string | undefined>;
+  readonly env: Env;
   readonly cwd: string;
   readonly defaults: Readonly<ServerDefaults>;
   readonly limits: Readonly<McpLimits>;
@@ -82,13 +84,14 @@ function nonEmpty(v: string | undefined): string | undefined {
 
 /** Resolves defaults from options and environment and opens nothing yet. */
 export function createServerContext(opts: ServerContextOptions = {}): ServerContext {
-  const env = opts.env ?? process.env;
+  const env = opts.env ?? processEnv();
+  const fromEnv = readEnv(env);
   const cwd = opts.cwd ?? process.cwd();
   const given = opts.defaults ?? {};
   const defaults: ServerDefaults = {};
-  const model = nonEmpty(given.model) ?? nonEmpty(env.RLM_MODEL);
-  const subModel = nonEmpty(given.subModel) ?? nonEmpty(env.RLM_SUB_MODEL);
-  const store = nonEmpty(given.store) ?? nonEmpty(env.RLM_STORE);
+  const model = nonEmpty(given.model) ?? fromEnv.model;
+  const subModel = nonEmpty(given.subModel) ?? fromEnv.subModel;
+  const store = nonEmpty(given.store) ?? fromEnv.store;
   if (model !== undefined) defaults.model = model;
   if (subModel !== undefined) defaults.subModel = subModel;
   if (store !== undefined) defaults.store = store;

@@ -82,8 +82,13 @@ export function createServer(
       maxToolInputElements: ctx.limits.maxInputElements,
     },
   );
-  const allowed = ctx.allowPaths ?? (opts.fenceToCwd ? [ctx.cwd] : undefined);
-  const conn: Connection = { access: new FileAccess(server, ctx.cwd, allowed) };
+  const fence =
+    ctx.allowPaths !== undefined
+      ? { folders: ctx.allowPaths, explicit: true }
+      : opts.fenceToCwd
+        ? { folders: [ctx.cwd], explicit: false }
+        : undefined;
+  const conn: Connection = { access: new FileAccess(server, ctx.cwd, fence) };
   for (const register of REGISTRARS) register(server, ctx, conn);
   return server;
 }

@@ -4,25 +4,27 @@
  * commits made by other processes (an `rlm ingest` in a terminal) are seen.
  */
 import path from 'node:path';
+import { type Env, readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
+import { discardEmptyStore } from '../../memory/files/discard.ts';
 import { ChunkStore } from '../../memory/files/store.ts';
 import { expandHome } from '../../memory/fsutil.ts';
 
 /** Opens stores on first use and hands out the same handle afterwards. */
 export class StoreRegistry {
-  readonly #env: Record<string, string | undefined>;
+  readonly #env: Env;
   readonly #cwd: string;
   readonly #open = new Map<string, Promise<ChunkStore>>();
   #closed = false;
 
-  constructor(env: Record<string, string | undefined>, cwd: string) {
+  constructor(env: Env, cwd: string) {
     this.#env = env;
     this.#cwd = cwd;
   }
 
   /** Absolute folder of `dir`, resolved against the server's working directory. */
   resolve(dir: string): string {
-    return path.resolve(this.#cwd, expandHome(dir));
+    return path.resolve(this.#cwd, expandHome(dir, readEnv(this.#env).home));
   }
 
   /**
@@ -44,6 +46,18 @@ export class StoreRegistry {
     const store = await pending;
     await store.refresh();
     return store;
+  }
+
+  /**
+   * After a failed call that created the store in `dir`: closes it and removes it when it holds nothing,
+   * so the failure leaves no empty store behind.
+   */
+  async discardIfEmpty(dir: string): Promise<void> {
+    const abs = this.resolve(dir);
+    const pending = this.#open.get(abs);
+    this.#open.delete(abs);
+    await (await pending?.catch(() => undefined))?.close();
+    await discardEmptyStore(abs);
   }
 
   /** Folders currently open. */

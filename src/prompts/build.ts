@@ -12,7 +12,13 @@ import {
   ROOT_INTRO,
   ROOT_STRATEGY,
 } from './root.ts';
-import { type ContextShape, estimateTokens, type PromptLimits } from './shape.ts';
+import {
+  type ContextShape,
+  estimateTokens,
+  type LeftOut,
+  type PromptLimits,
+  type TextSample,
+} from './shape.ts';
 import { SUB_INTRO, SUB_STRATEGY } from './sub.ts';
 
 /** Which system prompt to build: the root RLM or a sub-RLM (0 < depth < maxDepth). */
@@ -73,7 +79,44 @@ export function describeContext(shape: ContextShape): string {
         ? ' Read it through the functions below.'
         : ` It is longer than the sandbox can hold${limit}, so \`context\` is not loaded: read it with ${readers}.`;
   }
-  return text + documentList(shape);
+  if ((shape.duplicates ?? 0) > 0) {
+    const n = shape.duplicates ?? 0;
+    text += ` ${fmt(n)} document${n === 1 ? ' has' : 's have'} the same text as an earlier one (\`duplicateOf\` in list_documents()).`;
+  }
+  return text + leftOut(shape.leftOut) + documentList(shape) + sampleText(shape);
+}
+
+/** What reading the paths did not take in, so the model knows the context is not the whole folder. */
+function leftOut(out: LeftOut | undefined): string {
+  if (out === undefined) return '';
+  const parts: string[] = [];
+  const files = (n: number, what: string, examples: string[]) =>
+    `${fmt(n)} ${what} file${n === 1 ? '' : 's'}${examples.length > 0 ? ` (${examples.join(', ')}${n > examples.length ? ', ...' : ''})` : ''}`;
+  if (out.binary > 0) parts.push(files(out.binary, 'binary', out.binaryExamples));
+  if (out.unreadable > 0) parts.push(files(out.unreadable, 'unreadable', out.unreadableExamples));
+  if (out.hidden > 0) parts.push(`${fmt(out.hidden)} hidden path${out.hidden === 1 ? '' : 's'}`);
+  if (out.ignored > 0) parts.push(`${fmt(out.ignored)} ignored (.gitignore, node_modules)`);
+  if (out.excluded > 0) parts.push(`${fmt(out.excluded)} excluded`);
+  return parts.length === 0 ? '' : ` Left out of the context: ${parts.join(', ')}.`;
+}
+
+/** A fence line inside sampled text would close the prompt's own fence early. */
+const FENCE = /^(\s*)(`{3,}|~{3,})/;
+
+/** The text's first lines and the line starts that recur: the records' shape, which chunk edges do not follow. */
+function sampleText(shape: ContextShape): string {
+  const s: TextSample | undefined = shape.sample;
+  if (s === undefined || s.lines.length === 0) return '';
+  const whose = shape.documents > 1 ? 'The first document begins' : 'It begins';
+  const lines = [`${whose}:`, '````', ...s.lines.map((l) => l.replace(FENCE, '$1$2 ')), '````'];
+  const facts: string[] = [];
+  if (s.blankRuns > 0) facts.push(`${fmt(s.blankRuns)} blank-line breaks`);
+  for (const st of s.starts) facts.push(`${fmt(st.lines)} lines starting \`${st.start}\``);
+  if (facts.length > 0) {
+    const where = s.window < shape.chars ? `In its first ${fmt(s.window)} characters` : 'In all';
+    lines.push(`${where}: ${facts.join(', ')}.`);
+  }
+  return `\n${lines.join('\n')}`;
 }
 
 /** The first documents by path, size and chunks; the rest are counted and left to list_documents(). */
@@ -96,14 +139,52 @@ function contextVar(shape: ContextShape): string {
       : 'not loaded (too large); use the functions below.';
   }
   return shape.documents > 1 || shape.kind === 'documents'
-    ? 'the documents, as an array of strings.'
+    ? 'the documents, as an array of strings (in list_documents() order).'
     : 'the whole context, as one string.';
 }
 
-/** For a document list without a store: how the documents read as one text, and their ids. */
-function peekDocuments(shape: ContextShape): string {
-  const last = Math.max(0, shape.documents - 1);
-  return ` (documents joined by a newline); \`peek('doc:N', start?, end?)\` reads document N (doc:0 to doc:${last})`;
+/** What grep searches, and how its ids and offsets relate to the reads, by how the text is held. */
+function grepVars(shape: ContextShape): Record<'scope' | 'grepUnit' | 'acrossChunks' | 'narrowBy', string> {
+  const narrowBy = '; `document` (an id or path, or a list) narrows the search';
+  if (shape.chunks > 0) {
+    return {
+      scope: 'every chunk of every document (it misses nothing)',
+      grepUnit:
+        '`id` is the chunk the match starts in, `offset` its position there and `documentOffset` its position in ' +
+        "`document` (the chunk's `start` plus `offset`): `peek(document, documentOffset - 500, documentOffset + " +
+        '500)` reads around it.',
+      acrossChunks: ', across chunk edges',
+      narrowBy,
+    };
+  }
+  if (shape.searchable === true) {
+    // --context files before their index: grep reads each file whole, by its store document id.
+    return {
+      scope:
+        shape.documents > 1 ? 'every document (it misses nothing)' : 'the whole text (it misses nothing)',
+      grepUnit:
+        "`id` (= `document`) is the file's document id (list_documents() shows them) and `offset` (= " +
+        '`documentOffset`) the position in it: `peek(id, offset - 500, offset + 500)` reads around it.',
+      acrossChunks: '',
+      narrowBy,
+    };
+  }
+  if (shape.kind === 'documents') {
+    return {
+      scope: 'every document (it misses nothing)',
+      grepUnit:
+        '`id` (= `document`) is the document `doc:N` and `offset` (= `documentOffset`) the position in it: ' +
+        '`peek(id, offset - 500, offset + 500)` reads around it.',
+      acrossChunks: '',
+      narrowBy,
+    };
+  }
+  return {
+    scope: 'the whole text (it misses nothing)',
+    grepUnit: '`id` is `doc:0` and `offset` (= `documentOffset`) the position in `context`.',
+    acrossChunks: '',
+    narrowBy: '',
+  };
 }
 
 /** Whether search_chunks and the chunk functions work: a store, or files indexed on first use. */
@@ -124,25 +205,21 @@ function apiSection(shape: ContextShape, limits: PromptLimits): string {
     if (shape.kind === 'store' || shape.documents > 1) lines.push(API_LINES.documents);
     // A store run has `context` only when it is loaded in the isolate; without it peek(start, end) throws.
     if (shape.kind !== 'store' || shape.inIsolate) lines.push(API_LINES.peek);
-    lines.push(API_LINES.grep);
+    if (hasStore || shape.kind === 'documents') lines.push(API_LINES.peekDocument);
+    lines.push(API_LINES.grep, API_LINES.count);
     if (hasStore) lines.push(API_LINES.search, API_LINES.chunks);
   }
   if (callee > limits.maxDepth) lines.push(API_LINES.noLlm);
   else {
-    lines.push(API_LINES.llmQuery, API_LINES.rlmQuery, API_LINES.batched);
+    lines.push(API_LINES.llmQuery, API_LINES.rlmQuery, API_LINES.batched, API_LINES.schema);
     if ((limits.models?.length ?? 0) > 1) lines.push(API_LINES.models);
   }
   lines.push(API_LINES.final);
   const models = limits.models ?? [];
   const vars = {
     contextVar: contextVar(shape),
-    peekJoin:
-      shape.kind === 'documents'
-        ? peekDocuments(shape)
-        : shape.documents > 1 && shape.inIsolate
-          ? ' (documents joined by a newline)'
-          : '',
-    unit: hasStore ? 'chunk' : shape.kind === 'documents' ? 'document (`doc:N`)' : 'text (`doc:0`)',
+    peekJoin: shape.documents > 1 ? ' (the documents joined by a newline)' : '',
+    ...grepVars(shape),
     rlmKind: fill(callee < limits.maxDepth ? RLM_KIND.rlm : RLM_KIND.leaf, {
       subChars: limits.maxSubCallChars,
     }),
@@ -159,19 +236,21 @@ function apiSection(shape: ContextShape, limits: PromptLimits): string {
 function example(shape: ContextShape, limits: PromptLimits): string | null {
   if (limits.depth + 1 > limits.maxDepth || shape.kind === 'none') return null;
   if (!shape.inIsolate) return searchable(shape) ? ROOT_EXAMPLE.store : null;
-  const textExpr = shape.kind === 'documents' || shape.documents > 1 ? "context.join('\\n')" : 'context';
-  return fill(ROOT_EXAMPLE.text, { textExpr, piece: String(pieceChars(limits)) });
+  const textExpr = shape.kind === 'documents' || shape.documents > 1 ? "context.join('\\n\\n')" : 'context';
+  return fill(ROOT_EXAMPLE.text, { textExpr });
 }
 
 function rootStrategy(shape: ContextShape, limits: PromptLimits): string {
   const hasLlm = limits.depth + 1 <= limits.maxDepth;
-  const narrow = searchable(shape) ? 'grep and search_chunks' : 'grep';
+  const exact = searchable(shape)
+    ? ', grep (it scans everything; `{count: true}` counts) and peek; search_chunks only shows where to look'
+    : ' and grep (`{count: true}` counts)';
   // Over a store without loaded text there is no `context` to print: explore it through the functions.
   const first = shape.kind === 'store' && !shape.inIsolate ? 'store' : 'text';
   const steps = ROOT_STRATEGY.filter(
     (s) => (hasLlm || s.needsLlm !== true) && (s.only === undefined || s.only === first),
   ).map((s, i) => `${i + 1}. ${s.text}`);
-  return fill(['## How to work', ...steps].join('\n'), { narrow, piece: pieceChars(limits) });
+  return fill(['## How to work', ...steps].join('\n'), { exact, piece: pieceChars(limits) });
 }
 
 /** Builds the system prompt of a root or sub-RLM run over a context of the given shape. */

@@ -71,6 +71,19 @@ export function missingVariableMessage(name: string): string {
   );
 }
 
+/**
+ * Sent when FINAL(name) in reply text names no variable and a word the run never showed: most likely a
+ * typo of a variable, so the run goes on instead of answering with the name.
+ */
+export function unknownFinalNameMessage(name: string, near: string | undefined): string {
+  const hint = near === undefined ? '' : ` Did you mean \`${near}\`?`;
+  return (
+    `FINAL(${name}): there is no variable named \`${name}\` in the session, and the word appears nowhere in the ` +
+    `question or the outputs, so it looks like a typo; the run did not end.${hint} Finish with a variable that ` +
+    `exists, or quote the text: FINAL("${name}").`
+  );
+}
+
 /** The one extra request after the last turn: no more code runs. */
 export const LAST_CALL_MESSAGE =
   'You have used all your turns. Reply now with your best final answer as FINAL(answer). No more code will run.';
@@ -80,6 +93,14 @@ export function answerTooLongMessage(chars: number, max: number): string {
   return (
     `FINAL: the answer is ${chars} characters; answers are at most ${max}. The run did not end: give a ` +
     'shorter answer (a summary, counts, the first items), or keep the details in a variable and say what it holds.'
+  );
+}
+
+/** Sent when a sub-RLM's FINAL answer does not match the schema its caller asked for. */
+export function schemaMismatchMessage(problems: string): string {
+  return (
+    `FINAL: the answer does not match the JSON Schema the request asked for: ${problems}. The run did not ` +
+    'end: call FINAL again with JSON that matches it.'
   );
 }
 

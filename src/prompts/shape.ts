@@ -30,6 +30,38 @@ export interface ContextShape {
   inIsolate: boolean;
   /** The longest context the sandbox loads as `context` (characters), stated when this one is longer. */
   isolateLimit?: number;
+  /** The beginning of the text (of the first document): what its records look like. */
+  sample?: TextSample;
+  /** Documents whose text is the same as an earlier document's (`duplicateOf` in list_documents()). */
+  duplicates?: number;
+  /** What reading the given paths left out. */
+  leftOut?: LeftOut;
+}
+
+/** The shape of a text's beginning (measured by src/runtime/text-sample.ts). */
+export interface TextSample {
+  /** The first non-blank lines, each cut short. */
+  lines: string[];
+  /** Characters the figures below were measured on (the whole text when it is shorter). */
+  window: number;
+  /** Runs of blank lines in the window: how many blank-line-separated blocks follow the first. */
+  blankRuns: number;
+  /** Line starts that recur in the window, most frequent first, with how many lines start so. */
+  starts: { start: string; lines: number }[];
+}
+
+/** Files and folders that reading the paths did not take into the context. */
+export interface LeftOut {
+  /** Binary files skipped, and the names of a few. */
+  binary: number;
+  binaryExamples: string[];
+  /** Other files not read (unreadable, special files, broken links), and the names of a few. */
+  unreadable: number;
+  unreadableExamples: string[];
+  /** Paths passed over on purpose: dot-files and folders, ignore files and node_modules, --exclude. */
+  hidden: number;
+  ignored: number;
+  excluded: number;
 }
 
 /** Limits the model should plan around. */

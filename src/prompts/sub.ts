@@ -13,7 +13,8 @@ export const SUB_INTRO =
 export const SUB_STRATEGY = [
   '## How to work',
   '1. If the request already shows all the text you need, answer at once with FINAL(answer).',
-  '2. Otherwise inspect `context` with code: its size first, then searches and slices; use llm_query only for ' +
-    'parts that need reading comprehension, in pieces within its size limit.',
-  '3. If the text does not contain what is asked, say so in one line.',
+  '2. Otherwise inspect `context` with code: its size first, then grep and slices (code is exact for counting ' +
+    'and finding); use llm_query only for parts that need reading comprehension, in pieces within its size limit.',
+  '3. Answer in the form the request asks for (JSON, a list, a number): it wins over any other habit. If the ' +
+    'text does not contain what is asked, give the empty form it names (`[]`, 0, "none"), else say so in one line.',
 ].join('\n');

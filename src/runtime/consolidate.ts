@@ -2,7 +2,8 @@
  * Consolidation of memories by a model: the seam between the store (which knows nothing of models) and
  * the providers. Used by `rlm consolidate`, automatic consolidation after `remember`, and the MCP tools.
  */
-import type { RememberingStore, Summarizer } from '../../memory/engine/memories.ts';
+import type { Env } from '../../core/env.ts';
+import type { Consolidation, RememberingStore, Summarizer } from '../../memory/engine/memories.ts';
 import type { Model } from './model.ts';
 import { createModel } from './providers/index.ts';
 
@@ -47,10 +48,10 @@ function unwrapSummary(text: string): string {
 export async function autoConsolidate(
   store: RememberingStore,
   topic: string,
-  opts: { env?: Record<string, string | undefined>; now?: Date } = {},
-): Promise<{ summary: string; archived: string[] } | null> {
+  opts: { env?: Env; now?: Date } = {},
+): Promise<Consolidation | null> {
   const spec = store.memorySettings().autoConsolidate;
   if (!spec || !store.needsConsolidation(topic, opts.now)) return null;
-  const model = createModel(spec, { env: opts.env ?? process.env });
+  const model = createModel(spec, { env: opts.env });
   return store.consolidate(topic, modelSummarizer(model), opts.now ? { now: opts.now } : {});
 }

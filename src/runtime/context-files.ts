@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { readDocumentParts } from '../../memory/ingest/file-parts.ts';
-import { documentIdFor, readDocument, scanPaths } from '../../memory/ingest/files.ts';
+import { documentIdFor, readDocument, type ScanResult, scanPaths } from '../../memory/ingest/files.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS as MAX_STRING_CHARS } from '../sandbox/limits.ts';
 
 /** One document of the context: a whole file, or a part of a file too big to be one string. */
@@ -20,10 +20,11 @@ export interface ContextFile {
   mtimeMs: number;
 }
 
-/** What reading gave: the documents in path order, and the files left out with why. */
+/** What reading gave: the documents in path order, the files left out with why, what the scan passed over. */
 export interface ReadFiles {
   files: ContextFile[];
   notes: { path: string; note: string }[];
+  passedOver: ScanResult['passedOver'];
 }
 
 /** Files read at once: enough to keep the disk busy, few enough that a folder of thousands stays flat. */
@@ -44,7 +45,7 @@ export async function readContextFiles(paths: string[], signal?: AbortSignal): P
     }
   };
   await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, scan.files.length) }, worker));
-  return { files: read.flat(), notes };
+  return { files: read.flat(), notes, passedOver: scan.passedOver };
 }
 
 /** A file as one document, or as parts when it may be too long for one string. */

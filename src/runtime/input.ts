@@ -7,12 +7,19 @@
  */
 
 import { RlmError } from '../../core/errors.ts';
-import type { ChunkReader } from '../../memory/types.ts';
-import { type ContextShape, estimateTokens, NO_CONTEXT, PROMPT_DOCUMENTS } from '../prompts/shape.ts';
+import type { ChunkReader, IngestReport } from '../../memory/types.ts';
+import {
+  type ContextShape,
+  estimateTokens,
+  type LeftOut,
+  NO_CONTEXT,
+  PROMPT_DOCUMENTS,
+} from '../prompts/shape.ts';
 import { displayPaths, storeDocuments } from '../sandbox/documents.ts';
-import type { DocumentEntry, StoreSource } from '../sandbox/host.ts';
+import type { ContextFileRef, DocumentEntry, StoreSource } from '../sandbox/host.ts';
 import type { ContextFile } from './context-files.ts';
 import { LazyIndex } from './lazy-index.ts';
+import { sampleText } from './text-sample.ts';
 
 /** What the caller asks about. At most one of `paths` and `store`. */
 export interface AnswerInput {
@@ -34,6 +41,8 @@ export interface LoadedInput {
   store?: StoreSource;
   /** The index of the paths, when paths were given: `built` tells whether anything needed it. */
   index?: LazyIndex;
+  /** For paths, when `context` is their text: which store document each text is (see SandboxHost). */
+  contextFiles?: ContextFileRef[];
   shape: ContextShape;
   /** What `list_documents()` returns, for a store or ingested paths. */
   documents?: DocumentEntry[];
@@ -47,11 +56,26 @@ export { DEFAULT_MAX_CONTEXT_CHARS } from '../sandbox/limits.ts';
 const totalChars = (c: string | string[]): number =>
   typeof c === 'string' ? c.length : c.reduce((n, d) => n + d.length, 0);
 
+/** Documents whose text an earlier one has: texts of equal length are compared, nothing is hashed. */
+function countDuplicates(texts: readonly string[]): number {
+  const byLength = new Map<number, string[]>();
+  let duplicates = 0;
+  for (const t of texts) {
+    const same = byLength.get(t.length);
+    if (same === undefined) byLength.set(t.length, [t]);
+    else if (same.includes(t)) duplicates++;
+    else same.push(t);
+  }
+  return duplicates;
+}
+
 /** The shape of a plain text or document list. */
 export function textShape(context: string | string[] | undefined, maxContextChars: number): ContextShape {
   if (context === undefined) return NO_CONTEXT;
   const chars = totalChars(context);
   const limit = chars <= maxContextChars ? {} : { isolateLimit: maxContextChars };
+  const first = typeof context === 'string' ? context : context[0];
+  const sample = first === undefined || first === '' ? {} : { sample: sampleText(first) };
   if (typeof context === 'string') {
     return {
       kind: 'string',
@@ -61,8 +85,10 @@ export function textShape(context: string | string[] | undefined, maxContextChar
       chunks: 0,
       inIsolate: chars <= maxContextChars,
       ...limit,
+      ...sample,
     };
   }
+  const duplicates = countDuplicates(context);
   return {
     kind: 'documents',
     chars,
@@ -72,7 +98,48 @@ export function textShape(context: string | string[] | undefined, maxContextChar
     documentChars: context.slice(0, PROMPT_DOCUMENTS).map((d) => d.length),
     inIsolate: chars <= maxContextChars,
     ...limit,
+    ...sample,
+    ...(duplicates > 0 ? { duplicates } : {}),
   };
+}
+
+/** Names of files shown as examples of what was left out. */
+const LEFT_OUT_EXAMPLES = 3;
+
+/**
+ * What reading paths left out, from the ingest report; undefined when nothing was. `binaryNote` starts
+ * every binary-file note (passed in: the module that defines it loads with the store, not with `rlm`).
+ */
+function leftOutOf(
+  report: Pick<IngestReport, 'notes' | 'passedOver'>,
+  binaryNote: string,
+): LeftOut | undefined {
+  const binary = report.notes.filter((n) => n.note.startsWith(binaryNote));
+  const unreadable = report.notes.filter(
+    (n) => !n.note.startsWith(binaryNote) && /skipped|unreadable|vanished/.test(n.note),
+  );
+  const name = (p: string) => p.replace(/\\/g, '/').split('/').pop() ?? p;
+  const passed = report.passedOver ?? { hidden: 0, folders: 0, ignored: 0, excluded: 0 };
+  const out: LeftOut = {
+    binary: binary.length,
+    binaryExamples: binary.slice(0, LEFT_OUT_EXAMPLES).map((n) => name(n.path)),
+    unreadable: unreadable.length,
+    unreadableExamples: unreadable.slice(0, LEFT_OUT_EXAMPLES).map((n) => name(n.path)),
+    hidden: passed.hidden,
+    ignored: passed.ignored + passed.folders,
+    excluded: passed.excluded,
+  };
+  return out.binary + out.unreadable + out.hidden + out.ignored + out.excluded > 0 ? out : undefined;
+}
+
+/** The first chunks of the first document, enough to sample how a store's text looks. */
+function storeSample(store: ChunkReader, documents: readonly DocumentEntry[]): ContextShape['sample'] {
+  const first = documents.find((d) => d.chunks > 0);
+  if (first === undefined) return undefined;
+  let text = '';
+  for (let i = 0; i < first.chunks && text.length < 64 * 1024; i++)
+    text += store.getChunk(`${first.id}:${i}`)?.text ?? '';
+  return text === '' ? undefined : sampleText(text);
 }
 
 function storeShape(
@@ -82,10 +149,16 @@ function storeShape(
   documents: readonly DocumentEntry[],
 ): ContextShape {
   const s = store.stats();
-  const chars = context === undefined ? 0 : totalChars(context);
+  // In the units list_documents() and every offset use (UTF-16 code units), and summing to the total.
+  const chars = context === undefined ? documents.reduce((n, d) => n + d.chars, 0) : totalChars(context);
+  const duplicates = documents.filter((d) => d.duplicateOf !== undefined).length;
+  const sample =
+    context === undefined
+      ? storeSample(store, documents)
+      : sampleText(typeof context === 'string' ? context : (context[0] ?? ''));
   return {
     kind: 'store',
-    chars: context === undefined ? s.bytes : chars,
+    chars,
     tokens: s.tokens,
     documents: s.documents,
     chunks: s.chunks,
@@ -93,6 +166,8 @@ function storeShape(
       .slice(0, PROMPT_DOCUMENTS)
       .map((d) => ({ path: d.path, chars: d.chars, chunks: d.chunks })),
     inIsolate: context !== undefined && chars <= maxContextChars,
+    ...(sample === undefined || sample.lines.length === 0 ? {} : { sample }),
+    ...(duplicates > 0 ? { duplicates } : {}),
   };
 }
 
@@ -157,7 +232,8 @@ async function loadPaths(
 ): Promise<LoadedInput> {
   // Loaded here, not with the library: `import 'rlm'` reads no file code until a run is given paths.
   const { readContextFiles } = await import('./context-files.ts');
-  const { files, notes } = await readContextFiles(paths, signal);
+  const { BINARY_NOTE } = await import('../../memory/ingest/files.ts');
+  const { files, notes, passedOver } = await readContextFiles(paths, signal);
   if (files.length === 0) {
     const why = notes.map((n) => `${n.path}: ${n.note}`).join('; ');
     throw new RlmError('BAD_INPUT', `no readable text in ${paths.join(', ')}${why ? ` (${why})` : ''}`);
@@ -165,11 +241,16 @@ async function loadPaths(
   const texts = files.map((f) => f.text);
   const context = given ?? (texts.length === 1 ? (texts[0] as string) : texts);
   const index = new LazyIndex(files);
+  const shape = filesShape(files, context, maxContextChars);
+  const leftOut = leftOutOf({ notes, passedOver }, BINARY_NOTE);
+  const shown = displayPaths(files.map((f) => f.path));
+  const refs = files.map((f, i) => ({ id: f.id, path: shown[i] as string, file: f.path }));
   return {
     context,
     store: index.load,
     index,
-    shape: filesShape(files, context, maxContextChars),
+    ...(given === undefined ? { contextFiles: refs } : {}),
+    shape: leftOut === undefined ? shape : { ...shape, leftOut },
     close: () => index.close(),
   };
 }

@@ -15,17 +15,21 @@ import {
   missingVariableMessage,
   NO_ACTION_NOTE,
   replyTruncatedNote,
+  schemaMismatchMessage,
   turnFeedback,
+  unknownFinalNameMessage,
 } from '../prompts/messages.ts';
 import type { ContextShape, PromptLimits } from '../prompts/shape.ts';
-import type { DocumentEntry, SandboxHost, StoreSource } from '../sandbox/host.ts';
+import type { ContextFileRef, DocumentEntry, SandboxHost, StoreSource } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
 import { abortError, raceAbort, throwIfAborted } from './abort.ts';
+import { declaredNames, nearestName, seenWord } from './final-name.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, textShape } from './input.ts';
 import type { ChatMessage, Model } from './model.ts';
 import { type FinalCall, MAX_REPLY_CHARS, type ParsedReply, parseReply } from './parse.ts';
 import type { RunStatus } from './result.ts';
 import type { RunState } from './run-state.ts';
+import { type CheckedSchema, parseStructured } from './structured.ts';
 import { type ChildOutcome, type ChildRunner, createSubCalls } from './subcalls.ts';
 import { answerPreview, type FinalEvent } from './trace.ts';
 
@@ -40,6 +44,8 @@ export interface LoopParams {
   store?: StoreSource;
   /** What `list_documents()` returns (root over a store). */
   documents?: DocumentEntry[];
+  /** The store documents the context's texts are (the run's --context files): see SandboxHost. */
+  contextFiles?: readonly ContextFileRef[];
   shape: ContextShape;
   maxIterations: number;
   /** The run's signal, or one linked to the calling block for a sub-RLM. */
@@ -48,6 +54,8 @@ export interface LoopParams {
   inlineContext?: string;
   /** The model of this loop's own turns, when a sub-call picked one; default the depth's model. */
   model?: Model;
+  /** The shape the FINAL answer must have (a sub-RLM asked for structured output). */
+  schema?: CheckedSchema;
 }
 
 /** How the loop ended. */
@@ -86,6 +94,11 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
     { role: 'user', content: firstMessage(p.question, p.shape, p.inlineContext) },
   ];
   const session = new LazySandbox(state, p, signal, childRunner(state));
+  // What the run has put before the model, and the names its code declared: a bare FINAL(name) that is
+  // neither a variable nor a word seen here is taken for a typo (final-name.ts).
+  const seen: string[] = [p.question, ...(p.shape.sample?.lines ?? [])];
+  if (p.inlineContext !== undefined) seen.push(p.inlineContext);
+  const declared = new Set<string>();
   let iterations = 0;
   let partial = '';
   let consecutiveErrors = 0;
@@ -93,6 +106,20 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
   const finish = (answer: string, status: RunStatus, source: FinalEvent['source']): LoopResult => {
     state.tracer.emit(span, depth, { type: 'final', source, answer });
     return { answer, status, iterations };
+  };
+  // With a schema, a FINAL that does not match gets one more turn; a second one ends the run in error.
+  let schemaMisses = 0;
+  const checkAnswer = (answer: string): { answer: string } | { note: string } | { error: LoopResult } => {
+    if (p.schema === undefined) return { answer };
+    const checked = parseStructured(answer, p.schema);
+    if (checked.ok) return { answer: JSON.stringify(checked.value) };
+    if (schemaMisses++ === 0) return { note: schemaMismatchMessage(checked.problems) };
+    const error = {
+      code: 'BAD_OUTPUT',
+      message: `the FINAL answer did not match the schema, twice: ${checked.problems}`,
+    };
+    state.tracer.emit(span, depth, { type: 'error', ...error });
+    return { error: { answer, status: 'error', iterations, error } };
   };
 
   try {
@@ -111,6 +138,8 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
       const parsed = parseReply(reply.text);
       partial = partialFrom(parsed, partial);
       throwIfAborted(signal);
+      seen.push(withoutFinal(parsed.prose));
+      for (const block of parsed.blocks) for (const name of declaredNames(block.code)) declared.add(name);
 
       const feedback: BlockFeedback[] = [];
       for (const [i, block] of parsed.blocks.entries()) {
@@ -130,19 +159,26 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
           durationMs: Math.round((performance.now() - started) * 10) / 10,
         });
         throwIfAborted(signal);
+        seen.push(r.stdout);
         const tooLong = r.final !== null && r.final.length > o.maxAnswerChars;
-        if (r.final !== null && !tooLong) return finish(r.final, 'final', 'code');
+        let refused: string | null = tooLong
+          ? answerTooLongMessage(r.final?.length ?? 0, o.maxAnswerChars)
+          : null;
+        if (r.final !== null && !tooLong) {
+          const checked = checkAnswer(r.final);
+          if ('answer' in checked) return finish(checked.answer, 'final', 'code');
+          if ('error' in checked) return checked.error;
+          refused = checked.note;
+        }
         feedback.push({
           index: i + 1,
           // The sandbox already cut the output to this size with a true omitted count; cutting again
           // here would replace that count with a wrong one.
           stdout: r.stdout,
-          error: tooLong
-            ? { code: 'BAD_INPUT', message: answerTooLongMessage(r.final?.length ?? 0, o.maxAnswerChars) }
-            : r.error,
+          error: refused === null ? r.error : { code: 'BAD_INPUT', message: refused },
           reset: r.reset,
         });
-        consecutiveErrors = r.ok && !tooLong ? 0 : consecutiveErrors + 1;
+        consecutiveErrors = r.ok && refused === null ? 0 : consecutiveErrors + 1;
         if (consecutiveErrors >= o.maxConsecutiveErrors) {
           const last = r.error ?? { code: 'RUNTIME', message: 'block failed' };
           const error = {
@@ -158,13 +194,20 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
       if (parsed.truncated) notes.push(replyTruncatedNote(MAX_REPLY_CHARS));
       for (const f of parsed.ignored) notes.push(ignoredFenceNote(f.lang, f.line));
       if (parsed.final !== null) {
-        const resolved = await resolveFinal(parsed.final, session, signal);
+        const resolved = await resolveFinal(parsed.final, session, signal, seen);
         if (resolved === undefined) {
           notes.push(missingVariableMessage((parsed.final as { name: string }).name));
+        } else if ('unknown' in resolved) {
+          const near = nearestName(resolved.unknown, declared);
+          const exists = near !== undefined && (await session.existing()?.readVariable(near)) !== undefined;
+          notes.push(unknownFinalNameMessage(resolved.unknown, exists ? near : undefined));
         } else if (resolved.answer.length > o.maxAnswerChars) {
           notes.push(answerTooLongMessage(resolved.answer.length, o.maxAnswerChars));
         } else {
-          return finish(resolved.answer, 'final', resolved.source);
+          const checked = checkAnswer(resolved.answer);
+          if ('answer' in checked) return finish(checked.answer, 'final', resolved.source);
+          if ('error' in checked) return checked.error;
+          notes.push(checked.note);
         }
       } else if (parsed.blocks.length === 0 && parsed.ignored.length === 0) {
         notes.push(NO_ACTION_NOTE);
@@ -185,9 +228,12 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
     const reply = await state.callModel(site, system, messages.slice(), signal);
     throwIfAborted(signal);
     const parsed = parseReply(reply.text);
-    const resolved = parsed.final === null ? undefined : await resolveFinal(parsed.final, session, signal);
+    // No turn is left to ask again: a bare name that is no variable is taken as written.
+    const resolved =
+      parsed.final === null ? undefined : await resolveFinal(parsed.final, session, signal, null);
+    const given = resolved === undefined || 'unknown' in resolved ? undefined : resolved.answer;
     // No turn is left to shorten it: the answer is cut to the bound instead.
-    const answer = (resolved?.answer ?? partialFrom(parsed, partial)).slice(0, o.maxAnswerChars);
+    const answer = (given ?? partialFrom(parsed, partial)).slice(0, o.maxAnswerChars);
     return finish(answer, 'max_iterations', 'last_call');
   } catch (err) {
     const aborted = signal.aborted;
@@ -206,6 +252,12 @@ export async function runLoop(state: RunState, p: LoopParams): Promise<LoopResul
   }
 }
 
+/** Prose without the FINAL(...) that ends it: the word in a FINAL must have been seen before it. */
+function withoutFinal(prose: string): string {
+  const at = prose.lastIndexOf('FINAL');
+  return at === -1 ? prose : prose.slice(0, at);
+}
+
 /** The best answer so far: a FINAL written in the reply, else the reply's prose, else the previous one. */
 function partialFrom(parsed: ParsedReply, previous: string): string {
   if (parsed.final?.kind === 'final') return parsed.final.answer;
@@ -215,25 +267,32 @@ function partialFrom(parsed: ParsedReply, previous: string): string {
 /**
  * The answer a FINAL / FINAL_VAR in reply text stands for; undefined when FINAL_VAR's variable is missing.
  * `FINAL(name)` with a bare identifier gives the variable's value when the session defines it (what the
- * model meant), else the name as literal text.
+ * model meant); else the name as literal text when it is a word in `seen` (null: always), and
+ * `{unknown}` when it is not, for the model to be asked again.
  */
 async function resolveFinal(
   call: FinalCall,
   session: LazySandbox,
   signal: AbortSignal,
-): Promise<{ answer: string; source: FinalEvent['source'] } | undefined> {
+  seen: readonly string[] | null,
+): Promise<{ answer: string; source: FinalEvent['source'] } | { unknown: string } | undefined> {
   const sandbox = session.existing();
   if (call.kind === 'final') {
-    if (call.identifier === undefined || sandbox === undefined)
-      return { answer: call.answer, source: 'text' };
-    const value = await raceAbort(sandbox.readVariable(call.identifier), signal);
-    return value === undefined
-      ? { answer: call.answer, source: 'text' }
-      : { answer: value, source: 'variable' };
+    if (call.identifier === undefined) return { answer: call.answer, source: 'text' };
+    const value =
+      sandbox === undefined ? undefined : await raceAbort(sandbox.readVariable(call.identifier), signal);
+    if (value !== undefined) return { answer: value, source: 'variable' };
+    if (seen === null || seenWord(call.identifier, seen)) return { answer: call.answer, source: 'text' };
+    return { unknown: call.identifier };
   }
   if (sandbox === undefined) return undefined;
   const value = await raceAbort(sandbox.readVariable(call.name), signal);
   return value === undefined ? undefined : { answer: value, source: 'variable' };
+}
+
+function withoutSample(shape: ContextShape): ContextShape {
+  const { sample: _sample, ...rest } = shape;
+  return rest;
 }
 
 /** Sub-RLMs run through the same loop with their own session and the sub-RLM prompt. */
@@ -248,11 +307,13 @@ function childRunner(state: RunState): ChildRunner {
       role: 'sub',
       question: req.question,
       ...(req.context === undefined ? {} : { context: req.context }),
-      shape: textShape(req.context, maxContext),
+      // A context shown in full needs no sample of its first lines.
+      shape: inline ? withoutSample(textShape(req.context, maxContext)) : textShape(req.context, maxContext),
       maxIterations: state.opts.maxSubIterations,
       signal: req.signal,
       model: req.model,
       ...(inline ? { inlineContext: ctx } : {}),
+      ...(req.schema === undefined ? {} : { schema: req.schema }),
     });
   };
 }
@@ -279,6 +340,7 @@ class LazySandbox {
       ...(context === undefined ? {} : { context }),
       ...(p.store === undefined ? {} : { store: p.store }),
       ...(p.documents === undefined ? {} : { documents: p.documents }),
+      ...(p.contextFiles === undefined ? {} : { contextFiles: p.contextFiles }),
       ...createSubCalls(state, p.depth, p.span, runChild),
     };
   }

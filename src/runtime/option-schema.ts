@@ -15,31 +15,28 @@ interface LimitSpec {
   fractional?: boolean;
   /** `Infinity` means "no limit". */
   unbounded?: boolean;
-  /** The variable that supplies it when the caller does not. */
-  env?: string;
 }
 
-/** Every numeric limit: default, bounds, environment variable. */
+/** Every numeric limit: default and bounds (the variables that set some of them: `core/env.ts`). */
 const LIMITS = {
-  maxDepth: { default: 2, min: 0, env: 'RLM_MAX_DEPTH' },
-  maxIterations: { default: 20, min: 1, env: 'RLM_MAX_ITERATIONS' },
-  maxSubIterations: { default: 8, min: 1, env: 'RLM_MAX_SUB_ITERATIONS' },
-  maxSubCalls: { default: 500, min: 0, unbounded: true, env: 'RLM_MAX_SUB_CALLS' },
-  maxTokens: { default: Number.POSITIVE_INFINITY, min: 1, unbounded: true, env: 'RLM_MAX_TOKENS' },
+  maxDepth: { default: 2, min: 0 },
+  maxIterations: { default: 20, min: 1 },
+  maxSubIterations: { default: 8, min: 1 },
+  maxSubCalls: { default: 500, min: 0, unbounded: true },
+  maxTokens: { default: Number.POSITIVE_INFINITY, min: 1, unbounded: true },
   maxCostUsd: {
     default: Number.POSITIVE_INFINITY,
     min: 0,
     fractional: true,
     unbounded: true,
-    env: 'RLM_MAX_COST_USD',
   },
-  maxWallMs: { default: 30 * 60_000, min: 1, unbounded: true, env: 'RLM_MAX_WALL_MS' },
+  maxWallMs: { default: 30 * 60_000, min: 1, unbounded: true },
   maxConsecutiveErrors: { default: 5, min: 1 },
   maxOutputCharsPerBlock: { default: 10_000, min: 100 },
   maxSubCallChars: { default: 200_000, min: 100 },
   inlineContextChars: { default: 16_000, min: 0 },
-  subCallConcurrency: { default: 8, min: 1, env: 'RLM_SUB_CALL_CONCURRENCY' },
-  maxAnswerChars: { default: 200_000, min: 100, env: 'RLM_MAX_ANSWER_CHARS' },
+  subCallConcurrency: { default: 8, min: 1 },
+  maxAnswerChars: { default: 200_000, min: 100 },
 } as const satisfies Record<string, LimitSpec>;
 
 /**
@@ -77,14 +74,6 @@ export const runLimitsSchema = z.object(limitSchemas).partial().strict();
 export const DEFAULTS = Object.fromEntries(LIMIT_NAMES.map((n) => [n, LIMITS[n].default])) as {
   readonly [K in LimitName]: (typeof LIMITS)[K]['default'];
 };
-
-/** The environment variable of each limit that has one. */
-export const LIMIT_ENV: Partial<Record<LimitName, string>> = Object.fromEntries(
-  LIMIT_NAMES.flatMap((n) => {
-    const spec: LimitSpec = LIMITS[n];
-    return spec.env === undefined ? [] : [[n, spec.env]];
-  }),
-);
 
 /**
  * `value` checked against the schema of limit `name`; a string (an env variable or a CLI flag) is read as

@@ -1,21 +1,13 @@
 /**
- * The one options type of the library, its defaults, and `resolveOptions`: the only place environment
- * variables fill in options. Explicit options always win over the environment.
+ * The one options type of the library, its defaults, and `resolveOptions`: the only place the environment's
+ * values (`core/env.ts` reads them) fill in options. Explicit options always win over the environment.
  */
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { type Env, LIMIT_VARIABLES, processEnv, readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
 import type { SandboxHost } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
 import type { Model } from './model.ts';
-import {
-  checkLimit,
-  DEFAULTS,
-  LIMIT_ENV,
-  LIMIT_NAMES,
-  type LimitName,
-  outputTokensSchema,
-} from './option-schema.ts';
+import { checkLimit, DEFAULTS, LIMIT_NAMES, type LimitName, outputTokensSchema } from './option-schema.ts';
 import type { PriceTable } from './pricing.ts';
 import { TRACE_LEVELS, type TraceEvent, type TraceLevel } from './trace.ts';
 
@@ -23,7 +15,7 @@ import { TRACE_LEVELS, type TraceEvent, type TraceLevel } from './trace.ts';
 export type SandboxFactory = (host: SandboxHost, limits?: SandboxLimits) => Promise<Sandbox>;
 
 /** Turns a model spec into a {@link Model}; the default is `createModel` of the providers module. */
-export type ModelFactory = (spec: string, env: Record<string, string | undefined>) => Promise<Model>;
+export type ModelFactory = (spec: string, env: Env) => Promise<Model>;
 
 /** Options of {@link RLM}. Every field is optional; defaults are in the TSDoc and in {@link DEFAULTS}. */
 export interface RlmOptions {
@@ -88,8 +80,8 @@ export interface RlmOptions {
   trajectory?: boolean;
   /** Cancels every run of this instance. */
   signal?: AbortSignal;
-  /** Where env fallbacks and provider keys are read. Default `process.env`. */
-  env?: Record<string, string | undefined>;
+  /** The environment that env fallbacks and provider keys come from (see `core/env.ts`). Default `process.env`. */
+  env?: Env;
   /** Seam for tests and embedders: how sandboxes are created. */
   sandboxFactory?: SandboxFactory;
   /** Seam: how model specs become models. */
@@ -123,7 +115,7 @@ export interface ResolvedOptions {
   onEvent: ((event: TraceEvent) => void) | undefined;
   trajectory: boolean;
   signal: AbortSignal | undefined;
-  env: Record<string, string | undefined>;
+  env: Env;
   sandboxFactory: SandboxFactory | undefined;
   modelFactory: ModelFactory | undefined;
 }
@@ -134,33 +126,26 @@ export { DEFAULTS } from './option-schema.ts';
  * Applies env fallbacks and defaults, and validates. Throws VALIDATION for a bad value and BAD_INPUT when
  * no model is given either way.
  */
-export function resolveOptions(
-  opts: RlmOptions = {},
-  env?: Record<string, string | undefined>,
-): ResolvedOptions {
-  const e = env ?? opts.env ?? process.env;
-  const nonEmpty = (name: string): string | undefined => {
-    const v = e[name]?.trim();
-    return v === undefined || v === '' ? undefined : v;
-  };
+export function resolveOptions(opts: RlmOptions = {}, env?: Env): ResolvedOptions {
+  const source = env ?? opts.env ?? processEnv();
+  const fromEnv = readEnv(source);
   const num = {} as Record<LimitName, number>;
   for (const key of LIMIT_NAMES) {
     const given = opts[key];
-    const envName = LIMIT_ENV[key];
-    const fromEnv = envName === undefined ? undefined : nonEmpty(envName);
+    const text = (fromEnv.limits as Partial<Record<LimitName, string>>)[key];
     if (given !== undefined) num[key] = checkLimit(key, given, key);
-    else if (fromEnv !== undefined) num[key] = checkLimit(key, fromEnv, envName as string);
+    else if (text !== undefined) num[key] = checkLimit(key, text, variableOf(key));
     else num[key] = DEFAULTS[key];
   }
-  const model = opts.model ?? nonEmpty('RLM_MODEL');
+  const model = opts.model ?? fromEnv.model;
   if (model === undefined) {
     throw new RlmError(
       'BAD_INPUT',
       'no model given: pass `model` (e.g. anthropic:claude-sonnet-4-6) or set RLM_MODEL',
     );
   }
-  const subModel = opts.subModel ?? nonEmpty('RLM_SUB_MODEL') ?? model;
-  const envOutput = nonEmpty('RLM_MAX_OUTPUT_TOKENS');
+  const subModel = opts.subModel ?? fromEnv.subModel ?? model;
+  const envOutput = fromEnv.maxOutputTokens;
   const maxOutputTokens = opts.maxOutputTokens ?? (envOutput === undefined ? undefined : Number(envOutput));
   if (maxOutputTokens !== undefined && !outputTokensSchema.safeParse(maxOutputTokens).success) {
     const from = opts.maxOutputTokens !== undefined ? 'maxOutputTokens' : 'RLM_MAX_OUTPUT_TOKENS';
@@ -174,22 +159,17 @@ export function resolveOptions(
     ...num,
     model,
     subModel,
-    models:
-      opts.models ??
-      (nonEmpty('RLM_MODELS') ?? '')
-        .split(',')
-        .map((m) => m.trim())
-        .filter((m) => m !== ''),
+    models: opts.models ?? [...fromEnv.models],
     cache: opts.cache ?? true,
     maxOutputTokens,
     sandbox: { ...opts.sandbox },
     prices: opts.prices,
-    trace: opts.trace ?? nonEmpty('RLM_TRACE'),
-    traceLevel: traceLevel(opts.traceLevel, nonEmpty('RLM_TRACE_LEVEL')),
+    trace: opts.trace ?? fromEnv.trace,
+    traceLevel: traceLevel(opts.traceLevel, fromEnv.traceLevel),
     onEvent: opts.onEvent,
     trajectory: opts.trajectory === true,
     signal: opts.signal,
-    env: e,
+    env: source,
     sandboxFactory: opts.sandboxFactory,
     modelFactory: opts.modelFactory,
   };
@@ -210,12 +190,7 @@ function traceLevel(given: unknown, fromEnv: string | undefined): TraceLevel {
   return v as TraceLevel;
 }
 
-/**
- * Claude Code's configuration folder: `CLAUDE_CONFIG_DIR`, else `~/.claude` (HOME, else the OS home).
- * Its `projects/` holds the session files `rlm claude ingest` reads; its `settings.json` gets the hooks.
- */
-export function claudeConfigDir(env: Record<string, string | undefined>): string {
-  const dir = env.CLAUDE_CONFIG_DIR;
-  if (dir !== undefined && dir !== '') return dir;
-  return join(env.HOME || homedir(), '.claude');
+/** The variable that sets limit `key`, named in errors about its value. */
+function variableOf(key: LimitName): string {
+  return (LIMIT_VARIABLES as Partial<Record<LimitName, string>>)[key] ?? key;
 }

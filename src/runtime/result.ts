@@ -1,6 +1,6 @@
 /**
  * The result of `RLM.answer`, which is also the `rlm answer --json` object and the MCP tool's structured
- * output (DESIGN.md). The first fields are the contract; the rest are additions.
+ * output (CONTRACTS.md). The first fields are the contract; the rest are additions.
  */
 import type { ContextShape } from '../prompts/shape.ts';
 import type { ModelUsage } from './budget.ts';

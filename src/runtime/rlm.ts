@@ -5,6 +5,7 @@
  * run itself comes back as a status in the result.
  */
 import { randomUUID } from 'node:crypto';
+import type { Env } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
 import type { SandboxHost } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
@@ -24,11 +25,7 @@ export async function defaultSandboxFactory(host: SandboxHost, limits?: SandboxL
   return createSandbox(host, limits);
 }
 
-async function defaultModelFactory(
-  spec: string,
-  env: Record<string, string | undefined>,
-  concurrency: number,
-): Promise<Model> {
+async function defaultModelFactory(spec: string, env: Env, concurrency: number): Promise<Model> {
   const { createModel } = await import('./providers/index.ts');
   // A provider with its own process limit (claude-code) runs as many calls as the prompt promises.
   return createModel(spec, { env, concurrency });
@@ -92,6 +89,7 @@ export class RLM {
         ...(loaded.context === undefined ? {} : { context: loaded.context }),
         ...(loaded.store === undefined ? {} : { store: loaded.store }),
         ...(loaded.documents === undefined ? {} : { documents: loaded.documents }),
+        ...(loaded.contextFiles === undefined ? {} : { contextFiles: loaded.contextFiles }),
         shape: loaded.shape,
         maxIterations: o.maxIterations,
         signal: state.signal,

@@ -10,16 +10,25 @@
  * abort listeners and semaphore waiters stay bounded by the concurrency, not the batch size), and the
  * pool yields to the event loop as it goes so timers, pings and the block's wall limit keep running.
  */
+
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { isRlmError } from '../../core/errors.ts';
+import { isRlmError, RlmError } from '../../core/errors.ts';
+import { plural } from '../../core/plural.ts';
 import { buildLeafPrompt } from '../prompts/build.ts';
 import { LEAF_CONTEXT_HEADER } from '../prompts/leaf.ts';
 import type { SandboxHost, SubCallItem, SubCallKind, SubCallOptions } from '../sandbox/host.ts';
 import { abortError, linkedController } from './abort.ts';
-import type { Model } from './model.ts';
+import type { ChatMessage, Model } from './model.ts';
 import type { RunStatus } from './result.ts';
 import type { RunState } from './run-state.ts';
+import {
+  askStructured,
+  type CheckedSchema,
+  checkSchema,
+  parseStructured,
+  structuredPrompt,
+} from './structured.ts';
 
 /** A sub-RLM run requested by a sub-call. */
 interface ChildRequest {
@@ -30,6 +39,8 @@ interface ChildRequest {
   signal: AbortSignal;
   /** The model the sub-RLM's own turns use (its sub-calls use the run's sub-model). */
   model: Model;
+  /** The shape its FINAL answer must have, when the caller asked for structured output. */
+  schema?: CheckedSchema;
 }
 
 /** How a sub-RLM ended. */
@@ -71,10 +82,18 @@ function subCallError(state: RunState, err: unknown): string {
   return state.forSandbox(`Error: RUNTIME: ${(err as Error)?.message ?? String(err)}`);
 }
 
-function cacheKey(spec: string, kind: string, prompt: string, context: string | undefined): string {
+function cacheKey(job: Job): string {
   return createHash('sha256')
-    .update(JSON.stringify([spec, kind, prompt, context ?? null]))
+    .update(
+      JSON.stringify([job.model.spec, job.kind, job.prompt, job.context ?? null, job.schema?.json ?? null]),
+    )
     .digest('base64url');
+}
+
+/** The request a sub-model reads: the prompt, what shape to answer in, then the text. */
+function requestText(job: Job): string {
+  const asked = job.schema === undefined ? job.prompt : structuredPrompt(job.prompt, job.schema);
+  return job.context === undefined ? asked : asked + LEAF_CONTEXT_HEADER + job.context;
 }
 
 /** A checked sub-call, ready to run. */
@@ -83,6 +102,7 @@ interface Job {
   context: string | undefined;
   kind: 'rlm' | 'leaf';
   model: Model;
+  schema?: CheckedSchema;
 }
 
 /** Builds the sub-call functions for a session running at `callerDepth` in span `callerSpan`. */
@@ -115,7 +135,26 @@ export function createSubCalls(
         `Error: BAD_INPUT: no model "${String(item.model).slice(0, 100)}" is configured; use one of ${state.modelNames().join(', ')}`,
       );
     }
-    return { prompt, context, kind, model };
+    if (item.schema === undefined) return { prompt, context, kind, model };
+    try {
+      return { prompt, context, kind, model, schema: checkSchema(item.schema) };
+    } catch (err) {
+      return subCallError(state, err);
+    }
+  };
+
+  /**
+   * One plain completion; with a schema, its reply must parse and match, and a reply that does not gets
+   * one more request saying what was wrong. Returns the answer (the checked value's JSON with a schema).
+   * @throws RlmError BAD_OUTPUT when the second reply does not match either.
+   */
+  const complete = async (id: string, job: Job, signal: AbortSignal): Promise<string> => {
+    const site = { span: id, depth, kind: 'leaf' as const, model: job.model };
+    const ask = async (messages: ChatMessage[], iteration: number) =>
+      (await state.callModel({ ...site, iteration }, buildLeafPrompt(), messages, signal)).text.trim();
+    const request = requestText(job);
+    if (job.schema === undefined) return ask([{ role: 'user', content: request }], 0);
+    return askStructured(ask, request, job.schema);
   };
 
   /** Runs one job (the sub-call budget already counted when `reserved`). Throws an error with `rlm`. */
@@ -137,25 +176,31 @@ export function createSubCalls(
       let answer: string;
       let status: string | undefined;
       if (job.kind === 'leaf') {
-        const content =
-          job.context === undefined ? job.prompt : job.prompt + LEAF_CONTEXT_HEADER + job.context;
-        const site = { span: id, depth, iteration: 0, kind: 'leaf' as const, model: job.model };
-        answer = (
-          await state.callModel(site, buildLeafPrompt(), [{ role: 'user', content }], signal)
-        ).text.trim();
+        answer = await complete(id, job, signal);
       } else {
         const out = await runChild({
           depth,
           span: id,
-          question: job.prompt,
+          question: job.schema === undefined ? job.prompt : structuredPrompt(job.prompt, job.schema),
           context: job.context,
           signal,
           model: job.model,
+          ...(job.schema === undefined ? {} : { schema: job.schema }),
         });
         if (out.status === 'error' || out.status === 'aborted' || out.status === 'budget') {
           throw Object.assign(new Error(out.error?.message ?? out.status), { rlm: out.error });
         }
         answer = out.answer;
+        if (job.schema !== undefined) {
+          // A run cut short by its turn limit answered without the loop's check.
+          const checked = parseStructured(answer, job.schema);
+          if (!checked.ok)
+            throw new RlmError(
+              'BAD_OUTPUT',
+              `the sub-RLM's answer did not match the schema: ${checked.problems}`,
+            );
+          answer = JSON.stringify(checked.value);
+        }
         status = out.status;
       }
       state.tracer.emit(callerSpan, callerDepth, {
@@ -195,7 +240,7 @@ export function createSubCalls(
 
   /** One checked job through the per-run cache. Never throws: failures become "Error:" strings. */
   const run = async (job: Job, signal: AbortSignal, reserved: boolean): Promise<string> => {
-    const key = state.opts.cache ? cacheKey(job.model.spec, job.kind, job.prompt, job.context) : '';
+    const key = state.opts.cache ? cacheKey(job) : '';
     try {
       const hit = state.opts.cache ? state.cache.get(key) : undefined;
       if (hit !== undefined) {
@@ -246,6 +291,7 @@ export function createSubCalls(
         prompt,
         ...(context === undefined ? {} : { context }),
         ...(opts.model === undefined ? {} : { model: opts.model }),
+        ...(opts.schema === undefined ? {} : { schema: opts.schema }),
       },
       opts.kind ?? 'llm',
     );
@@ -282,7 +328,7 @@ export function createSubCalls(
     if (granted < jobs.length) {
       const refusal =
         `Error: BUDGET_EXCEEDED: the run's sub-call budget (${state.budget.limits.maxSubCalls}) had room for ` +
-        `${granted} of this batch's ${jobs.length} calls; this item was not run. Use fewer, larger pieces.`;
+        `${granted} of this batch's ${plural(jobs.length, 'call')}; this item was not run. Use fewer, larger pieces.`;
       for (let k = granted; k < jobs.length; k++) answers[(jobs[k] as { index: number }).index] = refusal;
     }
     const ctl = linkedController(state.signal, blockSignal);

@@ -116,9 +116,9 @@ export const VIEWER_JS = String.raw`
     return d;
   }
 
-  function usageMeta(el, u, cost, ms) {
+  function usageMeta(el, u, cost, ms, label) {
     var parts = [];
-    if (ms != null) parts.push(fmtMs(ms));
+    if (ms != null) parts.push((label || '') + fmtMs(ms));
     if (u) parts.push(fmtInt(u.inputTokens) + ' in / ' + fmtInt(u.outputTokens) + ' out');
     if (cost) parts.push(fmtUsd(cost));
     el.appendChild(h('span', 'meta', parts.join(' \u00B7 ')));
@@ -130,7 +130,7 @@ export const VIEWER_JS = String.raw`
       sm.appendChild(h('span', 'badge', kindName + (s.kind === 'root' ? '' : ' ' + s.id)));
       sm.appendChild(h('span', 'meta', 'depth ' + s.depth));
       sm.appendChild(h('span', 'meta ' + statusClass(s.status), s.status));
-      usageMeta(sm, s.totals, s.totals.costUsd, spanDur(s, run));
+      usageMeta(sm, s.totals, s.totals.costUsd, spanDur(s, run), s.kind === 'root' ? 'run ' : '');
       if (s.totals.subCalls) sm.appendChild(h('span', 'meta', s.totals.subCalls + ' sub-calls below'));
       if (s.kind !== 'root') sm.appendChild(h('span', 'preview', oneLine(s.prompt, 140)));
     }, function (body) {
@@ -223,7 +223,7 @@ export const VIEWER_JS = String.raw`
     events.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
     var cur = 0;
     events.forEach(function (e) { cur += e[1]; if (cur > peak) peak = cur; });
-    box.appendChild(h('div', 'label', 'sub-calls over time \u00B7 ' + spans.length + ' sub-calls \u00B7 at most ' + peak + ' at once \u00B7 colour = depth'));
+    box.appendChild(h('div', 'label', 'sub-calls over the run\u2019s ' + fmtMs(total) + ' \u00B7 ' + spans.length + (spans.length === 1 ? ' sub-call' : ' sub-calls') + ' \u00B7 at most ' + peak + ' at once \u00B7 colour = depth'));
     var tl = h('div', 'timeline');
     var inner = h('div');
     inner.style.position = 'relative';
@@ -284,10 +284,13 @@ export const VIEWER_JS = String.raw`
     card.appendChild(h('div', 'label', 'answer'));
     card.appendChild(h('div', 'qa answer', r.answer != null ? r.answer : '(the run did not finish)'));
     var st = h('div', 'stats');
-    function stat(k, v, cls) { var s = h('span', '', k + ' '); var b = h('b', cls || '', v); s.appendChild(b); st.appendChild(s); }
+    function stat(k, v, cls) { var s = h('span', '', k + ' '); var b = h('b', cls || '', v); s.appendChild(b); st.appendChild(s); return s; }
     var tot = run.root.totals;
     stat('status', r.status || 'unfinished', statusClass(r.status || 'unfinished'));
-    stat('time', fmtMs(r.elapsedMs != null ? r.elapsedMs : run.root.endMs));
+    var tm = run.times;
+    stat('total time', fmtMs(tm.totalMs)).title = 'the whole call: starting the models and reading the context, then the run';
+    if (tm.setupMs >= 1) stat('before the run', fmtMs(tm.setupMs)).title = 'starting the models, reading and indexing the context';
+    stat('run time', fmtMs(tm.runMs)).title = 'from the first model request to the answer: what the tree and the timeline show';
     stat('tokens', fmtInt(tot.inputTokens) + ' in / ' + fmtInt(tot.outputTokens) + ' out');
     stat('cost', fmtUsd(r.usage ? r.usage.costUsd : tot.costUsd));
     stat('model calls', fmtInt(tot.modelCalls));

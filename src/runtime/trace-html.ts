@@ -9,7 +9,7 @@ import type { SpanNode, Trajectory } from './result.ts';
 import type { TraceEvent } from './trace.ts';
 import { VIEWER_CSS } from './trace-html-style.ts';
 import { VIEWER_JS } from './trace-html-viewer.ts';
-import { buildTrajectories } from './trajectory.ts';
+import { buildTrajectories, runTimes } from './trajectory.ts';
 
 /**
  * Request texts longer than this are cut in the page (a leaf's request holds its whole context, and a
@@ -57,7 +57,11 @@ function pageData(trajectories: Trajectory[]): { runs: unknown[]; texts: string[
       })),
     };
   };
-  const runs = trajectories.map((t) => ({ ...t, root: span(t.root) }));
+  const runs = trajectories.map((t) => ({
+    ...t,
+    root: span(t.root),
+    times: runTimes(t.result?.elapsedMs, t.root.endMs ?? 0),
+  }));
   return { runs, texts };
 }
 

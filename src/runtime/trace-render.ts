@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { RlmError } from '../../core/errors.ts';
+import { plural } from '../../core/plural.ts';
 import { oneLine } from './text.ts';
 import {
   type ModelCallEvent,
@@ -16,6 +17,7 @@ import {
   type SubcallStartEvent,
   type TraceEvent,
 } from './trace.ts';
+import { runTimes } from './trajectory.ts';
 
 /** Rendering options. */
 export interface RenderOptions {
@@ -39,6 +41,12 @@ function fmtMs(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
   const s = Math.round(ms / 1000);
   return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+}
+
+/** The whole call's time, and the run's own when setup (models, reading the context) took part of it. */
+function runTime(elapsedMs: number, runMs: number): string {
+  const t = runTimes(elapsedMs, runMs);
+  return t.setupMs >= 1 ? `${fmtMs(t.totalMs)} in all (run ${fmtMs(t.runMs)})` : fmtMs(t.totalMs);
 }
 
 const fmtUsd = (usd: number): string =>
@@ -109,10 +117,10 @@ class Renderer {
     if (r !== undefined) {
       parts.push(
         this.#status(r.status),
-        `${r.iterations} turns`,
-        `${r.subCalls} sub-calls`,
+        plural(r.iterations, 'turn'),
+        plural(r.subCalls, 'sub-call'),
         `depth ${r.maxDepthReached}`,
-        fmtMs(r.elapsedMs),
+        runTime(r.elapsedMs, end!.t),
         tokens(r.usage),
         fmtUsd(r.usage.costUsd),
       );
@@ -176,7 +184,8 @@ class Renderer {
     if (e.cached) parts.push('cached');
     else if (end === undefined) parts.push(this.#status('unfinished'));
     else parts.push(this.#status(end.ok ? (end.status ?? 'ok') : 'error'), fmtMs(end.durationMs));
-    if (e.contextChars > 0) parts.push(`${fmtInt(e.contextChars)} chars`);
+    if (e.contextChars > 0)
+      parts.push(`${fmtInt(e.contextChars)} ${e.contextChars === 1 ? 'char' : 'chars'}`);
     this.#line(indent, `${parts.join(' · ')}:`, this.#whole(e.prompt, e.promptBlob));
     if (!e.cached) this.#span(e.id, indent + 1);
     if (end !== undefined) {

@@ -206,3 +206,17 @@ function total(s: SpanNode): Totals {
   s.totals = t;
   return t;
 }
+
+/**
+ * The three times a run reports, which differ and must be told apart: `totalMs`, the whole
+ * `answer()` call (`RlmResult.elapsedMs`); `runMs`, the run itself on the trace's clock, which starts
+ * once the models are created and the context is read and indexed (the tree and the timeline measure
+ * this); and `setupMs`, the difference, spent before the run's clock started.
+ */
+export function runTimes(
+  elapsedMs: number | undefined,
+  runMs: number,
+): { totalMs: number; runMs: number; setupMs: number } {
+  const totalMs = Math.max(elapsedMs ?? runMs, runMs);
+  return { totalMs, runMs, setupMs: totalMs - runMs };
+}

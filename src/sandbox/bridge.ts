@@ -11,15 +11,18 @@
 import { isRlmError } from '../../core/errors.ts';
 import { withoutHostPaths } from '../../core/host-paths.ts';
 import { type GrepChunk, GrepRunner } from '../../memory/grep/grep.ts';
+import { documentLinks, documentTags, readTarget } from '../../memory/read.ts';
 import {
   type ChunkReader,
+  type DocumentText,
   type GrepOptions,
+  type GrepResult,
   LINK_TYPES,
   type LinkType,
   type SearchOptions,
 } from '../../memory/types.ts';
-import { storeDocuments } from './documents.ts';
-import type { DocumentEntry, SandboxHost, SubCallItem } from './host.ts';
+import { storeDocuments, textDocuments } from './documents.ts';
+import type { ContextFileRef, DocumentEntry, SandboxHost, SubCallItem, SubCallOptions } from './host.ts';
 
 /** Where the context's text lives, as far as host calls are concerned. */
 export type ContextMode = 'loaded' | 'host' | 'none';
@@ -45,6 +48,8 @@ const MAX_ERROR_CHARS = 300;
 const GREP_TEXT_BUDGET = 64 * 1024 * 1024;
 const GREP_LINE_CHARS = 502;
 const GREP_DEFAULT_LIMIT = 100;
+/** Longest schema text a sub-call may carry to the host. */
+const MAX_SCHEMA_TEXT = 64 * 1024;
 /** Longest search query (its analysis runs on the host's main thread, linear in its words). */
 const MAX_QUERY_CHARS = 10_000;
 /** Longest grep pattern the host will parse (about 70 ms for the slowest unicode classes). */
@@ -108,7 +113,8 @@ export class HostBridge {
   private controller: AbortController | null = null;
   private expired: string | null = null;
   private grepRunner: GrepRunner | null = null;
-  private shownPaths: Map<string, string> | null = null;
+  private paths: Map<string, string> | null = null;
+  private textDocs: DocumentEntry[] | null = null;
 
   constructor(opts: BridgeOptions) {
     this.opts = opts;
@@ -148,7 +154,7 @@ export class HostBridge {
       if (this.expired !== null) throw new HostCallError(this.expired);
       if (++this.hostCalls > this.opts.maxHostCalls) {
         throw new HostCallError(
-          `host call limit reached (${this.opts.maxHostCalls} per block); batch the work: llm_query_batched, fewer searches`,
+          `host call limit reached (${this.opts.maxHostCalls} per block); ${LIMIT_ADVICE[op] ?? 'do the work in fewer calls'}`,
         );
       }
       const value = await raceSignal(this.dispatch(op, payload, controller.signal), controller.signal);
@@ -175,13 +181,9 @@ export class HostBridge {
     if (given !== undefined) return given.map((d) => ({ ...d }));
     if (this.opts.host.store !== undefined) return storeDocuments(await this.store());
     if (this.opts.contextMode === 'none') return [];
-    return this.opts.documents.map((text, i) => ({
-      id: `doc:${i}`,
-      path: `doc:${i}`,
-      chars: text.length,
-      chunks: 1,
-      modified: null,
-    }));
+    // Hashing the texts costs a pass over them: once per session.
+    this.textDocs ??= textDocuments(this.opts.documents);
+    return this.textDocs.map((d) => ({ ...d }));
   }
 
   /** The host's store, built first when it is built on first use (a run's --context files). */
@@ -191,6 +193,16 @@ export class HostBridge {
     return typeof store === 'function' ? store() : store;
   }
 
+  /**
+   * The context's documents as store documents (a run's --context files), when the context holds their
+   * text: grep, peek and document filters read them there, and the index is not built for them.
+   */
+  private contextFiles(): readonly ContextFileRef[] | null {
+    const files = this.opts.host.contextFiles;
+    if (files === undefined || this.opts.contextMode === 'none') return null;
+    return files.length === this.opts.documents.length ? files : null;
+  }
+
   private async dispatch(op: string, p: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     const host = this.opts.host;
     switch (op) {
@@ -198,8 +210,14 @@ export class HostBridge {
       case 'rlm': {
         if (!host.llmQuery) throw new HostCallError('no model configured (pass --model)');
         const item = subCallItem(p, 'prompt');
-        const opts = { kind: op, ...(item.model === undefined ? {} : { model: item.model }) } as const;
-        return String(await host.llmQuery(item.prompt, item.context, signal, opts));
+        const opts: SubCallOptions = { kind: op };
+        if (item.model !== undefined) opts.model = item.model;
+        if (item.schema !== undefined) opts.schema = item.schema;
+        const answer = String(await host.llmQuery(item.prompt, item.context, signal, opts));
+        if (item.schema === undefined) return answer;
+        // Structured output: the checked value, or the failure thrown where the code asked.
+        if (answer.startsWith('Error:')) throw new HostCallError(answer.slice('Error:'.length).trim());
+        return JSON.parse(answer) as unknown;
       }
       case 'llm_batched':
       case 'rlm_batched': {
@@ -207,20 +225,24 @@ export class HostBridge {
         const items = Array.isArray(p.items)
           ? p.items.map((x, i) => subCallItem(x, `item ${i}: prompt`))
           : [];
-        if (host.llmQueryBatched) {
-          const answers = await host.llmQueryBatched(items, signal, { kind });
-          return answers.map((a) => String(a));
+        let answers: string[];
+        if (host.llmQueryBatched) answers = await host.llmQueryBatched(items, signal, { kind });
+        else {
+          if (!host.llmQuery) throw new HostCallError('no model configured (pass --model)');
+          const one = host.llmQuery;
+          answers = await Promise.all(
+            items.map((q) => {
+              const opts: SubCallOptions = { kind };
+              if (q.model !== undefined) opts.model = q.model;
+              if (q.schema !== undefined) opts.schema = q.schema;
+              return one(q.prompt, q.context, signal, opts);
+            }),
+          );
         }
-        if (!host.llmQuery) throw new HostCallError('no model configured (pass --model)');
-        const one = host.llmQuery;
-        return Promise.all(
-          items.map(async (q) =>
-            String(await one(q.prompt, q.context, signal, { kind, ...(q.model ? { model: q.model } : {}) })),
-          ),
-        );
+        return batchResult(items, answers);
       }
       case 'list_documents':
-        return this.listDocuments();
+        return await this.listDocuments();
       case 'peek':
         return this.peek(p);
       case 'grep':
@@ -244,7 +266,7 @@ export class HostBridge {
         if (query.length > MAX_QUERY_CHARS)
           throw new HostCallError(`the query is ${query.length} characters; at most ${MAX_QUERY_CHARS}`);
         const hits = await (await this.store()).search(query, opts);
-        const paths = await this.paths();
+        const paths = await this.pathMap();
         return hits.map((h) => ({
           id: h.id,
           score: h.score,
@@ -258,10 +280,13 @@ export class HostBridge {
       }
       case 'get_chunk': {
         const store = await this.store();
-        const chunk = store.getChunk(str(p.id, 'id'));
-        if (!chunk) return null;
-        store.touch([chunk.id]);
-        return chunk;
+        const target = await readTarget(store, str(p.id, 'id'));
+        if (!target) return null;
+        if (target.kind === 'chunk') {
+          store.touch([target.chunk.id]);
+          return target.chunk;
+        }
+        return documentAsChunk(store, target.read);
       }
       case 'neighbors': {
         const id = str(p.id, 'id');
@@ -271,8 +296,18 @@ export class HostBridge {
             throw new HostCallError(`type must be one of ${LINK_TYPES.join(', ')}`);
           type = p.type as LinkType;
         }
-        return (await this.store()).neighbors(id, type).map((l) => ({
-          id: l.from === id ? l.to : l.from,
+        const store = await this.store();
+        const target = await readTarget(store, id, { end: 0 });
+        if (!target) throw unknownIdError(id);
+        const links =
+          target.kind === 'chunk'
+            ? store.neighbors(target.chunk.id, type)
+            : documentLinks(store, target.read.documents, type);
+        const self = target.kind === 'chunk' ? target.chunk.id : undefined;
+        const inside = new Set(target.kind === 'document' ? target.read.documents.map((d) => d.id) : []);
+        const isSelf = (end: string) => end === self || inside.has(end.slice(0, end.lastIndexOf(':')));
+        return links.map((l) => ({
+          id: isSelf(l.from) ? l.to : l.from,
           type: l.type,
           strength: l.strength,
           from: l.from,
@@ -293,14 +328,26 @@ export class HostBridge {
     }
     const id = str(p.id, 'id');
     const doc = /^doc:(\d+)$/.exec(id);
-    if (doc && this.opts.contextMode !== 'none' && Number(doc[1]) < docs.length) {
-      const text = docs[Number(doc[1])]!;
+    const file = this.contextFiles()?.findIndex((f) => f.id === id) ?? -1;
+    const at = doc && this.opts.contextMode !== 'none' ? Number(doc[1]) : file;
+    if (at >= 0 && at < docs.length) {
+      const text = docs[at]!;
       const [s, e] = clamp(text.length, int(p.start, 0), int(p.end, text.length));
       return text.slice(s, e);
     }
-    const store = this.opts.host.store === undefined ? undefined : await this.store();
-    const chunk = store?.getChunk(id);
-    if (!store || !chunk) throw new HostCallError(`no chunk with id ${id}`);
+    if (!this.opts.host.store) throw new HostCallError(`no chunk with id ${id}`);
+    const store = await this.store();
+    const range = {
+      ...(p.start === undefined ? {} : { start: int(p.start, 0) }),
+      ...(p.end === undefined ? {} : { end: int(p.end, Number.MAX_SAFE_INTEGER) }),
+    };
+    const target = await readTarget(store, id, range);
+    if (!target) throw unknownIdError(id);
+    if (target.kind === 'document') {
+      touchDocument(store, target.read);
+      return target.read.text;
+    }
+    const { chunk } = target;
     store.touch([chunk.id]);
     const [s, e] = clamp(chunk.text.length, int(p.start, 0), int(p.end, chunk.text.length));
     return chunk.text.slice(s, e);
@@ -315,6 +362,7 @@ export class HostBridge {
       );
     }
     const opts: GrepOptions = { literal: o.literal === true, ignoreCase: o.ignoreCase === true };
+    if (o.count === true) opts.count = true;
     if (typeof o.context === 'number') opts.context = Math.floor(o.context);
     // Matches are built on the host: a line (at most ~500 characters) plus `context` characters either
     // side each, so the limit is cut to keep one answer within GREP_TEXT_BUDGET whatever the isolate
@@ -323,45 +371,157 @@ export class HostBridge {
     const most = Math.max(1, Math.floor(GREP_TEXT_BUDGET / (2 * around + GREP_LINE_CHARS)));
     opts.limit = Math.min(typeof o.limit === 'number' ? Math.floor(o.limit) : GREP_DEFAULT_LIMIT, most);
     const document = stringList(o.document);
-    if (document) opts.document = document;
+    if (document) opts.document = await this.documentIds(document);
     // No timeoutMs from the model: the host's default bounds a catastrophic regex (a grep worker is
     // shared by every later grep of the session, and of every session on the same store).
-    if (this.opts.host.store !== undefined) {
-      const store = await this.store();
-      const r = await store.grep(pattern, opts);
-      const paths = await this.paths();
-      const matches = r.matches.map((m) => {
-        const document = store.getChunk(m.id)?.document ?? m.id;
-        return { ...m, path: paths.get(document) ?? document };
-      });
-      return { matches, truncated: r.truncated };
+    // --context files are scanned in the text the run read, whole documents, without their index.
+    const files = this.contextFiles();
+    const store = files === null && this.opts.host.store !== undefined ? await this.store() : undefined;
+    let r: GrepResult;
+    if (store) r = await store.grep(pattern, opts);
+    else {
+      if (files === null && this.opts.contextMode !== 'host')
+        throw new HostCallError('no chunk store is loaded');
+      if (this.grepRunner === null) {
+        const corpus: GrepChunk[] = this.opts.documents.map((text, i) => {
+          const id = files?.[i]?.id ?? `doc:${i}`;
+          return { id, text, document: id };
+        });
+        this.grepRunner = new GrepRunner(corpus);
+      }
+      r = await this.grepRunner.grep(pattern, opts);
     }
-    if (this.opts.contextMode !== 'host') throw new HostCallError('no chunk store is loaded');
-    if (this.grepRunner === null) {
-      const corpus: GrepChunk[] = this.opts.documents.map((text, i) => ({
-        id: `doc:${i}`,
-        text,
-        document: `doc:${i}`,
-      }));
-      this.grepRunner = new GrepRunner(corpus);
+    const paths = await this.pathMap();
+    if (r.counts !== undefined) {
+      const { matches, lines, documents } = r.counts;
+      return {
+        counts: {
+          matches,
+          lines,
+          documents: documents.map((d) => ({
+            id: d.id,
+            path: paths.get(d.id) ?? d.id,
+            matches: d.matches,
+            lines: d.lines,
+          })),
+        },
+      };
     }
-    const r = await this.grepRunner.grep(pattern, opts);
-    const paths = await this.paths();
-    return {
-      matches: r.matches.map((m) => ({ ...m, path: paths.get(m.id) ?? m.id })),
-      truncated: r.truncated,
-    };
+    const matches = r.matches.map((m) => {
+      // A store's chunk ids are DOCUMENT:N; a store that does not say the document is read from the id.
+      const document =
+        m.document ?? (store ? m.id.slice(0, Math.max(0, m.id.lastIndexOf(':'))) || m.id : m.id);
+      return {
+        id: m.id,
+        document,
+        path: paths.get(document) ?? document,
+        offset: m.offset,
+        ...(m.documentOffset === undefined ? {} : { documentOffset: m.documentOffset }),
+        text: m.text,
+        before: m.before,
+        after: m.after,
+      };
+    });
+    return { matches, truncated: r.truncated };
   }
 
-  /** Each document's shown path (list_documents) by id; a document without one shows its id. */
-  private async paths(): Promise<Map<string, string>> {
-    if (this.shownPaths === null) {
-      const paths = new Map<string, string>();
-      for (const d of await this.listDocuments()) paths.set(d.id, d.path);
-      this.shownPaths = paths;
+  /**
+   * Document ids for what the model wrote in `document`: ids, the paths list_documents() shows, or the
+   * paths a store's files were ingested from. A name nothing answers to is an error, not "no matches".
+   */
+  private async documentIds(names: string[]): Promise<string[]> {
+    const ids = new Set<string>();
+    const byPath = new Map<string, string[]>();
+    const add = (path: string | null, id: string) => {
+      if (path === null) return;
+      const list = byPath.get(path);
+      if (list === undefined) byPath.set(path, [id]);
+      else if (!list.includes(id)) list.push(id);
+    };
+    const files = this.contextFiles();
+    if (files !== null) {
+      // --context files: their ids, shown paths and absolute paths, known without their index.
+      for (const f of files) {
+        ids.add(f.id);
+        add(f.path, f.id);
+        add(f.file, f.id);
+      }
+    } else {
+      for (const d of await this.listDocuments()) {
+        ids.add(d.id);
+        add(d.path, d.id);
+      }
+      // The paths a store was ingested from work too (absolute, as `rlm ls` shows them).
+      const store = this.opts.host.store === undefined ? undefined : await this.store();
+      for (const d of store?.documents() ?? []) add(d.path, d.id);
     }
-    return this.shownPaths;
+    return names.flatMap((name) => {
+      if (ids.has(name)) return [name];
+      const found = byPath.get(name);
+      if (found !== undefined) return found;
+      throw new HostCallError(
+        `no document ${JSON.stringify(name)}; list_documents() shows every id and path`,
+      );
+    });
   }
+
+  /** Each document's shown path (list_documents) by id; --context files' without their index. */
+  private async pathMap(): Promise<Map<string, string>> {
+    if (this.paths === null) {
+      const files = this.contextFiles();
+      const docs = files ?? (await this.listDocuments());
+      this.paths = new Map(docs.map((d) => [d.id, d.path]));
+    }
+    return this.paths;
+  }
+}
+
+/** What to do instead when a block hits the host-call limit, by the function that hit it. */
+const LIMIT_ADVICE: Record<string, string> = {
+  llm: 'send the prompts in one llm_query_batched(items) call',
+  rlm: 'send the prompts in one rlm_query_batched(items) call',
+  llm_batched: 'put all the items in one llm_query_batched call',
+  rlm_batched: 'put all the items in one rlm_query_batched call',
+  list_documents: 'call list_documents() once and keep the result in a variable',
+  peek: 'read a whole document with one peek(DOC_ID), or a range with peek(DOC_ID, start, end), instead of chunk by chunk',
+  get_chunk:
+    'read a whole document with one peek(DOC_ID) instead of chunk by chunk, and keep what you need in variables',
+  grep: 'use one grep with an alternation (a|b|c) or {document: [...]}, and {count: true} when you only need how many',
+  search: 'search less often with a larger k, and keep the results in variables',
+  neighbors: "keep the results in variables; get_chunk(id) gives a chunk's start and end in its document",
+};
+/** An id that names nothing, with the forms accepted and where the model finds them. */
+function unknownIdError(id: string): HostCallError {
+  return new HostCallError(
+    `no chunk or document with id ${id} (a chunk id DOCUMENT:N from search_chunks or grep, or a document id from list_documents)`,
+  );
+}
+
+/** A document read counts as an access of its first chunk (a memory's only one). */
+function touchDocument(store: ChunkReader, read: DocumentText): void {
+  store.touch(read.documents.filter((d) => d.chunks > 0).map((d) => `${d.id}:0`));
+}
+
+/**
+ * `get_chunk(DOCUMENT_ID)`: the whole document as one record shaped like a chunk, so code written for
+ * chunks works on it: its text whole, offsets 0..length, token total, tags, and `chunks` (how many it
+ * has; ids DOCUMENT_ID:0 ...), plus `parts` for a file stored in parts.
+ */
+function documentAsChunk(store: ChunkReader, read: DocumentText): Record<string, unknown> {
+  touchDocument(store, read);
+  const first = read.documents[0]!;
+  return {
+    id: first.id,
+    document: first.id,
+    start: 0,
+    end: read.length,
+    tokens: read.documents.reduce((n, d) => n + d.tokens, 0),
+    tags: documentTags(read.documents),
+    chunks: read.documents.reduce((n, d) => n + d.chunks, 0),
+    ...(read.documents.length > 1 ? { parts: read.documents.map((d) => d.id) } : {}),
+    createdAt: first.ingestedAt,
+    text: read.text,
+  };
 }
 
 const DISPLAY: Record<string, string> = {
@@ -378,7 +538,39 @@ function subCallItem(v: unknown, what: string): SubCallItem {
   const item: SubCallItem = { prompt: str(o.prompt, what) };
   if (typeof o.context === 'string') item.context = o.context;
   if (typeof o.model === 'string') item.model = o.model;
+  // The isolate sends the schema as JSON text (encoded there, so no getter of model code runs here).
+  if (typeof o.schema === 'string') {
+    // Parsed on the host's main thread: bounded before it is parsed (runtime/structured.ts allows less).
+    if (o.schema.length > MAX_SCHEMA_TEXT)
+      throw new HostCallError(
+        `${what.replace(/: prompt$/, '')}: the schema is ${o.schema.length} characters; keep it short`,
+      );
+    try {
+      item.schema = JSON.parse(o.schema) as unknown;
+    } catch {
+      throw new HostCallError(`${what.replace(/: prompt$/, '')}: schema must be plain JSON`);
+    }
+  }
   return item;
+}
+
+/**
+ * A batch's answers as the isolate gets them: every answer in order (with a schema, the checked value,
+ * or null when it failed) and the failures listed, so code that asked sees them.
+ */
+function batchResult(
+  items: readonly SubCallItem[],
+  answers: readonly string[],
+): { values: unknown[]; errors: { index: number; error: string }[] } {
+  const errors: { index: number; error: string }[] = [];
+  const values = answers.map((raw, index) => {
+    const answer = String(raw);
+    const failed = answer.startsWith('Error:');
+    if (failed) errors.push({ index, error: answer });
+    if (items[index]?.schema === undefined) return answer;
+    return failed ? null : (JSON.parse(answer) as unknown);
+  });
+  return { values, errors };
 }
 
 function displayName(op: string): string {

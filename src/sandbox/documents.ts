@@ -3,8 +3,12 @@
  * parent of the documents' common folder: enough to tell files apart and see the layout, without the
  * host's directory structure above what the user handed in.
  */
-import type { ChunkReader } from '../../memory/types.ts';
+import { createHash } from 'node:crypto';
+import type { ChunkReader, DocumentRecord } from '../../memory/types.ts';
 import type { DocumentEntry } from './host.ts';
+
+/** Hex digits of a content hash `list_documents()` shows: plenty to tell documents apart. */
+const HASH_CHARS = 16;
 
 /** Shortens absolute paths to the part below the parent of their common folder. */
 export function displayPaths(paths: readonly string[]): string[] {
@@ -22,15 +26,56 @@ export function displayPaths(paths: readonly string[]): string[] {
   return split.map((parts) => parts.slice(keep).join('/'));
 }
 
-/** Every document of a store, in store order. `chars` is the stored byte size (equal for ASCII text). */
+/**
+ * A document's length in UTF-16 code units: recorded at ingest, else (stores written before it) the end
+ * of its last chunk, which is where the text ends for every chunker but `turn`.
+ */
+function documentChars(store: ChunkReader, d: DocumentRecord): number {
+  if (d.chars !== undefined) return d.chars;
+  if (d.chunks === 0) return 0;
+  return store.getChunk(`${d.id}:${d.chunks - 1}`)?.end ?? d.bytes;
+}
+
+/** Every document of a store, in store order, with duplicates marked. */
 export function storeDocuments(store: ChunkReader): DocumentEntry[] {
   const docs = store.documents();
   const shown = displayPaths(docs.map((d) => d.path ?? d.id));
-  return docs.map((d, i) => ({
-    id: d.id,
-    path: d.path === null ? d.id : (shown[i] as string),
-    chars: d.bytes,
-    chunks: d.chunks,
-    modified: d.ingestedAt ?? null,
-  }));
+  return markDuplicates(
+    docs.map((d, i) => ({
+      id: d.id,
+      path: d.path === null ? d.id : (shown[i] as string),
+      chars: documentChars(store, d),
+      chunks: d.chunks,
+      modified: d.ingestedAt ?? null,
+      // `rlm repair`'s rebuilt records have no hash (the next ingest of the file sets it).
+      ...(d.hash === '' ? {} : { hash: d.hash.slice(0, HASH_CHARS) }),
+    })),
+  );
+}
+
+/** The `doc:N` documents of a plain context (a text, or an array of texts). */
+export function textDocuments(texts: readonly string[]): DocumentEntry[] {
+  return markDuplicates(
+    texts.map((text, i) => ({
+      id: `doc:${i}`,
+      path: `doc:${i}`,
+      chars: text.length,
+      chunks: 1,
+      modified: null,
+      hash: createHash('sha256').update(text).digest('hex').slice(0, HASH_CHARS),
+    })),
+  );
+}
+
+/** Sets `duplicateOf` on each document whose text an earlier one already has (same hash and length). */
+function markDuplicates(entries: DocumentEntry[]): DocumentEntry[] {
+  const first = new Map<string, string>();
+  for (const e of entries) {
+    if (e.hash === undefined) continue;
+    const key = `${e.hash}/${e.chars}`;
+    const earlier = first.get(key);
+    if (earlier === undefined) first.set(key, e.id);
+    else e.duplicateOf = earlier;
+  }
+  return entries;
 }

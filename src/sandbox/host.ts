@@ -13,6 +13,11 @@ export interface SubCallItem {
   context?: string;
   /** One of the run's configured model specs; default the sub-model. */
   model?: string;
+  /**
+   * A JSON Schema the answer must match (structured output). The answer is then the JSON text of the
+   * checked value, or a string starting "Error:" when the sub-model's replies did not fit it.
+   */
+  schema?: unknown;
 }
 
 /** Per-call choices beside the item. */
@@ -20,6 +25,8 @@ export interface SubCallOptions {
   /** Default `llm`. */
   kind?: SubCallKind;
   model?: string;
+  /** See {@link SubCallItem.schema}. */
+  schema?: unknown;
 }
 
 /** A document of a multi-document or store context, as `list_documents()` returns it. */
@@ -29,10 +36,15 @@ export interface DocumentEntry {
   /** The file's path, or a name for a text given without one. */
   path: string;
   title?: string;
+  /** Length of the text in UTF-16 code units: what `.length`, offsets and `peek` ranges count. */
   chars: number;
   chunks: number;
   /** ISO time of the file's last change, when known. */
   modified: string | null;
+  /** The start of the text's sha256, in hex (equal hashes, equal texts), when known. */
+  hash?: string;
+  /** The id of an earlier document with the very same text (a copy, an alias), when there is one. */
+  duplicateOf?: string;
 }
 
 /**
@@ -42,11 +54,27 @@ export interface DocumentEntry {
  */
 export type StoreSource = ChunkReader | (() => Promise<ChunkReader>);
 
+/** A context document that is a store document too: a run's `--context` file (runtime/context-files.ts). */
+export interface ContextFileRef {
+  /** Its store document id (what the index gives it when built). */
+  id: string;
+  /** The path list_documents() shows. */
+  path: string;
+  /** Its absolute path (a document filter may name it). */
+  file: string;
+}
+
 export interface SandboxHost {
   /** The context as documents. Loaded into the isolate once when it fits `maxContextChars`. */
   context?: string | string[];
   /** A chunk graph behind `peek(id)`, `search_chunks`, `get_chunk`, `neighbors`, `grep`. */
   store?: StoreSource;
+  /**
+   * The store documents the context's texts are, in order (a run's `--context` files, when `context` is
+   * their text): grep, `peek(id)` and document filters read them in the context, and only the chunk
+   * functions build the index.
+   */
+  contextFiles?: readonly ContextFileRef[];
   /** What `list_documents()` returns; absent → it lists `doc:N` entries of `context`. */
   documents?: readonly DocumentEntry[];
   /** Sub-calls; absent → `llm_query` / `rlm_query` report that no model is configured. */

@@ -1,6 +1,6 @@
 /** Names shared by validation, the REPL rewrite and the in-isolate prelude. */
 
-/** Globals the sandbox gives the model (DESIGN.md). They are read-only in the isolate. */
+/** Globals the sandbox gives the model (CONTRACTS.md, "The sandbox's globals"). They are read-only in the isolate. */
 export const HELPER_NAMES = [
   'context',
   'peek',

@@ -44,7 +44,7 @@ const RESULT_KEYS = [
 const SUMMARY_KEYS = ['suite', 'method', 'size', 'accuracy', 'meanScore', 'meanCostUsd', 'medianElapsedMs'];
 
 describe('rlm bench', () => {
-  it('prints the DESIGN.md object with --json and writes the report files to --out', async () => {
+  it('prints the CONTRACTS.md object with --json and writes the report files to --out', async () => {
     const { io, stdout } = fakeIO();
     const argv = [
       'sniah',

@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeFolderName } from '../../src/claude/files.ts';
-import { shellQuote } from '../../src/claude/hooks.ts';
 import { type FileLine, readLines } from '../../src/claude/lines.ts';
 import { shorten } from '../../src/claude/reader.ts';
 import { tempDir } from '../helpers/temp.ts';
@@ -39,10 +38,8 @@ describe('helpers', () => {
     expect(decodeFolderName('-home-ana-my-app')).toBe('/home/ana/my/app');
     expect(decodeFolderName('C--Users-ana-app')).toBe('C:\\Users\\ana\\app');
   });
-  it('shortens titles at a word and quotes shell words only when needed', () => {
+  it('shortens titles at a word', () => {
     expect(shorten('  fix   the\nlogin test  ')).toBe('fix the login test');
     expect(shorten(`${'word '.repeat(30)}end`, 20)).toBe('word word word word…');
-    expect(shellQuote('/home/ana/.rlm/claude')).toBe('/home/ana/.rlm/claude');
-    expect(shellQuote("/tmp/it's here")).toBe(`'/tmp/it'\\''s here'`);
   });
 });

@@ -27,7 +27,7 @@ const SOLVER = {
 };
 
 describe('rlm answer', () => {
-  it('answers over a file with a scripted model through the real sandbox, and prints the DESIGN.md JSON', async () => {
+  it('answers over a file with a scripted model through the real sandbox, and prints the CONTRACTS.md JSON', async () => {
     const { doc, rulesFile, root } = setup(SOLVER);
     const trace = path.join(root, 'trace.jsonl');
     const r = await cli([
@@ -105,7 +105,7 @@ describe('rlm answer', () => {
     ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('4817263\n');
-    expect(r.stderr).toMatch(/^rlm: final · 1 iterations · 0 sub-calls/);
+    expect(r.stderr).toMatch(/^rlm: final · 1 iteration · 0 sub-calls/);
   });
 
   it('exits 1 with the best partial answer when the iterations run out', async () => {

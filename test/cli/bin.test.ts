@@ -1,13 +1,32 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { writeSession } from '../../benchmarks/claude-corpus.ts';
 import { tempDir } from '../helpers/temp.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/rlm.js', import.meta.url));
+
+/**
+ * `rlm claude recall QUERY` over a store a background import fills, once its output holds `text` and the
+ * import has let go of the store (the test's timeout is the hang detector).
+ */
+async function recalled(store: string, query: string, text: string): Promise<string> {
+  let out = '';
+  while (!out.includes(text) || existsSync(join(store, 'write.lock'))) {
+    await new Promise((done) => setTimeout(done, 200));
+    if (existsSync(join(store, 'rlm-store.json')))
+      out = spawnSync(process.execPath, [BIN, 'claude', 'recall', query, '--store', store], {
+        encoding: 'utf8',
+      }).stdout;
+  }
+  return out;
+}
 
 describe('the rlm bin', () => {
   beforeAll(() => {
@@ -91,6 +110,23 @@ describe('the rlm bin', () => {
       /^rlm: needs Node\.js 24 or newer, but this is Node\.js 20\.11\.1 .*nvm install 24/,
     );
   });
+  it('on an older Node, `rlm serve` answers the MCP host with that line, where the host shows it', () => {
+    const fake =
+      'data:text/javascript,Object.defineProperty(process,"versions",{value:{...process.versions,node:"20.11.1"}})';
+    const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: {} };
+    const r = spawnSync(process.execPath, ['--import', fake, BIN, 'serve'], {
+      input: `${JSON.stringify(initialize)}\n`,
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(1);
+    const reply = JSON.parse(r.stdout) as { id: number; error: { code: number; message: string } };
+    expect(reply).toMatchObject({ id: 0, error: { code: -32603 } });
+    expect(reply.error.message).toMatch(
+      /^rlm: needs Node\.js 24 or newer, but this is Node\.js 20\.11\.1 .*nvm install 24/,
+    );
+    expect(r.stderr).toBe(`${reply.error.message}\n`);
+  });
+
   it('keeps the young generation from growing for ingest, repair and claude ingest only', () => {
     const dir = tempDir('rlm-bin-young-');
     writeFileSync(join(dir, 'a.md'), '# A\n\nriver stone garden\n');
@@ -164,6 +200,123 @@ describe('the rlm bin', () => {
     expect(out).toContain('User: how do we deploy');
     expect(existsSync(join(dir, 'hook.log'))).toBe(false);
   });
+});
+
+describe('hooks written by `rlm claude hooks install`', () => {
+  it('run with no rlm on PATH and an older node first: the paths are absolute; a broken one is logged', async () => {
+    const dir = tempDir('rlm-bin-hooks-');
+    const bin = join(dir, 'bin');
+    const calls = join(dir, 'old-node-calls');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'node'), `#!/bin/sh\necho "$*" >> '${calls}'\necho v20.11.1\n`, { mode: 0o755 });
+    const env = { HOME: dir, PATH: `${bin}:/usr/bin:/bin` };
+    expect(spawnSync('sh', ['-c', 'command -v rlm'], { env }).status).not.toBe(0);
+    const settings = join(dir, 'settings.json');
+    const store = join(dir, 'store');
+    const log = join(dir, 'rlm-hook.log');
+    const installed = spawnSync(
+      process.execPath,
+      [BIN, 'claude', 'hooks', 'install', '--settings', settings, '--store', store, '--log', log],
+      { encoding: 'utf8' },
+    );
+    expect(installed.status).toBe(0);
+    const command = (
+      JSON.parse(readFileSync(settings, 'utf8')) as {
+        hooks: { SessionEnd: { hooks: { command: string }[] }[] };
+      }
+    ).hooks.SessionEnd[0]!.hooks[0]!.command;
+    expect(command.startsWith(`exec 3<&0; { ${process.execPath} ${BIN} claude ingest --hook `)).toBe(true);
+    expect(installed.stdout).toContain(`\n  ${command}\n`);
+    const file = writeSession(join(dir, 'projects'), '/home/x/proj', {
+      session: 's1',
+      cwd: '/home/x/proj',
+      exchanges: [{ user: 'where are the keys', assistant: 'in the vault', time: '2026-01-01T00:00:00Z' }],
+    });
+    const hook = spawnSync('sh', ['-c', command], {
+      env,
+      input: JSON.stringify({ transcript_path: file }),
+      encoding: 'utf8',
+    });
+    expect([hook.status, hook.stdout, hook.stderr]).toEqual([0, '', '']);
+    const out = await recalled(store, 'keys', 'in the vault');
+    expect(out).toContain('User: where are the keys');
+    expect(existsSync(calls) ? readFileSync(calls, 'utf8') : '').toBe('');
+    expect(existsSync(log) ? readFileSync(log, 'utf8') : '').toBe('');
+    // The Node or the bin removed since: the hook still exits 0, and the log says what happened and what to do.
+    const broken = command.replace(process.execPath, join(dir, 'gone', 'node'));
+    const again = spawnSync('sh', ['-c', broken], { env, input: '{}', encoding: 'utf8' });
+    expect([again.status, again.stdout, again.stderr]).toEqual([0, '', '']);
+    // The hook returned at once; its background job writes the log.
+    let lines: string[] = [];
+    while (lines.length < 2) {
+      await new Promise((done) => setTimeout(done, 100));
+      lines = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+    }
+    expect(lines[0]).toContain(`${join(dir, 'gone', 'node')}: not found`);
+    expect(lines[1]).toMatch(
+      /^\S+Z error: the rlm hook could not start \(exit 127\); run rlm claude hooks install again$/,
+    );
+  });
+});
+
+describe('the npm tarball', () => {
+  it('installed in an empty folder, runs `npx rlm --version`, `npx rlm exec` and `npx rlm serve`', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rlm-pack-'));
+    // A busy machine takes a while to stop npx's process tree and remove an installed package.
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }), 120_000);
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+    };
+    // dist/ was just built from these sources (beforeAll above); `npm pack` would build it again.
+    const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    const [{ filename, files }] = JSON.parse(packed) as [{ filename: string; files: { path: string }[] }];
+    const shipped = files.map((f) => f.path);
+    expect(shipped).toEqual(
+      expect.arrayContaining([
+        'bin/rlm.js',
+        'bin/lib/mcp-refuse.js',
+        'dist/src/cli/main.js',
+        'dist/src/sandbox/prelude/rlm-prelude.js',
+      ]),
+    );
+    expect(
+      shipped.filter((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('plugin/')),
+    ).toEqual([]);
+    const app = join(dir, 'app');
+    mkdirSync(app);
+    execFileSync(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', join(dir, filename)],
+      {
+        cwd: app,
+        stdio: 'pipe',
+      },
+    );
+    const npx = (args: string[], input?: string) =>
+      spawnSync('npx', ['--no-install', 'rlm', ...args], {
+        cwd: app,
+        encoding: 'utf8',
+        ...(input === undefined ? {} : { input }),
+      });
+    expect(npx(['--version']).stdout).toBe(`${pkg.version}\n`);
+    const exec = npx(['exec', '-', '--json'], 'print(6 * 7)');
+    expect(JSON.parse(exec.stdout)).toMatchObject({ ok: true, stdout: '42\n' });
+    const transport = new StdioClientTransport({
+      command: 'npx',
+      args: ['--no-install', 'rlm', 'serve'],
+      cwd: app,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'pack-test', version: '0' });
+    onTestFinished(() => client.close(), 120_000);
+    await client.connect(transport);
+    expect(client.getServerVersion()).toMatchObject({ name: 'rlm', version: pkg.version });
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('rlm_answer');
+  }, 300_000);
 });
 
 describe('the published package', () => {

@@ -53,7 +53,9 @@ describe('finding things with the CLI', () => {
     for (const command of ['peek', 'links']) {
       const missing = await cli([command, 'nope:3', '--store', store], { cwd });
       expect(missing.code).toBe(1);
-      expect(missing.stderr).toMatch(/no chunk with id nope:3 .*rlm ls lists documents.*\[NOT_FOUND\]/);
+      expect(missing.stderr).toMatch(
+        /no chunk or document with id nope:3: give a chunk id \(DOCUMENT:N\), a document id, a memory id .*rlm ls lists documents.*\[NOT_FOUND\]/,
+      );
     }
     const rm = await cli(['rm', 'nope', '--store', store], { cwd });
     expect(rm.stderr).toMatch(/rlm ls lists ids and paths/);
@@ -66,7 +68,7 @@ describe('finding things with the CLI', () => {
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(
-      /^notes\/auth\.md {2}\d+ chunks {2}\d+ tokens {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}auth-md-[0-9a-f]{8}$/,
+      /^notes\/auth\.md {2}1 chunk {2}\d+ tokens {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}auth-md-[0-9a-f]{8}$/,
     );
     expect(lines[1]).toMatch(/^notes\/other\.md /);
     const json = (await cli(['ls', '--store', store, '--json'], { cwd })).json<{

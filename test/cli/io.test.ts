@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -77,6 +77,27 @@ describe('CLI input and output', () => {
     expect(r.stdout).toMatch(/needle line 0/);
     expect(r.stderr).not.toMatch(/EPIPE|Error|at /);
     expect(r.stderr).toMatch(/exit=0/);
+  });
+
+  it('says nothing about the match limit once the reader of its output has gone', async () => {
+    const root = tempDir();
+    const file = path.join(root, 'many.txt');
+    writeFileSync(file, Array.from({ length: 300 }, (_, i) => `needle line ${i}`).join('\n'));
+    const store = path.join(root, 'store');
+    expect((await cli(['ingest', file, '--store', store])).code).toBe(0);
+    // The limit note goes to stderr, beside output that is all there.
+    expect((await cli(['grep', 'needle', '--store', store])).stderr).toMatch(/stopped at 100 matches/);
+    // Its reader gone before the first line (the read end closed at once): no note about output nobody reads.
+    const launcher = fileURLToPath(new URL('../mcp/helpers/launch.ts', import.meta.url));
+    const child = spawn(process.execPath, [launcher, 'grep', 'needle', '--store', store], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
   });
 });
 

@@ -1,7 +1,11 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { RlmError } from '../../core/errors.ts';
+import { ChunkStore } from '../../memory/files/store.ts';
 import { expandHome } from '../../memory/fsutil.ts';
+import { withStore } from '../../src/cli/store-arg.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { cli } from './helpers.ts';
 
@@ -41,5 +45,42 @@ describe('the --store folder', () => {
     expect(forced.code, forced.stderr).toBe(0);
     // Once it is a store, later ingests need no flag.
     expect((await cli(['ingest', doc, '--store', mine])).code).toBe(0);
+  });
+});
+
+describe('withStore', () => {
+  const io = (cwd: string) => ({
+    stdout: { write: () => true },
+    stderr: { write: () => true },
+    stdin: process.stdin,
+    env: {},
+    cwd,
+  });
+
+  it('removes a store it created when the command fails before storing anything, and only then', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'rlm-withstore-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const failing = async () => {
+      throw new RlmError('ABORTED', 'interrupted');
+    };
+    const fresh = path.join(root, 'fresh');
+    await expect(withStore(fresh, io(root), {}, failing)).rejects.toThrow('interrupted');
+    expect(existsSync(fresh)).toBe(false);
+
+    // A store that was there already is never removed, even empty.
+    const existing = path.join(root, 'existing');
+    await (await ChunkStore.open(existing, { create: true })).close();
+    await expect(withStore(existing, io(root), {}, failing)).rejects.toThrow('interrupted');
+    expect(existsSync(path.join(existing, 'rlm-store.json'))).toBe(true);
+
+    // Nor one the failed command had already stored something in.
+    const partial = path.join(root, 'partial');
+    await expect(
+      withStore(partial, io(root), {}, async (store) => {
+        await store.remember({ text: 'kept' });
+        return failing();
+      }),
+    ).rejects.toThrow('interrupted');
+    expect(existsSync(path.join(partial, 'rlm-store.json'))).toBe(true);
   });
 });

@@ -1,12 +1,12 @@
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { tempDir } from '../helpers/temp.ts';
 import { writeSampleCorpus } from '../memory/helpers/corpus.ts';
 import { cli } from './helpers.ts';
 
 describe('rlm store commands', () => {
-  it('ingest, search, peek, grep, links, link, stats and rm print the DESIGN.md JSON shapes', async () => {
+  it('ingest, search, peek, grep, links, link, stats and rm print the CONTRACTS.md JSON shapes', async () => {
     const root = tempDir();
     const corpus = writeSampleCorpus(root);
     const store = path.join(root, 'store');
@@ -20,11 +20,12 @@ describe('rlm store commands', () => {
       'documents',
       'elapsedMs',
       'links',
+      'removed',
       'skipped',
       'tokens',
       'updated',
     ]);
-    expect(report).toMatchObject({ documents: 4, added: 4, updated: 0, skipped: 0 });
+    expect(report).toMatchObject({ documents: 4, added: 4, updated: 0, skipped: 0, removed: 0 });
     expect(ingest.stderr).toContain('rlm: 1 binary file skipped (--verbose lists them)');
 
     const again = await cli(['ingest', corpus, '--store', store, '--json']);
@@ -79,7 +80,12 @@ describe('rlm store commands', () => {
     expect(stats.json()).toMatchObject({ documents: 4, schema: 1 });
 
     const doc = peek.json<{ document: string }>().document;
-    expect((await cli(['rm', doc, '--store', store, '--json'])).json()).toEqual({ removed: true });
+    expect((await cli(['rm', doc, '--store', store, '--json'])).json()).toEqual({
+      removed: true,
+      ids: [doc],
+      summaries: [],
+      restored: [],
+    });
     expect((await cli(['stats', '--store', store, '--json'])).json()).toMatchObject({ documents: 3 });
     expect((await cli(['rm', doc, '--store', store])).code).toBe(1);
   });
@@ -210,5 +216,41 @@ describe('rlm store commands', () => {
     const repaired = await cli(['grep', 'quark\\w+', '--store', store]);
     expect(repaired.stdout).toBe(fresh.stdout);
     expect(repaired.stderr).toBe('');
+  });
+
+  it('grep --count counts every match per document, with no limit, and --document takes a path', async () => {
+    const root = tempDir();
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const logs = path.join(root, 'logs');
+    mkdirSync(logs);
+    writeFileSync(path.join(logs, 'a.log'), 'ERR-1 x ERR-2\n'.repeat(150));
+    writeFileSync(path.join(logs, 'b.log'), 'ok\nERR-3\n');
+    const store = path.join(root, 'store');
+    expect((await cli(['ingest', logs, '--store', store])).code).toBe(0);
+    const counted = await cli(['grep', 'ERR-\\d', '-c', '--store', store, '--json']);
+    expect(counted.json()).toEqual({
+      counts: {
+        matches: 301,
+        lines: 151,
+        documents: [
+          { id: expect.stringMatching(/^a-log-/), path: path.join(logs, 'a.log'), matches: 300, lines: 150 },
+          { id: expect.stringMatching(/^b-log-/), path: path.join(logs, 'b.log'), matches: 1, lines: 1 },
+        ],
+      },
+    });
+    const text = await cli([
+      'grep',
+      'ERR-\\d',
+      '--count',
+      '--store',
+      store,
+      '--document',
+      path.join(logs, 'b.log'),
+    ]);
+    expect(text.stdout).toBe(`${path.join(logs, 'b.log')}:1\n`);
+    expect(text.stderr).toBe('rlm: 1 match on 1 line in 1 document\n');
+    const typo = await cli(['grep', 'ERR', '--store', store, '--document', path.join(logs, 'c.log')]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('no document');
   });
 });

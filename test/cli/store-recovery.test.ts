@@ -1,32 +1,44 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { ChunkStore } from '../../memory/files/store.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { writeSampleCorpus } from '../memory/helpers/corpus.ts';
 import { cli } from './helpers.ts';
 
-// An embedding endpoint that answers every request with a 400 (not retried): a dead or misconfigured embedder.
+// An embedding endpoint that answers every request with a 400 (not retried): a dead or misconfigured
+// embedder. Only the probe a store sends once when it is made with an embedder gets an answer at
+// `/alive/v1`: an embedder that died after its store was made.
 let server: Server;
 let url: string;
 beforeAll(async () => {
-  server = createServer((_req, res) => {
-    res.writeHead(400, { 'content-type': 'application/json' });
-    res.end('{"error":{"message":"model not loaded"}}');
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      if (req.url?.startsWith('/alive/') && body.includes('dimension probe')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ data: [{ index: 0, embedding: [1, 0, 0, 0, 0, 0, 0, 0] }] }));
+        return;
+      }
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"model not loaded"}}');
+    });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 });
 afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
 
-describe('a store whose embedder is dead', () => {
+describe('a store whose embedder died', () => {
   it('still ingests and searches with BM25, warning, and repair --embedder none removes vectors', async () => {
     const root = tempDir();
     const doc = path.join(root, 'a.md');
     writeFileSync(doc, '# Rivers\n\nThe river carries stones to the sea.\n');
     const store = path.join(root, 'store');
-    const spec = `${url}#dead-model@8`;
+    const spec = `${url.replace('/v1', '/alive/v1')}#dead-model@8`;
 
     const first = await cli(['ingest', doc, '--store', store, '--embedder', spec]);
     expect(first.code, first.stderr).toBe(0);
@@ -54,6 +66,59 @@ describe('a store whose embedder is dead', () => {
     // And a working embedder can be set again.
     expect((await cli(['repair', '--store', store, '--embedder', 'hash'])).code).toBe(0);
     expect((await cli(['search', 'river', '--store', store, '--mode', 'vector'])).code).toBe(0);
+  });
+});
+
+describe('an embedder that is down when a store is created', () => {
+  // The same dead server named the three ways an OpenAI-compatible embedder can be: one behaviour.
+  const forms = (): [string, string, Record<string, string>][] => [
+    ['http://…#model (dimensions unknown until it answers)', `${url}#dead-model`, {}],
+    ['ollama:MODEL (dimensions known)', 'ollama:nomic-embed-text', { OLLAMA_BASE_URL: url }],
+    ['openai:MODEL with OPENAI_BASE_URL', 'openai:dead-model', { OPENAI_BASE_URL: url }],
+  ];
+
+  it('never stops the ingest: BM25 works, one warning says how to add vectors later', async () => {
+    for (const [form, spec, env] of forms()) {
+      const root = tempDir();
+      onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+      const doc = path.join(root, 'a.md');
+      writeFileSync(doc, '# Rivers\n\nThe river carries stones to the sea.\n');
+      const store = path.join(root, 'store');
+      const r = await cli(['ingest', doc, '--store', store, '--embedder', spec], { env });
+      expect(r.code, `${form}: ${r.stderr}`).toBe(0);
+      expect(r.stdout, form).toMatch(/^1 added/);
+      expect(r.stderr, form).toMatch(
+        /^rlm: warning: the embedder \S+ failed \(.*model not loaded.*\): .*searchable with BM25.*`rlm repair --store \S+ --embedder \S+`/m,
+      );
+      const search = await cli(['search', 'river stones', '--store', store, '--json'], { env });
+      expect(search.json<{ results: unknown[] }>().results, form).toHaveLength(1);
+    }
+  });
+});
+
+describe('a command that created a store and then failed', () => {
+  it('leaves no store folder behind', async () => {
+    const root = tempDir();
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const doc = path.join(root, 'a.md');
+    writeFileSync(doc, 'text\n');
+    const cases: string[][] = [
+      ['ingest', doc, '--embedder', 'nope:x'],
+      ['remember', 'a fact', '--decay-rate', '5'],
+      ['remember', 'a fact', '--multipliers', 'critical=oops'],
+    ];
+    for (const [i, args] of cases.entries()) {
+      const store = path.join(root, `store-${i}`);
+      const r = await cli([...args, '--store', store]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(existsSync(store), args.join(' ')).toBe(false);
+    }
+    // The library too: a store that could not be set up is not left half-made.
+    const lib = path.join(root, 'lib');
+    await expect(ChunkStore.open(lib, { create: true, embedder: 'nope:x' })).rejects.toThrow(
+      /unknown embedder/,
+    );
+    expect(existsSync(lib)).toBe(false);
   });
 });
 

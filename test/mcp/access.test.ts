@@ -6,9 +6,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { inside } from '../../src/mcp/access.ts';
 import { serveHttp } from '../../src/mcp/http.ts';
-import { createServer } from '../../src/mcp/server.ts';
+import { type CreateServerOptions, createServer } from '../../src/mcp/server.ts';
 import {
   createServerContext,
   type ServerContext,
@@ -54,8 +53,8 @@ function context(opts: ServerContextOptions = {}): ServerContext {
 }
 
 /** An in-memory client; with `roots`, it offers them (and can change them later). */
-async function connect(ctx: ServerContext, roots?: string[]) {
-  const server = createServer(ctx);
+async function connect(ctx: ServerContext, roots?: string[], opts: CreateServerOptions = {}) {
+  const server = createServer(ctx, opts);
   const client = new Client(
     { name: 'access-test', version: '0' },
     roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } },
@@ -94,7 +93,7 @@ describe('file access: --allow-path', () => {
     expect(r.isError).toBe(true);
     expect(textOf(r)).toBe(
       `rlm_answer: ${secret} is outside the folders this server may read (${work}); ` +
-        'the server is started with --allow-path to widen them [ACCESS_DENIED]',
+        `to allow it, add --allow-path ${outside} to the server's command [ACCESS_DENIED]`,
     );
     const up = await call('rlm_answer', { question: 'q', paths: ['../outside'] });
     expect(textOf(up)).toContain(`../outside (${outside}) is outside the folders`);
@@ -153,7 +152,9 @@ describe('file access: MCP roots', () => {
     const secret = join(outside, 'secret.txt');
     const r = await call('rlm_answer', { question: 'q', paths: [secret] });
     expect(textOf(r)).toBe(
-      `rlm_answer: ${secret} is outside the client's roots (${join(work, 'docs')}) [ACCESS_DENIED]`,
+      `rlm_answer: ${secret} is outside the client's roots (${join(work, 'docs')}); to allow it, have the ` +
+        `client share a root that holds it, or start the server with --allow-path ${outside} (honoured ` +
+        'whatever the client says about roots) [ACCESS_DENIED]',
     );
     // Told that the roots changed, the server asks the client for them: wait until it has the answer.
     const rootsSeen = async (roots: string[]) => {
@@ -169,14 +170,42 @@ describe('file access: MCP roots', () => {
     await setRoots([]);
     await rootsSeen([]);
     expect(textOf(await call('rlm_answer', { question: 'q', paths: [secret] }))).toContain(
-      'the client shares no roots',
+      `${secret} cannot be read: the client declares MCP roots but shares none; to allow it, have the ` +
+        `client share a root that holds it, or start the server with --allow-path ${outside} `,
     );
   });
 
-  it('narrows --allow-path further, never widens it', async () => {
-    const { call } = await connect(context({ allowPaths: ['docs'] }), [base]);
-    const r = await call('rlm_answer', { question: 'q', paths: [join(outside, 'secret.txt')] });
-    expect(textOf(r)).toContain('is outside the folders this server may read');
+  it('suggests the folder itself for a folder, and quotes it for the shell', async () => {
+    const odd = join(base, "it's here");
+    mkdirSync(odd, { recursive: true });
+    const { call } = await connect(context(), [join(work, 'docs')]);
+    const r = await call('rlm_search', { query: 'x', store: odd });
+    expect(textOf(r)).toContain(`--allow-path '${base}/it'\\''s here' (honoured`);
+  });
+
+  it('an explicit --allow-path is honoured whatever the client declares about roots', async () => {
+    const secret = join(outside, 'secret.txt');
+    // Declared but none listed (what the MCP Inspector does): the operator's folders still open.
+    const none = await connect(context({ allowPaths: [outside] }), []);
+    expect(
+      (await none.call('rlm_answer', { question: 'q', paths: [secret] })).structuredContent,
+    ).toMatchObject({ answer: 'done' });
+    // Listed roots elsewhere neither narrow nor widen the operator's fence.
+    const elsewhere = await connect(context({ allowPaths: [outside] }), [join(work, 'docs')]);
+    expect((await elsewhere.call('rlm_answer', { question: 'q', paths: [secret] })).isError).toBeFalsy();
+    const r = await elsewhere.call('rlm_answer', { question: 'q', paths: ['docs/a.txt'] });
+    expect(textOf(r)).toContain(`is outside the folders this server may read (${outside})`);
+    // rlm_status still shows what the client declared.
+    expect((await none.call('rlm_status', {})).structuredContent).toMatchObject({
+      fileAccess: { allowedFolders: [outside], roots: [] },
+    });
+  });
+
+  it('narrows the HTTP default fence (the working folder), which no operator chose', async () => {
+    const { call } = await connect(context(), [join(work, 'docs')], { fenceToCwd: true });
+    writeFileSync(join(work, 'top.txt'), 'top\n');
+    const r = await call('rlm_answer', { question: 'q', paths: ['top.txt'] });
+    expect(textOf(r)).toContain(`is outside the client's roots (${join(work, 'docs')})`);
   });
 });
 
@@ -243,15 +272,5 @@ describe('bounded paths', () => {
       expect(r.isError, tool).toBe(true);
       expect(textOf(r), tool).toMatch(/paths hold more than .* \[BAD_INPUT\]$/);
     }
-  });
-});
-
-describe('inside', () => {
-  it('compares whole path segments', () => {
-    expect(inside('/a/b', '/a')).toBe(true);
-    expect(inside('/a', '/a')).toBe(true);
-    expect(inside('/ab', '/a')).toBe(false);
-    expect(inside('/a/..b', '/a')).toBe(true);
-    expect(inside('/', '/a')).toBe(false);
   });
 });

@@ -36,8 +36,8 @@ afterEach(async () => {
 
 async function start(opts: HttpServeOptions = {}) {
   const model = scripted(dir, 'http.json', [
-    { depth: 0, match: 'capital', reply: 'FINAL(Paris)' },
-    { depth: 0, reply: 'FINAL(unknown)' },
+    { depth: 0, match: 'capital', reply: 'FINAL("Paris")' },
+    { depth: 0, reply: 'FINAL("unknown")' },
   ]);
   const ctx = createServerContext({ env: { RLM_MODEL: model }, log: () => {} });
   const handle = await serveHttp(ctx, { port: 0, ...opts });
@@ -186,7 +186,7 @@ describe('serveHttp', () => {
   });
 
   it('bounds the number of JSON values in a body by the tool input limit', async () => {
-    const model = scripted(dir, 'elements.json', [{ depth: 0, reply: 'FINAL(ok)' }]);
+    const model = scripted(dir, 'elements.json', [{ depth: 0, reply: 'FINAL("ok")' }]);
     const ctx = createServerContext({
       env: { RLM_MODEL: model },
       log: () => {},
@@ -203,7 +203,7 @@ describe('serveHttp', () => {
   });
 
   it('cancels a run whose client connection dropped before the answer', async () => {
-    const model = scripted(dir, 'dropped.json', [{ depth: 0, reply: 'FINAL(never)', delayMs: 60_000 }]);
+    const model = scripted(dir, 'dropped.json', [{ depth: 0, reply: 'FINAL("never")', delayMs: 60_000 }]);
     let aborted!: () => void;
     const done = new Promise<void>((resolve) => {
       aborted = resolve;

@@ -85,7 +85,7 @@ describe('RunWatch', () => {
     } as TraceEvent);
     expect(logs).toEqual([
       'info: run r1 started: model m, 1,200 characters of context',
-      'error: run r1 error after 2 iterations, 1 sub-calls, $0.5000, 10 ms',
+      'error: run r1 error after 2 iterations, 1 sub-call, $0.5000, 10 ms',
     ]);
   });
 

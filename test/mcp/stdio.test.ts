@@ -134,7 +134,7 @@ describe('serveStdio in process', () => {
       raw += c.toString('utf8');
     });
     const logs: string[] = [];
-    const model = scripted(dir, 'cancelled.json', [{ depth: 0, reply: 'FINAL(never)', delayMs: 60_000 }]);
+    const model = scripted(dir, 'cancelled.json', [{ depth: 0, reply: 'FINAL("never")', delayMs: 60_000 }]);
     const ctx = createServerContext({ env: { RLM_MODEL: model }, log: (l) => logs.push(l) });
     const served = serveStdio(ctx, { stdin: toServer, stdout: fromServer });
     const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } };
@@ -149,7 +149,7 @@ describe('serveStdio in process', () => {
   });
 
   it('cancels in-flight calls when the parent process is gone', async () => {
-    const model = scripted(dir, 'orphan.json', [{ depth: 0, reply: 'FINAL(never)', delayMs: 60_000 }]);
+    const model = scripted(dir, 'orphan.json', [{ depth: 0, reply: 'FINAL("never")', delayMs: 60_000 }]);
     const toServer = new PassThrough();
     const fromServer = new PassThrough();
     let aborted!: () => void;
@@ -184,7 +184,7 @@ describe('serveStdio in process', () => {
   });
 
   it('cancels in-flight calls instead when its signal fires or stdout fails after input ended', async () => {
-    const model = scripted(dir, 'slow.json', [{ depth: 0, reply: 'FINAL(never)', delayMs: 60_000 }]);
+    const model = scripted(dir, 'slow.json', [{ depth: 0, reply: 'FINAL("never")', delayMs: 60_000 }]);
     for (const how of ['signal', 'stdout'] as const) {
       const toServer = new PassThrough();
       const fromServer = new PassThrough();
@@ -226,7 +226,7 @@ describe('rlm serve as a subprocess over stdio', () => {
   it('answers, reports errors as tool results, keeps stdout for JSON-RPC and exits 0 when stdin closes', async () => {
     const model = scripted(dir, 'child.json', [
       { depth: 0, match: 'life', reply: 'FINAL(42)' },
-      { depth: 0, reply: 'FINAL(other)' },
+      { depth: 0, reply: 'FINAL("other")' },
     ]);
     const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(
       process.execPath,
@@ -271,11 +271,11 @@ describe('rlm serve as a subprocess over stdio', () => {
     const lines = transport.raw.split('\n').filter((l) => l !== '');
     expect(lines.length).toBeGreaterThanOrEqual(5);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
-    expect(stderr).toMatch(/rlm serve: rlm_answer final after 1 iterations/);
+    expect(stderr).toMatch(/rlm serve: rlm_answer final after 1 iteration/);
   });
 
   it('answers requests piped in ahead of end of input before exiting 0', async () => {
-    const model = scripted(dir, 'piped.json', [{ depth: 0, reply: 'FINAL(piped)', delayMs: 300 }]);
+    const model = scripted(dir, 'piped.json', [{ depth: 0, reply: 'FINAL("piped")', delayMs: 300 }]);
     const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(
       process.execPath,
       ['--no-node-snapshot', launcher, 'serve', '--store', 'S'],
@@ -304,12 +304,12 @@ describe('rlm serve as a subprocess over stdio', () => {
       results: [expect.objectContaining({ document: 'memo' })],
     });
     expect(replies.get(3)?.result?.structuredContent).toMatchObject({ answer: 'piped', status: 'final' });
-    expect(stderr).toMatch(/rlm serve: rlm_answer final after 1 iterations/);
+    expect(stderr).toMatch(/rlm serve: rlm_answer final after 1 iteration/);
     expect(stderr).not.toMatch(/aborted/);
   });
 
   it('fences reads with --allow-path from a subprocess', async () => {
-    const model = scripted(dir, 'fenced.json', [{ depth: 0, reply: 'FINAL(read)' }]);
+    const model = scripted(dir, 'fenced.json', [{ depth: 0, reply: 'FINAL("read")' }]);
     mkdirSync(join(dir, 'open'), { recursive: true });
     writeFileSync(join(dir, 'open', 'a.txt'), 'fine');
     writeFileSync(join(dir, 'open', 'big.txt'), 'x'.repeat(1024 * 1024));

@@ -55,7 +55,7 @@ describe('cancellation', () => {
   it('honours the instance-wide signal and an already aborted one', async () => {
     const ctl = new AbortController();
     ctl.abort();
-    const { rlm, model } = setup(() => 'FINAL(x)', { signal: ctl.signal });
+    const { rlm, model } = setup(() => 'FINAL("x")', { signal: ctl.signal });
     const r = await rlm.answer({ question: 'q', context: 'c' });
     expect(r.status).toBe('aborted');
     expect(model.requests).toHaveLength(0);
@@ -63,7 +63,7 @@ describe('cancellation', () => {
 
   it('does not let one run abort the next', async () => {
     const ctl = new AbortController();
-    const { rlm } = setup((req) => (lastUser(req).includes('[block') ? 'FINAL(ok)' : repl('print(1)')));
+    const { rlm } = setup((req) => (lastUser(req).includes('[block') ? 'FINAL("ok")' : repl('print(1)')));
     const first = await rlm.answer({ question: 'q', context: 'c', signal: ctl.signal });
     ctl.abort();
     const second = await rlm.answer({ question: 'q', context: 'c' });

@@ -85,7 +85,7 @@ describe('RLM with the isolated-vm sandbox', () => {
 
   it('reports a model code error back, then finishes', async () => {
     const model = new FnModel((req) =>
-      lastUser(req).includes('[block 1]') ? 'FINAL(recovered)' : repl('const x = 1;\nundefinedFunction()'),
+      lastUser(req).includes('[block 1]') ? 'FINAL("recovered")' : repl('const x = 1;\nundefinedFunction()'),
     );
     const rlm = new RLM({ model, env: {} });
     const r = await rlm.answer({ question: 'q', context: 'c' });
@@ -95,7 +95,7 @@ describe('RLM with the isolated-vm sandbox', () => {
 
   it('cuts block output once, with the true count of omitted characters', async () => {
     const model = new FnModel((req) =>
-      lastUser(req).includes('[block 1]') ? 'FINAL(x)' : repl('print("HEAD" + "x".repeat(5000) + "TAIL")'),
+      lastUser(req).includes('[block 1]') ? 'FINAL("x")' : repl('print("HEAD" + "x".repeat(5000) + "TAIL")'),
     );
     const rlm = new RLM({ model, env: {}, maxOutputCharsPerBlock: 300 });
     await rlm.answer({ question: 'q', context: 'c' });
@@ -119,7 +119,32 @@ describe('RLM with the isolated-vm sandbox', () => {
     };
     expect((await run('FINAL(total)')).answer).toBe('42');
     expect((await run('FINAL(parts)')).answer).toBe('["a","b"]');
-    expect((await run('FINAL(Paris)')).answer).toBe('Paris');
+  });
+
+  it('takes a bare FINAL word the run has shown as meant, and sends any other back as a likely typo', async () => {
+    const run = async (question: string, final: string) => {
+      const model = new FnModel((req) => {
+        const last = lastUser(req);
+        if (last.includes('looks like a typo')) return 'FINAL(answer)';
+        return last.includes('[block 1]')
+          ? `Counted.\n${final}`
+          : repl('const answer = "entity";\nprint("least common:", answer)');
+      });
+      const r = await new RLM({ model, env: {} }).answer({ question, context: 'c' });
+      return { r, model };
+    };
+    // A word of the question (an option, a label) is a literal answer.
+    const option = await run('Which label is least common: entity or human?', 'FINAL(human)');
+    expect(option.r).toMatchObject({ answer: 'human', status: 'final', iterations: 2 });
+    // So is a word an output showed.
+    expect((await run('Which one?', 'FINAL(common)')).r.answer).toBe('common');
+    // A typo of a variable is not the answer: the model is told, with the variable it likely meant.
+    const typo = await run('Which one?', 'FINAL(answr)');
+    expect(typo.r).toMatchObject({ answer: 'entity', status: 'final', iterations: 3 });
+    const told = lastUser(typo.model.requests[2]!);
+    expect(told).toContain('FINAL(answr): there is no variable named `answr` in the session');
+    expect(told).toContain('Did you mean `answer`?');
+    expect(told).toContain('quote the text: FINAL("answr")');
   });
 
   it('refuses an answer over maxAnswerChars and lets the model shorten it', async () => {
@@ -155,7 +180,7 @@ describe('RLM with the isolated-vm sandbox', () => {
     writeFileSync(join(dir, 'notes', 'b.md'), 'Beta notes.\n');
     const model = new FnModel((req) =>
       lastUser(req).includes('[block 1]')
-        ? 'FINAL(done)'
+        ? 'FINAL("done")'
         : repl(
             'print(JSON.stringify(list_documents().map((d) => [d.path, d.chunks])))\nprint(grep("harbour")[0].path)',
           ),
@@ -173,7 +198,7 @@ describe('RLM with the isolated-vm sandbox', () => {
   it('tells the model a ```javascript fence did not run, and that a rejected block ran nothing', async () => {
     const model = new FnModel((req) => {
       const last = lastUser(req);
-      if (last.includes('[turn 2')) return 'FINAL(done)';
+      if (last.includes('[turn 2')) return 'FINAL("done")';
       if (last.includes('[turn 1'))
         return repl('const seen = 1;\nObject.prototype.hasOwnProperty.call({}, "x")');
       return 'Counting first.\n```javascript\nprint(context.length)\n```';

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isRlmError } from '../../core/errors.ts';
@@ -7,17 +6,12 @@ import { MemoryChunkStore } from '../../memory/in-memory/store.ts';
 import { type LoadedInput, loadInput } from '../../src/runtime/input.ts';
 import { createSandbox } from '../../src/sandbox/session.ts';
 import type { Sandbox } from '../../src/sandbox/types.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'rlm-lazy-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 /** A folder of two notes, read as a run reads `--context`. */
 async function notes(): Promise<{ dir: string; loaded: LoadedInput }> {
@@ -34,6 +28,7 @@ async function session(loaded: LoadedInput): Promise<Sandbox> {
   const sandbox = await createSandbox({
     ...(loaded.context === undefined ? {} : { context: loaded.context }),
     ...(loaded.store === undefined ? {} : { store: loaded.store }),
+    ...(loaded.contextFiles === undefined ? {} : { contextFiles: loaded.contextFiles }),
   });
   cleanups.push(() => sandbox.dispose());
   return sandbox;
@@ -51,6 +46,42 @@ describe('the index of --context files, built on first use', () => {
     expect(loaded.index?.built).toBe(false);
   });
 
+  it('is not built by grep, its count and document filter, or peek of a document id: they read the text', async () => {
+    const { dir, loaded } = await notes();
+    const eager = new MemoryChunkStore();
+    cleanups.push(() => eager.close());
+    await eager.ingestPaths([dir]);
+    const sandbox = await session(loaded);
+    const r = await sandbox.run(
+      [
+        "const hits = grep('logbook');",
+        'const a = hits[0].document;',
+        "print(JSON.stringify({ hits: hits.map((m) => [m.document, m.path, m.documentOffset, m.text]), count: grep('logbook', { count: true }), only: grep('logbook', { document: 'notes/b.txt' }).map((m) => m.path), peek: peek(a, 2, 9) }))",
+      ].join('\n'),
+    );
+    expect(r.error).toBeNull();
+    expect(loaded.index?.built).toBe(false);
+    // The same documents and offsets the index gives once built.
+    const [a, b] = eager.documents().map((d) => d.id);
+    const lines = (await eager.grep('logbook')).matches.map((m) => [m.documentOffset, m.text]);
+    expect(JSON.parse(r.stdout)).toEqual({
+      hits: [
+        [a, 'notes/a.md', ...lines[0]!],
+        [b, 'notes/b.txt', ...lines[1]!],
+      ],
+      count: {
+        matches: 2,
+        lines: 2,
+        documents: [
+          { id: a, path: 'notes/a.md', matches: 1, lines: 1 },
+          { id: b, path: 'notes/b.txt', matches: 1, lines: 1 },
+        ],
+      },
+      only: ['notes/b.txt'],
+      peek: 'Harbour',
+    });
+  });
+
   it('is built by the first search_chunks, which answers as an ingested store does', async () => {
     const { dir, loaded } = await notes();
     const eager = new MemoryChunkStore();
@@ -60,18 +91,16 @@ describe('the index of --context files, built on first use', () => {
     const r = await sandbox.run(
       [
         "const hits = search_chunks('logbook', { k: 5 });",
-        "print(JSON.stringify({ hits: hits.map((h) => h.id), chunk: get_chunk(hits[0].id).text, grep: grep('harbour master').map((m) => [m.id, m.offset]), docs: list_documents().map((d) => [d.id, d.chunks]) }))",
+        'print(JSON.stringify({ hits: hits.map((h) => h.id), chunk: get_chunk(hits[0].id).text, docs: list_documents().map((d) => [d.id, d.chunks]) }))',
       ].join('\n'),
     );
     expect(r.error).toBeNull();
     expect(loaded.index?.built).toBe(true);
-    const seen = JSON.parse(r.stdout) as { hits: string[]; chunk: string; grep: [string, number][] };
+    const seen = JSON.parse(r.stdout) as { hits: string[]; chunk: string };
     const expected = await eager.search('logbook', { k: 5 });
-    const grep = await eager.grep('harbour master');
     expect(JSON.parse(r.stdout)).toEqual({
       hits: expected.map((h) => h.id),
       chunk: eager.getChunk(expected[0]!.id)?.text,
-      grep: grep.matches.map((m) => [m.id, m.offset]),
       docs: eager.documents().map((d) => [d.id, d.chunks]),
     });
     expect(seen.hits.length).toBeGreaterThan(0);

@@ -49,7 +49,7 @@ describe('RLM loop', () => {
     const { rlm, model, sandboxes } = setup(
       sequence(
         ['```js\nprint("illustration")\n```', repl('print("a")'), repl('print("b")')].join('\n'),
-        'FINAL(done)',
+        'FINAL("done")',
       ),
     );
     await rlm.answer({ question: 'q', context: 'c' });
@@ -77,7 +77,7 @@ describe('RLM loop', () => {
   });
 
   it('nudges a reply with neither code nor FINAL', async () => {
-    const { rlm, model } = setup(sequence('Let me think about it.', 'FINAL(ok)'));
+    const { rlm, model } = setup(sequence('Let me think about it.', 'FINAL("ok")'));
     const r = await rlm.answer({ question: 'q', context: 'c' });
     expect(r.status).toBe('final');
     expect(lastUser(model.requests[1]!)).toContain('no ```repl block and no FINAL');
@@ -121,7 +121,7 @@ describe('RLM loop', () => {
 
   it('resets the error count after a block succeeds', async () => {
     const bad = repl('throw new Error("boom")');
-    const { rlm } = setup(sequence(bad, bad, repl('print(1)'), bad, bad, 'FINAL(ok)'), {
+    const { rlm } = setup(sequence(bad, bad, repl('print(1)'), bad, bad, 'FINAL("ok")'), {
       maxConsecutiveErrors: 3,
     });
     const r = await rlm.answer({ question: 'q', context: 'c' });
@@ -138,7 +138,7 @@ describe('RLM loop', () => {
   });
 
   it('shows syntax errors to the model with their code', async () => {
-    const { rlm, model } = setup(sequence(repl('let = ;'), 'FINAL(fixed)'));
+    const { rlm, model } = setup(sequence(repl('let = ;'), 'FINAL("fixed")'));
     await rlm.answer({ question: 'q', context: 'c' });
     expect(lastUser(model.requests[1]!)).toMatch(/Error \(SYNTAX\)/);
   });

@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { LIMIT_VARIABLES } from '../../core/env.ts';
 import { DEFAULT_LIMITS } from '../../src/mcp/limits.ts';
 import { answerInput } from '../../src/mcp/tools/answer.ts';
 import {
   boundedLimit,
   checkLimit,
   DEFAULTS,
-  LIMIT_ENV,
   LIMIT_NAMES,
   limitSchemas,
   runLimitsSchema,
@@ -38,7 +38,7 @@ describe('run limit schemas', () => {
       ['subCallConcurrency', 'lots', false],
     ];
     for (const [name, value, ok] of cases) {
-      const env = LIMIT_ENV[name];
+      const env = (LIMIT_VARIABLES as Partial<Record<string, string>>)[name];
       if (ok) {
         expect(resolveOptions({ model: 'm', [name]: value }, {})[name]).toBe(value);
         if (env) expect(resolveOptions({ model: 'm' }, { [env]: String(value) })[name]).toBe(value);

@@ -13,7 +13,7 @@ import { setup } from './helpers/setup.ts';
 const dir = tempDir('rlm-answer-');
 
 const answerAfterLook = () =>
-  new FnModel((req) => (lastUser(req).includes('[block') ? 'FINAL(seen)' : repl('print(typeof context)')));
+  new FnModel((req) => (lastUser(req).includes('[block') ? 'FINAL("seen")' : repl('print(typeof context)')));
 
 describe('RLM.answer inputs', () => {
   it('states the context size and shape in the system prompt', async () => {

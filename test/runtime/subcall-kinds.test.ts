@@ -1,5 +1,5 @@
 /**
- * The two sub-calls (DESIGN "Depth and the two sub-calls"): llm_query is one plain completion at any depth,
+ * The two sub-calls (CONTRACTS.md, "Depth and the two sub-calls"): llm_query is one plain completion at any depth,
  * rlm_query a sub-RLM below maxDepth; batched items as strings or {prompt, context, model}; per-call models;
  * and batches of tens of thousands of items that keep the budget and the event loop.
  */
@@ -11,7 +11,7 @@ import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { setup } from './helpers/setup.ts';
 
 const root = (code: string) => (req: ModelRequest) =>
-  lastUser(req).includes('[block') ? 'FINAL(ok)' : repl(code);
+  lastUser(req).includes('[block') ? 'FINAL("ok")' : repl(code);
 
 describe('llm_query vs rlm_query', () => {
   it('llm_query is one plain completion even where a sub-RLM could run', async () => {

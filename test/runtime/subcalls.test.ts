@@ -11,7 +11,7 @@ describe('sub-calls and depth', () => {
     const model = new FnModel((req) => {
       const last = lastUser(req);
       if (req.depth === 0) {
-        if (last.includes('[block 1]')) return 'FINAL(done)';
+        if (last.includes('[block 1]')) return 'FINAL("done")';
         return repl('sub = await rlm_query("Add the numbers", "1 2 3")\nprint("sub said", sub)');
       }
       if (req.depth === 1) {
@@ -44,7 +44,7 @@ describe('sub-calls and depth', () => {
       req.depth === 1
         ? `leaf:${lastUser(req).length}`
         : lastUser(req).includes('[block')
-          ? 'FINAL(x)'
+          ? 'FINAL("x")'
           : repl('print(await llm_query("hi"))'),
     );
     const { rlm, sandboxes } = setup(model, { maxDepth: 1 });
@@ -56,7 +56,7 @@ describe('sub-calls and depth', () => {
 
   it('never runs anything beyond maxDepth: llm_query returns a DEPTH_EXCEEDED error string', async () => {
     const model = new FnModel((req) =>
-      lastUser(req).includes('[block') ? 'FINAL(x)' : repl('print(await llm_query("deeper?"))'),
+      lastUser(req).includes('[block') ? 'FINAL("x")' : repl('print(await llm_query("deeper?"))'),
     );
     const { rlm } = setup(model, { maxDepth: 0 });
     const r = await rlm.answer({ question: 'q', context: 'c' });
@@ -76,7 +76,7 @@ describe('sub-calls and depth', () => {
     const { promise: boundReached, resolve: reachBound } = Promise.withResolvers<void>();
     const model = new FnModel(async (req) => {
       if (req.depth === 0) {
-        if (lastUser(req).includes('[block')) return 'FINAL(ok)';
+        if (lastUser(req).includes('[block')) return 'FINAL("ok")';
         return repl(
           'const ps = []; for (let i = 0; i < 10; i++) ps.push(i === 4 ? "fail" : "item " + i)\n' +
             'answers = await llm_query_batched(ps)\nprint(JSON.stringify(answers))',
@@ -106,7 +106,7 @@ describe('sub-calls and depth', () => {
   it('answers identical sub-calls from the cache, keyed by prompt and context', async () => {
     const model = new FnModel((req) => {
       if (req.depth === 1) return `answer ${model.at(1).length}`;
-      if (lastUser(req).includes('[block')) return 'FINAL(ok)';
+      if (lastUser(req).includes('[block')) return 'FINAL("ok")';
       return repl(
         'a = await llm_query("same", "ctx")\nb = await llm_query("same", "ctx")\n' +
           'c = await llm_query("same", "other")\nd = await llm_query_batched(["same", "same"])',
@@ -129,7 +129,7 @@ describe('sub-calls and depth', () => {
       req.depth === 1
         ? 'x'
         : lastUser(req).includes('[block')
-          ? 'FINAL(ok)'
+          ? 'FINAL("ok")'
           : repl('await llm_query("same"); await llm_query("same")'),
     );
     const { rlm } = setup(model, { maxDepth: 1, cache: false });
@@ -143,7 +143,7 @@ describe('sub-calls and depth', () => {
       req.depth === 1
         ? 'x'
         : lastUser(req).includes('[block')
-          ? 'FINAL(ok)'
+          ? 'FINAL("ok")'
           : repl('print(await llm_query("summarise", "y".repeat(500)))'),
     );
     const { rlm } = setup(model, { maxDepth: 1, maxSubCallChars: 200 });
@@ -158,7 +158,7 @@ describe('sub-calls and depth', () => {
   it('returns a failing sub-RLM as an error string to its caller', async () => {
     const model = new FnModel((req) => {
       if (req.depth === 1) throw new Error('sub model down');
-      return lastUser(req).includes('[block') ? 'FINAL(ok)' : repl('print(await llm_query("x", "y"))');
+      return lastUser(req).includes('[block') ? 'FINAL("ok")' : repl('print(await llm_query("x", "y"))');
     });
     const { rlm } = setup(model);
     const r = await rlm.answer({ question: 'q', context: 'c' });
@@ -168,7 +168,7 @@ describe('sub-calls and depth', () => {
 
   it('uses subModel for every call below the root', async () => {
     const root = new FnModel(
-      (req) => (lastUser(req).includes('[block') ? 'FINAL(ok)' : repl('print(await llm_query("x"))')),
+      (req) => (lastUser(req).includes('[block') ? 'FINAL("ok")' : repl('print(await llm_query("x"))')),
       'fake:root',
     );
     const sub = new FnModel(() => 'from sub', 'fake:sub');

@@ -122,6 +122,14 @@ describe.skipIf(browser === undefined && !requireBrowser)('trace html in headles
     const body = await text();
     expect(body).toMatch(/status\s+final/);
     expect(body).toMatch(/sub-calls\s+2/);
+    // Each time says what it measures: the whole call, and the run (root node and timeline alike).
+    expect(body).toMatch(/total time\s+\d/);
+    expect(body).toMatch(/run time\s+\d/);
+    expect(body).toMatch(/finalrun \d/); // the root node's time is the run's
+    expect(body).toMatch(/sub-calls over the run’s \d/i);
+    expect(await page.evaluate('document.querySelector(".stats span[title]").title')).toContain(
+      'the whole call',
+    );
     expect(await page.evaluate('document.querySelectorAll(".tl-bar").length')).toBe(2);
     expect(await page.evaluate('performance.getEntriesByType("resource").length')).toBe(0);
   });

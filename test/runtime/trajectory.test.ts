@@ -24,7 +24,7 @@ describe('trajectory', () => {
           if (last.includes('boom')) throw new Error('provider down');
           return 'fine';
         }
-        if (last.includes('[block 1')) return 'FINAL(ok)';
+        if (last.includes('[block 1')) return 'FINAL("ok")';
         return repl(
           'print(await rlm_query("same"))\nprint(await rlm_query("same"))\nprint(await rlm_query("boom"))\nundefinedThing()',
         );
@@ -49,8 +49,8 @@ describe('trajectory', () => {
 
   it('keeps what a torn trace holds: unfinished spans and no result', async () => {
     const evs = await events((req) => {
-      if (req.depth > 0) return 'FINAL(sub)';
-      return lastUser(req).includes('[block') ? 'FINAL(done)' : repl('print(await rlm_query("a"))');
+      if (req.depth > 0) return 'FINAL("sub")';
+      return lastUser(req).includes('[block') ? 'FINAL("done")' : repl('print(await rlm_query("a"))');
     });
     const cut = evs.slice(
       0,
@@ -67,8 +67,8 @@ describe('trajectory', () => {
   });
 
   it('splits a shared file into one tree per run, in file order', async () => {
-    const a = await events(() => 'FINAL(a)');
-    const b = await events(() => 'FINAL(b)');
+    const a = await events(() => 'FINAL("a")');
+    const b = await events(() => 'FINAL("b")');
     const mixed = [a[0], b[0], ...a.slice(1), ...b.slice(1)] as TraceEvent[];
     const trees = buildTrajectories(mixed);
     expect(trees.map((t) => t.result?.answer)).toEqual(['a', 'b']);

@@ -3,6 +3,7 @@ import type {
   ChunkReader,
   ChunkRecord,
   DocumentRecord,
+  DocumentText,
   GrepOptions,
   GrepResult,
   Link,
@@ -10,6 +11,7 @@ import type {
   SearchHit,
   SearchOptions,
   StoreStats,
+  TextRange,
 } from '../../memory/types.ts';
 
 export interface FakeStore extends ChunkReader {
@@ -51,7 +53,29 @@ export function fakeStore(): FakeStore {
       return { documents: 2, chunks: chunks.size, links: links.length, tokens: 30, bytes: 100, schema: 1 };
     },
     documents(): DocumentRecord[] {
-      return [];
+      return ['a', 'b'].map((id) => ({
+        id,
+        path: null,
+        hash: '',
+        bytes: 0,
+        chunker: 'paragraph',
+        chunks: store.documentChunks(id).length,
+        tokens: store.documentChunks(id).reduce((n, c) => n + c.tokens, 0),
+        ingestedAt: '2025-01-01T00:00:00.000Z',
+        segment: 'seg-000001',
+        first: 0,
+      }));
+    },
+    async readDocument(id: string, range?: TextRange): Promise<DocumentText | undefined> {
+      const doc = store.documents().find((d) => d.id === id);
+      if (!doc) return undefined;
+      const whole = store
+        .documentChunks(id)
+        .map((c) => c.text)
+        .join('');
+      const start = range?.start ?? 0;
+      const end = range?.end ?? whole.length;
+      return { documents: [doc], text: whole.slice(start, end), start, end, length: whole.length };
     },
     getChunk(id) {
       return chunks.get(id);

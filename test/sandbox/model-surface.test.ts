@@ -33,8 +33,8 @@ describe('documents', () => {
     const plain = await sandbox({ context: ['one', 'three'] });
     const p = await plain.run('FINAL(list_documents())');
     expect(JSON.parse(p.final ?? 'null')).toEqual([
-      { id: 'doc:0', path: 'doc:0', chars: 3, chunks: 1, modified: null },
-      { id: 'doc:1', path: 'doc:1', chars: 5, chunks: 1, modified: null },
+      { id: 'doc:0', path: 'doc:0', chars: 3, chunks: 1, modified: null, hash: '7692c3ad3540bb80' },
+      { id: 'doc:1', path: 'doc:1', chars: 5, chunks: 1, modified: null, hash: '8b5b9db0c13db242' },
     ]);
   });
 

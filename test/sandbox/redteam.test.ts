@@ -209,7 +209,7 @@ describe('stack traces', () => {
         try { f(); } catch (e) { stacks.push(e.stack); }
       }
       FINAL(stacks.join('\\n----\\n'))`);
-    expect(r.final).toMatch(/peek: no chunk with id missing:9/);
+    expect(r.final).toMatch(/peek: no chunk or document with id missing:9/);
     expect(r.final).not.toMatch(/node_modules|\/work\/|\.ts:|file:\/\/|secret/);
     expect(r.final).not.toContain('isolated-vm');
   });

@@ -220,8 +220,26 @@ describe('context helpers', () => {
     const r = await sb.run("FINAL(grep('needle', { ignoreCase: true, context: 3 }))");
     expect(r.ok).toBe(true);
     expect(JSON.parse(r.final ?? 'null')).toEqual([
-      { id: 'doc:0', path: 'doc:0', offset: 15, text: 'the NEEDLE is here', before: 'ne\n', after: '\nbe' },
-      { id: 'doc:0', path: 'doc:0', offset: 43, text: 'another needle line', before: 'ta\n', after: '\n' },
+      {
+        id: 'doc:0',
+        document: 'doc:0',
+        path: 'doc:0',
+        offset: 15,
+        documentOffset: 15,
+        text: 'the NEEDLE is here',
+        before: 'ne\n',
+        after: '\nbe',
+      },
+      {
+        id: 'doc:0',
+        document: 'doc:0',
+        path: 'doc:0',
+        offset: 43,
+        documentOffset: 43,
+        text: 'another needle line',
+        before: 'ta\n',
+        after: '\n',
+      },
     ]);
   });
 
@@ -253,7 +271,10 @@ describe('context helpers', () => {
 
   it('serves a context larger than maxContextChars from the host', async () => {
     const sb = await sandbox({ context: 'x'.repeat(50) + 'NEEDLE' }, { maxContextChars: 10 });
-    expect((await sb.run('typeof context')).stdout).toBe('"undefined"\n');
+    // `context` is not there, and any use of it says what to use instead.
+    expect((await sb.run('context.length')).error?.message).toBe(
+      'Error: context is too large to load into the sandbox. Use peek(start, end), grep(pattern) and list_documents()',
+    );
     expect((await sb.run('peek(48, 54)')).stdout).toBe('"xxNEED"\n');
     const r = await sb.run("grep('NEEDLE')");
     expect(r.stdout).toContain('offset: 50');
@@ -291,7 +312,9 @@ describe('store helpers', () => {
     const r = await sb.run("grep('explode')");
     expect(r.error?.message).toBe('Error: grep: grep failed reading <path>');
     const missing = await sb.run("peek('nope:1')");
-    expect(missing.error?.message).toBe('Error: peek: no chunk with id nope:1');
+    expect(missing.error?.message).toBe(
+      'Error: peek: no chunk or document with id nope:1 (a chunk id DOCUMENT:N from search_chunks or grep, or a document id from list_documents)',
+    );
   });
 
   it('rejects a bad link type', async () => {

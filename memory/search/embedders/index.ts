@@ -8,12 +8,16 @@
  * - `http://HOST[:PORT]/PATH#MODEL[@DIM]` (or `https://…`) — any other compatible endpoint (llama.cpp,
  *   vLLM...); the optional key comes from `RLM_EMBEDDINGS_API_KEY`.
  *
+ * The variables are read through `core/env.ts` (README's environment table).
+ *
  * `@DIM` asks the server for shortened vectors (sent as `dimensions`). Model names may contain `:`
  * (Ollama tags), which is why the length uses `@`.
  */
+import { type Env, readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
 import { HashingEmbedder } from './hashing.ts';
 import { OpenAIEmbedder } from './openai.ts';
+import { EMBEDDER_SPECS } from './specs.ts';
 import type { Embedder } from './types.ts';
 
 export { HashingEmbedder } from './hashing.ts';
@@ -50,17 +54,14 @@ function isOpenAIHost(baseUrl: string): boolean {
   }
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
 /**
- * Builds an {@link Embedder} from a spec string (see the module comment). `env` is passed in rather than
- * read from `process.env` so callers and tests decide where keys come from.
+ * Builds an {@link Embedder} from a spec string (see the module comment). Keys and endpoints come from
+ * `env` (default `process.env`), so callers and tests decide where they come from.
  * @throws RlmError BAD_INPUT for an unknown scheme, a malformed spec, or `openai:` against api.openai.com
  *   without `OPENAI_API_KEY`.
  */
-export function createEmbedder(spec: string, env: Record<string, string | undefined>): Embedder {
+export function createEmbedder(spec: string, env?: Env): Embedder {
+  const values = readEnv(env);
   // `http:URL#MODEL` is the canonical name a store records for a URL embedder; it must read back.
   const trimmed = spec.trim().replace(/^http:(?=https?:\/\/)/i, '');
   if (trimmed === 'hash') return new HashingEmbedder();
@@ -74,7 +75,7 @@ export function createEmbedder(spec: string, env: Record<string, string | undefi
     }
     const baseUrl = trimmed.slice(0, hash);
     const { model, dimensions } = modelAndDims(trimmed.slice(hash + 1), spec);
-    const apiKey = nonEmpty(env.RLM_EMBEDDINGS_API_KEY);
+    const apiKey = values.embeddingsApiKey;
     return new OpenAIEmbedder({
       baseUrl,
       model,
@@ -91,8 +92,8 @@ export function createEmbedder(spec: string, env: Record<string, string | undefi
       return new HashingEmbedder({ dimensions: parseDims(rest, spec) });
     case 'openai': {
       const { model, dimensions } = modelAndDims(rest, spec);
-      const apiKey = nonEmpty(env.OPENAI_API_KEY);
-      const baseUrl = nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_DEFAULT_BASE;
+      const { apiKey } = values.openai;
+      const baseUrl = values.openai.baseUrl ?? OPENAI_DEFAULT_BASE;
       // OpenAI itself always wants a key: fail now rather than after a round of retried 401s.
       // Local and custom endpoints (OPENAI_BASE_URL) may not.
       if (apiKey === undefined && isOpenAIHost(baseUrl))
@@ -107,28 +108,38 @@ export function createEmbedder(spec: string, env: Record<string, string | undefi
     case 'ollama': {
       const { model, dimensions } = modelAndDims(rest, spec);
       return new OpenAIEmbedder({
-        baseUrl: nonEmpty(env.OLLAMA_BASE_URL) ?? OLLAMA_DEFAULT_BASE,
+        baseUrl: values.ollamaBaseUrl ?? OLLAMA_DEFAULT_BASE,
         model,
         name: `ollama:${model}`,
         ...(dimensions === undefined ? {} : { dimensions }),
       });
     }
     default:
-      throw new RlmError(
-        'BAD_INPUT',
-        `unknown embedder "${spec}": use hash, hash:DIM, openai:MODEL, ollama:MODEL or http(s)://HOST/v1#MODEL`,
-      );
+      throw new RlmError('BAD_INPUT', `unknown embedder "${spec}": use ${EMBEDDER_SPECS}`);
   }
 }
 
 /**
  * What a store records about its embedder: the canonical spec (`embedder.name`) and the vector length.
  * An endpoint whose model is not in the known table reports 0 dimensions until it has answered once, so
- * this embeds one probe text to learn it.
+ * this embeds one probe text to learn it; with `probe`, it always does, so a dead or misconfigured
+ * endpoint shows now (as PROVIDER) whatever form its spec takes.
  */
-export async function embedderConfig(embedder: Embedder): Promise<{ spec: string; dimensions: number }> {
+export async function embedderConfig(
+  embedder: Embedder,
+  opts: { probe?: boolean } = {},
+): Promise<{ spec: string; dimensions: number }> {
   let dimensions = embedder.dimensions;
-  if (dimensions === 0) dimensions = (await embedder.embed(['dimension probe']))[0]?.length ?? 0;
+  if (dimensions === 0 || opts.probe) {
+    const probed = (await embedder.embed(['dimension probe']))[0]?.length ?? 0;
+    if (dimensions !== 0 && probed !== 0 && probed !== dimensions) {
+      throw new RlmError(
+        'PROVIDER',
+        `embedder ${embedder.name} returned vectors of ${probed} dimensions, not the ${dimensions} expected`,
+      );
+    }
+    dimensions = probed;
+  }
   if (dimensions === 0) throw new RlmError('PROVIDER', `embedder ${embedder.name} returned an empty vector`);
   return { spec: embedder.name, dimensions };
 }

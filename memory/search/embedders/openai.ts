@@ -4,15 +4,17 @@
  * retries transient failures (the policy of `core/http-retry.ts`, shared with the model providers) and
  * validates what comes back before anything reaches the index.
  */
+
 import { RlmError } from '../../../core/errors.ts';
+import { errorBodyMessage, postJson } from '../../../core/http-post.ts';
 import {
   type AttemptOutcome,
-  abortedError,
   type BackoffOptions,
   isRetryableStatus,
   redactSecrets,
   withRetries,
 } from '../../../core/http-retry.ts';
+import { plural } from '../../../core/plural.ts';
 import type { Embedder } from './types.ts';
 
 /** Options of {@link OpenAIEmbedder}. */
@@ -63,26 +65,6 @@ function positiveInt(value: number, what: string, min = 0): number {
     throw new RlmError('BAD_INPUT', `${what} must be an integer >= ${min}, got ${value}`);
   }
   return value;
-}
-
-/** Pulls a human message out of the usual `{error:{message}}` / `{error:"..."}` / `{message}` bodies. */
-function serverMessage(body: string): string {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    if (parsed && typeof parsed === 'object') {
-      const rec = parsed as Record<string, unknown>;
-      const err = rec.error;
-      if (typeof err === 'string') return err;
-      if (err && typeof err === 'object' && typeof (err as Record<string, unknown>).message === 'string') {
-        return (err as Record<string, string>).message ?? '';
-      }
-      if (typeof rec.message === 'string') return rec.message;
-      if (typeof rec.detail === 'string') return rec.detail;
-    }
-  } catch {
-    // Not JSON: fall through to the raw text.
-  }
-  return body.trim().slice(0, 300);
 }
 
 /** {@link Embedder} over an OpenAI-compatible `/embeddings` endpoint. */
@@ -156,7 +138,7 @@ export class OpenAIEmbedder implements Embedder {
 
   /** The PROVIDER error for a failed attempt; `final` when no retry will follow. */
   private failure(message: string, attempt: number, retryable: boolean, status?: number): RlmError {
-    const tries = retryable && attempt >= this.maxRetries ? ` after ${attempt + 1} attempts` : '';
+    const tries = retryable && attempt >= this.maxRetries ? ` after ${plural(attempt + 1, 'attempt')}` : '';
     return new RlmError(
       'PROVIDER',
       `embedding request to ${this.url} failed${tries}: ${redactSecrets(message, [this.apiKey])}`,
@@ -169,41 +151,29 @@ export class OpenAIEmbedder implements Embedder {
     n: number,
     signal: AbortSignal | undefined,
   ): Promise<AttemptOutcome<number[][]>> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     const body: Record<string, unknown> = { model: this.model, input: batch };
     if (this.requestedDimensions !== undefined) body.dimensions = this.requestedDimensions;
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: 'application/json',
-    };
-    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    let res: Response;
-    let text: string;
-    try {
-      res = await this.fetchImpl(this.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
-        signal: combined,
-      });
-      text = await res.text();
-    } catch (err) {
-      if (signal?.aborted) throw abortedError('embedding');
-      if (timeout.aborted) {
-        return {
-          ok: false,
-          retryable: true,
-          error: this.failure(`timed out after ${this.timeoutMs}ms`, n, true),
-        };
-      }
-      const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-      const message = `network error: ${err instanceof Error ? err.message : String(err)}${cause}`;
-      return { ok: false, retryable: true, error: this.failure(message, n, true) };
+    const res = await postJson(this.url, body, {
+      apiKey: this.apiKey,
+      timeoutMs: this.timeoutMs,
+      signal,
+      fetch: this.fetchImpl,
+      name: 'embedding',
+    });
+    if (res.kind === 'timeout') {
+      return {
+        ok: false,
+        retryable: true,
+        error: this.failure(`timed out after ${this.timeoutMs}ms`, n, true),
+      };
     }
-    if (!res.ok) {
+    if (res.kind === 'network') {
+      return { ok: false, retryable: true, error: this.failure(`network error: ${res.detail}`, n, true) };
+    }
+    if (res.status < 200 || res.status >= 300) {
       const retryable = isRetryableStatus(res.status);
-      const message = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}: ${serverMessage(text) || '(empty body)'}`;
+      const detail = errorBodyMessage(res.text).trim().slice(0, 300) || '(empty body)';
+      const message = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}: ${detail}`;
       return {
         ok: false,
         retryable,
@@ -211,7 +181,7 @@ export class OpenAIEmbedder implements Embedder {
         error: this.failure(message, n, retryable, res.status),
       };
     }
-    return { ok: true, value: this.parse(text, batch.length) };
+    return { ok: true, value: this.parse(res.text, batch.length) };
   }
 
   /** Validates the response body; a malformed body is a provider bug, not worth retrying. */
@@ -229,7 +199,7 @@ export class OpenAIEmbedder implements Embedder {
     }
     const data = (parsed as { data?: unknown } | null)?.data;
     if (!Array.isArray(data)) throw bad('missing `data` array');
-    if (data.length !== expected) throw bad(`expected ${expected} embeddings, got ${data.length}`);
+    if (data.length !== expected) throw bad(`expected ${plural(expected, 'embedding')}, got ${data.length}`);
     const slots: (number[] | undefined)[] = new Array(expected);
     for (let pos = 0; pos < data.length; pos++) {
       const item = data[pos] as { index?: unknown; embedding?: unknown } | null;

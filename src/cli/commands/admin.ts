@@ -1,4 +1,9 @@
+import path from 'node:path';
+import { isRlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
+import type { DeleteReport } from '../../../memory/engine/memories.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
+import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import { documentList } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
 import { ask, type CliIO, canAsk, EXIT_FAILURE, EXIT_OK, writeJson } from '../io.ts';
@@ -13,7 +18,8 @@ export async function stats(argv: string[], io: CliIO): Promise<number> {
   });
   if (values.help) {
     io.stdout.write(
-      'usage: rlm stats --store DIR [--json]\n\nStore totals: documents, chunks, links, tokens, bytes.\n',
+      'usage: rlm stats --store DIR [--json]\n\nStore totals: documents, chunks, links, tokens, bytes of text, schema version.\n' +
+        '--store falls back to $RLM_STORE. --json prints {documents, chunks, links, tokens, bytes, schema, dir}.\n',
     );
     return EXIT_OK;
   }
@@ -33,32 +39,59 @@ export async function stats(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
+const RM_HELP = `usage: rlm rm DOCUMENT --store DIR [--json]
+
+Deletes a document for good: by id (a memory id too), or by the path it was ingested from (every part of
+a big file). Its chunks, links, vectors and access stats go, and its text is rewritten out of the segment
+files it shared with other documents. A consolidation summary written from a deleted memory goes too,
+and that summary's other sources come back from the archive. --store falls back to $RLM_STORE.
+--json prints {removed, ids, summaries, restored}: ids deleted (summaries included), the summaries, the
+memories restored.
+`;
+
 export async function rm(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals: pos } = parseCommandArgs(argv, {
     store: { type: 'string' },
     json: { type: 'boolean' },
   });
   if (values.help) {
-    io.stdout.write(
-      'usage: rlm rm DOCUMENT --store DIR [--json]\n\nForgets a document (by id or by the path it was ingested from), its chunks and links.\n',
-    );
+    io.stdout.write(RM_HELP);
     return EXIT_OK;
   }
   const [doc] = positionals(pos, ['DOCUMENT'], 'rm');
   const store = await openStore(values.store, io);
   try {
-    const removed = await store.removeDocument(doc!);
-    if (values.json) writeJson(io, { removed });
-    else
-      io.stderr.write(
-        removed
-          ? `removed ${doc}\n`
-          : `rlm: no document ${doc} in the store (rlm ls lists ids and paths) [NOT_FOUND]\n`,
-      );
-    return removed ? EXIT_OK : EXIT_FAILURE;
+    const name = store.findDocument(doc!) ? doc! : path.resolve(io.cwd, doc!);
+    let report: DeleteReport;
+    try {
+      report = await store.deleteDocuments([name]);
+    } catch (err) {
+      if (!isRlmError(err, 'NOT_FOUND')) throw err;
+      if (values.json) writeJson(io, { removed: false, ids: [], summaries: [], restored: [] });
+      else io.stderr.write(`rlm: no document ${doc} in the store (rlm ls lists ids and paths) [NOT_FOUND]\n`);
+      return EXIT_FAILURE;
+    }
+    if (values.json) writeJson(io, { removed: true, ...deleteJson(report) });
+    else io.stderr.write(`rlm: removed ${report.deleted.join(', ')}\n${summaryNote(report)}`);
+    return EXIT_OK;
   } finally {
     await store.close();
   }
+}
+
+/** `{ids, summaries, restored}` of `rm --json` and `forget --json`: ids deleted, summaries included. */
+export function deleteJson(r: DeleteReport): { ids: string[]; summaries: string[]; restored: string[] } {
+  return { ids: [...r.deleted, ...r.summaries], summaries: r.summaries, restored: r.restored };
+}
+
+/** What a delete took along besides what was named: a line for people, or nothing. */
+export function summaryNote(r: DeleteReport): string {
+  if (r.summaries.length === 0) return '';
+  const restored =
+    r.restored.length > 0
+      ? `; ${plural(r.restored.length, 'source')} restored from the archive (${r.restored.join(', ')})`
+      : '';
+  return `rlm: also deleted ${plural(r.summaries.length, 'summary', 'summaries')} written from it (${r.summaries.join(', ')})${restored}\n`;
 }
 
 const REPAIR_HELP = `usage: rlm repair --store DIR [--embedder SPEC|none] [--yes] [--json]
@@ -67,9 +100,10 @@ Rebuilds derived files (manifest, documents, indexes, links, vectors) from the c
 compacts segments (drops the chunks of replaced or removed documents). A damaged chunk file is read
 record by record: documents whose chunks are all readable are kept. Before dropping any document,
 repair lists them with the files to ingest again and asks (on a terminal) or needs --yes; otherwise
-nothing is changed and it exits 1.
+nothing is changed and it exits 1. --store falls back to $RLM_STORE.
 
-  --embedder SPEC   rebuild vectors with this embedder (hash, openai:MODEL, ...); none removes vectors
+  --embedder SPEC   rebuild vectors with this embedder (${EMBEDDER_SPECS}); none removes vectors
+                    (the memory journal is folded first, so memories get vectors too)
   --yes             drop unreadable documents without asking
   --json            print {segments, documents, chunks, actions, dropped:[{id, path}], applied}
 `;
@@ -104,7 +138,7 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
     for (const a of report.actions) io.stderr.write(`- ${a}\n`);
     if (report.applied)
       io.stdout.write(
-        `repaired: ${report.documents} documents, ${report.chunks} chunks in ${report.segments} segments\n`,
+        `repaired: ${plural(report.documents, 'document')}, ${plural(report.chunks, 'chunk')} in ${plural(report.segments, 'segment')}\n`,
       );
   }
   if (!report.applied) {
@@ -117,7 +151,7 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
 const LS_HELP = `usage: rlm ls --store DIR [--json]
 
 Lists the store's documents: file (or id), chunks, tokens and when the store last took in a new
-version. --json prints {documents:[{id, path, chunks, tokens, modified}]}.
+version. --store falls back to $RLM_STORE. --json prints {documents:[{id, path, chunks, tokens, modified}]}.
 `;
 
 export async function ls(argv: string[], io: CliIO): Promise<number> {
@@ -137,7 +171,7 @@ export async function ls(argv: string[], io: CliIO): Promise<number> {
     else {
       for (const d of list.documents)
         io.stdout.write(
-          `${d.path === null ? d.id : shownPath(d.path, io)}  ${d.chunks} chunks  ${d.tokens} tokens  ${d.modified.slice(0, 19).replace('T', ' ')}  ${d.id}\n`,
+          `${d.path === null ? d.id : shownPath(d.path, io)}  ${plural(d.chunks, 'chunk')}  ${plural(d.tokens, 'token')}  ${d.modified.slice(0, 19).replace('T', ' ')}  ${d.id}\n`,
         );
       if (list.documents.length === 0) io.stderr.write('the store holds no documents (rlm ingest PATH)\n');
     }

@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
 import type { Model } from '../../runtime/model.ts';
 import { checkLimit, type LimitName } from '../../runtime/option-schema.ts';
 import { resolveOptions } from '../../runtime/options.ts';
 import { createModel } from '../../runtime/providers/index.ts';
+import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
 import { TRACE_LEVELS, type TraceEvent, type TraceLevel } from '../../runtime/trace.ts';
@@ -23,8 +26,8 @@ QUESTION '-' reads the question from stdin.
 options:
   --context PATH       a file or folder to answer over (repeatable)
   --store DIR          a store built with \`rlm ingest\` (default: $RLM_STORE when no --context)
-  --model SPEC         root model: anthropic:MODEL, openai:MODEL, claude-code[:MODEL], scripted:FILE
-                       (default: $RLM_MODEL)
+  --model SPEC         root model (default: $RLM_MODEL), one of:
+                       ${MODEL_SPECS}
   --sub-model SPEC     model for sub-calls (default: $RLM_SUB_MODEL, else the root model)
   --max-depth N        recursion depth (default 2: root -> sub-RLM -> plain leaf)
   --max-iterations N   root turns before a forced final answer (default 20)
@@ -73,12 +76,13 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
   const paths = (values.context ?? []).map((p) => path.resolve(io.cwd, p));
   for (const p of paths)
     if (!existsSync(p)) throw new RlmError('BAD_INPUT', `--context: no such file or directory: ${p}`);
-  const storeDir = values.store ?? (paths.length === 0 ? io.env.RLM_STORE : undefined);
+  const env = readEnv(io.env);
+  const storeDir = values.store ?? (paths.length === 0 ? env.store : undefined);
   if (paths.length > 0 && values.store)
     throw new RlmError('BAD_INPUT', 'answer: give --context or --store, not both');
   if (paths.length === 0 && !storeDir)
     throw new RlmError('BAD_INPUT', 'answer: nothing to answer over: give --context PATH or --store DIR');
-  const spec = values.model ?? io.env.RLM_MODEL;
+  const spec = values.model ?? env.model;
   if (!spec)
     throw new RlmError(
       'BAD_INPUT',
@@ -87,7 +91,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
   // The concurrency in force (RLM_SUB_CALL_CONCURRENCY) also bounds providers with their own limit.
   const concurrency = resolveOptions({ model: spec, env: io.env }).subCallConcurrency;
   const model: Model = createModel(spec, { env: io.env, concurrency });
-  const subSpec = values['sub-model'] ?? io.env.RLM_SUB_MODEL;
+  const subSpec = values['sub-model'] ?? env.subModel;
   const subModel: Model = subSpec ? createModel(subSpec, { env: io.env, concurrency }) : model;
   // Checked against the same schemas as the library's options and the MCP tool's arguments.
   const flag = (name: string, limit: LimitName) => {
@@ -147,8 +151,8 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
       io.stderr.write(`rlm: the model's last reply (not an answer):\n${result.answer.replace(/\n?$/, '\n')}`);
     const cost = result.usage.costUsd > 0 ? ` · $${result.usage.costUsd.toFixed(4)}` : '';
     io.stderr.write(
-      `rlm: ${result.status} · ${result.iterations} iterations · ${result.subCalls} sub-calls · depth ${result.maxDepthReached} · ` +
-        `${result.usage.inputTokens + result.usage.outputTokens} tokens${cost} · ${(result.elapsedMs / 1000).toFixed(1)} s\n`,
+      `rlm: ${result.status} · ${plural(result.iterations, 'iteration')} · ${plural(result.subCalls, 'sub-call')} · depth ${result.maxDepthReached} · ` +
+        `${plural(result.usage.inputTokens + result.usage.outputTokens, 'token')}${cost} · ${(result.elapsedMs / 1000).toFixed(1)} s\n`,
     );
     if (result.error) io.stderr.write(`rlm: ${result.error.message} [${result.error.code}]\n`);
   }

@@ -1,10 +1,14 @@
 /** `rlm claude hooks install|remove`: the Claude Code hooks that run `rlm claude ingest` (src/claude/hooks.ts). */
+
 import path from 'node:path';
+import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
+import { shellQuote } from '../../../core/shell.ts';
 import { hookCommand, installHooks, removeHooks } from '../../claude/hooks.ts';
-import { claudeConfigDir } from '../../runtime/options.ts';
 import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { selfCommand } from '../self.ts';
 import { storeDir } from '../store-arg.ts';
 
 const HELP = `usage: rlm claude hooks install --store DIR [--settings FILE] [--log FILE] [--rlm CMD] [--json]
@@ -12,11 +16,15 @@ const HELP = `usage: rlm claude hooks install --store DIR [--settings FILE] [--l
 
 install adds SessionEnd and PreCompact hooks to Claude Code's settings (default
 $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json) that run
-  rlm claude ingest --hook --store DIR --log FILE
+  NODE BIN claude ingest --hook --store DIR --log FILE
 which reads the session path from the hook's input and imports it in the background: the hook returns
 at once, prints nothing and never fails; problems go to the log (default rlm-hook.log beside the
-settings). Installing again replaces rlm's hooks; other settings and hooks are kept; the file is replaced
-atomically. --rlm CMD is how the hook starts rlm (default: rlm, found on PATH). remove takes rlm's hooks out.
+settings), also when the hook cannot start at all. NODE and BIN are the absolute paths of the Node running
+this command and of this rlm's bin, so the hooks need neither rlm on PATH nor a recent default node; the
+command is printed. --rlm CMD replaces "NODE BIN" with your own shell command. Installing again replaces
+rlm's hooks; other settings and hooks are kept; the file is replaced atomically. remove takes rlm's
+hooks out. --store falls back to $RLM_STORE. --json prints {settings, events, command} (install) or
+{settings, removed}.
 `;
 
 export async function hooks(argv: string[], io: CliIO): Promise<number> {
@@ -33,14 +41,18 @@ export async function hooks(argv: string[], io: CliIO): Promise<number> {
     return values.help ? EXIT_OK : 2;
   }
   if (extra.length > 0) throw new RlmError('BAD_INPUT', `claude hooks: unexpected argument '${extra[0]}'`);
-  const config = claudeConfigDir(io.env);
+  const config = readEnv(io.env).claudeConfigDir;
   const settings = path.resolve(io.cwd, values.settings ?? path.join(config, 'settings.json'));
   if (action === 'install') {
     const store = path.resolve(io.cwd, storeDir(values.store, io));
     const log = path.resolve(io.cwd, values.log ?? path.join(path.dirname(settings), 'rlm-hook.log'));
-    const r = await installHooks(settings, hookCommand(store, log, values.rlm ?? 'rlm'));
+    const launcher = values.rlm ?? selfCommand().map(shellQuote).join(' ');
+    const r = await installHooks(settings, hookCommand(store, log, launcher));
     if (values.json) writeJson(io, r);
-    else io.stdout.write(`installed ${r.events.join(' and ')} hooks in ${r.settings}:\n  ${r.command}\n`);
+    else
+      io.stdout.write(
+        `installed ${r.events.join(' and ')} ${r.events.length === 1 ? 'hook' : 'hooks'} in ${r.settings}:\n  ${r.command}\n`,
+      );
     return EXIT_OK;
   }
   if (action === 'remove') {
@@ -49,7 +61,7 @@ export async function hooks(argv: string[], io: CliIO): Promise<number> {
     else
       io.stdout.write(
         r.removed > 0
-          ? `removed ${r.removed} rlm hooks from ${r.settings}\n`
+          ? `removed ${plural(r.removed, 'rlm hook')} from ${r.settings}\n`
           : `no rlm hooks in ${r.settings}\n`,
       );
     return EXIT_OK;

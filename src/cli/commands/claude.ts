@@ -2,17 +2,20 @@
  * `rlm claude ...`: Claude Code history as context. `ingest` imports session files into a store;
  * `projects`, `timeline` and `recall` read it back; `forget` drops a project; `hooks` keeps it current.
  */
+
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
 import { type HistoryFilter, listProjects, recall, sessionTexts, timeline } from '../../claude/catalog.ts';
 import { type ClaudeImportReport, importClaude } from '../../claude/import.ts';
-import { claudeConfigDir } from '../../runtime/options.ts';
+import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { roundScore } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
 import { ProgressBar } from '../progress.ts';
-import { openStore, positionals, storeDir } from '../store-arg.ts';
+import { openStore, positionals, storeDir, withStore } from '../store-arg.ts';
 
 const HELP = `usage: rlm claude <command> [options] --store DIR
 
@@ -32,7 +35,11 @@ commands:
   recall QUERY [--project P] [--since D] [--until D] [-k N] [--answer --model SPEC]
                                            the best exchanges across sessions; --answer runs rlm answer
                                            over the sessions they come from
+                                           (SPEC: ${MODEL_SPECS})
   forget --project P                       delete a project's sessions from the store
+  context [--project DIR] [--max-tokens N] what rlm remembers about a project (its memories and recent
+                                           sessions), the text a session starts with; --hook is the
+                                           form the plugin's SessionStart hook runs
   hooks install|remove [--settings FILE]   add/remove SessionEnd and PreCompact hooks that run
                                            rlm claude ingest (default settings: ~/.claude/settings.json)
 
@@ -40,7 +47,7 @@ commands:
 elapsedMs}; projects {projects:[{project, sessions, exchanges, first, last}]}; timeline {sessions:[{session,
 project, title, start, end, exchanges, subagents}]}; recall {results:[{id, score, session, project, time,
 branch, model, agent, text}]} (with --answer: {answer, status, iterations, subCalls, usage, elapsedMs,
-sessions}); forget {projects, sessions, documents}.
+sessions}); forget {projects, sessions, documents}; context {project, memories, sessions, tokens, text}.
 
 --store DIR (or $RLM_STORE) names the store; --json prints data as JSON. P is a project's path or its
 last segments (\`my-app\`); D is an ISO date or time (a bare date covers its whole day).
@@ -53,6 +60,7 @@ const SUBCOMMANDS: Record<string, (argv: string[], io: CliIO) => Promise<number>
   recall: recallCommand,
   forget,
   hooks: async (argv, io) => (await import('./claude-hooks.ts')).hooks(argv, io),
+  context: async (argv, io) => (await import('./claude-context.ts')).context(argv, io),
 };
 
 export default async function claude(argv: string[], io: CliIO): Promise<number> {
@@ -93,7 +101,12 @@ async function ingest(argv: string[], io: CliIO): Promise<number> {
   positionals(pos, [], 'claude ingest');
   if (values.hook) {
     // Run by Claude Code: silent, instant, never failing. The import itself runs in the background.
-    const log = path.resolve(io.cwd, values.log ?? path.join(claudeConfigDir(io.env), 'rlm-hook.log'));
+    // A Claude Code that rlm runs as a model has nothing worth importing (and keeps no session file).
+    if (readEnv(io.env).modelCall) return EXIT_OK;
+    const log = path.resolve(
+      io.cwd,
+      values.log ?? path.join(readEnv(io.env).claudeConfigDir, 'rlm-hook.log'),
+    );
     const { startHookImport } = await import('../../claude/hook-run.ts');
     await startHookImport(io.stdin, storeDir(values.store, io), log, io.cwd);
     return EXIT_OK;
@@ -103,35 +116,42 @@ async function ingest(argv: string[], io: CliIO): Promise<number> {
   for (const s of values.session ?? [])
     if (!existsSync(path.resolve(io.cwd, s)))
       throw new RlmError('BAD_INPUT', `--session: no such file: ${path.resolve(io.cwd, s)}`);
-  const store = await openStore(values.store, io, { create: true });
   const bar = new ProgressBar(io.stderr);
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
   let report: ClaudeImportReport;
   try {
-    report = await importClaude(store, {
-      ...(values.session
-        ? { sessions: values.session.map((s) => path.resolve(io.cwd, s)) }
-        : {
-            projectsDir: path.resolve(io.cwd, values.dir ?? path.join(claudeConfigDir(io.env), 'projects')),
-          }),
-      signal: controller.signal,
-      onProgress: (done, total, file) =>
-        bar.update(done, total, `${done}/${total} sessions ${path.basename(file)}`),
-    });
+    report = await withStore(values.store, io, {}, (store) =>
+      importClaude(store, {
+        ...(values.session
+          ? { sessions: values.session.map((s) => path.resolve(io.cwd, s)) }
+          : {
+              projectsDir: path.resolve(
+                io.cwd,
+                values.dir ?? path.join(readEnv(io.env).claudeConfigDir, 'projects'),
+              ),
+            }),
+        signal: controller.signal,
+        onProgress: (done, total, file) =>
+          bar.update(
+            done,
+            total,
+            `${done}/${total} ${total === 1 ? 'session' : 'sessions'} ${path.basename(file)}`,
+          ),
+      }),
+    );
   } finally {
     bar.done();
     process.off('SIGINT', onSignal);
-    await store.close();
   }
   for (const n of report.notes) io.stderr.write(`rlm: note: ${n.path}: ${n.note}\n`);
   if (values.json) writeJson(io, report);
   else
     io.stdout.write(
-      `${report.files} session files: ${report.imported} imported (${report.exchanges} new exchanges), ` +
+      `${plural(report.files, 'session file')}: ${report.imported} imported (${report.exchanges} new ${report.exchanges === 1 ? 'exchange' : 'exchanges'}), ` +
         `${report.unchanged} unchanged${report.rewritten ? `, ${report.rewritten} rewritten` : ''}; ` +
-        `store: ${report.documents} documents, ${report.chunks} chunks, ${report.tokens} tokens (${report.elapsedMs} ms)\n`,
+        `store: ${plural(report.documents, 'document')}, ${plural(report.chunks, 'chunk')}, ${plural(report.tokens, 'token')} (${report.elapsedMs} ms)\n`,
     );
   return EXIT_OK;
 }
@@ -152,7 +172,7 @@ async function projects(argv: string[], io: CliIO): Promise<number> {
     else
       for (const p of list)
         io.stdout.write(
-          `${p.project}  ${p.sessions} sessions  ${p.exchanges} exchanges  ${day(p.first)} → ${day(p.last)}\n`,
+          `${p.project}  ${plural(p.sessions, 'session')}  ${plural(p.exchanges, 'exchange')}  ${day(p.first)} → ${day(p.last)}\n`,
         );
     return EXIT_OK;
   } finally {
@@ -176,7 +196,7 @@ async function timelineCommand(argv: string[], io: CliIO): Promise<number> {
     else
       for (const s of sessions)
         io.stdout.write(
-          `${minute(s.start)} → ${minute(s.end)}  ${s.exchanges} exchanges  ${s.project}  ${s.title}\n`,
+          `${minute(s.start)} → ${minute(s.end)}  ${plural(s.exchanges, 'exchange')}  ${s.project}  ${s.title}\n`,
         );
     return EXIT_OK;
   } finally {
@@ -196,7 +216,7 @@ async function recallCommand(argv: string[], io: CliIO): Promise<number> {
   if (values.help) return help(io);
   const [query] = positionals(pos, ['QUERY'], 'claude recall');
   const k = intFlag(values.k, 'k', 1) ?? 10;
-  const spec = values.model ?? io.env.RLM_MODEL;
+  const spec = values.model ?? readEnv(io.env).model;
   if (values.answer && !spec)
     throw new RlmError('BAD_INPUT', 'claude recall --answer needs a model: --model SPEC or RLM_MODEL');
   const store = await openStore(values.store, io);
@@ -208,7 +228,7 @@ async function recallCommand(argv: string[], io: CliIO): Promise<number> {
       if (values.json) writeJson(io, result);
       else {
         io.stdout.write(result.answer.endsWith('\n') ? result.answer : `${result.answer}\n`);
-        io.stderr.write(`rlm: ${result.status} over ${result.sessions.length} sessions\n`);
+        io.stderr.write(`rlm: ${result.status} over ${plural(result.sessions.length, 'session')}\n`);
       }
       return result.status === 'final' ? EXIT_OK : 1;
     }
@@ -240,7 +260,7 @@ async function forget(argv: string[], io: CliIO): Promise<number> {
     const { forgetProject } = await import('../../claude/forget.ts');
     const r = await forgetProject(store, values.project);
     if (values.json) writeJson(io, r);
-    else io.stdout.write(`forgot ${r.sessions} sessions of ${r.projects.join(', ')}\n`);
+    else io.stdout.write(`forgot ${plural(r.sessions, 'session')} of ${r.projects.join(', ')}\n`);
     return EXIT_OK;
   } finally {
     await store.close();

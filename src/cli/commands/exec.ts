@@ -2,15 +2,24 @@
  * `rlm exec [FILE|-] [--context PATH]... [--store DIR] [--model SPEC] [--json]`: runs JavaScript in a
  * fresh sandbox session with the model's globals — the REPL the model gets, from the command line.
  */
+
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readEnv } from '../../../core/env.ts';
 import { isRlmError, RlmError } from '../../../core/errors.ts';
 import { withoutHostPaths } from '../../../core/host-paths.ts';
 import { DEFAULT_MAX_CONTEXT_CHARS, type LoadedInput, loadInput } from '../../runtime/input.ts';
-import type { Model } from '../../runtime/model.ts';
+import type { ChatMessage, Model } from '../../runtime/model.ts';
 import { modelAliases, modelName } from '../../runtime/model-name.ts';
 import { resolveOptions } from '../../runtime/options.ts';
+import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
+import {
+  askStructured,
+  type CheckedSchema,
+  checkSchema,
+  structuredPrompt,
+} from '../../runtime/structured.ts';
 import type { SandboxHost, SubCallItem, SubCallOptions } from '../../sandbox/host.ts';
 import { createSandbox } from '../../sandbox/session.ts';
 import type { BlockError, BlockResult } from '../../sandbox/types.ts';
@@ -31,7 +40,8 @@ one after the other in the same session, so declarations persist; a block that c
   --store DIR      a store built with \`rlm ingest\` (default: $RLM_STORE when no --context); \`context\`
                    is not loaded, read it with peek(id), grep, search_chunks, get_chunk and neighbors
   --model SPEC     model for llm_query and rlm_query (both one plain completion here: there is no RLM
-                   loop); without it they fail
+                   loop); without it they fail. One of:
+                   ${MODEL_SPECS}
   --max-output-tokens N  output token cap per sub-call reply (default: $RLM_MAX_OUTPUT_TOKENS)
   --json           print {ok, stdout, final, error:{code,message,line,column,block}|null,
                    stats:{cpuMs,wallMs}}, plus blocks:[{ok, stdout, final, error, stats, reset}] when
@@ -114,19 +124,35 @@ function modelHost(
     if (opts.model !== undefined && opts.model !== model.spec && opts.model !== name) {
       return forSandbox(`Error: BAD_INPUT: no model "${opts.model}" is configured; use ${name}`);
     }
-    const content = context === undefined ? prompt : `${prompt}\n\n${context}`;
+    const ask = async (messages: ChatMessage[]) => {
+      try {
+        const res = await model.complete({
+          system: 'Answer the request directly and concisely, in the form it asks for.',
+          messages,
+          depth: 1,
+          signal,
+          ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+        });
+        return res.text;
+      } catch (err) {
+        const message = forSandbox((err as Error)?.message ?? String(err));
+        throw isRlmError(err) ? new RlmError(err.code, message) : new Error(message);
+      }
+    };
+    let schema: CheckedSchema | undefined;
     try {
-      const res = await model.complete({
-        system: 'Answer the request directly and concisely.',
-        messages: [{ role: 'user', content }],
-        depth: 1,
-        signal,
-        ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-      });
-      return res.text;
+      if (opts.schema !== undefined) schema = checkSchema(opts.schema);
     } catch (err) {
-      const message = forSandbox((err as Error)?.message ?? String(err));
-      throw isRlmError(err) ? new RlmError(err.code, message) : new Error(message);
+      return `Error: BAD_INPUT: ${(err as Error).message}`;
+    }
+    const asked = schema === undefined ? prompt : structuredPrompt(prompt, schema);
+    const content = context === undefined ? asked : `${asked}\n\n${context}`;
+    if (schema === undefined) return ask([{ role: 'user', content }]);
+    try {
+      return await askStructured(ask, content, schema);
+    } catch (err) {
+      if (!isRlmError(err, 'BAD_OUTPUT')) throw err;
+      return `Error: BAD_OUTPUT: ${err.message}`;
     }
   };
   const llmQueryBatched = async (items: SubCallItem[], signal: AbortSignal) => {
@@ -137,7 +163,10 @@ function modelHost(
         const i = next++;
         const item = items[i] as SubCallItem;
         try {
-          out[i] = await llmQuery(item.prompt, item.context, signal, item.model ? { model: item.model } : {});
+          const opts: SubCallOptions = {};
+          if (item.model !== undefined) opts.model = item.model;
+          if (item.schema !== undefined) opts.schema = item.schema;
+          out[i] = await llmQuery(item.prompt, item.context, signal, opts);
         } catch (err) {
           out[i] = `Error: PROVIDER: ${(err as Error)?.message ?? String(err)}`;
         }
@@ -189,7 +218,7 @@ async function loadExecInput(
   // loadInput wants the run's question; exec has none, so a placeholder stands in.
   const question = 'rlm exec';
   if (paths.length > 0) return loadInput({ question, paths }, DEFAULT_MAX_CONTEXT_CHARS);
-  if (!(storeFlag ?? io.env.RLM_STORE)) return loadInput({ question }, DEFAULT_MAX_CONTEXT_CHARS);
+  if (!(storeFlag ?? readEnv(io.env).store)) return loadInput({ question }, DEFAULT_MAX_CONTEXT_CHARS);
   const { openStore } = await import('../store-arg.ts');
   const store = await openStore(storeFlag, io);
   try {

@@ -1,19 +1,22 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
 import { BINARY_NOTE } from '../../../memory/ingest/files.ts';
+import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import type { ChunkerName, IngestReport } from '../../../memory/types.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
 import { formatBytes, ProgressBar } from '../progress.ts';
-import { checkNewStoreDir, openStore, storeDir } from '../store-arg.ts';
+import { checkNewStoreDir, storeDir, withStore } from '../store-arg.ts';
 
 const HELP = `usage: rlm ingest PATH... --store DIR [options]
 
 Adds files and folders to the store (created if missing). Unchanged files are skipped, changed ones
-replaced. Binary files are skipped and counted; unreadable files, broken symlinks, FIFOs and sockets are
-skipped with a note. Inside folders, dot-files and dot-folders, node_modules, and what .gitignore and
-.rlmignore files list are left out (one summary line says how many); .gz files are read inflated.
+replaced. Binary files are skipped and counted; unreadable files, broken symlinks, symlink loops, FIFOs
+and sockets are skipped with a note. Inside folders, dot-files and dot-folders, node_modules, and what
+.gitignore and .rlmignore files list are left out (one summary line says how many); .gz files are read
+inflated.
 
 options:
   --store DIR          the store folder (default: $RLM_STORE); created if missing
@@ -27,9 +30,11 @@ options:
   --include-hidden     also take dot-files and dot-folders
   --no-ignore          disregard .gitignore/.rlmignore and enter node_modules too
   --verbose            list every skipped binary file
-  --embedder SPEC      enable vector search: hash, hash:DIM, openai:MODEL, ollama:MODEL (fixed per store)
-  --json               print {documents, chunks, links, tokens, added, updated, skipped, elapsedMs}
-                       (and removed, with --prune)
+  --embedder SPEC      enable vector search: ${EMBEDDER_SPECS} (fixed when the store is
+                       made; one that does not answer then leaves the store without vectors, with a
+                       warning; BM25 works either way)
+  --json               print {documents, chunks, links, tokens, added, updated, skipped, removed,
+                       elapsedMs}: the store's totals, then this run's files (removed: with --prune)
 `;
 
 const CHUNKERS: ChunkerName[] = ['size', 'paragraph', 'lines', 'turn', 'markdown'];
@@ -70,46 +75,50 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
   for (const p of paths)
     if (!existsSync(p)) throw new RlmError('BAD_INPUT', `no such file or directory: ${p}`);
   checkNewStoreDir(storeDir(values.store, io), values.create);
-  const store = await openStore(values.store, io, {
-    create: true,
-    ...(values.embedder ? { embedder: values.embedder } : {}),
-  });
   const bar = new ProgressBar(io.stderr);
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
   try {
-    const report = await store.ingestPaths(paths, {
-      ...(values.prune ? { prune: true } : {}),
-      ...(chunker ? { chunker } : {}),
-      ...(chunkTokens !== undefined ? { chunkTokens } : {}),
-      ...(overlapTokens !== undefined ? { overlapTokens } : {}),
-      ...(values.tag ? { tags: values.tag } : {}),
-      ...(values.exclude ? { exclude: values.exclude } : {}),
-      ...(values['include-hidden'] ? { includeHidden: true } : {}),
-      ...(values['no-ignore'] ? { noIgnore: true } : {}),
-      signal: controller.signal,
-      onProgress: (p) => {
-        const label = `${p.filesDone}/${p.filesTotal} files ${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)} ${p.phase}${p.current ? ` ${path.basename(p.current)}` : ''}`;
-        bar.update(p.bytesDone, p.bytesTotal, label, p.phase === 'commit');
+    return await withStore(
+      values.store,
+      io,
+      values.embedder ? { embedder: values.embedder } : {},
+      async (store) => {
+        const report = await store.ingestPaths(paths, {
+          ...(values.prune ? { prune: true } : {}),
+          ...(chunker ? { chunker } : {}),
+          ...(chunkTokens !== undefined ? { chunkTokens } : {}),
+          ...(overlapTokens !== undefined ? { overlapTokens } : {}),
+          ...(values.tag ? { tags: values.tag } : {}),
+          ...(values.exclude ? { exclude: values.exclude } : {}),
+          ...(values['include-hidden'] ? { includeHidden: true } : {}),
+          ...(values['no-ignore'] ? { noIgnore: true } : {}),
+          signal: controller.signal,
+          onProgress: (p) => {
+            const label = `${p.filesDone}/${p.filesTotal} files ${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)} ${p.phase}${p.current ? ` ${path.basename(p.current)}` : ''}`;
+            bar.update(p.bytesDone, p.bytesTotal, label, p.phase === 'commit');
+          },
+        });
+        bar.done();
+        writeNotes(report, values.verbose === true, io);
+        for (const w of report.warnings ?? []) io.stderr.write(`rlm: warning: ${w}\n`);
+        const { removed } = report;
+        if (values.json) {
+          const { documents, chunks, links, tokens, added, updated, skipped, elapsedMs } = report;
+          writeJson(io, { documents, chunks, links, tokens, added, updated, skipped, removed, elapsedMs });
+        } else {
+          io.stdout.write(
+            `${report.added} added, ${report.updated} updated, ${report.skipped} skipped (unchanged)${values.prune ? `, ${removed} removed` : ''} in ${report.elapsedMs} ms\n` +
+              `store: ${plural(report.documents, 'document')}, ${plural(report.chunks, 'chunk')}, ${plural(report.links, 'link')}, ${plural(report.tokens, 'token')}\n`,
+          );
+        }
+        return EXIT_OK;
       },
-    });
-    bar.done();
-    writeNotes(report, values.verbose === true, io);
-    for (const w of report.warnings ?? []) io.stderr.write(`rlm: warning: ${w}\n`);
-    const { notes: _notes, removed, passedOver: _passedOver, warnings: _warnings, ...data } = report;
-    if (values.json) writeJson(io, values.prune ? { ...data, removed } : data);
-    else {
-      io.stdout.write(
-        `${report.added} added, ${report.updated} updated, ${report.skipped} skipped (unchanged)${values.prune ? `, ${removed} removed` : ''} in ${report.elapsedMs} ms\n` +
-          `store: ${report.documents} documents, ${report.chunks} chunks, ${report.links} links, ${report.tokens} tokens\n`,
-      );
-    }
-    return EXIT_OK;
+    );
   } finally {
     bar.done();
     process.off('SIGINT', onSignal);
-    await store.close();
   }
 }
 

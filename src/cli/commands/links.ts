@@ -1,15 +1,19 @@
 import { RlmError } from '../../../core/errors.ts';
+import { documentLinks, linkEnd } from '../../../memory/read.ts';
 import { LINK_TYPES, type LinkType } from '../../../memory/types.ts';
 import { linksResult } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
-import { chunkNotFound, shownPath } from './query.ts';
+import { resolveTarget, shownPath } from './query.ts';
 
 const LINKS_HELP = `usage: rlm links ID --store DIR [--type TYPE] [--json]
 
-Lists a chunk's links: follows, context_of, related_to (computed), supports, contradicts (by hand).
-The chunk's id and file go to stderr. --json prints {id, path, links:[{from, to, type, strength}]}.
+Lists the links of a chunk (ID is DOCUMENT:N): follows, context_of, related_to (computed), supports,
+contradicts (by hand) and summarizes (a consolidation summary to its sources). For a document id, a
+memory id (mem-…) or a file's path: the links of all its chunks that lead to other documents, and those
+set by hand. The id and file go to stderr. --store falls back to $RLM_STORE.
+--json prints {id, path, links:[{from, to, type, strength}]}.
 `;
 
 export async function links(argv: string[], io: CliIO): Promise<number> {
@@ -28,11 +32,16 @@ export async function links(argv: string[], io: CliIO): Promise<number> {
     throw new RlmError('BAD_INPUT', `--type must be one of ${LINK_TYPES.join(', ')}`);
   const store = await openStore(values.store, io);
   try {
-    if (!store.getChunk(id!)) throw chunkNotFound(id!);
-    const result = linksResult(id!, store.neighbors(id!, type), (d) => store.findDocument(d));
+    const target = await resolveTarget(store, id!, io);
+    const result =
+      target.kind === 'chunk'
+        ? linksResult(target.chunk.id, store.neighbors(target.chunk.id, type), (d) => store.findDocument(d))
+        : linksResult(target.read.documents[0]!.id, documentLinks(store, target.read.documents, type), (d) =>
+            store.findDocument(d),
+          );
     if (values.json) writeJson(io, result);
     else {
-      io.stderr.write(`${id}  ${shownPath(result.path, io)}\n`);
+      io.stderr.write(`${result.id}  ${shownPath(result.path, io)}\n`);
       for (const l of result.links)
         io.stdout.write(`${l.type.padEnd(11)} ${l.from} -> ${l.to}  ${l.strength.toFixed(3)}\n`);
     }
@@ -44,7 +53,10 @@ export async function links(argv: string[], io: CliIO): Promise<number> {
 
 const LINK_HELP = `usage: rlm link FROM TO --type supports|contradicts --store DIR [--strength S] [--remove] [--json]
 
-Sets (or with --remove deletes) a link by hand between two chunks. Strength in (0, 1], default 1.
+Sets (or with --remove deletes) a link by hand between two chunks. FROM and TO are chunk ids
+(DOCUMENT:N); a document id or a memory id (mem-…) stands for its first chunk (a memory's only one).
+Strength in (0, 1], default 1. --store falls back to $RLM_STORE.
+--json prints {from, to, type, strength} with the chunk ids linked (with --remove: {removed}).
 `;
 
 export async function link(argv: string[], io: CliIO): Promise<number> {
@@ -78,8 +90,9 @@ export async function link(argv: string[], io: CliIO): Promise<number> {
       else io.stderr.write(removed ? 'link removed\n' : 'no such link\n');
     } else {
       await store.link(from!, to!, type, strength);
-      if (values.json) writeJson(io, { from, to, type, strength });
-      else io.stderr.write(`linked ${from} -${type}-> ${to}\n`);
+      const [a, b] = [linkEnd(store, from!) ?? from!, linkEnd(store, to!) ?? to!];
+      if (values.json) writeJson(io, { from: a, to: b, type, strength });
+      else io.stderr.write(`linked ${a} -${type}-> ${b}\n`);
     }
     return EXIT_OK;
   } finally {

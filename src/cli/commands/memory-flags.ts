@@ -5,7 +5,7 @@
 
 import { RlmError } from '../../../core/errors.ts';
 import type { RememberingStore } from '../../../memory/engine/memories.ts';
-import { parseWhen } from '../../../memory/memories/memory-model.ts';
+import { DEFAULT_MEMORY_SETTINGS, mergeSettings, parseWhen } from '../../../memory/memories/memory-model.ts';
 import { MEMORY_IMPORTANCE, type MemoryImportance, type MemorySettings } from '../../../memory/types.ts';
 import type { CliIO } from '../io.ts';
 
@@ -35,8 +35,14 @@ function num(value: string, flag: string): number {
   return n;
 }
 
-/** The settings the flags ask for (checked when saved). */
+/** The settings the flags ask for, checked now: a bad value is a usage error before the store is touched. */
 export function settingsPatch(values: Flags): Partial<MemorySettings> {
+  const patch = flagsPatch(values);
+  mergeSettings(DEFAULT_MEMORY_SETTINGS, patch);
+  return patch;
+}
+
+function flagsPatch(values: Flags): Partial<MemorySettings> {
   const patch: Partial<MemorySettings> = {};
   if (values['decay-rate'] !== undefined) patch.decayRate = num(values['decay-rate'], 'decay-rate');
   if (values['prune-threshold'] !== undefined)

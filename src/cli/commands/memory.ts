@@ -4,13 +4,16 @@
  */
 
 import { RlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
 import { checkRemember, parseWhen } from '../../../memory/memories/memory-model.ts';
 import { autoConsolidate, modelSummarizer } from '../../runtime/consolidate.ts';
 import { createModel } from '../../runtime/providers/index.ts';
+import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { recallResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
-import { openStore, positionals } from '../store-arg.ts';
+import { openStore, positionals, withStore } from '../store-arg.ts';
+import { deleteJson, summaryNote } from './admin.ts';
 import {
   applySettings,
   listFlag,
@@ -21,13 +24,15 @@ import {
 } from './memory-flags.ts';
 
 const COMMON = { store: { type: 'string' }, json: { type: 'boolean' }, now: { type: 'string' } } as const;
+const STORE_HELP = 'The store is --store DIR, else $RLM_STORE.\n';
 const NOW_HELP = '  --now D                      the time to compute weights at (ISO date or time) [now]\n';
 
 const REMEMBER_HELP = `usage: rlm remember TEXT|- --store DIR [--topic T] [--importance I] [--tags a,b] [--json]
 
 Stores a memory (a decision, preference or fact) in the store; '-' reads TEXT from stdin. It is
 searchable at once by recall, search, grep and rlm answer. Prints its id; --json prints {id, topic,
-importance}.
+importance}, plus consolidated: {summary, text, archived} when automatic consolidation ran.
+${STORE_HELP}
   --topic T                    what it is about, at most 200 characters [general]
   --importance I               critical, high, medium or low [medium]; sets how fast it decays
   --tags a,b                   tags, to filter recall and search
@@ -62,8 +67,7 @@ export async function remember(argv: string[], io: CliIO): Promise<number> {
   };
   // Checked before the store opens: bad input writes nothing, not even settings.
   checkRemember(input);
-  const store = await openStore(values.store, io, { create: true });
-  try {
+  return withStore(values.store, io, {}, async (store) => {
     await applySettings(store, patch, io);
     const m = await store.remember(input);
     const auto = await autoConsolidate(store, m.topic, { env: io.env, now });
@@ -79,19 +83,21 @@ export async function remember(argv: string[], io: CliIO): Promise<number> {
       io.stderr.write(`rlm: remembered in topic "${m.topic}" (${m.importance})\n`);
       if (auto)
         io.stderr.write(
-          `rlm: consolidated "${m.topic}" into ${auto.summary} (${auto.archived.length} archived)\n`,
+          `rlm: consolidated "${m.topic}" into ${auto.summary} (${plural(auto.archived.length, 'memory', 'memories')} archived)\n`,
         );
     }
     return EXIT_OK;
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 const RECALL_HELP = `usage: rlm recall QUERY --store DIR [--topic T] [--tags a,b] [-k N] [--since D] [--until D] [--archived] [--json]
 
-Finds memories by meaning, ranked by relevance × weight × recency (see README, "Memories"). Each
-memory returned counts as an access: its weight is refreshed and reinforced.
+Finds memories, ranked by relevance × weight × recency (see README, "Memories"). Without an embedder,
+relevance is word matching (BM25: stemmed English and French words, typos forgiven), so "which language
+for replies" does not find "answers in French"; with one it is by meaning too. To turn one on for a store:
+  rlm repair --store DIR --embedder ollama:nomic-embed-text    (a local Ollama; or http://HOST/v1#MODEL)
+Each memory returned counts as an access: its weight is refreshed and reinforced. --store falls back to
+$RLM_STORE.
 --json prints {results:[{id, score, text, topic, importance, weight, created, tags, archived}]}.
   -k N                         number of results [10]
   --topic T, --tags a,b        only memories of this topic / with all these tags
@@ -136,6 +142,11 @@ export async function recall(argv: string[], io: CliIO): Promise<number> {
       }
       if (results.length === 0) io.stderr.write('rlm: no memory matches\n');
     }
+    if (results.length === 0 && store.embedder === null) {
+      io.stderr.write(
+        'rlm: recall matches words: this store has no embedder to match meaning (see rlm recall --help)\n',
+      );
+    }
     return EXIT_OK;
   } finally {
     await store.close();
@@ -144,9 +155,11 @@ export async function recall(argv: string[], io: CliIO): Promise<number> {
 
 const FORGET_HELP = `usage: rlm forget ID... --store DIR [--json]
 
-Deletes memories for good, with every link to or from them (use decay/archive to keep them instead).
-An unknown ID fails the command and nothing is deleted. --json prints {forgotten, ids}.
-`;
+Deletes memories for good, with every link to or from them (use decay/archive to keep them instead);
+their text leaves every file of the store. A consolidation summary written from a forgotten memory may
+repeat it, so it is deleted too, and its other sources come back from the archive. An unknown ID fails
+the command and nothing is deleted. --json prints {forgotten, ids, summaries, restored}.
+${STORE_HELP}`;
 
 export async function forget(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals: ids } = parseCommandArgs(argv, { store: COMMON.store, json: COMMON.json });
@@ -154,9 +167,10 @@ export async function forget(argv: string[], io: CliIO): Promise<number> {
   if (ids.length === 0) throw new RlmError('BAD_INPUT', 'forget: missing ID (rlm forget --help)');
   const store = await openStore(values.store, io);
   try {
-    const gone = await store.forgetMemories(ids);
-    if (values.json) writeJson(io, { forgotten: gone.length, ids: gone });
-    else io.stderr.write(`rlm: forgot ${gone.length} memor${gone.length === 1 ? 'y' : 'ies'}\n`);
+    const r = await store.deleteDocuments(ids, { memoriesOnly: true });
+    const json = deleteJson(r);
+    if (values.json) writeJson(io, { forgotten: json.ids.length, ...json });
+    else io.stderr.write(`rlm: forgot ${plural(r.deleted.length, 'memory', 'memories')}\n${summaryNote(r)}`);
     return EXIT_OK;
   } finally {
     await store.close();
@@ -167,7 +181,7 @@ const RESTORE_HELP = `usage: rlm restore ID... --store DIR [--json]
 
 Brings archived memories back into recall and search; restoring counts as an access. An unknown ID
 fails the command and nothing changes. --json prints {restored:[ids]}.
-${NOW_HELP}`;
+${STORE_HELP}${NOW_HELP}`;
 
 export async function restore(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals: ids } = parseCommandArgs(argv, COMMON);
@@ -189,7 +203,7 @@ const TOPICS_HELP = `usage: rlm topics --store DIR [--json]
 
 Lists memory topics with their active and archived counts. --json prints
 {topics:[{topic, memories, archived}]}.
-${NOW_HELP}`;
+${STORE_HELP}${NOW_HELP}`;
 
 export async function topics(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs(argv, COMMON);
@@ -211,7 +225,7 @@ Applies decay: weight = (1 + 0.2·ln(1 + accesses)) · rate^(days since last acc
 Memories under the prune threshold are archived, never deleted; critical ones never decay. Recall and
 topics use the same formula, so running decay is never required for them to be right.
 --json prints {decayed, archived, ids}: memories below full weight, memories archived now, their ids.
-${NOW_HELP}${SETTINGS_HELP}`;
+${STORE_HELP}${NOW_HELP}${SETTINGS_HELP}`;
 
 export async function decay(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs(argv, { ...COMMON, ...SETTINGS_OPTIONS });
@@ -234,7 +248,9 @@ const CONSOLIDATE_HELP = `usage: rlm consolidate TOPIC --model SPEC --store DIR 
 
 Has the model write one summary of TOPIC's active memories. The summary is a new memory linked to each
 source by a 'summarizes' link; the sources are archived, not deleted (critical ones stay active). One
-commit: a crash leaves the old state or the new one. --json prints {summary, archived:[ids]}.
+commit: a crash leaves the old state or the new one. Prints the summary's id; --json prints
+{summary, text, archived:[ids]}: the summary memory's id, its text, the ids archived.
+${STORE_HELP}--model SPEC is ${MODEL_SPECS}.
 ${NOW_HELP}${SETTINGS_HELP}`;
 
 export async function consolidate(argv: string[], io: CliIO): Promise<number> {
@@ -256,7 +272,9 @@ export async function consolidate(argv: string[], io: CliIO): Promise<number> {
     if (values.json) writeJson(io, r);
     else {
       io.stdout.write(`${r.summary}\n`);
-      io.stderr.write(`rlm: ${r.archived.length} memories of "${topic}" archived under ${r.summary}\n`);
+      io.stderr.write(
+        `rlm: ${plural(r.archived.length, 'memory', 'memories')} of "${topic}" archived under ${r.summary}\n`,
+      );
     }
     return EXIT_OK;
   } finally {

@@ -1,17 +1,20 @@
 import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
+import { documentLinks, type ReadTarget, readTarget, unknownId } from '../../../memory/read.ts';
 import { highlight } from '../../../memory/search/passage.ts';
-import { CHUNK_TYPES, type ChunkType } from '../../../memory/types.ts';
-import { grepResults, peekResult, roundScore, searchResults } from '../../shapes.ts';
+import { CHUNK_TYPES, type ChunkReader, type ChunkType } from '../../../memory/types.ts';
+import { documentPeekResult, grepResults, peekResult, roundScore, searchResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, stdoutColor, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, readerGone, stdoutColor, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
 
 const SEARCH_HELP = `usage: rlm search QUERY --store DIR [-k N] [--document ID]... [--tag T]... [--type T] [--mode M] [--json]
 
 Ranked search (BM25 with English/French stemming and typo tolerance; hybrid with vectors when the store
 has an embedder). --mode bm25|vector|hybrid. Each result names its file and shows the passage that
-matches best, the query's words highlighted on a terminal (not with NO_COLOR).
+matches best, the query's words highlighted on a terminal (not with NO_COLOR). --document takes a
+document id or the path it was ingested from. --store falls back to $RLM_STORE.
 --json prints {results:[{id, score, preview, document, path, tags}]}.
 `;
 
@@ -71,8 +74,11 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
 
 const PEEK_HELP = `usage: rlm peek ID --store DIR [--json]
 
-Prints one chunk (its id, file and tags go to stderr). --json prints
-{id, text, tokens, document, path, tags, links}.
+Prints what ID names: one chunk (ID is DOCUMENT:N), or a whole document when ID is a document id, a
+memory id (mem-…) or the path a file was ingested from (a big file stored in parts prints whole). The
+id, file and tags go to stderr. --store falls back to $RLM_STORE.
+--json prints {id, text, tokens, document, path, tags, links} (for a document: its links to other
+documents).
 `;
 
 export async function peek(argv: string[], io: CliIO): Promise<number> {
@@ -84,29 +90,65 @@ export async function peek(argv: string[], io: CliIO): Promise<number> {
   const [id] = positionals(pos, ['ID'], 'peek');
   const store = await openStore(values.store, io);
   try {
-    const chunk = store.getChunk(id!);
-    if (!chunk) throw chunkNotFound(id!);
-    store.touch([chunk.id]);
-    const result = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));
-    if (values.json) {
-      writeJson(io, result);
-    } else {
+    const target = await resolveTarget(store, id!, io);
+    if (target.kind === 'chunk') {
+      const { chunk } = target;
+      store.touch([chunk.id]);
+      const result = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));
+      if (values.json) {
+        writeJson(io, result);
+        return EXIT_OK;
+      }
       io.stderr.write(
-        `${chunk.id}  ${shownPath(result.path, io)}  ${chunk.tokens} tokens  type ${chunk.type}${chunk.section ? `  § ${chunk.section}` : ''}${chunk.tags.length ? `  tags ${chunk.tags.join(',')}` : ''}\n`,
+        `${chunk.id}  ${shownPath(result.path, io)}  ${plural(chunk.tokens, 'token')}  type ${chunk.type}${chunk.section ? `  § ${chunk.section}` : ''}${chunk.tags.length ? `  tags ${chunk.tags.join(',')}` : ''}\n`,
       );
       io.stdout.write(chunk.text.endsWith('\n') ? chunk.text : `${chunk.text}\n`);
+      return EXIT_OK;
     }
+    const { read } = target;
+    // A document read is an access of its first chunk: a memory's only one.
+    store.touch(read.documents.filter((d) => d.chunks > 0).map((d) => `${d.id}:0`));
+    const result = documentPeekResult(read, documentLinks(store, read.documents));
+    if (values.json) {
+      writeJson(io, result);
+      return EXIT_OK;
+    }
+    const chunks = read.documents.reduce((n, d) => n + d.chunks, 0);
+    io.stderr.write(
+      `${result.id}  ${shownPath(result.path, io)}  ${plural(chunks, 'chunk')}  ${plural(result.tokens, 'token')}${read.documents.length > 1 ? `  ${plural(read.documents.length, 'part')}` : ''}${result.tags.length ? `  tags ${result.tags.join(',')}` : ''}\n`,
+    );
+    io.stdout.write(read.text.endsWith('\n') || read.text === '' ? read.text : `${read.text}\n`);
     return EXIT_OK;
   } finally {
     await store.close();
   }
 }
 
-const GREP_HELP = `usage: rlm grep PATTERN --store DIR [-F] [-i] [--limit N] [--document ID]... [--json]
+/** What an id given on the command line names: as an id, else as a path from the working folder. */
+export async function resolveTarget(store: ChunkReader, id: string, io: CliIO): Promise<ReadTarget> {
+  const target = await readTarget(store, id);
+  if (target) return target;
+  const read = await store.readDocument(path.resolve(io.cwd, id));
+  if (read) return { kind: 'document', read };
+  throw unknownId(id, 'rlm ls lists documents, rlm search finds chunks');
+}
 
-Regex (JavaScript syntax) or literal (-F) search over all chunk text. A pattern that runs longer than
-10 s of scanning is stopped (exit 1, TIMEOUT). Each line shows the file, the chunk id and the offset in the chunk.
---json prints {matches:[{id, offset, text, path}], truncated}.
+const GREP_HELP = `usage: rlm grep PATTERN --store DIR [-F] [-i] [-c] [--limit N] [--document ID|PATH]... [--json]
+
+Regex (JavaScript syntax) or literal (-F) search over all chunk text, each document read as one text.
+Each line shows the file, the chunk id and the offset in the chunk. A pattern that needs more than 10 s
+of CPU plus 50 ms per million characters scanned is stopped (exit 1, TIMEOUT). --store falls back to
+$RLM_STORE.
+  -F                   the pattern is a literal string
+  -i                   ignore case
+  -c, --count          count instead: every occurrence per document, no --limit; one line per
+                       matching document (FILE:COUNT), the totals on stderr
+  --limit N            matches to print (default 100, at most 100,000); a note on stderr says when
+                       more exist, unless the reader of the output has gone (| head)
+  --document ID|PATH   only this document (a document id or the path a file was ingested from;
+                       repeatable); an unknown one is an error (exit 2)
+--json prints {matches:[{id, offset, text, path}], truncated}, or with --count
+{counts:{matches, lines, documents:[{id, path, matches, lines}]}}.
 `;
 
 export async function grep(argv: string[], io: CliIO): Promise<number> {
@@ -116,6 +158,7 @@ export async function grep(argv: string[], io: CliIO): Promise<number> {
     'ignore-case': { type: 'boolean', short: 'i' },
     limit: { type: 'string' },
     document: { type: 'string', multiple: true },
+    count: { type: 'boolean', short: 'c' },
     json: { type: 'boolean' },
   });
   if (values.help) return help(io, GREP_HELP);
@@ -129,13 +172,25 @@ export async function grep(argv: string[], io: CliIO): Promise<number> {
       ...(values.fixed ? { literal: true } : {}),
       ...(values['ignore-case'] ? { ignoreCase: true } : {}),
       ...(values.document ? { document: values.document } : {}),
+      ...(values.count ? { count: true } : {}),
     });
+    if (result.counts !== undefined) {
+      const { matches, lines, documents } = result.counts;
+      const shown = documents.map((d) => ({ ...d, path: store.findDocument(d.id)?.path ?? null }));
+      if (values.json) writeJson(io, { counts: { matches, lines, documents: shown } });
+      else for (const d of shown) io.stdout.write(`${shownPath(d.path, io)}:${d.matches}\n`);
+      io.stderr.write(
+        `rlm: ${matches} match${matches === 1 ? '' : 'es'} on ${lines} line${lines === 1 ? '' : 's'} in ${documents.length} document${documents.length === 1 ? '' : 's'}\n`,
+      );
+      return EXIT_OK;
+    }
     const shaped = grepResults(result, (d) => store.findDocument(d));
     if (values.json) writeJson(io, shaped);
     else
       for (const m of shaped.matches)
         io.stdout.write(`${shownPath(m.path, io)}  ${m.id}:${m.offset}: ${m.text}\n`);
-    if (result.truncated) io.stderr.write(`rlm: stopped at ${limit} matches (--limit)\n`);
+    if (result.truncated && !readerGone(io))
+      io.stderr.write(`rlm: stopped at ${limit} matches (--limit ${limit}; at most 100000)\n`);
     const slow = store.segmentsWithoutTextColumn().length;
     if (slow > 0)
       io.stderr.write(
@@ -148,7 +203,7 @@ export async function grep(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-/** Scanning time a CLI grep may take: a person waits longer than a model's 2 s, on stores of any size. */
+/** Base CPU budget of a CLI grep: a person waits longer than a model's 2 s (it grows with the size scanned). */
 const GREP_TIMEOUT_MS = 10_000;
 const BOLD_RED = '\x1b[1;31m';
 const RESET = '\x1b[0m';
@@ -158,14 +213,6 @@ export function shownPath(file: string | null, io: CliIO): string {
   if (file === null) return '(no file)';
   const rel = path.relative(io.cwd, file);
   return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
-}
-
-/** NOT_FOUND for a chunk id, with where to find real ones. */
-export function chunkNotFound(id: string): RlmError {
-  return new RlmError(
-    'NOT_FOUND',
-    `no chunk with id ${id} (ids look like DOCUMENT:ORDINAL; rlm ls lists documents, rlm search finds chunks)`,
-  );
 }
 
 function help(io: CliIO, text: string): number {

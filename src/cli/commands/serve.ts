@@ -1,6 +1,7 @@
 /** `rlm serve`: the MCP server over stdio (default) or Streamable HTTP. */
+
 import type { Readable, Writable } from 'node:stream';
-import { format } from 'node:util';
+import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
 import {
   DEFAULT_HTTP_PORT,
@@ -10,15 +11,17 @@ import {
   serveHttp,
 } from '../../mcp/http.ts';
 import { DEFAULT_LIMITS } from '../../mcp/limits.ts';
+import { TOOL_NAMES } from '../../mcp/server.ts';
 import { createServerContext, type ServerDefaults } from '../../mcp/server-context.ts';
 import { serveStdio } from '../../mcp/stdio.ts';
+import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK } from '../io.ts';
 
 const HELP = `usage: rlm serve [--transport stdio|http] [options]
 
-Runs the MCP server. Tools: rlm_answer (answer a question over text, files or a store), rlm_ingest,
-rlm_search, rlm_peek, rlm_grep, rlm_status. Diagnostics go to stderr.
+Runs the MCP server. Tools: ${TOOL_NAMES.join(', ')} (README, "Tools", says what each does).
+Diagnostics go to stderr.
 
 options:
   --transport T        stdio (default: the client starts rlm) or http (Streamable HTTP at /mcp)
@@ -30,11 +33,13 @@ options:
   --idle-minutes N     close an HTTP session unused this long (default ${DEFAULT_SESSION_IDLE_MS / 60_000})
   --max-body-mb N      largest HTTP request body in MiB (default ${DEFAULT_MAX_BODY_BYTES / 1024 / 1024}); pass
                        large material as paths or a store, not inline context
-  --model SPEC         default model (else $RLM_MODEL), e.g. anthropic:claude-sonnet-4-6
+  --model SPEC         default model (else $RLM_MODEL), one of:
+                       ${MODEL_SPECS}
   --sub-model SPEC     default sub-call model (else $RLM_SUB_MODEL, else the model)
   --store DIR          default store folder (else $RLM_STORE)
-  --allow-path DIR     folder tool calls may read files and stores from (repeatable); default: any
-                       over stdio, the working folder over HTTP. MCP roots from the client narrow it
+  --allow-path DIR     folder tool calls may read files and stores from (repeatable); honoured whatever
+                       the client says about MCP roots. Without it: the client's roots when it offers
+                       them, else any folder over stdio; over HTTP also only the working folder
   --max-paths-mb N     MiB of files one rlm_answer call may read through paths (default ${DEFAULT_LIMITS.maxPathsBytes / 1024 / 1024});
                        more belongs in a store built once with rlm_ingest
   --allow-scripted     let tool calls name scripted:FILE models (tests, demos); off by default, since
@@ -109,18 +114,14 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
   process.once('SIGTERM', stop);
   try {
     if (transport === 'stdio') {
-      const restore = keepStdoutForProtocol(log);
-      try {
-        await serveStdio(ctx, {
-          stdin: io.stdin as Readable,
-          stdout: io.stdout as unknown as Writable,
-          signal: controller.signal,
-        });
-      } finally {
-        restore();
-      }
+      // Stray console output of dependencies cannot reach stdout meanwhile: main() redirects it.
+      await serveStdio(ctx, {
+        stdin: io.stdin as Readable,
+        stdout: io.stdout as unknown as Writable,
+        signal: controller.signal,
+      });
     } else {
-      const token = io.env.RLM_MCP_TOKEN?.trim();
+      const token = readEnv(io.env).mcpToken;
       const handle = await serveHttp(ctx, {
         ...(values.host === undefined ? {} : { host: values.host }),
         ...(port === undefined ? {} : { port }),
@@ -147,21 +148,4 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     process.off('SIGTERM', stop);
     await ctx.close();
   }
-}
-
-/**
- * Over stdio any stray `console.log` (ours or a dependency's) would corrupt the JSON-RPC stream, so while
- * serving the console's stdout methods write to the log instead. Returns the undo.
- */
-function keepStdoutForProtocol(log: (line: string) => void): () => void {
-  const saved = { log: console.log, info: console.info, debug: console.debug };
-  const toLog = (...args: unknown[]) => log(format(...args));
-  console.log = toLog;
-  console.info = toLog;
-  console.debug = toLog;
-  return () => {
-    console.log = saved.log;
-    console.info = saved.info;
-    console.debug = saved.debug;
-  };
 }

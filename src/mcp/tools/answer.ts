@@ -2,10 +2,12 @@
  * `rlm_answer`: one recursive long-context run per call. Every call builds its own RLM run, so concurrent
  * calls share no sandbox, model counters or budget; only open store handles are shared (read-only here).
  */
+
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { isRlmError, RlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
 import type { AnswerInput } from '../../runtime/input.ts';
 import { boundedLimit, DEFAULTS } from '../../runtime/option-schema.ts';
 import type { RlmResult } from '../../runtime/result.ts';
@@ -95,7 +97,7 @@ export function answerInput(limits: McpLimits) {
     .strict();
 }
 
-/** The `rlm answer --json` object (DESIGN.md), plus the error of a run that did not finish. */
+/** The `rlm answer --json` object (CONTRACTS.md), plus the error of a run that did not finish. */
 const answerOutput = z.object({
   answer: z.string(),
   status: z.enum(['final', 'max_iterations', 'budget', 'aborted', 'error']),
@@ -151,7 +153,7 @@ export function registerAnswer(server: McpServer, ctx: ServerContext, conn: Conn
         const { result } = run;
         const failed = result.status === 'error' || result.status === 'aborted';
         ctx.log(
-          `rlm serve: rlm_answer ${result.status} after ${result.iterations} iterations, ${result.subCalls} sub-calls, ${result.elapsedMs} ms`,
+          `rlm serve: rlm_answer ${result.status} after ${plural(result.iterations, 'iteration')}, ${plural(result.subCalls, 'sub-call')}, ${result.elapsedMs} ms`,
         );
         return {
           content: [{ type: 'text', text: renderText(result, ctx.limits.maxTextAnswerChars) }],
@@ -185,7 +187,9 @@ export async function runAnswer(
   const input: AnswerInput = { question: args.question, signal };
   if (args.context !== undefined) input.context = args.context;
   if (args.paths !== undefined) {
-    watch.phase(`looking through ${args.paths.length === 1 ? 'the path' : `${args.paths.length} paths`}`);
+    watch.phase(
+      `looking through ${args.paths.length === 1 ? 'the path' : plural(args.paths.length, 'path')}`,
+    );
     input.paths = await filesOf(conn.access, args.paths, {
       maxBytes: ctx.limits.maxPathsBytes,
       tooLarge:
@@ -270,7 +274,7 @@ function renderText(r: RlmResult, maxAnswerChars: number): string {
     `status ${r.status}`,
     `${r.iterations} iteration${r.iterations === 1 ? '' : 's'}`,
     `${r.subCalls} sub-call${r.subCalls === 1 ? '' : 's'}`,
-    `${r.usage.inputTokens + r.usage.outputTokens} tokens`,
+    plural(r.usage.inputTokens + r.usage.outputTokens, 'token'),
     `$${r.usage.costUsd.toFixed(4)}`,
     `${(r.elapsedMs / 1000).toFixed(1)} s`,
     ...(r.runId === undefined ? [] : [`run ${r.runId}`]),

@@ -1,4 +1,5 @@
 /** `rlm_ingest`: adds files and folders to a store, with progress per file. */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
@@ -80,6 +81,7 @@ export function registerIngest(server: McpServer, ctx: ServerContext, conn: Conn
           maxEntries: limits.maxPathsEntries,
           signal: extra.signal,
         });
+        const fresh = !existsSync(ctx.stores.resolve(dir));
         const store = await ctx.stores.get(dir, { create: true });
         const progress = progressFor(extra, (err) => ctx.log(`rlm serve: progress not sent: ${String(err)}`));
         const opts: IngestOptions = { signal: extra.signal };
@@ -97,7 +99,14 @@ export function registerIngest(server: McpServer, ctx: ServerContext, conn: Conn
             );
           };
         }
-        const r = await store.ingestPaths(paths, opts);
+        let r: Awaited<ReturnType<typeof store.ingestPaths>>;
+        try {
+          r = await store.ingestPaths(paths, opts);
+        } catch (err) {
+          // A cancelled first ingest leaves no empty store behind.
+          if (fresh) await ctx.stores.discardIfEmpty(dir);
+          throw err;
+        }
         // Field by field: the published outputSchema forbids extra fields, and a client that listed the
         // tools rejects a result carrying one (the store's report also has `removed`, for --prune).
         return structured({

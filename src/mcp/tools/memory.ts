@@ -23,7 +23,13 @@ const rememberOutput = z.object({
   id: z.string(),
   topic: z.string(),
   importance: z.enum(MEMORY_IMPORTANCE as [MemoryImportance, ...MemoryImportance[]]),
-  consolidated: z.object({ summary: z.string(), archived: z.array(z.string()) }).optional(),
+  consolidated: z
+    .object({
+      summary: z.string().describe('The summary memory\u2019s id.'),
+      text: z.string().describe('The summary\u2019s text.'),
+      archived: z.array(z.string()),
+    })
+    .optional(),
 });
 
 const recallOutput = z.object({
@@ -42,7 +48,14 @@ const recallOutput = z.object({
   ),
 });
 
-const forgetOutput = z.object({ forgotten: z.number().int(), ids: z.array(z.string()) });
+const forgetOutput = z.object({
+  forgotten: z.number().int(),
+  ids: z.array(z.string()).describe('Memories deleted, summaries included.'),
+  summaries: z
+    .array(z.string())
+    .describe('Consolidation summaries deleted because they were written from a deleted memory.'),
+  restored: z.array(z.string()).describe('Other sources of those summaries, back from the archive.'),
+});
 
 const topicsOutput = z.object({
   topics: z.array(z.object({ topic: z.string(), memories: z.number().int(), archived: z.number().int() })),
@@ -112,7 +125,8 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext, conn:
     {
       title: 'Recall memories',
       description:
-        'Finds memories saved with rlm_remember, by meaning, ranked by relevance × weight × recency. Call it before ' +
+        'Finds memories saved with rlm_remember, ranked by relevance × weight × recency: by their words (stemmed, ' +
+        'typos forgiven), and by meaning when the store has an embedder. Call it before ' +
         'answering about past decisions, the user\u2019s preferences or project facts, and at the start of a task ' +
         'on a topic you may have notes about. Recalling a memory strengthens it. Archived (faded or ' +
         'consolidated) memories are left out unless archived is true.',
@@ -158,7 +172,8 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext, conn:
       description:
         'Deletes memories for good, with their links. Only when the user asks to forget something, or a memory is ' +
         'wrong or holds a secret; an outdated memory is better corrected with a new rlm_remember. Ids come from ' +
-        'rlm_recall. An unknown id fails the call and nothing is deleted.',
+        'rlm_recall. An unknown id fails the call and nothing is deleted. A summary made from a deleted ' +
+        'memory is deleted too, and its other sources come back from the archive.',
       inputSchema: z.object({ ids: idsArg.describe('Memory ids (mem-…).'), store: storeArg }).strict(),
       outputSchema: forgetOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -166,8 +181,9 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext, conn:
     (args) =>
       guard('rlm_forget', ctx, async () => {
         const store = await open(args.store);
-        const ids = await store.forgetMemories(args.ids);
-        return structured({ forgotten: ids.length, ids });
+        const r = await store.deleteDocuments(args.ids, { memoriesOnly: true });
+        const ids = [...r.deleted, ...r.summaries];
+        return structured({ forgotten: ids.length, ids, summaries: r.summaries, restored: r.restored });
       }),
   );
 

@@ -5,9 +5,9 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
-import { RlmError } from '../../../core/errors.ts';
+import { documentLinks, readTarget, unknownId } from '../../../memory/read.ts';
 import { CHUNK_TYPES, type ChunkType, type GrepOptions, type SearchOptions } from '../../../memory/types.ts';
-import { chunkPath, peekResult, searchResults } from '../../shapes.ts';
+import { chunkPath, documentPeekResult, peekResult, searchResults } from '../../shapes.ts';
 import type { Connection } from '../connection.ts';
 import { grepView } from '../grep-view.ts';
 import { guard, structured } from '../results.ts';
@@ -57,7 +57,7 @@ const peekChunk = z.object({
   range: z
     .object({ start: z.number().int(), end: z.number().int(), chars: z.number().int() })
     .optional()
-    .describe('With start/end: the slice of the chunk text returned, and the whole text\u2019s length.'),
+    .describe('With start/end: the slice of the text returned, and the whole text\u2019s length.'),
 });
 
 /** One chunk (the `rlm peek --json` object); with several ids, the others follow in `more`. */
@@ -129,6 +129,7 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
       title: 'Read chunks of an rlm store',
       description:
         'Returns a chunk\u2019s text with its document, tags and links (ids come from rlm_search or rlm_grep). ' +
+        'A document id or a memory id (mem-\u2026) returns the whole document, with the links that leave it. ' +
         'Pass several ids to read them in one call, and start/end to read only a character range of each. ' +
         'Reading through this tool records no access statistics: it changes nothing.',
       inputSchema: z
@@ -141,8 +142,10 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
                 .min(1, 'id must not be an empty list')
                 .max(limits.maxPeekIds, `id has more than ${limits.maxPeekIds} entries`),
             ])
-            .describe('Chunk id, like DOCUMENT:ORDINAL, or a list of them.'),
-          start: z.number().int().min(0).optional().describe('First character of the chunk text to return.'),
+            .describe(
+              'Chunk id (DOCUMENT:ORDINAL), document id or memory id (mem-\u2026), or a list of them.',
+            ),
+          start: z.number().int().min(0).optional().describe('First character of the text to return.'),
           end: z.number().int().min(0).optional().describe('Character after the last one to return.'),
           store: storeArg,
         })
@@ -155,25 +158,33 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
         const store = await ctx.stores.get(await checkedStoreDir(ctx, conn, args.store));
         const ids = typeof args.id === 'string' ? [args.id] : args.id;
         const ranged = args.start !== undefined || args.end !== undefined;
-        const views = ids.map((id) => {
-          const chunk = store.getChunk(id);
-          if (chunk === undefined) {
-            throw new RlmError(
-              'NOT_FOUND',
-              `no chunk with id ${id} (ids look like DOCUMENT:ORDINAL; try rlm_search)`,
-            );
-          }
-          // No store.touch: the tool is annotated read-only, and access statistics are a write.
-          const whole = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));
-          if (!ranged) return whole;
-          const start = Math.min(args.start ?? 0, chunk.text.length);
-          const end = Math.max(start, Math.min(args.end ?? chunk.text.length, chunk.text.length));
-          return {
-            ...whole,
-            text: chunk.text.slice(start, end),
-            range: { start, end, chars: chunk.text.length },
-          };
-        });
+        const views = await Promise.all(
+          ids.map(async (id) => {
+            const target = await readTarget(store, id, {
+              ...(args.start === undefined ? {} : { start: args.start }),
+              ...(args.end === undefined ? {} : { end: args.end }),
+            });
+            if (target === undefined) throw unknownId(id, 'rlm_search and rlm_grep give chunk ids');
+            // No store.touch: the tool is annotated read-only, and access statistics are a write.
+            if (target.kind === 'document') {
+              const { read } = target;
+              const whole = documentPeekResult(read, documentLinks(store, read.documents));
+              return ranged
+                ? { ...whole, range: { start: read.start, end: read.end, chars: read.length } }
+                : whole;
+            }
+            const { chunk } = target;
+            const whole = peekResult(chunk, store.neighbors(chunk.id), (d) => store.findDocument(d));
+            if (!ranged) return whole;
+            const start = Math.min(args.start ?? 0, chunk.text.length);
+            const end = Math.max(start, Math.min(args.end ?? chunk.text.length, chunk.text.length));
+            return {
+              ...whole,
+              text: chunk.text.slice(start, end),
+              range: { start, end, chars: chunk.text.length },
+            };
+          }),
+        );
         const [first, ...rest] = views as [(typeof views)[number], ...typeof views];
         const value = rest.length === 0 ? first : { ...first, more: rest };
         // The chunk text itself is what a reader wants in `content`; the metadata stays structured.

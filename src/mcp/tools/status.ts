@@ -3,10 +3,9 @@
  * providers are usable, the store's totals, and the limits in force. Problems are listed, not thrown, so a
  * client can show the whole picture in one call.
  */
-import { accessSync, constants } from 'node:fs';
-import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
+import { type Env, type EnvValues, readEnv } from '../../../core/env.ts';
 import { isRlmError } from '../../../core/errors.ts';
 import { resolveOptions } from '../../runtime/options.ts';
 import type { Connection } from '../connection.ts';
@@ -123,7 +122,7 @@ export function registerStatus(server: McpServer, ctx: ServerContext, conn: Conn
           workingFolder: ctx.cwd,
           fileAccess: { allowedFolders: conn.access.allowedFolders ?? null, roots },
           defaults: { model: d.model ?? null, subModel: d.subModel ?? null, store: d.store ?? null },
-          providers: providers(ctx.env),
+          providers: await providers(readEnv(ctx.env)),
           store,
           limits: { run: runLimits(ctx, problems), input: inputLimits(ctx) },
           problems,
@@ -133,10 +132,7 @@ export function registerStatus(server: McpServer, ctx: ServerContext, conn: Conn
 }
 
 /** Why `spec` cannot be used (bad spec, missing key), or undefined when a model can be built from it. */
-async function modelProblem(
-  spec: string,
-  env: Record<string, string | undefined>,
-): Promise<string | undefined> {
+async function modelProblem(spec: string, env: Env): Promise<string | undefined> {
   try {
     const { createModel } = await import('../../runtime/providers/index.ts');
     createModel(spec, { env });
@@ -146,24 +142,22 @@ async function modelProblem(
   }
 }
 
-function providers(
-  env: Record<string, string | undefined>,
-): { name: string; configured: boolean; detail: string }[] {
-  const set = (name: string) => (env[name] ?? '') !== '';
-  const openaiBase = env.OPENAI_BASE_URL;
-  const claude = env.CLAUDE_CODE_PATH || onPath('claude', env.PATH);
+async function providers(env: EnvValues): Promise<{ name: string; configured: boolean; detail: string }[]> {
+  const { anthropic, openai } = env;
+  const { findClaudeExecutable } = await import('../../runtime/providers/claude-code.ts');
+  const claude = findClaudeExecutable(env);
   return [
     {
       name: 'anthropic',
-      configured: set('ANTHROPIC_API_KEY'),
-      detail: set('ANTHROPIC_API_KEY') ? 'ANTHROPIC_API_KEY is set' : 'ANTHROPIC_API_KEY is not set',
+      configured: anthropic.apiKey !== undefined,
+      detail: anthropic.apiKey ? 'ANTHROPIC_API_KEY is set' : 'ANTHROPIC_API_KEY is not set',
     },
     {
       name: 'openai',
-      configured: set('OPENAI_API_KEY') || set('OPENAI_BASE_URL'),
-      detail: openaiBase
-        ? `endpoint ${openaiBase}${set('OPENAI_API_KEY') ? ' with OPENAI_API_KEY' : ''}`
-        : set('OPENAI_API_KEY')
+      configured: openai.apiKey !== undefined || openai.baseUrl !== undefined,
+      detail: openai.baseUrl
+        ? `endpoint ${openai.baseUrl}${openai.apiKey ? ' with OPENAI_API_KEY' : ''}`
+        : openai.apiKey
           ? 'OPENAI_API_KEY is set'
           : 'neither OPENAI_API_KEY nor OPENAI_BASE_URL is set',
     },
@@ -178,20 +172,6 @@ function providers(
       detail: 'always available (scripted:FILE rules for tests and demos)',
     },
   ];
-}
-
-function onPath(command: string, pathVar: string | undefined): string | undefined {
-  for (const dir of (pathVar ?? '').split(path.delimiter)) {
-    if (dir === '') continue;
-    const full = path.join(dir, command);
-    try {
-      accessSync(full, constants.X_OK);
-      return full;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 function runLimits(ctx: ServerContext, problems: string[]): Record<string, number | null> {

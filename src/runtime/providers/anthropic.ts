@@ -1,26 +1,27 @@
 /**
- * `anthropic:MODEL` — the Messages API through @anthropic-ai/sdk. The SDK already retries 408, 409,
- * 429 and 5xx (529 "overloaded" included) with backoff and honours `retry-after`; this wrapper tunes
- * it, caps server-requested waits, marks the prompt-cache breakpoints and maps errors to RlmError.
- * The SDK is loaded at the first request, so importing `rlm` costs nothing for those who never use it.
+ * `anthropic:MODEL` — the Messages API through @anthropic-ai/sdk. The SDK makes one attempt per call
+ * (`maxRetries: 0`); retries follow rlm's one policy (`core/http-retry.ts`), judged from the status and
+ * headers the SDK's errors carry, so every HTTP client in rlm retries and waits the same way. This wrapper
+ * also marks the prompt-cache breakpoints and maps errors to RlmError. The SDK is loaded at the first
+ * request, so importing `rlm` costs nothing for those who never use it.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type {
   Usage as AnthropicUsage,
+  Message,
   MessageParam,
   TextBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
-import { RlmError } from '../../../core/errors.ts';
+import { errorBodyMessage } from '../../../core/http-post.ts';
 import {
+  type AttemptOutcome,
   abortedError,
   type BackoffOptions,
-  backoffDelay,
-  DEFAULT_BACKOFF,
   isRetryableStatus,
-  parseRetryAfter,
+  withRetries,
 } from '../../../core/http-retry.ts';
 import type { Model, ModelRequest, ModelResponse, Usage } from '../model.ts';
-import { errorBodyMessage, providerError } from './errors.ts';
+import { providerError } from './errors.ts';
 
 const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -31,12 +32,9 @@ export interface AnthropicModelOptions {
   baseUrl?: string;
   /** Per-attempt limit (default 10 minutes). */
   timeoutMs?: number;
-  /** Extra attempts the SDK makes on retryable failures (default 4). */
+  /** Extra attempts after the first on 408/409/429/5xx, network errors and timeouts (default 4). */
   maxRetries?: number;
-  /**
-   * Backoff when the server sends no `retry-after`. When unset the SDK's own schedule applies
-   * (0.5 s doubling to 8 s); `maxRetryAfterMs` (default 60 s) always caps server-requested waits.
-   */
+  /** Waits between attempts (see `core/http-retry.ts`); `maxRetryAfterMs` caps server-requested waits. */
   backoff?: BackoffOptions;
   /** `max_tokens` when a request sets no `maxOutputTokens` (default 8192; 4096 for Claude 3 models). */
   maxOutputTokens?: number;
@@ -71,8 +69,9 @@ export class AnthropicModel implements Model {
         baseURL: opts.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL,
         webhookKey: null,
         timeout: opts.timeoutMs ?? 600_000,
-        maxRetries: opts.maxRetries ?? 4,
-        fetch: tunedFetch(opts.fetch ?? globalThis.fetch, opts.backoff),
+        // One attempt per call: rlm's policy decides about the next one (see complete()).
+        maxRetries: 0,
+        ...(opts.fetch ? { fetch: opts.fetch } : {}),
         logLevel: 'off',
         openTelemetry: false,
       }),
@@ -86,57 +85,58 @@ export class AnthropicModel implements Model {
     const system: TextBlockParam[] = request.system
       ? [{ type: 'text', text: request.system, cache_control: EPHEMERAL }]
       : [];
+    const params = {
+      model: this.#opts.model,
+      max_tokens: request.maxOutputTokens ?? this.#opts.maxOutputTokens ?? defaultMaxTokens(this.#opts.model),
+      ...(system.length > 0 ? { system } : {}),
+      messages: toMessages(request.messages),
+    };
     const { sdk, client } = await this.#connect();
-    try {
-      const message = await client.messages.create(
-        {
-          model: this.#opts.model,
-          max_tokens:
-            request.maxOutputTokens ?? this.#opts.maxOutputTokens ?? defaultMaxTokens(this.#opts.model),
-          ...(system.length > 0 ? { system } : {}),
-          messages: toMessages(request.messages),
-        },
-        signal ? { signal } : {},
-      );
-      const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-      const response: ModelResponse = { text, usage: mapUsage(message.usage), model: message.model };
-      if (message.stop_reason) response.stopReason = message.stop_reason;
-      return response;
-    } catch (err) {
-      throw this.#mapError(sdk, err, signal);
-    }
+    const attempt = async (): Promise<AttemptOutcome<Message>> => {
+      try {
+        return { ok: true, value: await client.messages.create(params, signal ? { signal } : {}) };
+      } catch (err) {
+        return this.#failure(sdk, err, signal);
+      }
+    };
+    const message = await withRetries(attempt, {
+      maxRetries: this.#opts.maxRetries ?? 4,
+      backoff: this.#opts.backoff ?? {},
+      signal,
+      name: PROVIDER,
+    });
+    const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+    const response: ModelResponse = { text, usage: mapUsage(message.usage), model: message.model };
+    if (message.stop_reason) response.stopReason = message.stop_reason;
+    return response;
   }
 
-  #mapError(sdk: Sdk, err: unknown, signal: AbortSignal | undefined): RlmError {
+  /** What a failed attempt means: retryable or not, with the headers that may say when to retry. */
+  #failure(sdk: Sdk, err: unknown, signal: AbortSignal | undefined): AttemptOutcome<never> {
     const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdk;
-    if (err instanceof RlmError) return err;
-    if (signal?.aborted || err instanceof APIUserAbortError) return abortedError(PROVIDER);
+    if (signal?.aborted || err instanceof APIUserAbortError) throw abortedError(PROVIDER);
     const secrets = [this.#opts.apiKey];
     if (err instanceof APIConnectionTimeoutError) {
-      return providerError(
-        PROVIDER,
-        `request timed out after ${this.#opts.timeoutMs ?? 600_000} ms`,
-        {},
-        secrets,
-      );
+      const ms = this.#opts.timeoutMs ?? 600_000;
+      const error = providerError(PROVIDER, `request timed out after ${ms} ms`, { retryable: true }, secrets);
+      return { ok: false, error, retryable: true };
     }
     if (err instanceof APIConnectionError) {
       const cause = (err as Error & { cause?: unknown }).cause;
       const why = cause instanceof Error ? cause.message : err.message;
-      return providerError(PROVIDER, `connection error: ${why}`, {}, secrets);
+      const error = providerError(PROVIDER, `connection error: ${why}`, { retryable: true }, secrets);
+      return { ok: false, error, retryable: true };
     }
     if (err instanceof APIError && typeof err.status === 'number') {
       const body: unknown = err.error;
       const detail = body === undefined ? err.message : errorBodyMessage(JSON.stringify(body));
-      return providerError(
-        PROVIDER,
-        `HTTP ${err.status}: ${detail}`,
-        { status: err.status, retryable: isRetryableStatus(err.status) },
-        secrets,
-      );
+      const retryable = isRetryableStatus(err.status);
+      const status = err.status;
+      const error = providerError(PROVIDER, `HTTP ${status}: ${detail}`, { status, retryable }, secrets);
+      return { ok: false, error, retryable, ...(err.headers ? { headers: err.headers } : {}) };
     }
     const msg = err instanceof Error ? err.message : String(err);
-    return providerError(PROVIDER, msg, {}, secrets);
+    return { ok: false, error: providerError(PROVIDER, msg, {}, secrets), retryable: false };
   }
 }
 
@@ -165,31 +165,4 @@ function mapUsage(u: AnthropicUsage): Usage {
     usage.cacheWriteTokens = u.cache_creation_input_tokens;
   if (typeof u.cache_read_input_tokens === 'number') usage.cacheReadTokens = u.cache_read_input_tokens;
   return usage;
-}
-
-/**
- * The SDK exposes no knob for its retry timing, but it obeys `retry-after-ms` on retryable responses.
- * Rewriting that header on the way in caps what a server may ask for and, when `backoff` is given,
- * substitutes our own schedule (the SDK numbers attempts in `x-stainless-retry-count`).
- */
-function tunedFetch(inner: typeof fetch, backoff: BackoffOptions | undefined): typeof fetch {
-  const cap = backoff?.maxRetryAfterMs ?? DEFAULT_BACKOFF.maxRetryAfterMs;
-  const wrapped = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const res = await inner(input, init);
-    if (res.ok || !isRetryableStatus(res.status)) return res;
-    const asked = parseRetryAfter(res.headers, Number.POSITIVE_INFINITY);
-    let waitMs: number | undefined;
-    if (asked !== undefined && asked > cap) waitMs = cap;
-    else if (asked === undefined && backoff) {
-      const attempt = Number(new Headers(init?.headers).get('x-stainless-retry-count') ?? 0) || 0;
-      waitMs = backoffDelay(attempt, backoff);
-    }
-    if (waitMs === undefined) return res;
-    const headers = new Headers(res.headers);
-    headers.delete('retry-after');
-    // The SDK ignores a zero wait and falls back to its own backoff, hence the 1 ms floor.
-    headers.set('retry-after-ms', String(Math.max(1, Math.round(waitMs))));
-    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
-  };
-  return wrapped as typeof fetch;
 }

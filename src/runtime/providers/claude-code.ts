@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { asModelCall, type Env, type EnvValues, processEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
 import { abortedError } from '../../../core/http-retry.ts';
 import type { ChatMessage, Model, ModelRequest, ModelResponse, Usage } from '../model.ts';
@@ -15,9 +16,15 @@ import { providerError } from './errors.ts';
 
 /**
  * Flags that make the agent behave like a plain completion: no built-in tools (it must not try to
- * run the REPL blocks itself) and no session files left behind for every sub-call.
+ * run the REPL blocks itself), no MCP servers (the user's, rlm's plugin among them, would start for
+ * every call and offer tools it must not use) and no session files left behind for every sub-call.
  */
-const CLAUDE_CODE_DEFAULT_FLAGS: readonly string[] = ['--tools', '', '--no-session-persistence'];
+const CLAUDE_CODE_DEFAULT_FLAGS: readonly string[] = [
+  '--tools',
+  '',
+  '--strict-mcp-config',
+  '--no-session-persistence',
+];
 
 export interface ClaudeCodeModelOptions {
   /** Passed as `--model`; unset means the CLI's default model. */
@@ -25,7 +32,7 @@ export interface ClaudeCodeModelOptions {
   /** Executable to run (default `claude`, looked up on the child env's PATH). */
   executable?: string;
   /** Environment of the child process (default `process.env`). */
-  env?: Record<string, string | undefined>;
+  env?: Env;
   cwd?: string;
   /** Kill the process group after this long (default 10 minutes). */
   timeoutMs?: number;
@@ -56,18 +63,17 @@ function isExecutableFile(file: string): boolean {
 }
 
 /**
- * Where the `claude` CLI would be run from with `env`: `CLAUDE_CODE_PATH` when set (a bare name is
- * looked up on PATH, like spawn does; a path is resolved against the current directory), else the
- * first executable file named `claude` in `env.PATH`. Undefined when there is none.
+ * Where the `claude` CLI would be run from: `CLAUDE_CODE_PATH` when set (a bare name is looked up on PATH,
+ * like spawn does; a path is resolved against the current directory), else the first executable file
+ * named `claude` on `PATH`. Undefined when there is none.
  */
-export function findClaudeExecutable(env: Record<string, string | undefined>): string | undefined {
-  const override = env.CLAUDE_CODE_PATH;
-  const command = override || 'claude';
+export function findClaudeExecutable(env: Pick<EnvValues, 'claudeCodePath' | 'path'>): string | undefined {
+  const command = env.claudeCodePath ?? 'claude';
   if (command.includes('/') || command.includes(path.sep)) {
     const full = path.resolve(command);
     return isExecutableFile(full) ? full : undefined;
   }
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+  for (const dir of env.path.split(path.delimiter)) {
     if (dir === '') continue;
     const full = path.join(dir, command);
     if (isExecutableFile(full)) return full;
@@ -92,7 +98,9 @@ export class ClaudeCodeModel implements Model {
     try {
       const { args, stdin } = buildInvocation(request, this.#opts);
       // The CLI has no flag for it; it reads its output cap from this variable.
-      const env = { ...(this.#opts.env ?? process.env) };
+      // The CLI runs the user's hooks, rlm's own among them (plugin, `rlm claude hooks`): the mark tells them
+      // the session is one of rlm's model calls, neither to import nor to be given rlm's context.
+      const env = asModelCall(this.#opts.env ?? processEnv());
       if (request.maxOutputTokens !== undefined)
         env.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(request.maxOutputTokens);
       const out = await this.#run(args, stdin, request.signal, env);
@@ -102,12 +110,7 @@ export class ClaudeCodeModel implements Model {
     }
   }
 
-  #run(
-    args: string[],
-    stdin: string,
-    signal: AbortSignal | undefined,
-    env: Record<string, string | undefined>,
-  ): Promise<string> {
+  #run(args: string[], stdin: string, signal: AbortSignal | undefined, env: Env): Promise<string> {
     if (signal?.aborted) return Promise.reject(abortedError(PROVIDER));
     const timeoutMs = this.#opts.timeoutMs ?? 600_000;
     return new Promise<string>((resolve, reject) => {

@@ -1,8 +1,10 @@
 /**
  * Model specs (`anthropic:MODEL`, `openai:MODEL`, `claude-code[:MODEL]`, `scripted:FILE`, `replay:TRACE`, `relay:DIR`) to
- * {@link Model}s. Everything a provider needs from the environment is read here, from the `env`
- * passed in, and checked at creation so the CLI fails before doing any work.
+ * {@link Model}s. Everything a provider needs from the environment (keys, endpoints, the `claude`
+ * executable) comes from the `env` passed in, through `core/env.ts`, and is checked at creation so the CLI
+ * fails before doing any work.
  */
+import { type Env, processEnv, readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
 import type { BackoffOptions } from '../../../core/http-retry.ts';
 import type { Model } from '../model.ts';
@@ -12,6 +14,7 @@ import { OPENAI_DEFAULT_BASE_URL, OpenAIModel } from './openai.ts';
 import { RelayModel } from './relay.ts';
 import { ReplayModel } from './replay.ts';
 import { ScriptedModel } from './scripted.ts';
+import { MODEL_SPECS } from './specs.ts';
 
 export { AnthropicModel } from './anthropic.ts';
 export { ClaudeCodeModel } from './claude-code.ts';
@@ -28,8 +31,8 @@ export interface ParsedModelSpec {
 }
 
 export interface CreateModelOptions {
-  /** Where API keys, base URLs and CLAUDE_CODE_PATH come from (default `process.env`). */
-  env?: Record<string, string | undefined>;
+  /** The environment API keys, base URLs and CLAUDE_CODE_PATH come from (default `process.env`). */
+  env?: Env | undefined;
   /** Per-request (per-attempt) limit; default 10 minutes. */
   timeoutMs?: number;
   /** Retries of transient HTTP failures (anthropic, openai); default 4. */
@@ -42,8 +45,7 @@ export interface CreateModelOptions {
   backoff?: BackoffOptions;
 }
 
-const USAGE =
-  'use anthropic:MODEL, openai:MODEL, claude-code[:MODEL], scripted:FILE, replay:TRACE.jsonl or relay:DIR';
+const USAGE = `use ${MODEL_SPECS}`;
 
 /** Splits a spec into provider and model; BAD_INPUT for an unknown scheme or a missing model. */
 export function parseModelSpec(spec: string): ParsedModelSpec {
@@ -69,7 +71,8 @@ export function parseModelSpec(spec: string): ParsedModelSpec {
 
 /** Builds the {@link Model} for `spec`. Throws BAD_INPUT for a bad spec, missing credentials or no `claude` CLI. */
 export function createModel(spec: string, opts: CreateModelOptions = {}): Model {
-  const env = opts.env ?? process.env;
+  const source = opts.env ?? processEnv();
+  const env = readEnv(source);
   const parsed = parseModelSpec(spec);
   const common = {
     ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
@@ -80,11 +83,11 @@ export function createModel(spec: string, opts: CreateModelOptions = {}): Model 
   switch (parsed.provider) {
     case 'anthropic': {
       const model = parsed.model as string;
-      const apiKey = env.ANTHROPIC_API_KEY;
+      const { apiKey } = env.anthropic;
       if (!apiKey)
         throw new RlmError('BAD_INPUT', `ANTHROPIC_API_KEY is not set (needed by anthropic:${model})`);
-      const baseUrl = env.ANTHROPIC_BASE_URL
-        ? checkUrl(env.ANTHROPIC_BASE_URL, 'ANTHROPIC_BASE_URL').href
+      const baseUrl = env.anthropic.baseUrl
+        ? checkUrl(env.anthropic.baseUrl, 'ANTHROPIC_BASE_URL').href
         : undefined;
       return new AnthropicModel({
         model,
@@ -95,8 +98,8 @@ export function createModel(spec: string, opts: CreateModelOptions = {}): Model 
     }
     case 'openai': {
       const model = parsed.model as string;
-      const base = checkUrl(env.OPENAI_BASE_URL || OPENAI_DEFAULT_BASE_URL, 'OPENAI_BASE_URL');
-      const apiKey = env.OPENAI_API_KEY;
+      const base = checkUrl(env.openai.baseUrl ?? OPENAI_DEFAULT_BASE_URL, 'OPENAI_BASE_URL');
+      const { apiKey } = env.openai;
       if (!apiKey && base.hostname === 'api.openai.com') {
         throw new RlmError('BAD_INPUT', `OPENAI_API_KEY is not set (needed by openai:${model})`);
       }
@@ -107,15 +110,16 @@ export function createModel(spec: string, opts: CreateModelOptions = {}): Model 
       if (!findClaudeExecutable(env)) {
         throw new RlmError(
           'BAD_INPUT',
-          env.CLAUDE_CODE_PATH
-            ? `CLAUDE_CODE_PATH is not an executable file: ${env.CLAUDE_CODE_PATH} — install Claude Code or fix CLAUDE_CODE_PATH`
+          env.claudeCodePath
+            ? `CLAUDE_CODE_PATH is not an executable file: ${env.claudeCodePath} — install Claude Code or fix CLAUDE_CODE_PATH`
             : CLAUDE_NOT_FOUND,
         );
       }
       return new ClaudeCodeModel({
         ...(parsed.model ? { model: parsed.model } : {}),
-        executable: env.CLAUDE_CODE_PATH || 'claude',
-        env,
+        executable: env.claudeCodePath ?? 'claude',
+        // The CLI runs with the caller's whole environment (its own login, its PATH).
+        env: source,
         ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
         ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
       });

@@ -1,17 +1,17 @@
 /**
  * `openai:MODEL` — any OpenAI-compatible `/chat/completions` endpoint (OpenAI, llama.cpp, vLLM,
- * Ollama...) over plain `fetch`, so no SDK quirks leak in and local servers work unchanged.
+ * Ollama...) over plain `fetch`: one POST and one JSON parse need no SDK (the `openai` package would add
+ * 35 MB to the install for them), and local servers work unchanged. Retries follow `core/http-retry.ts`.
  */
-
+import { errorBodyMessage, postJson } from '../../../core/http-post.ts';
 import {
   type AttemptOutcome,
-  abortedError,
   type BackoffOptions,
   isRetryableStatus,
   withRetries,
 } from '../../../core/http-retry.ts';
 import type { Model, ModelRequest, ModelResponse, Usage } from '../model.ts';
-import { errorBodyMessage, providerError } from './errors.ts';
+import { providerError } from './errors.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -52,15 +52,9 @@ export class OpenAIModel implements Model {
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
-    const body = JSON.stringify(this.#body(request));
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: 'application/json',
-    };
-    if (this.#opts.apiKey) headers.authorization = `Bearer ${this.#opts.apiKey}`;
-    const timeoutMs = this.#opts.timeoutMs ?? 600_000;
+    const body = this.#body(request);
     const signal = request.signal;
-    const text = await withRetries(() => this.#attempt(body, headers, timeoutMs, signal), {
+    const text = await withRetries(() => this.#attempt(body, signal), {
       maxRetries: this.#opts.maxRetries ?? 4,
       backoff: this.#opts.backoff ?? {},
       signal,
@@ -83,46 +77,34 @@ export class OpenAIModel implements Model {
     return body;
   }
 
-  async #attempt(
-    body: string,
-    headers: Record<string, string>,
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-  ): Promise<AttemptOutcome<string>> {
-    const timer = new AbortController();
-    const handle = setTimeout(() => timer.abort(), timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
-    const secrets = [this.#opts.apiKey];
-    try {
-      const res = await this.#fetch(this.#url, { method: 'POST', headers, body, signal: combined });
-      // The body is read under the same timer: a server that stalls mid-body is as stuck as a silent one.
-      const text = await res.text();
-      if (res.ok) return { ok: true, value: text };
-      const retryable = isRetryableStatus(res.status);
-      const detail = errorBodyMessage(text) || res.statusText;
-      const error = providerError(
-        PROVIDER,
-        `HTTP ${res.status}: ${detail}`,
-        { status: res.status, retryable },
-        secrets,
-      );
-      return { ok: false, error, retryable, headers: res.headers };
-    } catch (err) {
-      if (signal?.aborted) throw abortedError(PROVIDER);
-      if (timer.signal.aborted) {
-        const error = providerError(PROVIDER, `request timed out after ${timeoutMs} ms`, { retryable: true });
-        return { ok: false, error, retryable: true };
-      }
-      const error = providerError(
-        PROVIDER,
-        `network error: ${describeNetworkError(err)}`,
-        { retryable: true },
-        secrets,
-      );
+  async #attempt(body: unknown, signal: AbortSignal | undefined): Promise<AttemptOutcome<string>> {
+    const timeoutMs = this.#opts.timeoutMs ?? 600_000;
+    const { apiKey } = this.#opts;
+    const res = await postJson(this.#url, body, {
+      apiKey,
+      timeoutMs,
+      signal,
+      fetch: this.#fetch,
+      name: PROVIDER,
+    });
+    if (res.kind === 'timeout') {
+      const error = providerError(PROVIDER, `request timed out after ${timeoutMs} ms`, { retryable: true });
       return { ok: false, error, retryable: true };
-    } finally {
-      clearTimeout(handle);
     }
+    if (res.kind === 'network') {
+      const error = providerError(PROVIDER, `network error: ${res.detail}`, { retryable: true }, [apiKey]);
+      return { ok: false, error, retryable: true };
+    }
+    if (res.status >= 200 && res.status < 300) return { ok: true, value: res.text };
+    const retryable = isRetryableStatus(res.status);
+    const detail = errorBodyMessage(res.text) || res.statusText;
+    const error = providerError(
+      PROVIDER,
+      `HTTP ${res.status}: ${detail}`,
+      { status: res.status, retryable },
+      [apiKey],
+    );
+    return { ok: false, error, retryable, headers: res.headers };
   }
 
   #parse(text: string): ModelResponse {
@@ -178,17 +160,4 @@ function parseUsage(raw: unknown): Usage {
   const usage: Usage = { inputTokens: Math.max(prompt - cached, 0), outputTokens: num(u.completion_tokens) };
   if (cached > 0) usage.cacheReadTokens = cached;
   return usage;
-}
-
-function describeNetworkError(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  // undici hides the useful part (ECONNREFUSED, ENOTFOUND...) in `cause`.
-  const cause = (err as Error & { cause?: unknown }).cause;
-  if (cause && typeof cause === 'object') {
-    const code = (cause as { code?: unknown }).code;
-    const msg = (cause as { message?: unknown }).message;
-    if (typeof code === 'string') return typeof msg === 'string' ? `${code} (${msg})` : code;
-    if (typeof msg === 'string') return msg;
-  }
-  return err.message;
 }

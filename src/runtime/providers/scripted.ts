@@ -1,6 +1,6 @@
 /**
  * `scripted:FILE` — a deterministic model driven by rules, for tests, demos and benchmark smoke runs
- * (format in DESIGN.md, "Model specs"). Each instance keeps its own `times` counters, so two models
+ * (format in CONTRACTS.md, "Model specs"). Each instance keeps its own `times` counters, so two models
  * built from the same rules do not share state.
  */
 import { readFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ const count = (what: string) =>
     .int({ error: `"${what}" must be a non-negative integer` })
     .min(0, { error: `"${what}" must be a non-negative integer` });
 
-/** One rule of a scripted model, as written in the rules file (the `scripted:FILE` format of DESIGN.md). */
+/** One rule of a scripted model, as written in the rules file (the `scripted:FILE` format of CONTRACTS.md). */
 const scriptRuleSchema = z
   .object(
     {

@@ -102,14 +102,15 @@ export function grep(pattern: unknown, opts?: unknown): unknown {
   const config = sessionConfig();
   if (config.context === 'loaded' && !config.store) {
     const r = grepLocal(pattern, opts);
-    return grepResult(r[0], r[1], opts);
+    return isArray(r) ? grepResult(r[0], r[1], opts) : r;
   }
   if (!config.store && config.context === 'none') throw noStore('grep');
   const plan = grepPlan(pattern, opts);
   const payload = { pattern: plan.source, opts: plainOptions(opts, 'grep') };
   payload.opts.literal = plan.literal;
   payload.opts.ignoreCase = plan.ignoreCase;
-  const r = hostCall('grep', payload) as { matches: object; truncated: unknown };
+  const r = hostCall('grep', payload) as { matches: object; truncated: unknown; counts?: unknown };
+  if (r.counts !== undefined) return r.counts;
   return grepResult(r.matches, r.truncated, opts);
 }
 

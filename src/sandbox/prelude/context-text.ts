@@ -4,7 +4,8 @@
  * runs under the block's CPU limit, which is what stops a catastrophic regex.
  *
  * Grep semantics follow memory/grep/grep-scan.ts (the store's grep): one match per line, the line cut to a
- * 500-character window around the match, `before`/`after` taken around that window, ids `doc:N`.
+ * 500-character window around the match, `before`/`after` taken around that window, ids `doc:N`; with
+ * `{count: true}`, every occurrence and matching line per document instead.
  */
 import { intArg } from './args.ts';
 import {
@@ -56,16 +57,26 @@ export interface GrepPlan {
   limit: number;
   around: number;
   only: string[] | null;
+  count: boolean;
 }
 
 /** One grep match, as the store's grep shapes it. */
 export interface GrepMatch {
   id: string;
+  document: string;
   path: string;
   offset: number;
+  documentOffset: number;
   text: string;
   before: string;
   after: string;
+}
+
+/** What a count-mode grep returns: the store's `GrepCounts`, with paths. */
+export interface GrepCounts {
+  matches: number;
+  lines: number;
+  documents: { id: string; path: string; matches: number; lines: number }[];
 }
 
 function docIndex(id: string): number {
@@ -166,6 +177,7 @@ export function grepPlan(pattern: unknown, opts: unknown): GrepPlan {
     limit: limit,
     around: around,
     only: only,
+    count: o.count === true,
   };
 }
 
@@ -208,16 +220,18 @@ function grepShape(id: string, text: string, start: number, around: number): Gre
   return {
     id: id,
     // A plain text or document array has no file names: the document id is its name.
+    document: id,
     path: id,
     offset: start,
+    documentOffset: start,
     text: line,
     before: around > 0 ? StringSlice(text, MathMax(0, from - around), from) : '',
     after: around > 0 ? StringSlice(text, to, to + around) : '',
   };
 }
 
-/** The local grep; returns [matches, truncated]. Runs inside the block, under its CPU limit. */
-export function grepLocal(pattern: unknown, opts: unknown): [GrepMatch[], boolean] {
+/** The local grep: [matches, truncated], or the counts. Runs inside the block, under its CPU limit. */
+export function grepLocal(pattern: unknown, opts: unknown): [GrepMatch[], boolean] | GrepCounts {
   grepRunning = true;
   try {
     return grepScan(pattern, opts);
@@ -226,34 +240,83 @@ export function grepLocal(pattern: unknown, opts: unknown): [GrepMatch[], boolea
   }
 }
 
-function grepScan(pattern: unknown, opts: unknown): [GrepMatch[], boolean] {
+function grepWanted(plan: GrepPlan, id: string): boolean {
+  if (plan.only === null) return true;
+  for (let k = 0; k < plan.only.length; k++) if (plan.only[k] === id) return true;
+  return false;
+}
+
+/** The next match at or after `from` as [start, end], or null; an empty match after a final newline is none. */
+function grepFind(plan: GrepPlan, re: RegExp | null, text: string, from: number): [number, number] | null {
+  let start: number;
+  let end: number;
+  if (re === null) {
+    start = StringIndexOf(text, plan.source, from);
+    if (start === -1) return null;
+    end = start + plan.source.length;
+  } else {
+    re.lastIndex = from;
+    const m = RegExpExec(re, text);
+    if (m === null) return null;
+    start = m.index;
+    end = start + m[0].length;
+  }
+  if (start === text.length && StringCharCodeAt(text, start - 1) === 10) return null;
+  return [start, end];
+}
+
+/** Counts every match and every matching line per document (grep's count mode). */
+function grepCounts(plan: GrepPlan, re: RegExp | null): GrepCounts {
+  const documents: GrepCounts['documents'] = [];
+  let matches = 0;
+  let lines = 0;
+  for (let d = 0; d < docs.length; d++) {
+    const id = 'doc:' + d;
+    if (!grepWanted(plan, id)) continue;
+    const text = docs[d]!;
+    let n = 0;
+    let nLines = 0;
+    let lineEnd = -1;
+    let from = 0;
+    while (from < text.length) {
+      const hit = grepFind(plan, re, text, from);
+      if (hit === null) break;
+      n++;
+      if (hit[0] > lineEnd) {
+        nLines++;
+        lineEnd = StringIndexOf(text, '\n', hit[0]);
+        if (lineEnd === -1) lineEnd = text.length;
+      }
+      from = MathMax(hit[1], hit[0] + 1);
+    }
+    if (n > 0) documents[documents.length] = { id: id, path: id, matches: n, lines: nLines };
+    matches += n;
+    lines += nLines;
+  }
+  return { matches: matches, lines: lines, documents: documents };
+}
+
+function grepScan(pattern: unknown, opts: unknown): [GrepMatch[], boolean] | GrepCounts {
   const plan = grepPlan(pattern, opts);
   const re = plan.literal && !plan.ignoreCase ? null : grepRegExp(plan);
-  const needle = plan.source;
+  if (plan.only !== null)
+    for (let k = 0; k < plan.only.length; k++)
+      if (docIndex(plan.only[k]!) === -1)
+        throw new $TypeError(
+          'grep: no document ' + plan.only[k] + '; ids are doc:0 to doc:' + (docs.length - 1),
+        );
+  if (plan.count) return grepCounts(plan, re);
   const out: GrepMatch[] = [];
   for (let d = 0; d < docs.length; d++) {
     const id = 'doc:' + d;
-    if (plan.only !== null) {
-      let wanted = false;
-      for (let k = 0; k < plan.only.length; k++) if (plan.only[k] === id) wanted = true;
-      if (!wanted) continue;
-    }
+    if (!grepWanted(plan, id)) continue;
     const text = docs[d]!;
     let from = 0;
     while (from < text.length) {
-      let start: number;
-      let end: number;
-      if (re === null) {
-        start = StringIndexOf(text, needle, from);
-        if (start === -1) break;
-        end = start + needle.length;
-      } else {
-        re.lastIndex = from;
-        const m = RegExpExec(re, text);
-        if (m === null) break;
-        start = m.index;
-        end = start + m[0].length;
-      }
+      const hit = grepFind(plan, re, text, from);
+      if (hit === null) break;
+      const start = hit[0];
+      const end = hit[1];
       if (out.length === plan.limit) return [out, true];
       out[out.length] = grepShape(id, text, start, plan.around);
       let next = StringIndexOf(text, '\n', start);

@@ -9,7 +9,7 @@ import { consoleObject, print } from './console.ts';
 import { get_chunk, grep, list_documents, neighbors, peek, search_chunks } from './context-helpers.ts';
 import { FINAL, FINAL_VAR } from './final.ts';
 import { bindHost, type HostReference } from './host-call.ts';
-import { freeze, jsonParse } from './intrinsics.ts';
+import { $Error, defineProperty, freeze, G, jsonParse } from './intrinsics.ts';
 import { configureOutput } from './output.ts';
 import { defineGlobals } from './replace.ts';
 import { collect, readVar, runBlock } from './runner.ts';
@@ -26,8 +26,6 @@ export function init(ref: HostReference, configJson: string, ...documents: strin
   for (let i = 0; i < documents.length; i++) allowStringsOf((documents[i] as string).length);
   configureOutput(config.maxOutputChars, config.marker);
   const helpers: Record<string, unknown> = {
-    context:
-      config.context === 'loaded' ? (config.contextShape === 'string' ? docs[0] : freeze(docs)) : undefined,
     peek: peek,
     grep: grep,
     search_chunks: search_chunks,
@@ -44,5 +42,31 @@ export function init(ref: HostReference, configJson: string, ...documents: strin
     console: consoleObject,
   };
   defineGlobals(helpers, true);
+  defineContext(config);
   return [runBlock, collect, readVar];
+}
+
+/**
+ * `context`: the documents when they are loaded. When they are not (a store, or a text too large for the
+ * isolate), any use of it throws an error that names what to use, instead of "cannot read properties of
+ * undefined".
+ */
+function defineContext(config: PreludeConfig): void {
+  if (config.context === 'loaded' || (config.context === 'none' && !config.store)) {
+    const value =
+      config.context === 'none' ? undefined : config.contextShape === 'string' ? docs[0] : freeze(docs);
+    defineGlobals({ context: value }, true);
+    return;
+  }
+  const message = config.store
+    ? 'context is not loaded: the text is in a chunk store. Use list_documents(), peek(DOC_ID) or ' +
+      'peek(DOC_ID, start, end), grep and search_chunks'
+    : 'context is too large to load into the sandbox. Use peek(start, end), grep(pattern) and list_documents()';
+  defineProperty(G, 'context', {
+    get: function context() {
+      throw new $Error(message);
+    },
+    enumerable: false,
+    configurable: false,
+  });
 }

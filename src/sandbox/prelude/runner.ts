@@ -35,6 +35,7 @@ import {
 } from './intrinsics.ts';
 import { takeOutput, write } from './output.ts';
 import { show } from './show.ts';
+import { resetSubCallNotices } from './sub-calls.ts';
 
 /** An error as the host receives it: name and message clipped, where the model's code was. */
 interface BlockError {
@@ -200,6 +201,7 @@ export function runBlock(fn: (global: unknown) => Promise<unknown>, file: string
     clearFinal();
     takeGrepRunning();
     resetGrepNotice();
+    resetSubCallNotices();
     lastResult = null;
     // What a script-level var does, done here: the names become global properties, values kept.
     const list = jsonParse(names) as string[];

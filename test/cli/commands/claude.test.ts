@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeSession } from '../../../benchmarks/claude-corpus.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
@@ -11,6 +12,7 @@ const config = join(dir, 'claude-home');
 const projects = join(config, 'projects');
 const store = join(dir, 'store');
 const env = { CLAUDE_CONFIG_DIR: config };
+const BIN = fileURLToPath(new URL('../../../bin/rlm.js', import.meta.url));
 
 beforeAll(() => {
   writeSession(projects, '/home/ana/my-app', {
@@ -101,7 +103,7 @@ describe('rlm claude', () => {
     });
     const text = await cli(['claude', 'timeline', '--store', store, '--project', 'api']);
     expect(text.stdout).toBe(
-      '2026-02-10 10:00 → 2026-02-10 10:00  1 exchanges  /srv/api  Reports are off by one hour\n',
+      '2026-02-10 10:00 → 2026-02-10 10:00  1 exchange  /srv/api  Reports are off by one hour\n',
     );
   });
 
@@ -185,7 +187,12 @@ describe('rlm claude', () => {
       expect(r.code).toBe(0);
     }
     const installed = JSON.parse(readFileSync(settings, 'utf8'));
-    const command = `rlm claude ingest --hook --store ${store} --log ${join(config, 'rlm-hook.log')}`;
+    // Absolute paths of this Node and of rlm's bin: no `rlm` on PATH or recent default `node` needed.
+    const log = join(config, 'rlm-hook.log');
+    const command =
+      `exec 3<&0; { ${process.execPath} ${BIN} claude ingest --hook --store ${store} --log ${log} <&3 2>>${log} || ` +
+      `{ s=$?; printf '%s error: the rlm hook could not start (exit %s); run rlm claude hooks install again\\n' ` +
+      `"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$s" >>${log}; }; } >/dev/null 2>&1 &`;
     expect(installed).toEqual({
       model: 'opus',
       hooks: {
@@ -201,6 +208,28 @@ describe('rlm claude', () => {
       model: 'opus',
       hooks: { SessionEnd: [{ hooks: [theirs] }], Stop: [{ hooks: [theirs] }] },
     });
+  });
+
+  it('prints the hook command, and takes another way to start rlm with --rlm', async () => {
+    const settings = join(dir, 'rlm-flag-settings.json');
+    const r = await cli([
+      'claude',
+      'hooks',
+      'install',
+      '--settings',
+      settings,
+      '--store',
+      store,
+      '--rlm',
+      'npx rlm',
+    ]);
+    expect(r.stdout).toMatch(
+      /^installed SessionEnd and PreCompact hooks in .*:\n {2}exec 3<&0; \{ npx rlm claude ingest --hook /,
+    );
+    const hooks = JSON.parse(readFileSync(settings, 'utf8')).hooks;
+    expect(hooks.SessionEnd[0].hooks[0].command).toMatch(
+      /^exec 3<&0; \{ npx rlm claude ingest --hook --store /,
+    );
   });
 
   it('refuses to touch a settings file that is not valid JSON', async () => {
@@ -245,5 +274,91 @@ describe('rlm claude', () => {
     });
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
     expect(readFileSync(log, 'utf8')).toMatch(/error: .*JSON/);
+  });
+
+  it('gives the session-start context: text, --json, and nothing when nothing is known', async () => {
+    const ctxStore = join(dir, 'context-store');
+    await cli(['claude', 'ingest', '--store', ctxStore], { env });
+    await cli([
+      'remember',
+      'Deploys go through make ship.',
+      '--topic',
+      'deploy',
+      '--tags',
+      'project:/home/ana/my-app',
+      '--store',
+      ctxStore,
+    ]);
+    const text = await cli(['claude', 'context', '--project', '/home/ana/my-app', '--store', ctxStore]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^## What rlm remembers about this project \(\/home\/ana\/my-app\)\n/);
+    expect(text.stdout).toContain('] Deploys go through make ship. (mem-');
+    expect(text.stdout).toContain(' · 1 exchange · Flaky login test\n');
+    const json = await cli([
+      'claude',
+      'context',
+      '--project',
+      '/home/ana/my-app',
+      '--max-tokens',
+      '60',
+      '--json',
+      '--store',
+      ctxStore,
+    ]);
+    expect(json.json<{ tokens: number; text: string }>().tokens).toBeLessThanOrEqual(60);
+    const none = await cli(['claude', 'context', '--project', '/elsewhere', '--store', ctxStore]);
+    expect(none).toMatchObject({ code: 0, stdout: '', stderr: 'rlm: nothing remembered about /elsewhere\n' });
+    const bad = await cli(['claude', 'context', '--store', ctxStore], {
+      env: { RLM_CONTEXT_TOKENS: 'lots' },
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("RLM_CONTEXT_TOKENS must be an integer >= 1, got 'lots'");
+  });
+
+  it('as a SessionStart hook: the project from the input, the starting session left out, never failing', async () => {
+    const ctxStore = join(dir, 'context-store');
+    const log = join(dir, 'context-hook.log');
+    const run = (input: string, extra: Record<string, string> = {}, store = ctxStore) =>
+      cli(['claude', 'context', '--hook', '--store', store, '--log', log], { stdin: input, env: extra });
+    const hook = await run(
+      JSON.stringify({ cwd: '/home/ana/my-app', session_id: 'other', source: 'startup' }),
+    );
+    expect(hook).toMatchObject({ code: 0, stderr: '' });
+    expect(hook.stdout).toContain('Flaky login test');
+    const resumed = await run(JSON.stringify({ cwd: '/home/ana/my-app', session_id: 'sess-login' }));
+    expect(resumed.stdout).not.toContain('Flaky login test');
+    expect(resumed.stdout).toContain('Deploys go through make ship.');
+    // No store yet: nothing remembered, nothing wrong.
+    expect(await run(JSON.stringify({ cwd: '/x' }), {}, join(dir, 'no-store'))).toMatchObject({
+      code: 0,
+      stdout: '',
+    });
+    expect(existsSync(log)).toBe(false);
+    // Inside a Claude Code that rlm runs as a model: nothing at all.
+    expect(await run(JSON.stringify({ cwd: '/home/ana/my-app' }), { RLM_MODEL_CALL: '1' })).toMatchObject({
+      code: 0,
+      stdout: '',
+    });
+    expect(await run('not json')).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(await run('{}', { RLM_CONTEXT_TOKENS: '0' })).toMatchObject({ code: 0, stdout: '' });
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^\S+ error: session start context: .*JSON/);
+    expect(lines[1]).toMatch(
+      /^\S+ error: session start context: RLM_CONTEXT_TOKENS must be an integer >= 1, got '0' \[BAD_INPUT\]$/,
+    );
+  });
+
+  it('as a SessionEnd hook inside a Claude Code that rlm runs as a model, imports nothing', async () => {
+    const quiet = join(dir, 'model-call-store');
+    const log = join(dir, 'model-call.log');
+    const r = await cli(['claude', 'ingest', '--hook', '--store', quiet, '--log', log], {
+      // Input a hook would log as wrong: with the marker, it is not even read.
+      stdin: '{}',
+      env: { RLM_MODEL_CALL: '1' },
+    });
+    expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(existsSync(quiet)).toBe(false);
+    expect(existsSync(log)).toBe(false);
   });
 });

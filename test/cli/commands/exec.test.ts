@@ -50,7 +50,7 @@ describe('rlm exec', () => {
     expect(io.out()).toBe('hello\nFINAL: done\n');
   });
 
-  it('prints the DESIGN.md JSON with --json, with the context loaded', async () => {
+  it('prints the CONTRACTS.md JSON with --json, with the context loaded', async () => {
     const io = fakeIO();
     file('ctx.txt', 'alpha\nbeta NEEDLE\n');
     const code = await exec(
@@ -199,7 +199,11 @@ describe('rlm exec', () => {
       io,
     );
     expect(code).toBe(1);
-    expect(io.out()).toBe('Error: BAD_INPUT: no model "nope" is configured; use scripted:named.json yo\n');
+    // A failed call is also noted in the output (issue 30: failures never pass unseen).
+    expect(io.out()).toBe(
+      '[llm_query: a call failed; its answer is the string "Error: BAD_INPUT: no model \\"nope\\" is configured; use scripted:named.json"]\n' +
+        'Error: BAD_INPUT: no model "nope" is configured; use scripted:named.json yo\n',
+    );
     expect(io.err()).toMatch(/SCRIPT_EXHAUSTED|no scripted rule/);
     expect(io.out() + io.err()).not.toContain(dir);
   });
@@ -278,12 +282,12 @@ describe('rlm exec', () => {
     await store.close();
     const io = fakeIO('', { RLM_STORE: 'env-store' });
     const code = await exec(
-      [file('env.js', "print(typeof context, search_chunks('lighthouse').length, grep('storm').length)")],
+      [file('env.js', "print(search_chunks('lighthouse').length, grep('storm').length)")],
       io,
     );
     expect(io.err()).toBe('');
     expect(code).toBe(0);
-    expect(io.out()).toBe('undefined 1 1\n');
+    expect(io.out()).toBe('1 1\n');
     // --context wins over $RLM_STORE, as in rlm answer.
     file('only.txt', 'just this');
     const ctx = fakeIO('', { RLM_STORE: 'env-store' });

@@ -75,7 +75,7 @@ describe('rlm remember / recall / topics / forget', () => {
     });
 
     const f = await cli(['forget', id, '--store', store, '--json']);
-    expect(f.json()).toEqual({ forgotten: 1, ids: [id] });
+    expect(f.json()).toEqual({ forgotten: 1, ids: [id], summaries: [], restored: [] });
     const again = await cli(['forget', id, '--store', store]);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/no memory with id .* \[NOT_FOUND\]/);
@@ -203,7 +203,10 @@ describe('rlm decay / restore / consolidate', () => {
       '--json',
     ]);
     expect(c.code, c.stderr).toBe(0);
-    const { summary, archived } = c.json<{ summary: string; archived: string[] }>();
+    const { summary, text, archived } = c.json<{ summary: string; text: string; archived: string[] }>();
+    expect(Object.keys(c.json()).sort()).toEqual(['archived', 'summary', 'text']);
+    expect(summary).toMatch(/^mem-/);
+    expect(text).toBe('Deploys are blue-green, on Tuesdays.');
     expect(archived.sort()).toEqual([...ids].sort());
     const links = await cli(['links', `${summary}:0`, '--type', 'summarizes', '--store', store, '--json']);
     expect(
@@ -238,7 +241,10 @@ describe('rlm decay / restore / consolidate', () => {
     ]);
     await cli(['remember', 'cat two', '--topic', 'cats', '--store', store]);
     const third = await cli(['remember', 'cat three', '--topic', 'cats', '--store', store, '--json']);
-    expect(third.json<{ consolidated: { archived: string[] } }>().consolidated.archived).toHaveLength(3);
+    const auto = third.json<{ consolidated: { summary: string; text: string; archived: string[] } }>()
+      .consolidated;
+    expect(auto.archived).toHaveLength(3);
+    expect(auto.text).toBe('three notes about cats');
     expect((await cli(['topics', '--store', store, '--json'])).json()).toEqual({
       topics: [{ topic: 'cats', memories: 1, archived: 3 }],
     });

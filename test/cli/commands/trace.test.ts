@@ -28,6 +28,35 @@ async function twoRuns(): Promise<{ root: string; file: string; ids: string[] }>
 }
 
 describe('rlm trace', () => {
+  it('says what each time measures: the whole call, and the run the tree and timeline show', async () => {
+    const { file, ids } = await twoRuns();
+    // As measured by a real run: 2.6 s in all, of which the run itself (from run_start) 689 ms.
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; t: number; result?: { elapsedMs: number } });
+    for (const e of lines)
+      if (e.type === 'run_end') {
+        e.t = 689;
+        e.result!.elapsedMs = 2600;
+      }
+    writeFileSync(file, `${lines.map((e) => JSON.stringify(e)).join('\n')}\n`);
+    const show = await cli(['trace', 'show', file, '--run', ids[0]!]);
+    expect(show.stdout.split('\n')[0]).toMatch(
+      /^run · \S+ · final · 2 turns · 1 sub-call · depth 1 · 2\.6s in all \(run 689ms\) · /,
+    );
+    const html = await cli(['trace', 'html', file, '--out', '-']);
+    const data = JSON.parse(
+      /<script type="application\/json" id="rlm-data">([^<]*)</.exec(html.stdout)![1]!,
+    ) as {
+      runs: { times: unknown }[];
+    };
+    expect(data.runs[0]!.times).toEqual({ totalMs: 2600, runMs: 689, setupMs: 1911 });
+    // The page labels them: the whole call, the part before the run, and the run (the root node too).
+    for (const label of ["'total time'", "'before the run'", "'run time'", "'run '"])
+      expect(html.stdout).toContain(label);
+  });
+
   it('show cuts texts to one line by default and prints them whole with --full', async () => {
     const { file } = await twoRuns();
     const short = await cli(['trace', 'show', file]);

@@ -1,4 +1,4 @@
-/** Scripted-model rule files for the MCP tests (format in DESIGN.md, "Model specs"). */
+/** Scripted-model rule files for the MCP tests (format in CONTRACTS.md, "Model specs"). */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptRule } from '../../../src/runtime/providers/scripted.ts';

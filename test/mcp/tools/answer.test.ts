@@ -103,7 +103,7 @@ describe('rlm_answer', () => {
   });
 
   it('sends no progress when the caller sends no progress token', async () => {
-    const model = scripted(dir, 'final2.json', [{ depth: 0, reply: 'FINAL(ok)' }]);
+    const model = scripted(dir, 'final2.json', [{ depth: 0, reply: 'FINAL("ok")' }]);
     const { client } = await start(model);
     const notes: unknown[] = [];
     client.fallbackNotificationHandler = async (n) => {
@@ -115,7 +115,7 @@ describe('rlm_answer', () => {
   });
 
   it('sends run milestones as log notifications, at the level the client sets', async () => {
-    const model = scripted(dir, 'logged.json', [{ depth: 0, reply: 'FINAL(ok)' }]);
+    const model = scripted(dir, 'logged.json', [{ depth: 0, reply: 'FINAL("ok")' }]);
     const { client } = await start(model);
     const logged: { level: string; logger?: string | undefined; data: unknown }[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
@@ -129,7 +129,7 @@ describe('rlm_answer', () => {
     ]);
     expect(logged[0]?.data).toBe(`run ${runId} started: model ${model}, 1 characters of context`);
     expect(logged[1]?.data).toMatch(
-      new RegExp(`^run ${runId} final after 1 iterations, 0 sub-calls, \\$0\\.0000, \\d+ ms$`),
+      new RegExp(`^run ${runId} final after 1 iteration, 0 sub-calls, \\$0\\.0000, \\d+ ms$`),
     );
     await client.setLoggingLevel('error');
     logged.length = 0;
@@ -139,7 +139,7 @@ describe('rlm_answer', () => {
 
   it('names the trace file and run id when a trace is kept', async () => {
     const trace = join(dir, 'named.jsonl');
-    const model = scripted(dir, 'traced.json', [{ depth: 0, reply: 'FINAL(ok)' }]);
+    const model = scripted(dir, 'traced.json', [{ depth: 0, reply: 'FINAL("ok")' }]);
     const { call } = await start(model, { env: { RLM_MODEL: model, RLM_TRACE: trace } });
     const r = await call('rlm_answer', { question: 'q', context: 'c' });
     const s = r.structuredContent as { runId: string; trace: string };
@@ -220,7 +220,7 @@ describe('rlm_answer', () => {
   it('reads paths relative to the working directory', async () => {
     writeFileSync(join(dir, 'notes.txt'), 'The launch is on Tuesday.\n');
     const trace = join(dir, 'paths.jsonl');
-    const model = scripted(dir, 'paths.json', [{ depth: 0, reply: 'FINAL(Tuesday)' }]);
+    const model = scripted(dir, 'paths.json', [{ depth: 0, reply: 'FINAL("Tuesday")' }]);
     const { call } = await start(model, { cwd: dir, run: { trace } });
     const r = await call('rlm_answer', { question: 'When?', paths: ['notes.txt'] });
     expect(r.structuredContent).toMatchObject({ answer: 'Tuesday' });
@@ -240,7 +240,7 @@ describe('rlm_answer errors', () => {
     const ok = await call('rlm_answer', {
       question: 'q',
       context: 'c',
-      model: scripted(dir, 'ok.json', [{ reply: 'FINAL(fine)' }]),
+      model: scripted(dir, 'ok.json', [{ reply: 'FINAL("fine")' }]),
     });
     expect(ok.structuredContent).toMatchObject({ answer: 'fine' });
   });
@@ -253,7 +253,7 @@ describe('rlm_answer errors', () => {
   });
 
   it('bad arguments give an error naming the field', async () => {
-    const { call } = await start(scripted(dir, 'unused.json', [{ reply: 'FINAL(x)' }]));
+    const { call } = await start(scripted(dir, 'unused.json', [{ reply: 'FINAL("x")' }]));
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ context: 'c' }, /at question/],
       [{ question: '   ' }, /question must not be empty at question/],
@@ -271,13 +271,13 @@ describe('rlm_answer errors', () => {
   });
 
   it('refuses paths and store together', async () => {
-    const { call } = await start(scripted(dir, 'unused2.json', [{ reply: 'FINAL(x)' }]));
+    const { call } = await start(scripted(dir, 'unused2.json', [{ reply: 'FINAL("x")' }]));
     const r = await call('rlm_answer', { question: 'q', paths: ['a'], store: 'b' });
     expect(textOf(r)).toBe('rlm_answer: give `paths` or `store`, not both [BAD_INPUT]');
   });
 
   it('refuses oversized inputs with a message', async () => {
-    const { call } = await start(scripted(dir, 'unused3.json', [{ reply: 'FINAL(x)' }]), {
+    const { call } = await start(scripted(dir, 'unused3.json', [{ reply: 'FINAL("x")' }]), {
       limits: { maxContextChars: 1000, maxQuestionChars: 50, maxPaths: 2 },
     });
     const big = await call('rlm_answer', { question: 'q', context: 'x'.repeat(1001) });
@@ -323,7 +323,7 @@ describe('rlm_answer errors', () => {
   it('never echoes the content of a file named as a scripted model', async () => {
     const secret = join(dir, 'secret.txt');
     writeFileSync(secret, 'root:x:0:0:TOPSECRET-VALUE:/root:/bin/bash\n');
-    const { call } = await start(scripted(dir, 'unused.json', [{ reply: 'FINAL(x)' }]));
+    const { call } = await start(scripted(dir, 'unused.json', [{ reply: 'FINAL("x")' }]));
     const r = await call('rlm_answer', { question: 'q', context: 'c', model: `scripted:${secret}` });
     expect(r.isError).toBe(true);
     const shown = JSON.stringify(r);
@@ -333,7 +333,7 @@ describe('rlm_answer errors', () => {
 
   it('sends a long answer once: whole in the structured content, cut in the text', async () => {
     const long = `${'a'.repeat(100)}${'b'.repeat(50)}`;
-    const { call } = await start(scripted(dir, 'long.json', [{ depth: 0, reply: `FINAL(${long})` }]), {
+    const { call } = await start(scripted(dir, 'long.json', [{ depth: 0, reply: `FINAL("${long}")` }]), {
       limits: { maxTextAnswerChars: 100 },
     });
     const r = await call('rlm_answer', { question: 'q', context: 'c' });
@@ -356,7 +356,7 @@ describe('rlm_answer errors', () => {
       async complete() {
         await heard;
         return {
-          text: 'FINAL(ok)',
+          text: 'FINAL("ok")',
           usage: { inputTokens: 1, outputTokens: 1 },
           model: 'gate',
           stopReason: 'end_turn',
@@ -390,7 +390,7 @@ describe('rlm_answer errors', () => {
       async complete() {
         calls++;
         return {
-          text: 'FINAL(x)',
+          text: 'FINAL("x")',
           usage: { inputTokens: 1, outputTokens: 1 },
           model: 'count',
           stopReason: 'end_turn',

@@ -104,7 +104,7 @@ describe('memory tools', () => {
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/no memory with id mem-nope.*\[NOT_FOUND\]/);
     const r = await s.call('rlm_forget', { ids: [id] });
-    expect(r.structuredContent).toEqual({ forgotten: 1, ids: [id] });
+    expect(r.structuredContent).toEqual({ forgotten: 1, ids: [id], summaries: [], restored: [] });
     const after = await s.call('rlm_recall', { query: 'PostgreSQL billing', archived: true });
     expect(after.structuredContent).toEqual({ results: [] });
     expect(readdirSync(join(dir, 'store')).some((f) => f.startsWith('memories-'))).toBe(false);

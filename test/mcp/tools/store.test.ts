@@ -95,7 +95,9 @@ describe('store reads', () => {
     expect(textOf(r)).toContain('Ada, Grace and Linus');
     const missing = await s.call('rlm_peek', { id: 'nope:0' });
     expect(missing.isError).toBe(true);
-    expect(textOf(missing)).toMatch(/^rlm_peek: no chunk with id nope:0 .*\[NOT_FOUND\]$/);
+    expect(textOf(missing)).toMatch(
+      /^rlm_peek: no chunk or document with id nope:0: give a chunk id \(DOCUMENT:N\), a document id, a memory id .*\[NOT_FOUND\]$/,
+    );
   });
 
   it('rlm_peek reads several ids and character ranges, and records no access', async () => {
@@ -127,7 +129,34 @@ describe('store reads', () => {
     });
     expect(store.accessStats(a!).count).toBe(before);
     const one = await s.call('rlm_peek', { id: [a, 'nope:1'] });
-    expect(textOf(one)).toMatch(/^rlm_peek: no chunk with id nope:1 .*\[NOT_FOUND\]$/);
+    expect(textOf(one)).toMatch(/^rlm_peek: no chunk or document with id nope:1: .*\[NOT_FOUND\]$/);
+  });
+
+  it('rlm_peek takes a document id and a memory id for the whole document, sliced by start/end', async () => {
+    const store = await s.ctx.stores.get('store');
+    const doc = store.documents().find((d) => d.path === join(docs, 'launch.md'))!;
+    const whole = await s.call('rlm_peek', { id: doc.id });
+    expect(whole.isError, textOf(whole)).toBeFalsy();
+    expect(whole.structuredContent).toMatchObject({
+      id: doc.id,
+      document: doc.id,
+      path: join(docs, 'launch.md'),
+      text: '# Launch\n\nThe rocket launch is planned for Tuesday at dawn.\n',
+      tokens: doc.tokens,
+    });
+    const cut = await s.call('rlm_peek', { id: doc.id, start: 10, end: 20 });
+    expect(cut.structuredContent).toMatchObject({
+      text: 'The rocket',
+      range: { start: 10, end: 20, chars: 60 },
+    });
+    const remembered = await s.call('rlm_remember', { text: 'Launches slip when it rains.', store: 'mem' });
+    const memory = (remembered.structuredContent as { id: string }).id;
+    const m = await s.call('rlm_peek', { id: [memory, `${memory}:0`], store: 'mem' });
+    expect(m.structuredContent).toMatchObject({
+      id: memory,
+      text: 'Launches slip when it rains.',
+      more: [{ id: `${memory}:0`, text: 'Launches slip when it rains.' }],
+    });
   });
 
   it('rlm_grep returns context lines and stays within its character budget', async () => {
@@ -175,7 +204,7 @@ describe('store reads', () => {
 
   it('rlm_answer runs over the default store', async () => {
     const trace = join(dir, 'answer.jsonl');
-    const model = scripted(dir, 'store.json', [{ depth: 0, reply: 'FINAL(Tuesday)' }]);
+    const model = scripted(dir, 'store.json', [{ depth: 0, reply: 'FINAL("Tuesday")' }]);
     const local = await connect({ cwd: dir, env: { RLM_STORE: 'store', RLM_MODEL: model }, run: { trace } });
     try {
       const r = await local.call('rlm_answer', { question: 'When is the launch?' });

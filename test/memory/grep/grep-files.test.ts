@@ -50,7 +50,15 @@ describe('store grep over chunk files', () => {
       context: 4,
     });
     expect(onlyC.matches).toEqual([
-      { id: 'c-doc:0', offset: 6, text: 'gamma needle 3', before: '', after: '\npla' },
+      {
+        id: 'c-doc:0',
+        offset: 6,
+        text: 'gamma needle 3',
+        before: '',
+        after: '\npla',
+        document: 'c-doc',
+        documentOffset: 6,
+      },
     ]);
     await store.close();
   });

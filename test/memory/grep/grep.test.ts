@@ -36,8 +36,16 @@ describe('grep semantics', () => {
     const res = await both('foo');
     expect(res.truncated).toBe(false);
     expect(res.matches).toEqual([
-      { id: 'c1', offset: 23, text: 'foo bar foo', before: '', after: '' },
-      { id: 'c3', offset: 12, text: 'foo again', before: '', after: '' },
+      {
+        id: 'c1',
+        offset: 23,
+        text: 'foo bar foo',
+        before: '',
+        after: '',
+        document: 'd1',
+        documentOffset: 23,
+      },
+      { id: 'c3', offset: 12, text: 'foo again', before: '', after: '', document: 'd2', documentOffset: 12 },
     ]);
     expect(CORPUS[0]?.text.slice(23, 26)).toBe('foo');
   });
@@ -55,7 +63,15 @@ describe('grep semantics', () => {
   it('adds context before and after the line', async () => {
     const res = await both('gamma', { context: 4 });
     expect(res.matches).toEqual([
-      { id: 'c1', offset: 11, text: 'gamma Delta', before: 'eta\n', after: '\nfoo' },
+      {
+        id: 'c1',
+        offset: 11,
+        text: 'gamma Delta',
+        before: 'eta\n',
+        after: '\nfoo',
+        document: 'd1',
+        documentOffset: 11,
+      },
     ]);
   });
 
@@ -101,7 +117,9 @@ describe('grep semantics', () => {
     expect((await r.grep('beta$|^end')).matches.map((m) => m.text)).toEqual(['alpha beta', 'end']);
     expect((await r.grep('\\p{Lu}{5}')).matches.map((m) => m.text)).toEqual(['DELTA force']);
     const multi = await r.grep('beta\\ngamma');
-    expect(multi.matches).toEqual([{ id: 'c1', offset: 6, text: 'alpha beta', before: '', after: '' }]);
+    expect(multi.matches).toEqual([
+      { id: 'c1', offset: 6, text: 'alpha beta', before: '', after: '', document: 'd1', documentOffset: 6 },
+    ]);
   });
 
   it('handles empty matches without looping', async () => {
@@ -188,7 +206,8 @@ describe('GrepRunner', () => {
     const err = await caught(r.grep('(a+)+$', { timeoutMs: 300 }));
     expect(err.code).toBe('TIMEOUT');
     expect(err.message).toBe(
-      'grep pattern took longer than 300ms — simplify the regex (avoid nested quantifiers)',
+      'grep stopped: one step of the pattern ran for more than 800 ms, over its budget of 300 ms plus 50 ms ' +
+        'per million characters scanned — simplify the regex (avoid nested quantifiers)',
     );
     expect(err.details.partial).toEqual([{ id: 'ok', offset: 0, text: 'aaa', before: '', after: '' }]);
     // The stuck thread was replaced: the next search works on a fresh worker with the corpus re-sent.

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { scanPaths } from '../../../memory/ingest/files.ts';
 import { tempDir } from '../../helpers/temp.ts';
@@ -14,6 +15,27 @@ afterAll(() => {
 });
 
 describe('scanning folders with odd entries', () => {
+  it('tells a symlink loop from a broken symlink, inside a folder and given by name', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'rlm-links-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    writeFileSync(path.join(root, 'a.md'), '# A\n');
+    symlinkSync(path.join(root, 'self'), path.join(root, 'self'));
+    symlinkSync(path.join(root, 'pong'), path.join(root, 'ping'));
+    symlinkSync(path.join(root, 'ping'), path.join(root, 'pong'));
+    symlinkSync(path.join(root, 'gone.txt'), path.join(root, 'dangling'));
+    const scan = await scanPaths([root]);
+    expect(scan.files.map((f) => path.basename(f.path))).toEqual(['a.md']);
+    expect(scan.notes).toEqual([
+      { path: path.join(root, 'dangling'), note: 'broken symlink skipped' },
+      { path: path.join(root, 'ping'), note: 'symlink loop skipped' },
+      { path: path.join(root, 'pong'), note: 'symlink loop skipped' },
+      { path: path.join(root, 'self'), note: 'symlink loop skipped' },
+    ]);
+    expect((await scanPaths([path.join(root, 'self')])).notes).toEqual([
+      { path: path.join(root, 'self'), note: 'symlink loop skipped' },
+    ]);
+  });
+
   it('skips a FIFO (never opened), a socket and a dangling symlink with notes, and ingests the rest', async () => {
     const root = tempDir();
     writeFileSync(path.join(root, 'a.md'), '# A\n\nriver stones\n');

@@ -110,10 +110,32 @@ describe('AnthropicModel', () => {
     const res = await model.complete(request);
     expect(res.text).toBe('Hello, world');
     expect(srv.requests).toHaveLength(2);
-    expect(srv.requests[1]!.headers['x-stainless-retry-count']).toBe('1');
   });
 
-  it('relies on the SDK retrying 529 by itself when no backoff is injected', async () => {
+  it("retries by rlm's policy alone, whatever the server's x-should-retry says to the SDK", async () => {
+    const { model, srv } = await setup((_req, i, res) => {
+      if (i === 0) sendJson(res, 503, { error: { message: 'down' } }, { 'x-should-retry': 'false' });
+      else if (i === 1) sendJson(res, 200, okMessage);
+      else sendJson(res, 400, { error: { message: 'bad request' } }, { 'x-should-retry': 'true' });
+    });
+    await expect(model.complete(request)).resolves.toMatchObject({ text: 'Hello, world' });
+    expect(srv.requests).toHaveLength(2);
+    expect((await rejection(model.complete(request))).details.status).toBe(400);
+    expect(srv.requests).toHaveLength(3);
+  });
+
+  it('retries 408, 409 and a dropped connection', async () => {
+    const { model, srv } = await setup((_req, i, res) => {
+      if (i === 0) sendJson(res, 408, { error: { message: 'timeout' } });
+      else if (i === 1) sendJson(res, 409, { error: { message: 'conflict' } });
+      else if (i === 2) res.socket?.destroy();
+      else sendJson(res, 200, okMessage);
+    });
+    await expect(model.complete(request)).resolves.toMatchObject({ text: 'Hello, world' });
+    expect(srv.requests).toHaveLength(4);
+  });
+
+  it('waits on the default schedule when no backoff is given', async () => {
     server = await startFakeServer((_req, i, res) =>
       i === 0 ? sendJson(res, 529, { error: { message: 'Overloaded' } }) : sendJson(res, 200, okMessage),
     );

@@ -52,6 +52,7 @@ describe('ClaudeCodeModel', () => {
       'json',
       '--tools',
       '',
+      '--strict-mcp-config',
       '--no-session-persistence',
       '--model',
       'sonnet',
@@ -76,6 +77,11 @@ describe('ClaudeCodeModel', () => {
     expect(capped.maxOutputTokens).toBe('321');
     const free = JSON.parse((await model.complete(request)).text);
     expect(free).not.toHaveProperty('maxOutputTokens');
+  });
+
+  it('marks the CLI process as a model call, so that rlm hooks inside it stand aside', async () => {
+    const model = createModel('claude-code', { env: env({ CLAUDE_CODE_PATH: FAKE }) });
+    expect(JSON.parse((await model.complete(request)).text).modelCall).toBe('1');
   });
 
   it('is reachable through createModel and CLAUDE_CODE_PATH, without --model when none is given', async () => {

@@ -34,7 +34,7 @@ function recordingModel(): FnModel {
       setImmediate(() => answered[n]!.resolve());
       return repl(`const out = "piece ${n}: " + context.length + " " + (await llm_query("size?", context))`);
     }
-    if (last.includes('[block 1]')) return 'FINAL(all)';
+    if (last.includes('[block 1]')) return 'FINAL("all")';
     return repl(
       'const parts = await rlm_query_batched([0, 1, 2].map((i) => ({ prompt: "piece " + i, context: "x".repeat(10 + i) })));\nprint(parts.join("\\n"))',
     );
@@ -77,7 +77,7 @@ describe('replay model', () => {
         depth: 0,
         kind: 'turn',
         iteration: 1,
-        reply: 'FINAL(x)',
+        reply: 'FINAL("x")',
         usage: { inputTokens: 1, outputTokens: 1 },
         model: 'm',
       },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRlmError } from '../core/errors.ts';
+import { isRlmError } from '../../core/errors.ts';
 import {
   type AttemptOutcome,
   backoffDelay,
@@ -9,7 +9,7 @@ import {
   retryDelay,
   sleep,
   withRetries,
-} from '../core/http-retry.ts';
+} from '../../core/http-retry.ts';
 
 describe('backoffDelay', () => {
   it('doubles from the base, caps, and jitters down by at most 25%', () => {

@@ -1,0 +1,75 @@
+// Says why rlm cannot serve, where an MCP host shows it. A host starting a stdio server prints nothing of
+// its stderr in its status ("Failed to connect: Connection closed"), but it does print the message of an
+// error reply to its `initialize` request. So a server that cannot start answers the first request with
+// that message, then exits 1.
+// Keep this file plain JavaScript that Node 18 parses: bin/rlm.js calls it before checking anything else.
+
+/** JSON-RPC's "internal error". */
+const INTERNAL_ERROR = -32603;
+/** How long to wait for the client's first request. */
+const WAIT_MS = 10000;
+
+/**
+ * Writes `message` (one line) to stderr, then, when stdin is a pipe, answers the first JSON-RPC request
+ * read from it with an error carrying that message. Resolves when done; the caller exits.
+ */
+export function refuseMcp(message, io) {
+  const stdin = io?.stdin ?? process.stdin;
+  const stdout = io?.stdout ?? process.stdout;
+  const stderr = io?.stderr ?? process.stderr;
+  stderr.write(message + '\n');
+  if (stdin.isTTY) return Promise.resolve();
+  return new Promise((resolve) => {
+    let buffered = '';
+    let done = false;
+    const finish = (request) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      stdin.removeListener('data', onData);
+      stdin.removeListener('end', onEnd);
+      stdin.removeListener('error', onEnd);
+      stdin.pause();
+      if (request === undefined) return resolve();
+      const reply = { jsonrpc: '2.0', id: request.id, error: { code: INTERNAL_ERROR, message } };
+      stdout.write(JSON.stringify(reply) + '\n', () => resolve());
+    };
+    const onData = (chunk) => {
+      buffered += String(chunk);
+      let end = buffered.indexOf('\n');
+      while (end !== -1) {
+        const line = buffered.slice(0, end).trim();
+        buffered = buffered.slice(end + 1);
+        const request = parse(line);
+        // Notifications have no id and get no reply; the first request does.
+        if (request !== undefined && request.id !== undefined && request.id !== null) return finish(request);
+        end = buffered.indexOf('\n');
+      }
+      if (buffered.length > 1 << 20) finish(undefined);
+    };
+    const onEnd = () => finish(undefined);
+    const timer = setTimeout(onEnd, WAIT_MS);
+    stdin.on('data', onData);
+    stdin.on('end', onEnd);
+    stdin.on('error', onEnd);
+  });
+}
+
+function parse(line) {
+  if (line === '') return undefined;
+  try {
+    const value = JSON.parse(line);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when argv (after the node and script paths) starts an MCP server over stdio. */
+export function servesStdio(args) {
+  if (args[0] !== 'serve' || args.includes('--help') || args.includes('-h')) return false;
+  const i = args.indexOf('--transport');
+  const transport = i === -1 ? undefined : args[i + 1];
+  const inline = args.find((a) => a.startsWith('--transport='));
+  return (inline ? inline.slice('--transport='.length) : transport || 'stdio') === 'stdio';
+}

@@ -1,0 +1,80 @@
+/**
+ * Ids as every surface reads them (CLI peek/links/link, MCP rlm_peek, the sandbox's peek, get_chunk and
+ * neighbors): a chunk id `DOCUMENT:N` names one chunk; a document id (a memory id `mem-…` included) or
+ * the path a file was ingested from names the whole document, every part of a big file included.
+ * Built on {@link ChunkReader} alone, so it works over any backend.
+ */
+import { RlmError } from '../core/errors.ts';
+import type {
+  ChunkReader,
+  ChunkRecord,
+  DocumentRecord,
+  DocumentText,
+  Link,
+  LinkType,
+  TextRange,
+} from './types.ts';
+
+/** The forms an id may take, for messages about an id that names nothing. */
+const ID_FORMS =
+  'a chunk id (DOCUMENT:N), a document id, a memory id (mem-…) or the path a file was ingested from';
+
+/** What an id names: one chunk, or a whole document (or the slice of it asked for). */
+export type ReadTarget = { kind: 'chunk'; chunk: ChunkRecord } | { kind: 'document'; read: DocumentText };
+
+/** Reads what `id` names, `range` applying to a document (a chunk comes whole); undefined when nothing. */
+export async function readTarget(
+  store: ChunkReader,
+  id: string,
+  range?: TextRange,
+): Promise<ReadTarget | undefined> {
+  const chunk = store.getChunk(id);
+  if (chunk) return { kind: 'chunk', chunk };
+  const read = await store.readDocument(id, range);
+  return read ? { kind: 'document', read } : undefined;
+}
+
+/** NOT_FOUND for an id that names nothing, saying which forms are accepted and where ids come from. */
+export function unknownId(id: string, where: string): RlmError {
+  return new RlmError('NOT_FOUND', `no chunk or document with id ${id}: give ${ID_FORMS} (${where})`, { id });
+}
+
+/** The chunk a link end names: the chunk itself, or a document's first chunk (a memory's only one). */
+export function linkEnd(store: ChunkReader, id: string): string | undefined {
+  if (store.getChunk(id)) return id;
+  return store.getChunk(`${id}:0`) ? `${id}:0` : undefined;
+}
+
+/** Link types that relate chunks of different documents; follows and context_of stay inside one. */
+const ACROSS: LinkType[] = ['related_to', 'supports', 'contradicts', 'summarizes'];
+const BY_HAND = new Set<LinkType>(['supports', 'contradicts', 'summarizes']);
+
+/**
+ * The links of a whole document (all its parts): those of its chunks that leave it, plus the ones set by
+ * hand inside it. follows and context_of, which only order its own chunks, are left out.
+ */
+export function documentLinks(store: ChunkReader, documents: DocumentRecord[], type?: LinkType): Link[] {
+  const inside = new Set(documents.map((d) => d.id));
+  const within = (chunkId: string) => inside.has(chunkId.slice(0, chunkId.lastIndexOf(':')));
+  const seen = new Set<string>();
+  const out: Link[] = [];
+  for (const t of type === undefined ? ACROSS : ACROSS.filter((a) => a === type)) {
+    for (const doc of documents) {
+      for (let i = 0; i < doc.chunks; i++) {
+        for (const l of store.neighbors(`${doc.id}:${i}`, t)) {
+          if (within(l.from) && within(l.to) && !BY_HAND.has(l.type)) continue;
+          const key = `${l.type} ${l.from} ${l.to}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          out.push(l);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** Tags on a document read: what its records carry (ingest tags, a memory's tags), each once. */
+export function documentTags(documents: DocumentRecord[]): string[] {
+  return [...new Set(documents.flatMap((d) => d.tags ?? []))];
+}

@@ -1,0 +1,112 @@
+/**
+ * Document ids in the sandbox: peek(DOC_ID) is the whole document and peek(DOC_ID, start, end) a slice of
+ * it (in the document's own offsets), get_chunk(DOC_ID) the document as one chunk-shaped record and
+ * neighbors(DOC_ID) the links that leave it; over a store and over a multi-document context from paths.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { MemoryChunkStore } from '../../memory/in-memory/store.ts';
+import { loadInput } from '../../src/runtime/input.ts';
+import type { SandboxHost } from '../../src/sandbox/host.ts';
+import { createSandbox } from '../../src/sandbox/session.ts';
+import type { Sandbox } from '../../src/sandbox/types.ts';
+
+const open: Sandbox[] = [];
+async function sandbox(host: SandboxHost): Promise<Sandbox> {
+  const sb = await createSandbox(host, { cpuMs: 5000, wallMs: 30_000 });
+  open.push(sb);
+  return sb;
+}
+afterEach(() => {
+  for (const sb of open.splice(0)) sb.dispose();
+});
+
+function temp(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'rlm-docids-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function value(sb: Sandbox, code: string): Promise<unknown> {
+  const r = await sb.run(`JSON.stringify(${code})`);
+  expect(r.error, r.stdout).toBeNull();
+  return JSON.parse(JSON.parse(r.stdout) as string);
+}
+
+/** Markdown of about `kb` KiB in many sections (many chunks). */
+function bigMarkdown(kb: number): string {
+  const out: string[] = [];
+  for (let i = 0; out.join('').length < kb * 1024; i++)
+    out.push(`## Section ${i}\n\n${'Lanterns drift over the harbour at dusk. '.repeat(20)}\n\n`);
+  return out.join('').slice(0, kb * 1024);
+}
+
+describe('document ids over a store', () => {
+  it('peek reads a 500 KB document whole in one call, or a slice in its own offsets', async () => {
+    const store = new MemoryChunkStore();
+    const text = bigMarkdown(500);
+    await store.ingestText('big', text, { path: '/notes/big.md' });
+    expect(store.documents()[0]!.chunks).toBeGreaterThan(50);
+    const sb = await sandbox({ store });
+    const r = await sb.run("const t = peek('big'); print(t.length)");
+    expect(r.stdout).toBe(`${text.length}\n`);
+    expect(r.stats.hostCalls).toBe(1);
+    expect(await value(sb, 't === undefined ? null : t.slice(0, 40)')).toBe(text.slice(0, 40));
+    expect(await value(sb, "peek('big') === t")).toBe(true);
+    // Whole and exact: the chunks' overlap dropped, nothing between them lost.
+    expect(await value(sb, "peek('big', 123456, 123556)")).toBe(text.slice(123456, 123556));
+    const chunk = store.getChunk('big:7')!;
+    expect(await value(sb, `peek('big', ${chunk.start}, ${chunk.end})`)).toBe(chunk.text);
+  });
+
+  it('get_chunk and neighbors take a memory id (and a document id) as the whole document', async () => {
+    const store = new MemoryChunkStore();
+    const a = await store.remember({ text: 'The user wants answers in French.', tags: ['lang'] });
+    const b = await store.remember({ text: 'Replies should be short.' });
+    await store.link(a.id, b.id, 'supports');
+    const sb = await sandbox({ store });
+    expect(await value(sb, `peek('${a.id}')`)).toBe('The user wants answers in French.');
+    expect(await value(sb, `get_chunk('${a.id}')`)).toMatchObject({
+      id: a.id,
+      document: a.id,
+      text: 'The user wants answers in French.',
+      start: 0,
+      end: 33,
+      tags: ['lang'],
+      chunks: 1,
+    });
+    expect(await value(sb, `neighbors('${a.id}')`)).toEqual([
+      { id: `${b.id}:0`, type: 'supports', strength: 1, from: `${a.id}:0`, to: `${b.id}:0` },
+    ]);
+    expect(await value(sb, `neighbors('${b.id}', 'supports').map(n => n.id)`)).toEqual([`${a.id}:0`]);
+    const missing = await sb.run("get_chunk('nope')");
+    expect(missing.stdout).toBe('null\n');
+    const bad = await sb.run("neighbors('nope')");
+    expect(bad.error?.message).toMatch(
+      /no chunk or document with id nope \(a chunk id DOCUMENT:N .*list_documents\)/,
+    );
+  });
+});
+
+describe('document ids over a multi-document context', () => {
+  it('peek(DOC_ID) and peek(DOC_ID, start, end) use the ids list_documents gives', async () => {
+    const dir = temp();
+    mkdirSync(path.join(dir, 'notes'));
+    writeFileSync(path.join(dir, 'notes', 'a.md'), '# A\n\nAlpha text about rivers.\n');
+    writeFileSync(path.join(dir, 'notes', 'b.txt'), 'Beta text about bridges.\n');
+    const loaded = await loadInput({ question: 'q', paths: [path.join(dir, 'notes')] }, 1 << 20);
+    onTestFinished(() => loaded.close());
+    const sb = await sandbox({
+      ...(loaded.context === undefined ? {} : { context: loaded.context }),
+      ...(loaded.store === undefined ? {} : { store: loaded.store }),
+      ...(loaded.documents === undefined ? {} : { documents: loaded.documents }),
+    });
+    const ids = (await value(sb, 'list_documents().map(d => d.id)')) as string[];
+    expect(ids).toHaveLength(2);
+    expect(await value(sb, `peek('${ids[1]}')`)).toBe('Beta text about bridges.\n');
+    expect(await value(sb, `peek('${ids[1]}', 5, 9)`)).toBe('text');
+    expect(await value(sb, `get_chunk('${ids[0]}').text`)).toBe('# A\n\nAlpha text about rivers.\n');
+  });
+});
