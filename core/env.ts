@@ -103,6 +103,11 @@ const VARIABLES = [
     meaning: 'set to anything: the stack of an unexpected error, and notices libraries print, on stderr',
   },
   {
+    names: ['RLM_CONTEXT_TOKENS'],
+    meaning:
+      'token budget of `rlm claude context`, the text the plugin gives a Claude Code session at its start (default 600); `--max-tokens` wins over it',
+  },
+  {
     names: ['RLM_MODEL_CALL'],
     meaning:
       "set by rlm in the environment of a Claude Code it runs as a model: rlm's hooks neither import that session nor give it context",
@@ -160,6 +165,8 @@ export interface EnvValues {
   readonly debug: boolean;
   /** RLM_BENCH_SCALE_MB, as text. */
   readonly benchScaleMb: string | undefined;
+  /** RLM_CONTEXT_TOKENS, as written (the command that uses it checks it). */
+  readonly contextTokens: string | undefined;
 }
 
 /** The process's own environment: the source everything defaults to. */
@@ -204,6 +211,7 @@ export function readEnv(source: Env = process.env): EnvValues {
     debug: get('RLM_DEBUG') !== undefined,
     modelCall: get('RLM_MODEL_CALL') !== undefined,
     benchScaleMb: get('RLM_BENCH_SCALE_MB'),
+    contextTokens: get('RLM_CONTEXT_TOKENS'),
   };
 }
 

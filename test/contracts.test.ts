@@ -158,7 +158,7 @@ describe('CONTRACTS.md', () => {
     );
     writeFileSync(path.join(docs, 'old.md'), '# Old\n\nAn old note about the lantern.\n');
     const rules = path.join(dir, 'rules.json');
-    writeFileSync(rules, JSON.stringify({ rules: [{ reply: 'FINAL(done)' }] }));
+    writeFileSync(rules, JSON.stringify({ rules: [{ reply: 'FINAL("done")' }] }));
     const blocks = path.join(dir, 'blocks.js');
     writeFileSync(blocks, 'print(1)\n// ---\nFINAL(2)\n');
     const failing = path.join(dir, 'failing.js');

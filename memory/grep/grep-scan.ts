@@ -41,7 +41,7 @@ const ELLIPSIS = '…';
 export const GREP_BASE_MS = 2000;
 /**
  * CPU time a grep may spend per million characters scanned, on top of the base: 50 ms is 20 MB/s, ten
- * times slower than a simple pattern runs (BENCHMARKS.md), so only a pathological pattern runs out.
+ * times slower than a simple pattern runs (the repository's grep benchmark), so only a pathological pattern runs out.
  */
 export const GREP_MS_PER_MILLION_CHARS = 50;
 

@@ -10,6 +10,7 @@
  * the other (a session started in a subfolder still sees the project's memories and sessions).
  */
 import { inside } from '../../core/paths.ts';
+import { plural } from '../../core/plural.ts';
 import type { BaseStore } from '../../memory/engine/base-store.ts';
 import { countTokens } from '../../memory/ingest/tokens.ts';
 import type { Memory } from '../../memory/memories/memory-model.ts';
@@ -152,6 +153,5 @@ function memoryLine(m: ContextMemory): string {
 
 function sessionLine(s: SessionEntry): string {
   const when = (s.end ?? s.start ?? '').slice(0, 10) || 'undated';
-  const n = s.exchanges === 1 ? '1 exchange' : `${s.exchanges} exchanges`;
-  return `- ${when} · ${n} · ${shorten(s.title, TITLE_CHARS)}\n`;
+  return `- ${when} · ${plural(s.exchanges, 'exchange')} · ${shorten(s.title, TITLE_CHARS)}\n`;
 }

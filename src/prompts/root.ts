@@ -106,7 +106,8 @@ export const ROOT_STRATEGY: readonly { text: string; needsLlm?: boolean; only?: 
   },
   {
     text:
-      'Questions of meaning over many items (classify, judge, summarise) need sub-calls. To judge each item, send ' +
+      'Questions of meaning over more items than you can read (classify, judge, summarise) need sub-calls. ' +
+      'To judge each item, send ' +
       'small batches (20-50 records per call) asking one answer per item with a `schema`; to summarise or ' +
       'extract, send large pieces (up to ~{{piece}} characters per llm_query). Split on record boundaries and ' +
       'combine the answers in code.',

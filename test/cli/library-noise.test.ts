@@ -64,7 +64,7 @@ describe('library noise', () => {
     const quiet = await rlm(args, env);
     expect(quiet.stdout).toBe('2\n');
     expect(quiet.code).toBe(0);
-    expect(quiet.stderr).toMatch(/^rlm: final · 1 iterations/m);
+    expect(quiet.stderr).toMatch(/^rlm: final · 1 iteration /m);
     expect(quiet.stderr).not.toMatch(/deprecated/i);
 
     const debug = await rlm(args, { ...env, RLM_DEBUG: '1' });

@@ -86,13 +86,34 @@ function environmentReads(file: string, text: string, names: ReadonlySet<string>
       keyOf(n as acorn.MemberExpression)
         ?.toLowerCase()
         .endsWith('env') === true);
+  // `process.env.X` is reported once, as process.env.
+  const onProcess = (n: acorn.Node): boolean =>
+    n.type === 'MemberExpression' &&
+    (n as acorn.MemberExpression).object.type === 'Identifier' &&
+    ((n as acorn.MemberExpression).object as acorn.Identifier).name === 'process';
+  // Setting a variable in an environment built for a child process is no read.
+  const written = new Set<acorn.Node>();
+  walk.simple(ast, {
+    AssignmentExpression(a) {
+      written.add(a.left);
+    },
+  });
   walk.simple(ast, {
     MemberExpression(m) {
+      if (written.has(m)) return;
       const key = keyOf(m);
       if (m.object.type === 'Identifier' && m.object.name === 'process' && key === 'env')
         at(m, 'process.env');
       else if (key !== undefined && names.has(key)) at(m, key);
       else if (key === undefined && endsInEnv(m.object)) at(m, 'a variable by a computed name');
+      // A variable rlm does not list yet, read from an environment by its name (`io.env.RLM_X`).
+      else if (
+        key !== undefined &&
+        /^[A-Z][A-Z0-9_]*$/.test(key) &&
+        endsInEnv(m.object) &&
+        !onProcess(m.object)
+      )
+        at(m, key);
     },
     ImportDeclaration(d) {
       const from = d.source.value;
@@ -121,6 +142,7 @@ describe('the environment is read in one place', () => {
       const b = io.env.RLM_STORE;
       const c = source['RLM_STORE'];
       const d = (name: string) => opts.env[name];
+      const f = io.env.RLM_NOT_LISTED;
     `;
     expect(environmentReads('reads.ts', reads, names).map((r) => r.replace(/^reads\.ts:\d+: /, ''))).toEqual([
       'env from node:process',
@@ -128,11 +150,13 @@ describe('the environment is read in one place', () => {
       'RLM_STORE',
       'RLM_STORE',
       'a variable by a computed name',
+      'RLM_NOT_LISTED',
     ]);
     const clean = `
       // process.env.RLM_STORE is read in core/env.ts
       throw new Error('set RLM_STORE or pass --store');
       const child = { ...base, LC_ALL: 'C' };
+      childEnv.CLAUDE_CODE_MAX_OUTPUT_TOKENS = '100';
       const row = rows[i];
     `;
     expect(environmentReads('clean.ts', clean, names)).toEqual([]);

@@ -79,7 +79,9 @@ describe('system prompts', () => {
     const p = buildSystemPrompt('root', text, limits);
     expect(p).toContain('Exact questions (count, list, find every, compare fields, dates, versions)');
     expect(p).toContain('are answered by code over the text');
-    expect(p).toContain('Questions of meaning over many items (classify, judge, summarise) need sub-calls');
+    expect(p).toContain(
+      'Questions of meaning over more items than you can read (classify, judge, summarise) need sub-calls',
+    );
     // Per-item judgement in small batches, large pieces only for summarising.
     expect(p).toContain('send small batches (20-50 records per call)');
     expect(p).toContain('to summarise or extract, send large pieces');

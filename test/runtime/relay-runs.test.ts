@@ -17,21 +17,31 @@ import { ROOMY_LIMITS } from '../sandbox/roomy-limits.ts';
 const FIXTURES = path.join(import.meta.dirname, '../fixtures/relay-runs');
 const dir = tempDir('rlm-relay-runs-');
 
-/** How each run was started: the task, and the context as the model saw it (one file or a folder). */
-const RUNS: { name: SuiteName; size: number; seed: number; iterations: number }[] = [
-  { name: 'sniah', size: 262144, seed: 21, iterations: 2 },
-  { name: 'multihop', size: 65536, seed: 9, iterations: 4 },
-  { name: 'codeqa', size: 32768, seed: 4, iterations: 5 },
+/**
+ * How each run was started: the task, and the context as the model saw it (one file or a folder). The
+ * `-2` runs were played with the prompts of issue 30 (grep's count mode, when code and when sub-calls fit).
+ */
+const RUNS: { trace: string; name: SuiteName; size: number; seed: number; iterations: number }[] = [
+  { trace: 'sniah', name: 'sniah', size: 262144, seed: 21, iterations: 2 },
+  { trace: 'multihop', name: 'multihop', size: 65536, seed: 9, iterations: 4 },
+  { trace: 'codeqa', name: 'codeqa', size: 32768, seed: 4, iterations: 5 },
+  { trace: 'oolong-2', name: 'oolong', size: 16384, seed: 7, iterations: 2 },
+  { trace: 'codeqa-2', name: 'codeqa', size: 32768, seed: 11, iterations: 5 },
 ];
 
-/** Writes the context where the run read it: `NAME.txt`, or `NAME/doc-NNN.txt` for several documents. */
-function contextOnDisk(name: string, context: string | string[]): string {
+/**
+ * Writes the context where the run read it: `NAME.txt`, or `NAME/doc-NNN.txt` for several documents, in a
+ * folder of the run's own (the document paths the model saw start at `NAME`).
+ */
+function contextOnDisk(run: string, name: string, context: string | string[]): string {
+  const base = path.join(dir, run);
+  mkdirSync(base);
   if (!Array.isArray(context)) {
-    const file = path.join(dir, `${name}.txt`);
+    const file = path.join(base, `${name}.txt`);
     writeFileSync(file, context);
     return file;
   }
-  const folder = path.join(dir, name);
+  const folder = path.join(base, name);
   mkdirSync(folder);
   for (const [i, doc] of context.entries())
     writeFileSync(path.join(folder, `doc-${String(i).padStart(3, '0')}.txt`), doc);
@@ -40,10 +50,10 @@ function contextOnDisk(name: string, context: string | string[]): string {
 
 describe('runs played through the relay', () => {
   for (const run of RUNS) {
-    it(`${run.name}: replays to the answer the model gave`, async () => {
+    it(`${run.trace}: replays to the answer the model gave`, async () => {
       const task = generateTask(run.name, { size: run.size, seed: run.seed, index: 0 });
-      const input = contextOnDisk(run.name, task.context);
-      const trace = path.join(FIXTURES, `${run.name}.trace.jsonl`);
+      const input = contextOnDisk(run.trace, run.name, task.context);
+      const trace = path.join(FIXTURES, `${run.trace}.trace.jsonl`);
       // Limits no recorded block comes near, however loaded the machine: the replay is under test.
       const rlm = new RLM({ model: `replay:${trace}`, env: {}, sandbox: ROOMY_LIMITS });
       const r = await rlm.answer({ question: task.question, paths: [input] });

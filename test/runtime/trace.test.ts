@@ -224,6 +224,8 @@ describe('trace', () => {
       { ...base, span: 'root', depth: 0, type: 'final', source: 'text', answer: 'Geneva' },
       {
         ...base,
+        // The run itself took the whole call (no setup), so the header shows one time.
+        t: 67_000,
         span: 'root',
         depth: 0,
         type: 'run_end',

@@ -5,7 +5,7 @@
  * a folder some test forgets to remove, or a process of a test that writes one and is never stopped,
  * fails the run here instead of piling up in the machine's /tmp.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -29,6 +29,9 @@ export function leftoverError(dir: string, entries: readonly string[]): Error | 
 export default function setup(): () => void {
   const saved = VARIABLES.map((name) => [name, process.env[name]] as const);
   const dir = mkdtempSync(join(tmpdir(), 'rlm-test-run-'));
+  // Searchable by everyone, like /tmp itself: test/cli/read-only.test.ts runs rlm as another user on a
+  // folder made here, and mkdtemp's 0700 would refuse that user before the store's own modes are tried.
+  chmodSync(dir, 0o711);
   for (const name of VARIABLES) process.env[name] = dir;
   return () => {
     for (const [name, value] of saved) {

@@ -75,8 +75,8 @@ export async function context(argv: string[], io: CliIO): Promise<number> {
 /** The token budget: --max-tokens, else RLM_CONTEXT_TOKENS, else undefined (the default). */
 function budget(flag: string | undefined, env: CliIO['env']): number | undefined {
   if (flag !== undefined) return intFlag(flag, 'max-tokens', 1);
-  const value = env.RLM_CONTEXT_TOKENS;
-  if (value === undefined || value === '') return undefined;
+  const value = readEnv(env).contextTokens;
+  if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1)
     throw new RlmError('BAD_INPUT', `RLM_CONTEXT_TOKENS must be an integer >= 1, got '${value}'`);

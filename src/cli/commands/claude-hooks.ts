@@ -15,8 +15,8 @@ const HELP = `usage: rlm claude hooks install --store DIR [--settings FILE] [--l
        rlm claude hooks remove [--settings FILE] [--json]
 
 install adds SessionEnd and PreCompact hooks to Claude Code's settings (default
-$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json) that run
-  NODE BIN claude ingest --hook --store DIR --log FILE
+$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json) that run rlm claude ingest --hook
+--store DIR --log FILE, started as NODE BIN claude ingest ...,
 which reads the session path from the hook's input and imports it in the background: the hook returns
 at once, prints nothing and never fails; problems go to the log (default rlm-hook.log beside the
 settings), also when the hook cannot start at all. NODE and BIN are the absolute paths of the Node running

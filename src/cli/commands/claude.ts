@@ -37,7 +37,7 @@ commands:
                                            over the sessions they come from
                                            (SPEC: ${MODEL_SPECS})
   forget --project P                       delete a project's sessions from the store
-  context [--project DIR] [--max-tokens N] what rlm remembers about a project (its memories and recent
+  context [--project DIR]                  what rlm remembers about a project (its memories and recent
                                            sessions), the text a session starts with; --hook is the
                                            form the plugin's SessionStart hook runs
   hooks install|remove [--settings FILE]   add/remove SessionEnd and PreCompact hooks that run

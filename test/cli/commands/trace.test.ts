@@ -16,7 +16,7 @@ async function twoRuns(): Promise<{ root: string; file: string; ids: string[] }>
   const model = new FnModel((req) => {
     const last = lastUser(req);
     if (req.depth > 0) return 'sub says hi';
-    if (last.includes('[block')) return 'FINAL(done)';
+    if (last.includes('[block')) return 'FINAL("done")';
     return repl(
       `const rows = ${JSON.stringify(LONG_OUTPUT)}\nprint(rows)\nprint(await llm_query("a sub question"))`,
     );
