@@ -31,13 +31,32 @@ let hostSeq = 0;
 /** Documents announced but not all arrived yet, and what an `open` naming them waits on. */
 const arriving = new Map<string, { done: Promise<void>; arrived: () => void }>();
 
-const reader = new DocReader((id, text) => {
+/**
+ * Characters from which a document's received bytes and decoded text are collected at once (the host
+ * starts this process with --expose-gc; the isolate has its own global, without `gc`). Otherwise the
+ * bytes, the text and the copy would all be held at the peak, three times the document.
+ */
+const COLLECT_FROM_CHARS = 8 << 20;
+const collect = (globalThis as { gc?: () => void }).gc;
+
+function keep(id: string, text: string): void {
   docs.get(id)?.release();
   // The copy is outside this process's heap: the isolate's `context` is an external string over it,
   // and the decoded text here becomes garbage at once.
   docs.set(id, new ivm.ExternalCopy(text));
   arriving.get(id)?.arrived();
   arriving.delete(id);
+}
+
+const reader = new DocReader((id, text) => {
+  if (text.length < COLLECT_FROM_CHARS || collect === undefined) return keep(id, text);
+  // Out of the read's call stack, the received bytes are garbage: collected before the copy is made,
+  // and the decoded text after.
+  setImmediate(() => {
+    collect();
+    keep(id, text);
+    setImmediate(collect);
+  });
 });
 
 function announce(m: Extract<ToChild, { t: 'doc' }>): void {
