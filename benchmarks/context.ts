@@ -19,6 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processEnv, readEnv } from '../core/env.ts';
 import { type FakeOpenAI, type ServerLog, SUB_CALL_MARKER, startFakeOpenAI } from './fake-openai.ts';
 import { Rng } from './rng.ts';
 import { type TreeMemory, watchTreeMemory } from './tree-memory.ts';
@@ -186,7 +187,7 @@ async function runOnce(
   const [cmd, args] = command(runtime, server, corpus.path, python);
   const started = performance.now();
   const child = spawn(cmd, args, {
-    env: { ...process.env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'bench', NO_COLOR: '1' },
+    env: { ...processEnv(), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'bench', NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stopWatching = watchTreeMemory(child.pid ?? -1);
@@ -243,7 +244,7 @@ function median(runs: RunFigures[]): Omit<RunFigures, 'failure' | 'answer'> & { 
 
 /** The official RLM's interpreter, or why it cannot run. */
 function officialPython(): { python: string } | { missing: string } {
-  const python = process.env.RLM_BENCH_OFFICIAL_PYTHON ?? '/tmp/official-rlm/bin/python';
+  const python = readEnv().benchContext.officialPython ?? '/tmp/official-rlm/bin/python';
   if (!existsSync(python)) return { missing: `no Python at ${python}` };
   try {
     execFileSync(python, ['-c', 'import rlm, openai'], { stdio: 'pipe' });
@@ -256,8 +257,9 @@ function officialPython(): { python: string } | { missing: string } {
 export async function benchContext(log: (s: string) => void = () => {}): Promise<Record<string, number>> {
   // Before this run adds to it: other work on the machine inflates every wall time.
   const loadBefore = os.loadavg()[0]!;
-  const sizes = (process.env.RLM_BENCH_CONTEXT_MB ?? '1,10,100').split(',').map(Number);
-  const rounds = Number(process.env.RLM_BENCH_CONTEXT_RUNS ?? 3);
+  const bench = readEnv().benchContext;
+  const sizes = (bench.mb ?? '1,10,100').split(',').map(Number);
+  const rounds = Number(bench.runs ?? 3);
   log('building dist/ for bin/rlm.js');
   execFileSync(process.execPath, [path.join(ROOT, 'build.mjs')], { cwd: ROOT, stdio: 'pipe' });
   const official = officialPython();

@@ -116,6 +116,20 @@ const VARIABLES = [
     names: ['RLM_BENCH_SCALE_MB'],
     meaning: 'size of the generated corpus of `npm run bench:cli`, in MB (default 100; repository only)',
   },
+  {
+    names: ['RLM_BENCH_CONTEXT_MB'],
+    meaning:
+      'context sizes of `npm run bench -- context`, in MB, comma-separated (default 1,10,100; repository only)',
+  },
+  {
+    names: ['RLM_BENCH_CONTEXT_RUNS'],
+    meaning: 'rounds per size and runtime of `npm run bench -- context` (default 3; repository only)',
+  },
+  {
+    names: ['RLM_BENCH_OFFICIAL_PYTHON'],
+    meaning:
+      'the Python with the official RLM installed, run beside rlm by `npm run bench -- context` (default /tmp/official-rlm/bin/python; repository only)',
+  },
 ] as const;
 
 /** The name of a variable rlm reads. */
@@ -165,6 +179,12 @@ export interface EnvValues {
   readonly debug: boolean;
   /** RLM_BENCH_SCALE_MB, as text. */
   readonly benchScaleMb: string | undefined;
+  /** RLM_BENCH_CONTEXT_MB, RLM_BENCH_CONTEXT_RUNS and RLM_BENCH_OFFICIAL_PYTHON, as text. */
+  readonly benchContext: {
+    mb: string | undefined;
+    runs: string | undefined;
+    officialPython: string | undefined;
+  };
   /** RLM_CONTEXT_TOKENS, as written (the command that uses it checks it). */
   readonly contextTokens: string | undefined;
 }
@@ -211,6 +231,11 @@ export function readEnv(source: Env = process.env): EnvValues {
     debug: get('RLM_DEBUG') !== undefined,
     modelCall: get('RLM_MODEL_CALL') !== undefined,
     benchScaleMb: get('RLM_BENCH_SCALE_MB'),
+    benchContext: {
+      mb: get('RLM_BENCH_CONTEXT_MB'),
+      runs: get('RLM_BENCH_CONTEXT_RUNS'),
+      officialPython: get('RLM_BENCH_OFFICIAL_PYTHON'),
+    },
     contextTokens: get('RLM_CONTEXT_TOKENS'),
   };
 }
