@@ -52,10 +52,9 @@ const JS_SCRIPT = [
 ].join('\n');
 
 /**
- * rlm's grep over the same context, timed inside the block: a count with grep's count mode where the
- * sandbox has it (`{count: true}`: a number per document, no cap), else a listing capped at 100,000
- * matches. The first call over `--context` files builds their index when the grep needs chunks; the
- * second shows grep alone.
+ * rlm's grep over the same context, timed inside the block: a count with grep's count mode
+ * (`{count: true}`: a number per document, no cap). Over `--context` files grep scans the text the run
+ * read and builds no index; the first call also starts the grep worker, the second shows grep alone.
  */
 const GREP_SCRIPT = [
   '```repl',
