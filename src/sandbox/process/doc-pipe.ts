@@ -30,8 +30,10 @@ export function docEncoding(text: string): { encoding: DocEncoding; bytes: numbe
  * Resolves false when the pipe failed or closed first (the process ended).
  */
 export async function writeDoc(out: Writable, text: string, encoding: DocEncoding): Promise<boolean> {
-  // A UTF-16 unit takes at most 3 bytes in UTF-8 (a surrogate pair, two units, takes 4).
-  const buffers = [Buffer.allocUnsafe(WRITE_CHARS * 3), Buffer.allocUnsafe(WRITE_CHARS * 3)] as const;
+  // A UTF-16 unit takes at most 3 bytes in UTF-8 (a surrogate pair, two units, takes 4); a short text
+  // (a folder's files) gets buffers of its own size.
+  const size = Math.min(WRITE_CHARS, text.length) * 3;
+  const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)] as const;
   const taken: (Promise<boolean> | null)[] = [null, null];
   for (let at = 0, k = 0; at < text.length; k ^= 1) {
     if (taken[k] !== null && !(await taken[k])) return false;
