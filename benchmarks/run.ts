@@ -1,5 +1,5 @@
 /**
- * `npm run bench [memory|memories|sandbox|cli|loop|scaling|claude|hostile|postgres ...]`: runs the runtime micro-benchmarks and rewrites the
+ * `npm run bench [memory|memories|sandbox|cli|loop|scaling|claude|hostile|postgres|context ...]`: runs the runtime micro-benchmarks and rewrites the
  * matching sections of BENCHMARKS.md, with the machine and the date. Sections not run are kept.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -340,6 +340,74 @@ SECTIONS.postgres = {
     ];
   },
 };
+
+SECTIONS.context = {
+  title: 'Big contexts end to end, beside the official RLM',
+  run: async (log) => (await import('./context.ts')).benchContext(log),
+  describe: (f) => describeContext(f),
+};
+
+/** The context section's tables: one row per size and shape, rlm and the official RLM side by side. */
+function describeContext(f: Figures): string[] {
+  const sizes = [...new Set(Object.keys(f).flatMap((k) => /^rlm\.file\.(\d+)\./.exec(k)?.[1] ?? []))]
+    .map(Number)
+    .sort((a, b) => a - b);
+  const official = f.officialMissing !== 1;
+  const s = (ms: number | undefined) => fmt((ms ?? Number.NaN) / 1000, 2);
+  const pair = (shape: string, mb: number, key: string, show: (n: number | undefined) => string) =>
+    `${show(f[`rlm.${shape}.${mb}.${key}`])}${official ? ` / ${show(f[`official.${shape}.${mb}.${key}`])}` : ''}`;
+  const rows: string[] = [];
+  for (const mb of sizes) {
+    for (const shape of ['file', 'folder']) {
+      const first = f[`rlm.${shape}.${mb}.firstRequestMs`] ?? Number.NaN;
+      const whole = f[`rlm.${shape}.${mb}.wholeMs`] ?? Number.NaN;
+      const theirs = f[`official.${shape}.${mb}.wholeMs`] ?? Number.NaN;
+      const tree = f[`rlm.${shape}.${mb}.treeMB`] ?? Number.NaN;
+      const failed = ['rlm', 'official']
+        .filter((r) => (f[`${r}.${shape}.${mb}.failed`] ?? 0) > 0)
+        .map((r) => `${r} answered wrong in ${f[`${r}.${shape}.${mb}.failed`]} of ${f.rounds} runs`);
+      rows.push(
+        `| ${mb} MB ${shape}${failed.length > 0 ? ` (**${failed.join('; ')}**)` : ''} | ${pair(shape, mb, 'firstRequestMs', s)} s | ${pair(shape, mb, 'wholeMs', s)} s | ${pair(shape, mb, 'batchMs', s)} s (${pair(shape, mb, 'maxInFlight', (n) => fmt(n, 0))}) | ${pair(shape, mb, 'treeMB', (n) => fmt(n, 0))} MB (${fmt(tree / mb, 1)}×) | ${pair(shape, mb, 'largestMB', (n) => fmt(n, 0))} MB | ${verdict(first <= 1000)}; ${official ? verdict(whole <= theirs) : 'n/a'}; ${mb >= 100 ? verdict(tree <= 2.5 * mb) : 'n/a below 100 MB'} |`,
+      );
+    }
+  }
+  const loaded = (f.loadMedian ?? 0) > 1.5;
+  return [
+    'One scripted run, the same for both runtimes: the root model replies with one block that counts',
+    "`ERR-\\d{4}` over the whole context with the language's own regex, asks 100 batched sub-calls about",
+    '2,000-character slices, and ends the run (rlm: `FINAL`; the official RLM: `answer["ready"]`). The model is a',
+    'zero-latency OpenAI-compatible server on 127.0.0.1 in the benchmark process. The contexts are generated',
+    'logs: one file, or a folder of 256 KiB files. Each runtime runs as a user runs it (`rlm answer --context`;',
+    '`python official-rlm.py`, which reads the files and calls `RLM.completion`), alternating, medians of',
+    `${f.rounds} runs. Time to first request and the whole run count from the process's start; the batch is`,
+    'first sub-call in to last answer out at the server; memory is the peak over the process and its children',
+    "(PSS summed: rlm runs its sandbox in a child process), and the largest single RSS (`/usr/bin/time`'s figure).",
+    official
+      ? 'Each cell is rlm / official RLM.'
+      : '**The official RLM was not run** (Python or its package is missing: see /work/shared/peers/README.md); cells are rlm only.',
+    loaded
+      ? `**The machine was shared while this ran: 1-minute load average ${fmt(f.loadBefore, 1)} before, median ${fmt(f.loadMedian, 1)}, at most ${fmt(f.loadMax, 1)} across the runs, on ${os.cpus().length} cores; wall times are inflated, for both runtimes alike.**`
+      : `1-minute load average ${fmt(f.loadBefore, 1)} before, median ${fmt(f.loadMedian, 1)} across the runs, on ${os.cpus().length} cores.`,
+    '',
+    '| context | first request | whole run | 100 sub-calls (most in flight) | peak memory, tree (× context) | largest process RSS | targets: first request ≤ 1 s; whole run ≤ official; tree ≤ 2.5× at 100 MB (Node and the isolate process alone hold ~130 MB) |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    "rlm's `grep('ERR-\\d{4}')` over the same contexts, timed inside one block, once per context, in count mode",
+    '(`{count: true}`, no cap). Over `--context` files grep reads the text the run read, by document, and',
+    'builds no index; the first grep also starts the grep worker and hands it the text, the second is grep alone.',
+    '',
+    '| context | mode | matches found (of) | first grep | second grep |',
+    '|---|---|---|---|---|',
+    ...sizes.flatMap((mb) =>
+      ['file', 'folder'].map((shape) => {
+        const g = (k: string) => f[`grep.${shape}.${mb}.${k}`];
+        const mode = ['failed', 'listed', 'capped at 100,000', 'count'][g('mode') ?? 0];
+        return `| ${mb} MB ${shape} | ${mode} | ${fmt(g('n'), 0)} (${fmt(f[`codes.${shape}.${mb}`], 0)}) | ${s(g('firstMs'))} s | ${s(g('againMs'))} s |`;
+      }),
+    ),
+  ];
+}
 
 function machine(): string {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';

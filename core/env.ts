@@ -126,6 +126,20 @@ const VARIABLES = [
     meaning:
       'the PostgreSQL benchmark: its server URL (default: a throwaway cluster it starts), the corpus size in MB (default 100) and the memories (default 100000) (repository only)',
   },
+  {
+    names: ['RLM_BENCH_CONTEXT_MB'],
+    meaning:
+      'context sizes of `npm run bench -- context`, in MB, comma-separated (default 1,10,100; repository only)',
+  },
+  {
+    names: ['RLM_BENCH_CONTEXT_RUNS'],
+    meaning: 'rounds per size and runtime of `npm run bench -- context` (default 3; repository only)',
+  },
+  {
+    names: ['RLM_BENCH_OFFICIAL_PYTHON'],
+    meaning:
+      'the Python with the official RLM installed, run beside rlm by `npm run bench -- context` (default /tmp/official-rlm/bin/python; repository only)',
+  },
 ] as const;
 
 /** The name of a variable rlm reads. */
@@ -183,6 +197,12 @@ export interface EnvValues {
     readonly mb: string | undefined;
     readonly memories: string | undefined;
   };
+  /** RLM_BENCH_CONTEXT_MB, RLM_BENCH_CONTEXT_RUNS and RLM_BENCH_OFFICIAL_PYTHON, as text. */
+  readonly benchContext: {
+    mb: string | undefined;
+    runs: string | undefined;
+    officialPython: string | undefined;
+  };
   /** RLM_CONTEXT_TOKENS, as written (the command that uses it checks it). */
   readonly contextTokens: string | undefined;
 }
@@ -234,6 +254,11 @@ export function readEnv(source: Env = process.env): EnvValues {
       url: get('RLM_BENCH_POSTGRES'),
       mb: get('RLM_BENCH_PG_MB'),
       memories: get('RLM_BENCH_PG_MEMORIES'),
+    },
+    benchContext: {
+      mb: get('RLM_BENCH_CONTEXT_MB'),
+      runs: get('RLM_BENCH_CONTEXT_RUNS'),
+      officialPython: get('RLM_BENCH_OFFICIAL_PYTHON'),
     },
     contextTokens: get('RLM_CONTEXT_TOKENS'),
   };

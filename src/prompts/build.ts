@@ -24,7 +24,11 @@ import { SUB_INTRO, SUB_STRATEGY } from './sub.ts';
 /** Which system prompt to build: the root RLM or a sub-RLM (0 < depth < maxDepth). */
 export type PromptRole = 'root' | 'sub';
 
-const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+/**
+ * A whole number with thousands commas (what `toLocaleString('en-US')` gives, without loading ICU's
+ * number formatting, which cost tens of milliseconds on the way to the first request).
+ */
+const fmt = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /**
  * Replaces `{{name}}` placeholders (double braces, since the API lines are full of `{...}` object shapes);
@@ -52,7 +56,8 @@ export function describeContext(shape: ContextShape): string {
     case 'documents': {
       text = `The context is ${fmt(shape.documents)} documents, ${fmt(shape.chars)} characters in total ${tokens}.`;
       const lens = shape.documentChars ?? [];
-      if (lens.length > 0) {
+      // A document list names the documents with their lengths already.
+      if (lens.length > 0 && (shape.documentList?.length ?? 0) === 0) {
         const more = shape.documents > lens.length ? ', ...' : '';
         text += ` Document lengths: ${lens.map(fmt).join(', ')}${more}.`;
       }
@@ -65,10 +70,14 @@ export function describeContext(shape: ContextShape): string {
       break;
   }
   if (!shape.inIsolate) {
+    const limit = shape.isolateLimit === undefined ? '' : ` (${fmt(shape.isolateLimit)} characters)`;
+    const readers = searchable(shape)
+      ? 'peek(start, end), grep and search_chunks'
+      : 'peek(start, end) and grep';
     text +=
       shape.kind === 'store'
         ? ' Read it through the functions below.'
-        : ' It is too large to load whole: read it through the functions below.';
+        : ` It is longer than the sandbox can hold${limit}, so \`context\` is not loaded: read it with ${readers}.`;
   }
   if ((shape.duplicates ?? 0) > 0) {
     const n = shape.duplicates ?? 0;
@@ -114,7 +123,9 @@ function sampleText(shape: ContextShape): string {
 function documentList(shape: ContextShape): string {
   const list = shape.documentList ?? [];
   if (list.length === 0 || shape.documents < 2) return '';
-  const rows = list.map((d) => `- ${d.path} (${fmt(d.chars)} chars, ${fmt(d.chunks)} chunks)`);
+  const rows = list.map(
+    (d) => `- ${d.path} (${fmt(d.chars)} chars${d.chunks === undefined ? '' : `, ${fmt(d.chunks)} chunks`})`,
+  );
   const rest = shape.documents - list.length;
   const more = rest > 0 ? `\n- ... and ${fmt(rest)} more: list_documents() returns them all.` : '';
   return `\nDocuments:\n${rows.join('\n')}${more}`;
@@ -146,6 +157,18 @@ function grepVars(shape: ContextShape): Record<'scope' | 'grepUnit' | 'acrossChu
       narrowBy,
     };
   }
+  if (shape.searchable === true) {
+    // --context files before their index: grep reads each file whole, by its store document id.
+    return {
+      scope:
+        shape.documents > 1 ? 'every document (it misses nothing)' : 'the whole text (it misses nothing)',
+      grepUnit:
+        "`id` (= `document`) is the file's document id (list_documents() shows them) and `offset` (= " +
+        '`documentOffset`) the position in it: `peek(id, offset - 500, offset + 500)` reads around it.',
+      acrossChunks: '',
+      narrowBy,
+    };
+  }
   if (shape.kind === 'documents') {
     return {
       scope: 'every document (it misses nothing)',
@@ -164,13 +187,18 @@ function grepVars(shape: ContextShape): Record<'scope' | 'grepUnit' | 'acrossChu
   };
 }
 
+/** Whether search_chunks and the chunk functions work: a store, or files indexed on first use. */
+function searchable(shape: ContextShape): boolean {
+  return shape.chunks > 0 || shape.searchable === true;
+}
+
 /** Characters of one llm_query piece: the limit, less room for the question wrapped around it. */
 function pieceChars(limits: PromptLimits): number {
   return Math.max(1000, Math.floor((limits.maxSubCallChars * 0.8) / 1000) * 1000);
 }
 
 function apiSection(shape: ContextShape, limits: PromptLimits): string {
-  const hasStore = shape.chunks > 0;
+  const hasStore = searchable(shape);
   const callee = limits.depth + 1;
   const lines: string[] = ['## Functions', API_LINES.context, API_LINES.print];
   if (shape.kind !== 'none') {
@@ -207,17 +235,16 @@ function apiSection(shape: ContextShape, limits: PromptLimits): string {
 
 function example(shape: ContextShape, limits: PromptLimits): string | null {
   if (limits.depth + 1 > limits.maxDepth || shape.kind === 'none') return null;
-  if (!shape.inIsolate) return shape.chunks > 0 ? ROOT_EXAMPLE.store : null;
+  if (!shape.inIsolate) return searchable(shape) ? ROOT_EXAMPLE.store : null;
   const textExpr = shape.kind === 'documents' || shape.documents > 1 ? "context.join('\\n\\n')" : 'context';
   return fill(ROOT_EXAMPLE.text, { textExpr });
 }
 
 function rootStrategy(shape: ContextShape, limits: PromptLimits): string {
   const hasLlm = limits.depth + 1 <= limits.maxDepth;
-  const exact =
-    shape.chunks > 0
-      ? ', grep (it scans everything; `{count: true}` counts) and peek; search_chunks only shows where to look'
-      : ' and grep (`{count: true}` counts)';
+  const exact = searchable(shape)
+    ? ', grep (it scans everything; `{count: true}` counts) and peek; search_chunks only shows where to look'
+    : ' and grep (`{count: true}` counts)';
   // Over a store without loaded text there is no `context` to print: explore it through the functions.
   const first = shape.kind === 'store' && !shape.inIsolate ? 'store' : 'text';
   const steps = ROOT_STRATEGY.filter(

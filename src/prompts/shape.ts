@@ -19,10 +19,17 @@ export interface ContextShape {
   chunks: number;
   /** Character length of the first documents, for a quick sense of the layout. */
   documentChars?: number[];
-  /** The first documents by path (or name), for multi-document and store contexts; bounded. */
-  documentList?: { path: string; chars: number; chunks: number }[];
+  /**
+   * The first documents by path (or name), for multi-document and store contexts; bounded. `chunks` is
+   * known for a store, not for files whose index is built on first use.
+   */
+  documentList?: { path: string; chars: number; chunks?: number }[];
+  /** True when search_chunks and the chunk functions work although `chunks` is 0: files indexed on first use. */
+  searchable?: boolean;
   /** True when the text is loaded in the sandbox as the `context` variable. */
   inIsolate: boolean;
+  /** The longest context the sandbox loads as `context` (characters), stated when this one is longer. */
+  isolateLimit?: number;
   /** The beginning of the text (of the first document): what its records look like. */
   sample?: TextSample;
   /** Documents whose text is the same as an earlier document's (`duplicateOf` in list_documents()). */

@@ -1,7 +1,9 @@
 /**
  * Turning `answer()` input into what a session sees: the `context` value, an optional chunk store, and the
- * measured {@link ContextShape} the prompt states. Paths are ingested into an in-memory store (so search
- * works) and their text is also loaded as `context`; a store folder is opened and only read.
+ * measured {@link ContextShape} the prompt states. Paths are read (only read: the first model request
+ * waits for nothing else) and their text is the `context`, one string per file; the chunk index behind
+ * search_chunks and the other chunk functions is built the first time model code needs it
+ * (lazy-index.ts). A store folder is opened and only read.
  */
 
 import { RlmError } from '../../core/errors.ts';
@@ -13,8 +15,10 @@ import {
   NO_CONTEXT,
   PROMPT_DOCUMENTS,
 } from '../prompts/shape.ts';
-import { storeDocuments } from '../sandbox/documents.ts';
-import type { DocumentEntry } from '../sandbox/host.ts';
+import { displayPaths, storeDocuments } from '../sandbox/documents.ts';
+import type { ContextFileRef, DocumentEntry, StoreSource } from '../sandbox/host.ts';
+import type { ContextFile } from './context-files.ts';
+import { LazyIndex } from './lazy-index.ts';
 import { sampleText } from './text-sample.ts';
 
 /** What the caller asks about. At most one of `paths` and `store`. */
@@ -33,7 +37,12 @@ export interface AnswerInput {
 /** The loaded input of one run. */
 export interface LoadedInput {
   context?: string | string[];
-  store?: ChunkReader;
+  /** A store, or for paths the function that builds their index on first use. */
+  store?: StoreSource;
+  /** The index of the paths, when paths were given: `built` tells whether anything needed it. */
+  index?: LazyIndex;
+  /** For paths, when `context` is their text: which store document each text is (see SandboxHost). */
+  contextFiles?: ContextFileRef[];
   shape: ContextShape;
   /** What `list_documents()` returns, for a store or ingested paths. */
   documents?: DocumentEntry[];
@@ -64,6 +73,7 @@ function countDuplicates(texts: readonly string[]): number {
 export function textShape(context: string | string[] | undefined, maxContextChars: number): ContextShape {
   if (context === undefined) return NO_CONTEXT;
   const chars = totalChars(context);
+  const limit = chars <= maxContextChars ? {} : { isolateLimit: maxContextChars };
   const first = typeof context === 'string' ? context : context[0];
   const sample = first === undefined || first === '' ? {} : { sample: sampleText(first) };
   if (typeof context === 'string') {
@@ -74,6 +84,7 @@ export function textShape(context: string | string[] | undefined, maxContextChar
       documents: 1,
       chunks: 0,
       inIsolate: chars <= maxContextChars,
+      ...limit,
       ...sample,
     };
   }
@@ -86,6 +97,7 @@ export function textShape(context: string | string[] | undefined, maxContextChar
     chunks: 0,
     documentChars: context.slice(0, PROMPT_DOCUMENTS).map((d) => d.length),
     inIsolate: chars <= maxContextChars,
+    ...limit,
     ...sample,
     ...(duplicates > 0 ? { duplicates } : {}),
   };
@@ -98,7 +110,10 @@ const LEFT_OUT_EXAMPLES = 3;
  * What reading paths left out, from the ingest report; undefined when nothing was. `binaryNote` starts
  * every binary-file note (passed in: the module that defines it loads with the store, not with `rlm`).
  */
-function leftOutOf(report: IngestReport, binaryNote: string): LeftOut | undefined {
+function leftOutOf(
+  report: Pick<IngestReport, 'notes' | 'passedOver'>,
+  binaryNote: string,
+): LeftOut | undefined {
   const binary = report.notes.filter((n) => n.note.startsWith(binaryNote));
   const unreadable = report.notes.filter(
     (n) => !n.note.startsWith(binaryNote) && /skipped|unreadable|vanished/.test(n.note),
@@ -128,18 +143,6 @@ async function storeSample(
   for (let i = 0; i < first.chunks && text.length < 64 * 1024; i++)
     text += (await store.getChunk(`${first.id}:${i}`))?.text ?? '';
   return text === '' ? undefined : sampleText(text);
-}
-
-/** Rebuilds a document's text from its chunks, dropping the overlap between neighbours. */
-async function documentText(store: ChunkReader, documentId: string): Promise<string> {
-  const parts: string[] = [];
-  let end = 0;
-  for (const c of await store.documentChunks(documentId)) {
-    if (c.end <= end) continue;
-    parts.push(c.start >= end ? c.text : c.text.slice(end - c.start));
-    end = c.end;
-  }
-  return parts.join('');
 }
 
 async function storeShape(
@@ -188,28 +191,8 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
     throw new RlmError('BAD_INPUT', 'give paths or a store, not both');
   const noop = async (): Promise<void> => {};
 
-  if (paths !== undefined && paths.length > 0) {
-    const { MemoryChunkStore } = await import('../../memory/in-memory/store.ts');
-    const { BINARY_NOTE } = await import('../../memory/ingest/files.ts');
-    const mem = new MemoryChunkStore();
-    const report = await mem.ingestPaths(paths, input.signal === undefined ? {} : { signal: input.signal });
-    if (report.documents === 0) {
-      const why = report.notes.map((n) => `${n.path}: ${n.note}`).join('; ');
-      throw new RlmError('BAD_INPUT', `no readable text in ${paths.join(', ')}${why ? ` (${why})` : ''}`);
-    }
-    const docs = await Promise.all(mem.documents().map((d) => documentText(mem, d.id)));
-    const loaded = context ?? (docs.length === 1 ? (docs[0] as string) : docs);
-    const documents = await storeDocuments(mem);
-    const leftOut = leftOutOf(report, BINARY_NOTE);
-    const shape = await storeShape(mem, loaded, maxContextChars, documents);
-    return {
-      context: loaded,
-      store: mem,
-      documents,
-      shape: leftOut === undefined ? shape : { ...shape, leftOut },
-      close: () => mem.close(),
-    };
-  }
+  if (paths !== undefined && paths.length > 0)
+    return loadPaths(paths, context, maxContextChars, input.signal);
   if (typeof store === 'string') {
     const { openStore } = await import('../../memory/open.ts');
     const opened = await openStore(store);
@@ -236,5 +219,57 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
     ...(context === undefined ? {} : { context }),
     shape: textShape(context, maxContextChars),
     close: noop,
+  };
+}
+
+/**
+ * Reads `paths` for a run: their text is the context (one string for one file, else one per document) and
+ * their index waits for the first call that needs it. The prompt gets sizes, paths and a token estimate,
+ * which reading alone gives.
+ */
+async function loadPaths(
+  paths: string[],
+  given: string | string[] | undefined,
+  maxContextChars: number,
+  signal: AbortSignal | undefined,
+): Promise<LoadedInput> {
+  // Loaded here, not with the library: `import 'rlm'` reads no file code until a run is given paths.
+  const { readContextFiles } = await import('./context-files.ts');
+  const { BINARY_NOTE } = await import('../../memory/ingest/files.ts');
+  const { files, notes, passedOver } = await readContextFiles(paths, signal);
+  if (files.length === 0) {
+    const why = notes.map((n) => `${n.path}: ${n.note}`).join('; ');
+    throw new RlmError('BAD_INPUT', `no readable text in ${paths.join(', ')}${why ? ` (${why})` : ''}`);
+  }
+  const texts = files.map((f) => f.text);
+  const context = given ?? (texts.length === 1 ? (texts[0] as string) : texts);
+  const index = new LazyIndex(files);
+  const shape = filesShape(files, context, maxContextChars);
+  const leftOut = leftOutOf({ notes, passedOver }, BINARY_NOTE);
+  const shown = displayPaths(files.map((f) => f.path));
+  const refs = files.map((f, i) => ({ id: f.id, path: shown[i] as string, file: f.path }));
+  return {
+    context,
+    store: index.load,
+    index,
+    ...(given === undefined ? { contextFiles: refs } : {}),
+    shape: leftOut === undefined ? shape : { ...shape, leftOut },
+    close: () => index.close(),
+  };
+}
+
+/** The prompt's view of read files: their sizes and paths, tokens estimated; chunks come with the index. */
+function filesShape(
+  files: readonly ContextFile[],
+  context: string | string[],
+  maxContextChars: number,
+): ContextShape {
+  const shown = displayPaths(files.map((f) => f.path));
+  return {
+    ...textShape(context, maxContextChars),
+    documentList: files
+      .slice(0, PROMPT_DOCUMENTS)
+      .map((f, i) => ({ path: shown[i] as string, chars: f.text.length })),
+    searchable: true,
   };
 }

@@ -5,7 +5,6 @@
  */
 
 import { isRlmError } from '../../core/errors.ts';
-import type { ChunkReader } from '../../memory/types.ts';
 import { buildSystemPrompt, type PromptRole } from '../prompts/build.ts';
 import {
   answerTooLongMessage,
@@ -21,7 +20,7 @@ import {
   unknownFinalNameMessage,
 } from '../prompts/messages.ts';
 import type { ContextShape, PromptLimits } from '../prompts/shape.ts';
-import type { DocumentEntry, SandboxHost } from '../sandbox/host.ts';
+import type { ContextFileRef, DocumentEntry, SandboxHost, StoreSource } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
 import { abortError, raceAbort, throwIfAborted } from './abort.ts';
 import { declaredNames, nearestName, seenWord } from './final-name.ts';
@@ -41,9 +40,12 @@ export interface LoopParams {
   role: PromptRole;
   question: string;
   context?: string | string[];
-  store?: ChunkReader;
-  /** What `list_documents()` returns (root over a store or ingested paths). */
+  /** A store, or the function that builds the index of the run's --context files on first use. */
+  store?: StoreSource;
+  /** What `list_documents()` returns (root over a store). */
   documents?: DocumentEntry[];
+  /** The store documents the context's texts are (the run's --context files): see SandboxHost. */
+  contextFiles?: readonly ContextFileRef[];
   shape: ContextShape;
   maxIterations: number;
   /** The run's signal, or one linked to the calling block for a sub-RLM. */
@@ -338,6 +340,7 @@ class LazySandbox {
       ...(context === undefined ? {} : { context }),
       ...(p.store === undefined ? {} : { store: p.store }),
       ...(p.documents === undefined ? {} : { documents: p.documents }),
+      ...(p.contextFiles === undefined ? {} : { contextFiles: p.contextFiles }),
       ...createSubCalls(state, p.depth, p.span, runChild),
     };
   }

@@ -89,6 +89,7 @@ export class RLM {
         ...(loaded.context === undefined ? {} : { context: loaded.context }),
         ...(loaded.store === undefined ? {} : { store: loaded.store }),
         ...(loaded.documents === undefined ? {} : { documents: loaded.documents }),
+        ...(loaded.contextFiles === undefined ? {} : { contextFiles: loaded.contextFiles }),
         shape: loaded.shape,
         maxIterations: o.maxIterations,
         signal: state.signal,

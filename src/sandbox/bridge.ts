@@ -22,7 +22,7 @@ import {
   type SearchOptions,
 } from '../../memory/types.ts';
 import { storeDocuments, textDocuments } from './documents.ts';
-import type { DocumentEntry, SandboxHost, SubCallItem, SubCallOptions } from './host.ts';
+import type { ContextFileRef, DocumentEntry, SandboxHost, SubCallItem, SubCallOptions } from './host.ts';
 
 /** Where the context's text lives, as far as host calls are concerned. */
 export type ContextMode = 'loaded' | 'host' | 'none';
@@ -179,18 +179,28 @@ export class HostBridge {
   private async listDocuments(): Promise<DocumentEntry[]> {
     const given = this.opts.host.documents;
     if (given !== undefined) return given.map((d) => ({ ...d }));
-    const store = this.opts.host.store;
-    if (store !== undefined) return storeDocuments(store);
+    if (this.opts.host.store !== undefined) return storeDocuments(await this.store());
     if (this.opts.contextMode === 'none') return [];
     // Hashing the texts costs a pass over them: once per session.
     this.textDocs ??= textDocuments(this.opts.documents);
     return this.textDocs.map((d) => ({ ...d }));
   }
 
-  private store(): ChunkReader {
+  /** The host's store, built first when it is built on first use (a run's --context files). */
+  private async store(): Promise<ChunkReader> {
     const store = this.opts.host.store;
     if (!store) throw new HostCallError('no chunk store is loaded');
-    return store;
+    return typeof store === 'function' ? store() : store;
+  }
+
+  /**
+   * The context's documents as store documents (a run's --context files), when the context holds their
+   * text: grep, peek and document filters read them there, and the index is not built for them.
+   */
+  private contextFiles(): readonly ContextFileRef[] | null {
+    const files = this.opts.host.contextFiles;
+    if (files === undefined || this.opts.contextMode === 'none') return null;
+    return files.length === this.opts.documents.length ? files : null;
   }
 
   private async dispatch(op: string, p: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
@@ -232,7 +242,7 @@ export class HostBridge {
         return batchResult(items, answers);
       }
       case 'list_documents':
-        return this.listDocuments();
+        return await this.listDocuments();
       case 'peek':
         return this.peek(p);
       case 'grep':
@@ -255,7 +265,7 @@ export class HostBridge {
         // Analysed on the host's main thread (typo expansion per unknown word): keep it a query.
         if (query.length > MAX_QUERY_CHARS)
           throw new HostCallError(`the query is ${query.length} characters; at most ${MAX_QUERY_CHARS}`);
-        const hits = await this.store().search(query, opts);
+        const hits = await (await this.store()).search(query, opts);
         const paths = await this.pathMap();
         return hits.map((h) => ({
           id: h.id,
@@ -269,7 +279,7 @@ export class HostBridge {
         }));
       }
       case 'get_chunk': {
-        const store = this.store();
+        const store = await this.store();
         const target = await readTarget(store, str(p.id, 'id'));
         if (!target) return null;
         if (target.kind === 'chunk') {
@@ -286,7 +296,7 @@ export class HostBridge {
             throw new HostCallError(`type must be one of ${LINK_TYPES.join(', ')}`);
           type = p.type as LinkType;
         }
-        const store = this.store();
+        const store = await this.store();
         const target = await readTarget(store, id, { end: 0 });
         if (!target) throw unknownIdError(id);
         const links =
@@ -318,13 +328,15 @@ export class HostBridge {
     }
     const id = str(p.id, 'id');
     const doc = /^doc:(\d+)$/.exec(id);
-    if (doc && this.opts.contextMode !== 'none' && Number(doc[1]) < docs.length) {
-      const text = docs[Number(doc[1])]!;
+    const file = this.contextFiles()?.findIndex((f) => f.id === id) ?? -1;
+    const at = doc && this.opts.contextMode !== 'none' ? Number(doc[1]) : file;
+    if (at >= 0 && at < docs.length) {
+      const text = docs[at]!;
       const [s, e] = clamp(text.length, int(p.start, 0), int(p.end, text.length));
       return text.slice(s, e);
     }
-    const store = this.opts.host.store;
-    if (!store) throw new HostCallError(`no chunk with id ${id}`);
+    if (!this.opts.host.store) throw new HostCallError(`no chunk with id ${id}`);
+    const store = await this.store();
     const range = {
       ...(p.start === undefined ? {} : { start: int(p.start, 0) }),
       ...(p.end === undefined ? {} : { end: int(p.end, Number.MAX_SAFE_INTEGER) }),
@@ -362,17 +374,19 @@ export class HostBridge {
     if (document) opts.document = await this.documentIds(document);
     // No timeoutMs from the model: the host's default bounds a catastrophic regex (a grep worker is
     // shared by every later grep of the session, and of every session on the same store).
-    const store = this.opts.host.store;
+    // --context files are scanned in the text the run read, whole documents, without their index.
+    const files = this.contextFiles();
+    const store = files === null && this.opts.host.store !== undefined ? await this.store() : undefined;
     let r: GrepResult;
     if (store) r = await store.grep(pattern, opts);
     else {
-      if (this.opts.contextMode !== 'host') throw new HostCallError('no chunk store is loaded');
+      if (files === null && this.opts.contextMode !== 'host')
+        throw new HostCallError('no chunk store is loaded');
       if (this.grepRunner === null) {
-        const corpus: GrepChunk[] = this.opts.documents.map((text, i) => ({
-          id: `doc:${i}`,
-          text,
-          document: `doc:${i}`,
-        }));
+        const corpus: GrepChunk[] = this.opts.documents.map((text, i) => {
+          const id = files?.[i]?.id ?? `doc:${i}`;
+          return { id, text, document: id };
+        });
         this.grepRunner = new GrepRunner(corpus);
       }
       r = await this.grepRunner.grep(pattern, opts);
@@ -424,12 +438,23 @@ export class HostBridge {
       if (list === undefined) byPath.set(path, [id]);
       else if (!list.includes(id)) list.push(id);
     };
-    for (const d of await this.listDocuments()) {
-      ids.add(d.id);
-      add(d.path, d.id);
+    const files = this.contextFiles();
+    if (files !== null) {
+      // --context files: their ids, shown paths and absolute paths, known without their index.
+      for (const f of files) {
+        ids.add(f.id);
+        add(f.path, f.id);
+        add(f.file, f.id);
+      }
+    } else {
+      for (const d of await this.listDocuments()) {
+        ids.add(d.id);
+        add(d.path, d.id);
+      }
+      // The paths a store was ingested from work too (absolute, as `rlm ls` shows them).
+      const store = this.opts.host.store === undefined ? undefined : await this.store();
+      for (const d of (await store?.documents()) ?? []) add(d.path, d.id);
     }
-    // The paths a store was ingested from work too (absolute, as `rlm ls` shows them).
-    for (const d of (await this.opts.host.store?.documents()) ?? []) add(d.path, d.id);
     return names.flatMap((name) => {
       if (ids.has(name)) return [name];
       const found = byPath.get(name);
@@ -440,12 +465,12 @@ export class HostBridge {
     });
   }
 
-  /** Each document's shown path (list_documents), read once per session. */
+  /** Each document's shown path (list_documents) by id; --context files' without their index. */
   private async pathMap(): Promise<Map<string, string>> {
     if (this.paths === null) {
-      const paths = new Map<string, string>();
-      for (const d of await this.listDocuments()) paths.set(d.id, d.path);
-      this.paths = paths;
+      const files = this.contextFiles();
+      const docs = files ?? (await this.listDocuments());
+      this.paths = new Map(docs.map((d) => [d.id, d.path]));
     }
     return this.paths;
   }

@@ -16,6 +16,11 @@ interface Entry {
 
 const RETAIN_MS = 60_000;
 const RETAIN_MAX = 4;
+/**
+ * Ids count across every cache of the process: isolate processes are shared, and one keeps a document by
+ * its id, so two caches must never give the same id to different texts.
+ */
+let lastId = 0;
 
 /** A session's hold on its documents. */
 export interface SharedContext {
@@ -32,7 +37,6 @@ export class ContextCache {
   private readonly entries = new Map<string, Entry>();
   /** Released entries still kept, oldest first. */
   private readonly retained: string[] = [];
-  private nextId = 0;
 
   /** Registers each document not already held and returns a handle on their ids. */
   acquire(documents: readonly string[]): SharedContext {
@@ -40,7 +44,7 @@ export class ContextCache {
     for (const doc of documents) {
       let entry = this.entries.get(doc);
       if (entry === undefined) {
-        entry = { id: String(++this.nextId), refs: 0, expiry: null };
+        entry = { id: String(++lastId), refs: 0, expiry: null };
         this.entries.set(doc, entry);
       } else if (entry.expiry !== null) {
         clearTimeout(entry.expiry);

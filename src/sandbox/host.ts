@@ -47,11 +47,34 @@ export interface DocumentEntry {
   duplicateOf?: string;
 }
 
+/**
+ * A chunk graph, or a function that gives one: a run's `--context` files are indexed only when model code
+ * first needs chunks (runtime/lazy-index.ts), and the bridge calls it then. The function is called again
+ * for every later need, so it must give the same store (or build it once).
+ */
+export type StoreSource = ChunkReader | (() => Promise<ChunkReader>);
+
+/** A context document that is a store document too: a run's `--context` file (runtime/context-files.ts). */
+export interface ContextFileRef {
+  /** Its store document id (what the index gives it when built). */
+  id: string;
+  /** The path list_documents() shows. */
+  path: string;
+  /** Its absolute path (a document filter may name it). */
+  file: string;
+}
+
 export interface SandboxHost {
   /** The context as documents. Loaded into the isolate once when it fits `maxContextChars`. */
   context?: string | string[];
   /** A chunk graph behind `peek(id)`, `search_chunks`, `get_chunk`, `neighbors`, `grep`. */
-  store?: ChunkReader;
+  store?: StoreSource;
+  /**
+   * The store documents the context's texts are, in order (a run's `--context` files, when `context` is
+   * their text): grep, `peek(id)` and document filters read them in the context, and only the chunk
+   * functions build the index.
+   */
+  contextFiles?: readonly ContextFileRef[];
   /** What `list_documents()` returns; absent → it lists `doc:N` entries of `context`. */
   documents?: readonly DocumentEntry[];
   /** Sub-calls; absent → `llm_query` / `rlm_query` report that no model is configured. */

@@ -13,7 +13,8 @@
  * |                  |                                          | resizable ArrayBuffers reserve against it    |
  * | `maxOutputChars` | 20000                                    | head and tail kept around a marker           |
  * | `maxHostCalls`   | 1000                                     | the call throws inside the block             |
- * | `maxContextChars`| 64 MiB of characters                     | `context` is not loaded into the isolate     |
+ * | `maxContextChars`| 2^29 - 24 characters (V8's longest       | `context` is not loaded into the isolate;    |
+ * |                  | string, 512 MiB)                         | the helpers serve it from the host           |
  *
  * `cpuMs` is isolated-vm's execution timeout: time the isolate spends running, which excludes the time
  * it waits for host calls (llm_query, store search) — those count against `wallMs` only.
@@ -28,7 +29,13 @@ export const DEFAULT_CPU_MS = 5000;
 export const DEFAULT_WALL_MS = 60_000;
 export const DEFAULT_MAX_OUTPUT_CHARS = 20_000;
 export const DEFAULT_MAX_HOST_CALLS = 1000;
-export const DEFAULT_MAX_CONTEXT_CHARS = 64 * 1024 * 1024;
+/**
+ * Largest context loaded into the isolate as `context`: V8's longest string (`String::kMaxLength` on 64-bit
+ * builds, 2^29 - 24 UTF-16 units, 512 MiB of characters), so a single file that can be one string at all
+ * is one here. The isolate's heap grows with it ({@link defaultMemoryMb}: 2,176 MB at this size, within
+ * the 4 GB cap), so what fits in a string fits in the isolate.
+ */
+export const DEFAULT_MAX_CONTEXT_CHARS = 2 ** 29 - 24;
 /** Heap for the model's own data, before the context's share is added. */
 export const BASE_MEMORY_MB = 128;
 /** isolated-vm refuses less than 8 MB; below 32 MB V8 tends to fail hard rather than cleanly. */

@@ -74,6 +74,11 @@ export function killGraceMs(limitMs: number): number {
 const COLLECT_TIMEOUT_MS = 1000;
 /** Time reading the output mirror of a process about to be killed may take. */
 const SALVAGE_MS = 500;
+/**
+ * CPU time an isolate process is allowed for receiving context documents, on top of its open: a
+ * millisecond per 10,000 characters (10 s for 100 MB), tens of times what decoding and copying take.
+ */
+const RECEIVE_CHARS_PER_MS = 10_000;
 
 export class IsolateSandbox implements Sandbox {
   readonly limits: ResolvedLimits;
@@ -185,7 +190,7 @@ export class IsolateSandbox implements Sandbox {
     proc.onHostCall = (request) => this.bridge.handle(request);
     proc.onCatastrophe = (message) => this.onCatastrophe(proc, message);
     const setupTimeoutMs = Math.max(this.limits.cpuMs, 1000);
-    proc.sendDocuments(ids, this.context?.documents ?? []);
+    const sent = proc.sendDocuments(ids, this.context?.documents ?? []);
     proc.docs = new Set(ids);
     this.opening = proc
       .call(
@@ -197,7 +202,8 @@ export class IsolateSandbox implements Sandbox {
           docs: [...ids],
           prewarm: this.prewarm,
         },
-        setupTimeoutMs + this.grace(setupTimeoutMs),
+        // Receiving the documents is part of the open: decoding costs the process CPU time.
+        setupTimeoutMs + this.grace(setupTimeoutMs) + Math.ceil(sent / RECEIVE_CHARS_PER_MS),
       )
       .then(
         () => null,

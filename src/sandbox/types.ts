@@ -14,7 +14,7 @@ export interface SandboxLimits {
   maxOutputChars?: number;
   /** Host calls allowed per block (default 1000). */
   maxHostCalls?: number;
-  /** Largest context loaded into the isolate as `context`, in chars (default 64 MiB). */
+  /** Largest context loaded into the isolate as `context`, in chars (default 2^29 - 24, V8's longest string). */
   maxContextChars?: number;
 }
 

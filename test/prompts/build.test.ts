@@ -234,11 +234,25 @@ describe('describeContext', () => {
     };
     expect(describeContext(docs)).toBe(
       'The context is 30 documents, 3,000 characters in total (~750 tokens). Document lengths: 1,000, 2,000, .... ' +
-        'It is too large to load whole: read it through the functions below.',
+        'It is longer than the sandbox can hold, so `context` is not loaded: read it with peek(start, end) and grep.',
     );
     expect(
       describeContext({ kind: 'none', chars: 0, tokens: 0, documents: 0, chunks: 0, inIsolate: false }),
     ).toMatch(/no context/);
+    // Files read for a run, over the sandbox's limit: the limit and the functions to use instead.
+    expect(
+      describeContext({
+        ...text,
+        chars: 600_000_000,
+        tokens: 150_000_000,
+        inIsolate: false,
+        isolateLimit: 536_870_888,
+        searchable: true,
+      }),
+    ).toBe(
+      'The context is one text of 600,000,000 characters (~150,000,000 tokens). It is longer than the sandbox ' +
+        'can hold (536,870,888 characters), so `context` is not loaded: read it with peek(start, end), grep and search_chunks.',
+    );
   });
 
   it("describes the text's shape, what was left out and the duplicates (issue 30)", () => {

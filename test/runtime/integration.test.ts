@@ -187,7 +187,7 @@ describe('RLM with the isolated-vm sandbox', () => {
     );
     await new RLM({ model, env: {} }).answer({ question: 'q', paths: [join(dir, 'notes')] });
     const system = model.requests[0]?.system ?? '';
-    expect(system).toContain('- notes/a.md (31 chars, 1 chunks)');
+    expect(system).toContain('- notes/a.md (31 chars)\n- notes/b.md (12 chars)');
     expect(system).not.toContain(dir);
     const fed = lastUser(model.requests[1]!);
     expect(fed).toContain('[["notes/a.md",1],["notes/b.md",1]]');

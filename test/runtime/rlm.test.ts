@@ -25,7 +25,7 @@ describe('RLM.answer inputs', () => {
     expect(model.requests[0]?.system).toContain('Document lengths: 5, 10.');
   });
 
-  it('ingests paths into an in-memory store and also loads their text as context', async () => {
+  it('reads paths as the context and hands the sandbox an index built on first use', async () => {
     const a = join(dir, 'a.md');
     const b = join(dir, 'b.txt');
     writeFileSync(a, '# Title\n\nThe launch is on Tuesday.\n');
@@ -34,13 +34,20 @@ describe('RLM.answer inputs', () => {
     const r = await rlm.answer({ question: 'When?', paths: [a, b] });
     expect(r.status).toBe('final');
     const host = sandboxes.created[0]!.host;
-    expect((await host.store?.stats())?.documents).toBe(2);
     expect([...(host.context as string[])].sort()).toEqual([
       '# Title\n\nThe launch is on Tuesday.\n',
       'Budget: 40 units.\n',
     ]);
-    expect(model.requests[0]?.system).toMatch(/chunk store of 2 documents in \d+ chunks/);
+    // Sizes and paths from reading; chunks are counted when the index is built, on first use.
+    expect(model.requests[0]?.system).toContain(
+      'The context is 2 documents, 53 characters in total (~14 tokens).',
+    );
+    expect(model.requests[0]?.system).toMatch(
+      /- rlm-answer-\w+\/a.md \(35 chars\)\n- rlm-answer-\w+\/b.txt \(18 chars\)/,
+    );
     expect(model.requests[0]?.system).toContain('search_chunks(query');
+    // The index is built by the first call that needs it (test/runtime/lazy-index.test.ts).
+    expect(typeof host.store).toBe('function');
   });
 
   it('passes an open store through without loading a context', async () => {

@@ -56,3 +56,33 @@ describe('HostBridge.handle', () => {
     });
   });
 });
+
+describe('a store built on first use', () => {
+  it('is asked for only by the calls that need chunks, and then answers them', async () => {
+    const { fakeStore } = await import('./fake-store.ts');
+    const store = fakeStore();
+    let opened = 0;
+    const bridge = new HostBridge({
+      host: {
+        context: ['The launch code is 1234.'],
+        store: async () => {
+          opened++;
+          return store;
+        },
+      },
+      documents: ['The launch code is 1234.'],
+      contextMode: 'loaded',
+      maxHostCalls: 10,
+    });
+    bridge.begin();
+    const call = async (op: string, payload: unknown) =>
+      JSON.parse(await bridge.handle(JSON.stringify([op, payload]))) as { ok: boolean; value: unknown };
+    expect((await call('peek', { id: 'doc:0', start: 4, end: 10 })).value).toBe('launch');
+    expect(opened).toBe(0);
+    const hits = await call('search', { query: 'harbour' });
+    expect(hits.ok).toBe(true);
+    expect(opened).toBeGreaterThan(0);
+    expect((await call('get_chunk', { id: 'a:0' })).value).toMatchObject({ id: 'a:0' });
+    expect((await call('peek', { id: 'a:1' })).value).toBe('Second chunk mentions the harbour.');
+  });
+});

@@ -56,3 +56,44 @@ describe('sessions sharing a context', () => {
     expect(cache.size).toBe(0);
   });
 });
+
+describe('context documents sent to the isolate process', () => {
+  it("arrive exactly: pairs, accents and lone surrogates, across the pipe's write pieces", async () => {
+    const hash = (t: string) => {
+      let h = 0;
+      for (let i = 0; i < t.length; i++) h = (Math.imul(h, 31) + t.charCodeAt(i)) | 0;
+      return h;
+    };
+    const documents = ['é😀x'.repeat(700_001), 'lone \uD800 and \uDC00', ''];
+    const sandbox = await createSandbox({ context: documents }, ROOMY_LIMITS);
+    try {
+      const r = await sandbox.run(
+        'const hash = (t) => { let h = 0; for (let i = 0; i < t.length; i++) h = (Math.imul(h, 31) + t.charCodeAt(i)) | 0; return h; };\nprint(JSON.stringify(context.map((d) => [d.length, hash(d)])))',
+      );
+      expect(r.error).toBeNull();
+      expect(JSON.parse(r.stdout)).toEqual(documents.map((d) => [d.length, hash(d)]));
+    } finally {
+      sandbox.dispose();
+    }
+  });
+});
+
+describe('a context longer than 64 MiB', () => {
+  it('is one string that match and split take whole; a longer string built from it is still refused', async () => {
+    const line = 'ERR-0042 at the harbour\n';
+    const context = line.repeat(Math.ceil((65 * 1024 * 1024) / line.length));
+    const sandbox = await createSandbox({ context }, { cpuMs: 20_000, wallMs: 60_000 });
+    try {
+      const r = await sandbox.run(
+        'print(typeof context, context.match(/ERR-\\d{4}/g).length, context.split("\\n").length - 1)',
+      );
+      const n = context.length / line.length;
+      expect(r.error).toBeNull();
+      expect(r.stdout).toBe(`string ${n} ${n}\n`);
+      const over = await sandbox.run('(context + "x").split("\\n").length');
+      expect(over.error?.message).toMatch(/over the sandbox limit/);
+    } finally {
+      sandbox.dispose();
+    }
+  }, 120_000);
+});

@@ -206,7 +206,7 @@ export async function runAnswer(
         `no files to read in ${args.paths.join(', ')} (dot-folders and node_modules are skipped)`,
       );
     }
-    watch.phase(`reading and indexing ${input.paths.length} file${input.paths.length === 1 ? '' : 's'}`);
+    watch.phase(`reading ${input.paths.length} file${input.paths.length === 1 ? '' : 's'}`);
   } else {
     if (args.store !== undefined) await checkStoreAccess(ctx, conn, args.store, signal);
     const dir = args.store ?? (args.context === undefined ? ctx.defaults.store : undefined);

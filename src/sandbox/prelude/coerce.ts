@@ -12,8 +12,20 @@ import {
   SymbolSplit,
 } from './intrinsics.ts';
 
-/** Longest string a regex, case or normalisation operation may work on: 64 Mi characters. */
-export const STRING_CAP = 67108864;
+/**
+ * Longest string a regex, case or normalisation operation may work on: 64 Mi characters, or the longest
+ * context document, whichever is longer. V8 runs a global replace/split/match on a string of hundreds of
+ * megabytes as one C++ call the CPU limit cannot cut short; such strings come from the model's own
+ * repeat/concat, or are the context itself. init raises the cap to the context's length so that
+ * `context.match(...)` works on any context the isolate holds; a call past the CPU limit on such a string
+ * is stopped by the process watchdog (session.ts): the session resets, the host is unharmed.
+ */
+export let STRING_CAP = 67108864;
+
+/** Lets strings as long as `length` through the guards (a context document that long is loaded). */
+export function allowStringsOf(length: number): void {
+  if (length > STRING_CAP) STRING_CAP = length;
+}
 
 /** `label` names the method: `String.prototype.split`, `RegExp.prototype[Symbol.split]`. */
 export function tooLongString(label: string, len: number): RangeError {

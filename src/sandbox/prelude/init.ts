@@ -2,6 +2,8 @@
  * The prelude's second stage, run when a session takes this isolate: binds the host, the config and the
  * documents, installs the model's globals (read-only) and returns the host's entry points.
  */
+
+import { allowStringsOf } from './coerce.ts';
 import type { PreludeConfig } from './config.ts';
 import { consoleObject, print } from './console.ts';
 import { get_chunk, grep, list_documents, neighbors, peek, search_chunks } from './context-helpers.ts';
@@ -21,6 +23,7 @@ export function init(ref: HostReference, configJson: string, ...documents: strin
   bindHost(ref);
   const config = jsonParse(configJson) as PreludeConfig;
   bindSession(config, documents);
+  for (let i = 0; i < documents.length; i++) allowStringsOf((documents[i] as string).length);
   configureOutput(config.maxOutputChars, config.marker);
   const helpers: Record<string, unknown> = {
     peek: peek,

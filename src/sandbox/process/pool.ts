@@ -17,9 +17,11 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DOC_PART_CHARS, type Request, type ToChild, type ToHost } from './protocol.ts';
+import { docEncoding, writeDoc } from './doc-pipe.ts';
+import { DOC_FD, type Request, type ToChild, type ToHost } from './protocol.ts';
 
 /** A request overran its budget: the isolate did not yield. */
 export class ProcessStuck extends Error {}
@@ -73,6 +75,9 @@ export class IsolateProcess {
   onCatastrophe: ((message: string) => void) | null = null;
   readonly ready: Promise<void>;
   private readonly child: ChildProcess;
+  /** The document pipe (doc-pipe.ts), and the writes on it in the order their messages went. */
+  private readonly docPipe: Socket;
+  private docWrites: Promise<unknown> = Promise.resolve();
   private readonly waiters = new Map<number, Waiter>();
   private seq = 0;
   private watch: ReturnType<typeof setInterval> | undefined;
@@ -86,13 +91,19 @@ export class IsolateProcess {
 
   constructor() {
     this.child = fork(CHILD_PATH, [String(spareMemoryMb)], {
-      execArgv: ['--no-node-snapshot'],
+      // --expose-gc: the process frees a big context document's transfer buffers at once (child.ts).
+      execArgv: ['--no-node-snapshot', '--expose-gc'],
       // Nothing of the host's environment (keys, tokens) goes to a process that runs model code.
       env: {},
       serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc', 'pipe'],
     });
     this.pid = this.child.pid ?? -1;
+    // Node makes a socket of a 'pipe' past stdio. It never holds the host open (the channel's ref does
+    // while a request is out), and a write to a process that died fails here: `exit` tells the sessions.
+    this.docPipe = this.child.stdio[DOC_FD] as Socket;
+    this.docPipe.unref();
+    this.docPipe.on('error', () => undefined);
     live.add(this);
     this.ready = new Promise<void>((resolve, reject) => {
       const onReady = (m: ToHost) => {
@@ -150,18 +161,21 @@ export class IsolateProcess {
   }
 
   /**
-   * Sends the documents (ids and texts) the process does not hold yet, in parts; the next `open` finds
-   * them (messages arrive in order), and the process keeps its own copy.
+   * Sends the documents (ids and texts) the process does not hold yet, on the document pipe without
+   * waiting; the next `open` waits for them in the process, which keeps its own copy. Returns the
+   * characters sent (receiving them costs the process CPU time its `open` must be allowed).
    */
-  sendDocuments(ids: readonly string[], texts: readonly string[]): void {
+  sendDocuments(ids: readonly string[], texts: readonly string[]): number {
+    let sent = 0;
     for (const [i, id] of ids.entries()) {
-      if (this.docs.has(id)) continue;
+      if (this.docs.has(id) || this.gone) continue;
       const text = texts[i] ?? '';
-      for (let at = 0; (at === 0 || at < text.length) && !this.gone; at += DOC_PART_CHARS) {
-        const last = at + DOC_PART_CHARS >= text.length;
-        this.child.send({ t: 'doc', id, text: text.slice(at, at + DOC_PART_CHARS), last } satisfies ToChild);
-      }
+      const { encoding, bytes } = docEncoding(text);
+      this.child.send({ t: 'doc', id, bytes, encoding } satisfies ToChild);
+      this.docWrites = this.docWrites.then(() => writeDoc(this.docPipe, text, encoding));
+      sent += text.length;
     }
+    return sent;
   }
 
   /** What the running block printed so far, from the output mirror; '' when the process cannot say in `ms`. */

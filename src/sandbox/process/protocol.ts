@@ -7,10 +7,14 @@
 import type { PreludeConfig } from '../prelude/index.ts';
 
 /**
- * Characters per `doc` message. A large context document goes in small parts sent without waiting:
- * Node's IPC is several times slower on megabyte messages.
+ * The child's file descriptor of the document pipe: a context document's text goes there as raw bytes
+ * (a `doc` message on the IPC channel says which document and how many bytes), because Node's IPC
+ * serializes every message, which costs seconds per 100 MB in each process; a pipe costs a copy.
  */
-export const DOC_PART_CHARS = 1 << 16;
+export const DOC_FD = 4;
+
+/** How a document's text is written on the pipe: UTF-8, or UTF-16LE for text with lone surrogates. */
+export type DocEncoding = 'utf8' | 'utf16le';
 
 export type Request =
   | {
@@ -45,8 +49,11 @@ export type EntryReply =
 export type ToChild =
   | { t: 'req'; id: number; req: Request }
   | { t: 'reply'; id: number; reply: string }
-  /** A part of a context document (no answer: the next `open` finds the document or fails). */
-  | { t: 'doc'; id: string; text: string; last: boolean };
+  /**
+   * A context document follows on the document pipe: `bytes` bytes in `encoding`, after those of the
+   * documents announced before it (no answer: an `open` that names it waits until it has arrived).
+   */
+  | { t: 'doc'; id: string; bytes: number; encoding: DocEncoding };
 
 export type ToHost =
   | { t: 'ready' }

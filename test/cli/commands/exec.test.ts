@@ -246,10 +246,11 @@ describe('rlm exec', () => {
     writeFileSync(path.join(folder, 'notes.md'), '# Harbour\n\nThe harbour master keeps the logbook.\n');
     writeFileSync(path.join(folder, 'ships.txt'), 'Nothing about logbooks here, only ships.\n');
     const answer = await loadInput({ question: 'q', paths: [folder] }, 64 * 1024 * 1024);
+    const store = await answer.index!.load();
     const expected = {
       context: answer.context,
-      grep: (await answer.store!.grep('harbour master', {})).matches.map((m) => m.id),
-      search: (await answer.store!.search('logbook', { k: 5 })).map((h) => h.id),
+      grep: (await store.grep('harbour master', {})).matches.map((m) => m.id),
+      search: (await store.search('logbook', { k: 5 })).map((h) => h.id),
     };
     await answer.close();
     expect(expected.grep[0]).toMatch(/^notes-md-[0-9a-f]{8}:0$/);

@@ -1,0 +1,124 @@
+/**
+ * The document pipe: how a context document's text goes from the host to an isolate process. The IPC
+ * channel carries a `doc` message per document (id, byte count, encoding: protocol.ts); the text itself
+ * goes as raw bytes on a pipe of its own, in the order the messages were sent. Node's IPC serializes every
+ * message in both processes, which cost seconds per 100 MB; the pipe costs an encode, the kernel's copy
+ * and a decode.
+ *
+ * Text without lone surrogates goes as UTF-8 (for the usual one-byte text, about one byte per
+ * character); text with them as UTF-16LE, the only encoding that keeps them. The receiver decodes piece by
+ * piece and joins the pieces by concatenation, so it never holds the bytes and a decoded copy of a whole
+ * document at once.
+ */
+
+import type { Writable } from 'node:stream';
+import type { DocEncoding } from './protocol.ts';
+
+/** Characters encoded per write: large enough that writes are few, small enough that the buffers are. */
+const WRITE_CHARS = 1 << 20;
+
+/** The encoding a text goes in, and its length in bytes there. */
+export function docEncoding(text: string): { encoding: DocEncoding; bytes: number } {
+  // One-byte strings answer isWellFormed at once; two-byte ones are scanned (fast, native).
+  if (text.isWellFormed()) return { encoding: 'utf8', bytes: Buffer.byteLength(text, 'utf8') };
+  return { encoding: 'utf16le', bytes: text.length * 2 };
+}
+
+/**
+ * Writes `text` on `out` in `encoding`, a piece at a time into two buffers used in turn: a buffer is
+ * filled again once the pipe has taken what it held, which is also the wait while the pipe is full.
+ * Resolves false when the pipe failed or closed first (the process ended).
+ */
+export async function writeDoc(out: Writable, text: string, encoding: DocEncoding): Promise<boolean> {
+  // A UTF-16 unit takes at most 3 bytes in UTF-8 (a surrogate pair, two units, takes 4); a short text
+  // (a folder's files) gets buffers of its own size.
+  const size = Math.min(WRITE_CHARS, text.length) * 3;
+  const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)] as const;
+  const taken: (Promise<boolean> | null)[] = [null, null];
+  for (let at = 0, k = 0; at < text.length; k ^= 1) {
+    if (taken[k] !== null && !(await taken[k])) return false;
+    let end = Math.min(at + WRITE_CHARS, text.length);
+    // UTF-8 must not split a surrogate pair (the text is well-formed, so a high one has its low one next).
+    const last = text.charCodeAt(end - 1);
+    if (encoding === 'utf8' && end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    const buffer = buffers[k] as Buffer;
+    const n = buffer.write(text.slice(at, end), 0, encoding);
+    taken[k] = new Promise((resolve) => out.write(buffer.subarray(0, n), (err) => resolve(!err)));
+    at = end;
+  }
+  const [a, b] = await Promise.all(taken);
+  return a !== false && b !== false;
+}
+
+interface Expected {
+  id: string;
+  encoding: DocEncoding;
+  bytes: Buffer;
+  filled: number;
+}
+
+/**
+ * The receiving end. It is told which documents come (`expect`, in the order the host sent them) and
+ * gives the pipe's reads a place (`target`, then `filled`): the rest of the first incomplete document's
+ * buffer, so a read never crosses into the next document. Each whole text goes to `onDocument`.
+ */
+export class DocReader {
+  readonly #queue: Expected[] = [];
+  /** Bytes that came before their document's message (the two channels are not ordered together). */
+  readonly #early: Buffer[] = [];
+  readonly #scratch = Buffer.allocUnsafe(1 << 16);
+  readonly #onDocument: (id: string, text: string) => void;
+
+  constructor(onDocument: (id: string, text: string) => void) {
+    this.#onDocument = onDocument;
+  }
+
+  /** A document of `bytes` bytes in `encoding` follows those expected before it. */
+  expect(id: string, bytes: number, encoding: DocEncoding): void {
+    this.#queue.push({ id, encoding, bytes: Buffer.allocUnsafe(bytes), filled: 0 });
+    for (const chunk of this.#early.splice(0)) this.#take(chunk);
+    this.#settle();
+  }
+
+  /** Where the next read goes. */
+  target(): Buffer {
+    const head = this.#queue[0];
+    return head === undefined ? this.#scratch : head.bytes.subarray(head.filled);
+  }
+
+  /** The last read put `n` bytes into `into`, which {@link target} gave. */
+  filled(n: number, into: Uint8Array): void {
+    const head = this.#queue[0];
+    const inPlace =
+      head !== undefined &&
+      into.buffer === head.bytes.buffer &&
+      into.byteOffset === head.bytes.byteOffset + head.filled;
+    if (inPlace) head.filled += n;
+    // The read was given a place before its document was announced (the scratch buffer, read into
+    // again): its bytes go where they belong now, or wait for their message.
+    else this.#take(Buffer.from(into.subarray(0, n)));
+    this.#settle();
+  }
+
+  /** Bytes not read in place: they go to the documents in order, or wait for their message. */
+  #take(chunk: Buffer): void {
+    for (let at = 0; at < chunk.length; ) {
+      const head = this.#queue.find((d) => d.filled < d.bytes.length);
+      if (head === undefined) {
+        this.#early.push(chunk.subarray(at));
+        return;
+      }
+      const n = chunk.copy(head.bytes, head.filled, at);
+      head.filled += n;
+      at += n;
+    }
+  }
+
+  /** Hands over the documents at the head of the queue that are complete (empty ones at once). */
+  #settle(): void {
+    while (this.#queue.length > 0 && this.#queue[0]!.filled === this.#queue[0]!.bytes.length) {
+      const done = this.#queue.shift()!;
+      this.#onDocument(done.id, done.bytes.toString(done.encoding));
+    }
+  }
+}
