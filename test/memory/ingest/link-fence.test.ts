@@ -135,7 +135,7 @@ const ENTRY_POINTS: {
         return {
           // Paths below their common folder, and what was left out by file name: the model never sees
           // host folders.
-          taken: (loaded.documents ?? []).map((d) => d.path.replace(/^root\//, '')).sort(),
+          taken: (loaded.contextFiles ?? []).map((d) => d.path.replace(/^root\//, '')).sort(),
           noted: [...(loaded.shape.leftOut?.unreadableExamples ?? [])],
           notes: loaded.shape.leftOut?.unreadable ?? 0,
         };
