@@ -27,19 +27,19 @@ export function leftoverError(dir: string, entries: readonly string[]): Error | 
 }
 
 export default function setup(): () => void {
-  const saved = VARIABLES.map((name) => [name, process.env[name]] as const);
   const dir = mkdtempSync(join(tmpdir(), 'rlm-test-run-'));
   // Searchable by everyone, like /tmp itself: test/cli/read-only.test.ts runs rlm as another user on a
   // folder made here, and mkdtemp's 0700 would refuse that user before the store's own modes are tried.
   chmodSync(dir, 0o711);
-  for (const name of VARIABLES) process.env[name] = dir;
-  // npm (which the package and plugin tests run) keeps Node's compile cache in TMPDIR: a cache, not a
-  // test's leftover, and kept out of this folder so that the check below stays exact.
-  const savedCache = process.env.NODE_DISABLE_COMPILE_CACHE;
-  process.env.NODE_DISABLE_COMPILE_CACHE = '1';
+  const set: [string, string][] = [
+    ...VARIABLES.map((name): [string, string] => [name, dir]),
+    // npm (which the package and plugin tests run) keeps Node's compile cache in TMPDIR: a cache, not a
+    // test's leftover, and kept out of this folder so that the check below stays exact.
+    ['NODE_DISABLE_COMPILE_CACHE', '1'],
+  ];
+  const saved = set.map(([name]) => [name, process.env[name]] as const);
+  for (const [name, value] of set) process.env[name] = value;
   return () => {
-    if (savedCache === undefined) delete process.env.NODE_DISABLE_COMPILE_CACHE;
-    else process.env.NODE_DISABLE_COMPILE_CACHE = savedCache;
     for (const [name, value] of saved) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
