@@ -12,6 +12,7 @@ import { linkSegment, SignatureIndex } from '../search/linker.ts';
 import type { ChunkRecord, DocumentRecord, IngestReport } from '../types.ts';
 import type { Sql } from './db.ts';
 import { DOCUMENT_COLUMNS, type DocumentRow, documentOf } from './rows.ts';
+import { seamsOf } from './seams.ts';
 
 /** Signature terms per chunk and the minimum df of one, as the folder store's linker uses them. */
 const SIGNATURE_TERMS = 8;
@@ -148,15 +149,17 @@ export async function insertBatch(
       ),
     ],
   );
+  const chunkers = new Map(documents.map((d) => [d.id, d.chunker]));
+  const seams = seamsOf(records, (id) => chunkers.get(id) ?? '');
   for (let i = 0; i < records.length; i += 2000) {
     const part = records.slice(i, i + 2000);
     await sql.query(
-      `INSERT INTO chunks (seq, document, ordinal, start_at, end_at, tokens, type, tags, section, created_at, time, terms, text)
+      `INSERT INTO chunks (seq, document, ordinal, start_at, end_at, tokens, type, tags, section, created_at, time, terms, text, seam)
        SELECT c.seq, c.document, c.ordinal, c.start_at, c.end_at, c.tokens, c.type,
-              ARRAY(SELECT json_array_elements_text(c.tags)), c.section, c.created_at, c.time, c.terms, c.text
+              ARRAY(SELECT json_array_elements_text(c.tags)), c.section, c.created_at, c.time, c.terms, c.text, c.seam
        FROM json_to_recordset($1::json) AS c(seq bigint, document text, ordinal integer, start_at integer,
          end_at integer, tokens integer, type text, tags json, section text, created_at text, time text,
-         terms integer, text text)`,
+         terms integer, text text, seam text)`,
       [
         JSON.stringify(
           part.map((r, j) => ({
@@ -173,6 +176,7 @@ export async function insertBatch(
             time: r.time ?? null,
             terms: lengths[i + j],
             text: r.text,
+            seam: seams[i + j],
           })),
         ),
       ],
