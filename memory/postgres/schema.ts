@@ -6,6 +6,7 @@
  */
 import { RlmError } from '../../core/errors.ts';
 import type { Db, Sql } from './db.ts';
+import { vectorSchema } from './vectors.ts';
 
 /** Version of the tables this code reads and writes. */
 export const PG_SCHEMA_VERSION = 4;
@@ -117,8 +118,8 @@ ALTER TABLE vectors ALTER COLUMN embedding SET STORAGE EXTERNAL;
 export interface Capabilities {
   /** pg_trgm's index on chunk text narrows grep to the chunks that can match. */
   trigrams: boolean;
-  /** The pgvector extension is installed (vectors are kept when the store has an embedder). */
-  vectors: boolean;
+  /** The schema of the pgvector extension, which vector search needs; null when it is not installed. */
+  vectorSchema: string | null;
 }
 
 /**
@@ -202,11 +203,11 @@ async function addTrigramIndex(db: Db): Promise<void> {
       .catch(() => undefined);
 }
 
-async function capabilities(db: Db): Promise<Capabilities> {
-  const { rows } = await db.query<{ trigrams: boolean; vectors: boolean }>(
-    `SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS trigrams,
-            EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS vectors`,
+/** What the server offers the store now. */
+export async function capabilities(db: Db): Promise<Capabilities> {
+  const { rows } = await db.query<{ trigrams: boolean }>(
+    'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS trigrams',
     [`${db.target.schema}.chunks_text_trgm`, `${db.target.schema}.chunks_seam_trgm`],
   );
-  return { trigrams: rows[0]?.trigrams === true, vectors: rows[0]?.vectors === true };
+  return { trigrams: rows[0]?.trigrams === true, vectorSchema: await vectorSchema(db) };
 }

@@ -13,6 +13,7 @@ import type { ChunkRecord, DocumentRecord, IngestReport } from '../types.ts';
 import type { Sql } from './db.ts';
 import { DOCUMENT_COLUMNS, type DocumentRow, documentOf } from './rows.ts';
 import { seamsOf } from './seams.ts';
+import { insertVectors } from './vectors.ts';
 
 /** Signature terms per chunk and the minimum df of one, as the folder store's linker uses them. */
 const SIGNATURE_TERMS = 8;
@@ -40,10 +41,10 @@ export async function documentsById(sql: Sql, ids: string[]): Promise<Map<string
 }
 
 /**
- * Removes documents with their chunks, postings, signatures, links and (when kept) vectors, and counts
- * their terms out of the statistics. Call with the documents locked.
+ * Removes documents with their chunks, postings, signatures, links and vectors (which go with their
+ * chunks), and counts their terms out of the statistics. Call with the documents locked.
  */
-export async function deleteDocuments(sql: Sql, ids: string[], vectors: boolean): Promise<void> {
+export async function deleteDocuments(sql: Sql, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   const seqs = 'SELECT seq FROM chunks WHERE document = ANY($1::text[])';
   await sql.query(
@@ -59,7 +60,6 @@ export async function deleteDocuments(sql: Sql, ids: string[], vectors: boolean)
   await sql.query(`DELETE FROM postings WHERE seq IN (${seqs})`, [ids]);
   await sql.query(`DELETE FROM signatures WHERE seq IN (${seqs})`, [ids]);
   await sql.query(`DELETE FROM related WHERE from_seq IN (${seqs}) OR to_seq IN (${seqs})`, [ids]);
-  if (vectors) await sql.query(`DELETE FROM vectors WHERE seq IN (${seqs})`, [ids]);
   await sql.query('DELETE FROM manual_links WHERE from_doc = ANY($1::text[]) OR to_doc = ANY($1::text[])', [
     ids,
   ]);
@@ -84,13 +84,20 @@ export interface WrittenBatch {
   terms: string[];
 }
 
+/** The vectors of a batch's chunks: the embedder's spec and each chunk's vector by chunk id. */
+export interface BatchVectors {
+  spec: string;
+  byId: Map<string, number[]>;
+}
+
 /**
- * Writes documents and their chunk records (whose ids the caller has locked, old versions deleted) and
- * links their chunks. The caller commits.
+ * Writes documents and their chunk records (whose ids the caller has locked, old versions deleted), with
+ * their vectors when given, and links their chunks. The caller commits.
  */
 export async function insertBatch(
   sql: Sql,
   built: { records: ChunkRecord[]; documents: DocumentRecord[] },
+  vectors?: BatchVectors,
 ): Promise<WrittenBatch> {
   const { records, documents } = built;
   const seqRows = await sql.query<{ seq: number }>(
@@ -103,18 +110,8 @@ export async function insertBatch(
   // Each document's place in the store's order: the sequence number of its first chunk (a spare one if empty).
   for (const [i, d] of documents.entries()) d.first = d.chunks > 0 ? chunkSeqs[d.first]! : spare[i]!;
 
-  const analyzer = defaultAnalyzer();
-  const tfs: Map<string, number>[] = [];
-  const lengths: number[] = [];
-  const df = new Map<string, number>();
-  for (const r of records) {
-    const terms = analyzer.analyze(r.text);
-    const tf = new Map<string, number>();
-    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
-    for (const t of tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-    tfs.push(tf);
-    lengths.push(terms.length);
-  }
+  const analysis = analyzeTexts(records.map((r) => r.text));
+  const { lengths } = analysis;
 
   await sql.query(
     `INSERT INTO documents (${DOCUMENT_COLUMNS})
@@ -182,6 +179,58 @@ export async function insertBatch(
       ],
     );
   }
+  if (vectors) {
+    const at = records.flatMap((r, i) => (vectors.byId.has(r.id) ? [i] : []));
+    await insertVectors(
+      sql,
+      vectors.spec,
+      at.map((i) => chunkSeqs[i]!),
+      at.map((i) => vectors.byId.get(records[i]!.id)!),
+    );
+  }
+  const terms = await indexChunks(sql, records, chunkSeqs, analysis);
+  return { documents, records, seqs: chunkSeqs, terms };
+}
+
+/** What the analyzer makes of chunk texts: each one's term frequencies and length, and how many have each term. */
+export interface Analysis {
+  tfs: Map<string, number>[];
+  lengths: number[];
+  df: Map<string, number>;
+}
+
+/** Analyses chunk texts with the shared analyzer (memory/search/analyzer.ts). */
+export function analyzeTexts(texts: string[]): Analysis {
+  const analyzer = defaultAnalyzer();
+  const tfs: Map<string, number>[] = [];
+  const lengths: number[] = [];
+  const df = new Map<string, number>();
+  for (const text of texts) {
+    const terms = analyzer.analyze(text);
+    const tf = new Map<string, number>();
+    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    for (const t of tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+    tfs.push(tf);
+    lengths.push(terms.length);
+  }
+  return { tfs, lengths, df };
+}
+
+/** A chunk as the index and the linker name it. */
+type ChunkName = Pick<ChunkRecord, 'id' | 'document' | 'ordinal'>;
+
+/**
+ * Indexes chunks whose rows are written (`seqs` their sequence numbers, `analysis` of their texts):
+ * their postings, their terms in the term counts and the totals, their signatures and related links to
+ * the chunks before them. Returns the distinct terms.
+ */
+export async function indexChunks(
+  sql: Sql,
+  chunks: ChunkName[],
+  chunkSeqs: number[],
+  analysis: Analysis,
+): Promise<string[]> {
+  const { tfs, lengths, df } = analysis;
   const pTerm: string[] = [];
   const pSeq: number[] = [];
   const pTf: number[] = [];
@@ -211,14 +260,14 @@ export async function insertBatch(
       terms.map((t) => df.get(t)!),
     ]);
   }
-  if (records.length > 0) {
+  if (chunks.length > 0) {
     await sql.query('INSERT INTO totals (chunks, terms) VALUES ($1, $2)', [
-      records.length,
+      chunks.length,
       lengths.reduce((a, b) => a + b, 0),
     ]);
-    await linkBatch(sql, records, chunkSeqs, tfs, terms);
+    await linkBatch(sql, chunks, chunkSeqs, tfs, terms);
   }
-  return { documents, records, seqs: chunkSeqs, terms };
+  return terms;
 }
 
 /**
@@ -228,7 +277,7 @@ export async function insertBatch(
  */
 async function linkBatch(
   sql: Sql,
-  records: ChunkRecord[],
+  records: ChunkName[],
   seqs: number[],
   tfs: Map<string, number>[],
   terms: string[],
