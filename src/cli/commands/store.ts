@@ -7,6 +7,7 @@ import { openStore as openAny } from '../../../memory/open.ts';
 import type { Store } from '../../../memory/store-api.ts';
 import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { ProgressBar } from '../progress.ts';
 import { checkNewStoreDir, positionals, storeDir } from '../store-arg.ts';
 
 const HELP = `usage: rlm store copy SRC DST [--create] [--json]
@@ -64,11 +65,16 @@ export default async function store(argv: string[], io: CliIO): Promise<number> 
   try {
     const to = await openDestination(dst, from.embedder, io);
     try {
+      const bar = new ProgressBar(io.stderr);
       const report = await copyStore(from, to, {
         onProgress: (p) =>
-          io.stderr.write(`\rcopied ${p.documentsDone}/${plural(p.documentsTotal, 'document')}`),
+          bar.update(
+            p.documentsDone,
+            p.documentsTotal,
+            `copied ${p.documentsDone}/${plural(p.documentsTotal, 'document')}`,
+          ),
       });
-      io.stderr.write('\n');
+      bar.done();
       if (values.json) writeJson(io, report);
       else
         io.stdout.write(

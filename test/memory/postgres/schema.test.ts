@@ -59,7 +59,7 @@ describe.skipIf(!postgresAvailable('postgres schema'))('PostgreSQL store schema'
     expect((await store.findDocument('new'))?.chars).toBe('Written after the migration.'.length);
   });
 
-  it('migrates a version 2 store: grep reads documents whose chunk seams are unknown, and finds matches across edges', async () => {
+  it('migrates a version 2 store: vectors kept from now on; grep reads documents whose chunk seams are unknown, and finds matches across edges', async () => {
     const url = freshSchemaUrl();
     const first = await PostgresStore.open(url, { create: true });
     const text = noise(3, 3000);
@@ -78,6 +78,9 @@ describe.skipIf(!postgresAvailable('postgres schema'))('PostgreSQL store schema'
       { ordinal: 0, seam: '' },
       { ordinal: 1, seam: null },
     ]);
+    const vectors = await adminQuery('SELECT to_regclass($1) AS t', [`${schema}.vectors`]);
+    expect(vectors.rows[0].t).not.toBeNull();
+    expect(store.embedder).toBeNull();
     const chunks = await store.documentChunks('old');
     const edge = chunks[0]!.end;
     const across = text.slice(edge - 5, edge + 5);
