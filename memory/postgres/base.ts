@@ -51,7 +51,7 @@ import { AccessBuffer } from './access.ts';
 import type { RankedRow, RankOptions } from './candidates.ts';
 import type { Db, Sql } from './db.ts';
 import { grepStore } from './grep.ts';
-import { enterWrite } from './locks.ts';
+import { sharedStoreLock, storeLockKey } from './locks.ts';
 import {
   CHUNK_COLUMNS,
   type ChunkRow,
@@ -427,7 +427,6 @@ export class PostgresBase implements ChunkStoreApi {
     );
     const { skipped, written, terms } = await this.db.tx(async (sql) => {
       const ids = [...docs.map((d) => d.record.id), ...drop];
-      await this.enterWrite(sql);
       await lockDocuments(sql, this.db.target.schema, ids);
       const stored = await documentsById(sql, ids);
       const skipped = docs.filter((d) => {
@@ -454,7 +453,6 @@ export class PostgresBase implements ChunkStoreApi {
     const vectors = await this.embedBatch(items.flatMap((i) => i.chunks));
     const { terms, chunks } = await this.db.tx(async (sql) => {
       const ids = items.map((i) => i.document.id);
-      await this.enterWrite(sql);
       await lockDocuments(sql, this.db.target.schema, ids);
       const stored = await documentsById(sql, ids);
       await deleteDocuments(sql, [...stored.keys()]);
@@ -466,7 +464,7 @@ export class PostgresBase implements ChunkStoreApi {
 
   /**
    * The vectors of chunks about to be written, embedded before their transaction opens (a request to
-   * an embedder may take long; a transaction that is run again must not repeat it). Undefined when the
+   * an embedder may take long; a transaction that is run again must not repeat it). None when the
    * store has no embedder, or when it failed during an ingest (`report`): the batch is then written
    * without vectors, the rest of the ingest does not try again, BM25 search keeps working, and the
    * report's warning says how to add them.
@@ -474,28 +472,24 @@ export class PostgresBase implements ChunkStoreApi {
   protected async embedBatch(
     chunks: { id: string; text: string }[],
     report?: IngestReport,
-  ): Promise<BatchVectors | undefined> {
+  ): Promise<BatchVectors> {
     const vectors = this.vectors;
-    if (!vectors || chunks.length === 0 || report?.warnings !== undefined) return undefined;
+    const spec = vectors?.spec ?? null;
+    if (!vectors || chunks.length === 0 || report?.warnings !== undefined) return { spec };
     try {
       const got = await embedTexts(
         vectors,
         chunks.map((c) => c.text),
       );
-      return { spec: vectors.spec, byId: new Map(chunks.map((c, i) => [c.id, got[i]!])) };
+      return { spec, byId: new Map(chunks.map((c, i) => [c.id, got[i]!])) };
     } catch (err) {
       if (report === undefined || isRlmError(err, 'ABORTED')) throw err;
       report.warnings = [
         `the embedder ${vectors.spec} failed (${(err as Error).message}); the documents are searchable with BM25 but have no vectors. ` +
           `When it works again, \`rlm repair --store ${this.location} --embedder ${vectors.spec}\` adds them; \`rlm repair --store ${this.location} --embedder none\` removes vector search.`,
       ];
-      return undefined;
+      return { spec };
     }
-  }
-
-  /** The first statements of a write transaction (see {@link enterWrite}). */
-  protected enterWrite(sql: Sql): Promise<void> {
-    return enterWrite(sql, this.db.target.schema, this.vectors?.spec ?? null);
   }
 
   /** Every hand-made link (supports, contradicts, summarizes), in the order they were set. */
@@ -551,7 +545,6 @@ export class PostgresBase implements ChunkStoreApi {
   protected async forget(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.db.tx(async (sql) => {
-      await this.enterWrite(sql);
       await lockDocuments(sql, this.db.target.schema, ids);
       const stored = await documentsById(sql, ids);
       await deleteDocuments(sql, [...stored.keys()]);
@@ -575,7 +568,7 @@ export class PostgresBase implements ChunkStoreApi {
     this.#smallWrites = 0;
     await this.db
       .tx(async (sql) => {
-        await this.enterWrite(sql);
+        await sql.query(sharedStoreLock(1), [storeLockKey(this.db.target.schema)]);
         await compactCounts(sql, terms);
       })
       .catch(() => undefined);
@@ -592,7 +585,6 @@ export class PostgresBase implements ChunkStoreApi {
     if (ids.length === 0) return false;
     let removed = false;
     await this.db.tx(async (sql) => {
-      await this.enterWrite(sql);
       await lockDocuments(sql, this.db.target.schema, ids);
       const stored = await documentsById(sql, ids);
       removed = stored.size > 0;
@@ -616,7 +608,6 @@ export class PostgresBase implements ChunkStoreApi {
     const a = parseChunkId(from);
     const b = parseChunkId(to);
     await this.db.tx(async (sql) => {
-      await this.enterWrite(sql);
       // The documents at both ends may not be replaced or removed until the link is in.
       await lockDocuments(sql, this.db.target.schema, [a?.document ?? '', b?.document ?? ''], true);
       for (const [id, p] of [

@@ -16,7 +16,7 @@
 import { assemble, type GrepChunk } from '../grep/grep-scan.ts';
 
 /** Characters kept on each side of a chunk edge. */
-export const SEAM_CHARS = 32;
+export const SEAM_CHARS = 16;
 
 /** What grep needs of a chunk row to place it in its document's text. */
 export interface SeamChunk {

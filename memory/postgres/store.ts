@@ -337,7 +337,6 @@ export class PostgresStore extends PostgresBase implements Store {
     const summaries: string[] = [];
     let restored: string[] = [];
     await this.db.tx(async (sql) => {
-      await this.enterWrite(sql);
       await lockDocuments(sql, this.db.target.schema, deleted);
       const { rows: links } = await sql.query<{ from_doc: string; to_doc: string }>(
         "SELECT from_doc, to_doc FROM manual_links WHERE type = 'summarizes' ORDER BY n",

@@ -217,7 +217,7 @@ export async function giveEmbedder(
   }
   return db.tx(async (sql) => {
     // Alone, as a repair: writers that opened the store without an embedder finish first, and any that
-    // come after find it set (memory/postgres/write.ts `enterWrite`).
+    // come after find it set (memory/postgres/locks.ts `checkEmbedder`).
     await lockStore(sql, schema);
     const now = await embedderSetting(sql);
     if (now !== null) {

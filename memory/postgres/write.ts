@@ -11,6 +11,7 @@ import { bm25Idf, rankTerms } from '../search/bm25.ts';
 import { linkSegment, SignatureIndex } from '../search/linker.ts';
 import type { ChunkRecord, DocumentRecord, IngestReport } from '../types.ts';
 import type { Sql } from './db.ts';
+import { checkEmbedder, sharedStoreLock, storeLockKey } from './locks.ts';
 import { DOCUMENT_COLUMNS, type DocumentRow, documentOf } from './rows.ts';
 import { seamsOf } from './seams.ts';
 import { insertVectors } from './vectors.ts';
@@ -21,13 +22,17 @@ const SIGNATURE_TERMS = 8;
 const INSERT_ROWS = 20_000;
 const NUMBER = /^\p{N}+$/u;
 
-/** Locks the documents `ids` until the transaction ends, always in the same order (no deadlock). */
+/**
+ * The first statement of every write transaction: takes the store-wide lock shared (memory/postgres/
+ * locks.ts: it waits while `rlm repair` runs), then locks the documents `ids` until the transaction
+ * ends, always in the same order (no deadlock).
+ */
 export async function lockDocuments(sql: Sql, schema: string, ids: string[], shared = false): Promise<void> {
-  if (ids.length === 0) return;
   const fn = shared ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
   await sql.query(
-    `SELECT ${fn}(k) FROM (SELECT DISTINCT hashtextextended($1 || id, 0) AS k FROM unnest($2::text[]) AS id) x ORDER BY k`,
-    [`rlm-doc:${schema}:`, ids],
+    `${sharedStoreLock(3)} UNION ALL
+     (SELECT ${fn}(k) FROM (SELECT DISTINCT hashtextextended($1 || id, 0) AS k FROM unnest($2::text[]) AS id) x ORDER BY k)`,
+    [`rlm-doc:${schema}:`, ids, storeLockKey(schema)],
   );
 }
 
@@ -84,10 +89,13 @@ export interface WrittenBatch {
   terms: string[];
 }
 
-/** The vectors of a batch's chunks: the embedder's spec and each chunk's vector by chunk id. */
+/**
+ * What a batch was embedded with: the writer's embedder (null without one, checked against the store's
+ * in the transaction), and each chunk's vector by chunk id (none when it has no embedder or it failed).
+ */
 export interface BatchVectors {
-  spec: string;
-  byId: Map<string, number[]>;
+  spec: string | null;
+  byId?: Map<string, number[]>;
 }
 
 /**
@@ -97,13 +105,16 @@ export interface BatchVectors {
 export async function insertBatch(
   sql: Sql,
   built: { records: ChunkRecord[]; documents: DocumentRecord[] },
-  vectors?: BatchVectors,
+  vectors: BatchVectors,
 ): Promise<WrittenBatch> {
   const { records, documents } = built;
-  const seqRows = await sql.query<{ seq: number }>(
-    "SELECT nextval('chunk_seq') AS seq FROM generate_series(1, $1::integer)",
+  // The store's embedder is read with the sequence numbers, after the transaction's locks.
+  const seqRows = await sql.query<{ seq: number; spec: string | null }>(
+    `SELECT nextval('chunk_seq') AS seq, (SELECT value->>'spec' FROM store_settings WHERE key = 'embedder') AS spec
+     FROM generate_series(1, $1::integer)`,
     [records.length + documents.length],
   );
+  if (seqRows.rows.length > 0) checkEmbedder(seqRows.rows[0]!.spec, vectors.spec);
   const seqs = seqRows.rows.map((r) => r.seq).sort((a, b) => a - b);
   const chunkSeqs = seqs.slice(0, records.length);
   const spare = seqs.slice(records.length);
@@ -179,13 +190,14 @@ export async function insertBatch(
       ],
     );
   }
-  if (vectors) {
-    const at = records.flatMap((r, i) => (vectors.byId.has(r.id) ? [i] : []));
+  const { spec, byId } = vectors;
+  if (spec !== null && byId) {
+    const at = records.flatMap((r, i) => (byId.has(r.id) ? [i] : []));
     await insertVectors(
       sql,
-      vectors.spec,
+      spec,
       at.map((i) => chunkSeqs[i]!),
-      at.map((i) => vectors.byId.get(records[i]!.id)!),
+      at.map((i) => byId.get(records[i]!.id)!),
     );
   }
   const terms = await indexChunks(sql, records, chunkSeqs, analysis);

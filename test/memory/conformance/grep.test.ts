@@ -56,6 +56,7 @@ describe.each(backends('grep conformance'))('grep over documents, %s store', (_n
     const cases: [from: number, to: number][] = [
       [e1 - 1, e1 + 2], // 3 characters, the shortest literal the trigram index takes
       [e1 - 2, e1 + 2],
+      [e1 - 10, e1 + 20], // longer than a seam's side, less of it before the edge
       [e1 - 20, e1 + 20],
       [e1 - 50, e1 + 10], // more before the edge than a seam holds
       [e1 - 10, e2 + 10], // across the whole second chunk

@@ -26,7 +26,7 @@ function everyLiteralFound(chunks: SeamChunk[], chunker: string): boolean {
   const rows = [...chunks.map((c) => c.text), ...seams];
   const { text } = assemble(chunks.map((c) => grepChunkOf(c, chunker)));
   for (let from = 0; from < text.length; from++) {
-    for (const length of [3, 4, 7, 31, 32, 33, 64, 120]) {
+    for (const length of [3, 4, 7, 15, 16, 17, 31, 32, 33, 64, 120]) {
       if (from + length > text.length) continue;
       const probe = text.slice(from, from + Math.min(length, SEAM_CHARS));
       if (!rows.some((r) => r.includes(probe))) return false;
