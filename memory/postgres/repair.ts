@@ -68,8 +68,11 @@ export async function repairTables(db: Db, opts: RepairOptions): Promise<RepairR
   let report: RepairReport;
   try {
     if (target) {
-      const added = await embedMissing(db, target);
-      if (added > 0 && target.spec === current?.spec)
+      // Asked for by name, the store's own embedder embeds every chunk again, as in a folder.
+      const again = opts.embedder !== undefined && target.spec === current?.spec;
+      const added = await embedChunks(db, target, again);
+      if (again) actions.push(`rebuilt vectors with ${target.spec}`);
+      else if (added > 0 && target.spec === current?.spec)
         actions.push(`embedded ${plural(added, 'chunk')} that had no vector with ${target.spec}`);
     }
     report = await db.tx(async (sql) => {
@@ -117,31 +120,36 @@ function embedderFailed(spec: string, err: unknown): RlmError {
   );
 }
 
-/** Chunks that have no vector of `vectors`' embedder, `limit` at most, after sequence number `after`. */
+/**
+ * Chunks that have no vector of the embedder `spec` (with `all`, every chunk), `limit` at most, after
+ * sequence number `after`.
+ */
 async function unembedded(
   sql: Sql,
   spec: string,
   after: number,
   limit: number,
+  all = false,
 ): Promise<{ seq: number; document: string; text: string }[]> {
   const { rows } = await sql.query<{ seq: number; document: string; text: string }>(
     `SELECT c.seq, c.document, c.text FROM chunks c
-     WHERE c.seq > $2 AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.seq = c.seq AND v.embedder = $1)
+     WHERE c.seq > $2 AND ($4 OR NOT EXISTS (SELECT 1 FROM vectors v WHERE v.seq = c.seq AND v.embedder = $1))
      ORDER BY c.seq LIMIT $3`,
-    [spec, after, limit],
+    [spec, after, limit, all],
   );
   return rows;
 }
 
 /**
- * Embeds the chunks without a vector of `target`'s embedder, a batch per transaction beside the
- * store's writers: each batch locks its documents shared, so a writer replacing one waits, and a chunk
- * removed meanwhile gets no vector. Returns how many were added.
+ * Embeds the chunks without a vector of `target`'s embedder (with `all`, every chunk, replacing the
+ * vectors in place), a batch per transaction beside the store's writers: each batch locks its documents
+ * shared, so a writer replacing one waits, and a chunk removed meanwhile gets no vector. Returns how
+ * many were written.
  */
-async function embedMissing(db: Db, target: StoreVectors): Promise<number> {
+async function embedChunks(db: Db, target: StoreVectors, all: boolean): Promise<number> {
   let added = 0;
   for (let after = 0; ; ) {
-    const batch = await unembedded(db, target.spec, after, EMBED_CHUNKS);
+    const batch = await unembedded(db, target.spec, after, EMBED_CHUNKS, all);
     if (batch.length === 0) return added;
     after = batch[batch.length - 1]!.seq;
     const vectors = await embedTexts(

@@ -68,6 +68,14 @@ describe('vectors in a PostgreSQL store', () => {
     await old.ingestPaths([writeSampleCorpus(tempDir())]);
     const chunks = (await old.stats()).chunks;
 
+    // Named again, the store's own embedder embeds every chunk anew.
+    await server.sql('UPDATE vectors SET embedding = array_fill(0::real, ARRAY[384])');
+    const again = await PostgresStore.repair(url, { embedder: 'hash' });
+    expect(again.actions).toContain('rebuilt vectors with hash:384');
+    expect((await old.search('rotate flimflam keys', { mode: 'vector', k: 1 }))[0]?.preview).toContain(
+      'flimflam',
+    );
+
     const replaced = await PostgresStore.repair(url, { embedder: 'hash:64' });
     expect(replaced.actions).toContain('rebuilt vectors with hash:64');
     expect(await vectorCount("embedder = 'hash:64'")).toBe(chunks);
