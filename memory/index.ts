@@ -25,7 +25,7 @@ export type {
   Summarizer,
   TopicSummary,
 } from './engine/memories.ts';
-export { type RepairOptions, type RepairReport, repairStore } from './files/repair.ts';
+export { repairStore } from './files/repair.ts';
 export { ChunkStore, type OpenOptions } from './files/store.ts';
 export { MemoryChunkStore } from './in-memory/store.ts';
 export { countTokens } from './ingest/tokens.ts';
@@ -69,6 +69,8 @@ export type {
   MemoryInfo,
   MemorySettings,
   MemorySource,
+  RepairOptions,
+  RepairReport,
   SearchHit,
   SearchOptions,
   StoreStats,

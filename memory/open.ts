@@ -19,6 +19,8 @@ export async function openStore(spec: string, opts: OpenStoreOptions = {}): Prom
     return PostgresStore.open(spec, {
       ...(opts.create ? { create: true } : {}),
       ...(opts.embedder ? { embedder: opts.embedder } : {}),
+      ...(opts.env ? { env: opts.env } : {}),
+      ...(opts.onWarning ? { onWarning: opts.onWarning } : {}),
       ...(opts.maxConnections ? { maxConnections: opts.maxConnections } : {}),
     });
   }

@@ -2,6 +2,7 @@
  * Shapes of the chunk graph, shared by the store, chunkers, linker, search and the sandbox bridge.
  * On-disk layout is documented in memory/SCHEMA.md.
  */
+import type { Env } from '../core/env.ts';
 
 export type ChunkType = 'fact' | 'decision' | 'preference' | 'pattern' | 'note' | 'code' | 'text';
 export const CHUNK_TYPES: readonly ChunkType[] = [
@@ -335,6 +336,34 @@ export interface IngestReport {
   warnings?: string[];
   /** What the folder scan left out on purpose, counted (ingestPaths only). */
   passedOver?: { hidden: number; folders: number; ignored: number; excluded: number };
+}
+
+/** What `rlm repair` did (folder or PostgreSQL store). */
+export interface RepairReport {
+  /** Segments of a folder store after the repair (0 for a PostgreSQL store, which has none). */
+  segments: number;
+  documents: number;
+  chunks: number;
+  /** What was wrong and what was done about it. */
+  actions: string[];
+  /** Documents whose chunks could not be read, with the files to ingest again. */
+  dropped: { id: string; path: string | null }[];
+  /** False when documents would have been dropped and `confirm` said no: nothing was written. */
+  applied: boolean;
+}
+
+export interface RepairOptions {
+  /** Set or change the embedder and rebuild vectors with it; `none` removes the embedder and its vectors. */
+  embedder?: string;
+  /** Environment for embedder keys and endpoints (default process.env). */
+  env?: Env;
+  /** Folder store: how long to wait for another writer's lock, ms. */
+  lockWaitMs?: number;
+  /**
+   * Asked before documents are dropped (chunks unreadable); nothing is written unless it returns true.
+   * Without it, a repair that would drop documents changes nothing and reports them.
+   */
+  confirm?: (dropped: RepairReport['dropped']) => boolean | Promise<boolean>;
 }
 
 /**

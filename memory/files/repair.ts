@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { Env } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
 import { plural } from '../../core/plural.ts';
 import { chunkKey } from '../engine/graph.ts';
@@ -26,7 +25,7 @@ import { Bm25Index, buildSegment } from '../search/bm25.ts';
 import { createEmbedder, embedderConfig } from '../search/embedders/index.ts';
 import { linkSegment, SignatureIndex, type SignedChunk } from '../search/linker.ts';
 import { VectorIndex } from '../search/vectors.ts';
-import type { ChunkRecord, DocumentRecord, Link } from '../types.ts';
+import type { ChunkRecord, DocumentRecord, Link, RepairOptions, RepairReport } from '../types.ts';
 import { DirectoryPersistence } from './directory.ts';
 import { readJournalFile } from './journal.ts';
 import {
@@ -41,35 +40,8 @@ import {
 } from './manifest.ts';
 import { salvageChunks } from './salvage.ts';
 
-export interface RepairReport {
-  segments: number;
-  documents: number;
-  chunks: number;
-  /** What was wrong and what was done about it. */
-  actions: string[];
-  /** Documents whose chunks could not be read, with the files to ingest again. */
-  dropped: DroppedDocument[];
-  /** False when documents would have been dropped and `confirm` said no: nothing was written. */
-  applied: boolean;
-}
-
 /** A document repair cannot keep, and where it came from. */
-interface DroppedDocument {
-  id: string;
-  path: string | null;
-}
-
-export interface RepairOptions {
-  /** Set or change the embedder and rebuild vectors with it; `none` removes the embedder and its vectors. */
-  embedder?: string;
-  env?: Env;
-  lockWaitMs?: number;
-  /**
-   * Asked before documents are dropped (chunks unreadable); nothing is written unless it returns true.
-   * Without it, a repair that would drop documents changes nothing and reports them.
-   */
-  confirm?: (dropped: DroppedDocument[]) => boolean | Promise<boolean>;
-}
+type DroppedDocument = RepairReport['dropped'][number];
 
 /** The embedder spec that removes vector search. */
 const NO_EMBEDDER = 'none';

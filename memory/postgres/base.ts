@@ -4,7 +4,7 @@
  * transactions (memory/postgres/write.ts), never a store-wide lock.
  */
 import { resolve } from 'node:path';
-import { RlmError } from '../../core/errors.ts';
+import { isRlmError, RlmError } from '../../core/errors.ts';
 import { documentText } from '../document-text.ts';
 import {
   byPart,
@@ -27,6 +27,7 @@ import {
 } from '../ingest/prepare.ts';
 import { type IngestTarget, importInto, ingestPathsInto } from '../ingest/run.ts';
 import { linkEnd, unknownId } from '../read.ts';
+import { reciprocalRankFusion } from '../search/fusion.ts';
 import { passage } from '../search/passage.ts';
 import type {
   AccessStats,
@@ -47,8 +48,10 @@ import type {
   TextRange,
 } from '../types.ts';
 import { AccessBuffer } from './access.ts';
+import type { RankedRow, RankOptions } from './candidates.ts';
 import type { Db, Sql } from './db.ts';
 import { grepStore } from './grep.ts';
+import { sharedStoreLock, storeLockKey } from './locks.ts';
 import {
   CHUNK_COLUMNS,
   type ChunkRow,
@@ -59,7 +62,9 @@ import {
 } from './rows.ts';
 import { type Capabilities, PG_SCHEMA_VERSION } from './schema.ts';
 import { checkK, rankChunks, VocabularyCache } from './search.ts';
+import { embedTexts, type StoreVectors, vectorChunks } from './vectors.ts';
 import {
+  type BatchVectors,
   compactCounts,
   countSkipped,
   deleteDocuments,
@@ -82,6 +87,8 @@ export class PostgresBase implements ChunkStoreApi {
   readonly location: string;
   protected readonly db: Db;
   protected readonly caps: Capabilities;
+  /** The store's embedder, when it has one: vectors are written with every chunk and searched. */
+  protected readonly vectors: StoreVectors | undefined;
   protected readonly vocabulary = new VocabularyCache();
   protected readonly access: AccessBuffer;
   #grep: GrepRunner | undefined;
@@ -89,9 +96,10 @@ export class PostgresBase implements ChunkStoreApi {
   #analyzedAt = 0;
   #closed = false;
 
-  protected constructor(db: Db, caps: Capabilities) {
+  protected constructor(db: Db, caps: Capabilities, vectors?: StoreVectors) {
     this.db = db;
     this.caps = caps;
+    this.vectors = vectors;
     this.location = db.target.label;
     this.access = new AccessBuffer(db);
   }
@@ -226,14 +234,7 @@ export class PostgresBase implements ChunkStoreApi {
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
     const k = opts.k ?? 10;
     checkK(k);
-    const mode = opts.mode ?? 'bm25';
-    if (mode !== 'bm25') {
-      throw new RlmError(
-        'BAD_INPUT',
-        `search mode ${mode} needs an embedder; ingest with --embedder to set one`,
-      );
-    }
-    const ranked = await rankChunks(this.db, query, { ...opts, k }, this.vocabulary);
+    const ranked = await this.rank(query, { ...opts, k });
     const out = ranked.map((r) => ({
       id: `${r.document}:${r.ordinal}`,
       score: r.score,
@@ -246,6 +247,61 @@ export class PostgresBase implements ChunkStoreApi {
     }));
     if (opts.touch !== false) this.touch(out.map((h) => h.id));
     return out;
+  }
+
+  /**
+   * The best chunks for `query` that pass the filters: BM25, or with an embedder by default hybrid
+   * (BM25 and vectors fused by reciprocal rank, as the folder store does) or vectors only. Hybrid search
+   * falls back to BM25 when the embedder fails or the server lacks pgvector, and says so.
+   */
+  protected async rank(query: string, opts: RankOptions): Promise<RankedRow[]> {
+    const mode = opts.mode ?? (this.vectors ? 'hybrid' : 'bm25');
+    if (mode !== 'bm25' && !this.vectors) {
+      throw new RlmError(
+        'BAD_INPUT',
+        `search mode ${mode} needs an embedder; ingest with --embedder to set one`,
+      );
+    }
+    const depth = mode === 'hybrid' ? Math.max(opts.k * 4, 50) : opts.k;
+    const words =
+      mode === 'vector' ? [] : await rankChunks(this.db, query, { ...opts, k: depth }, this.vocabulary);
+    const vector = mode === 'bm25' ? undefined : await this.queryVector(query, mode, opts.onWarning);
+    if (vector === undefined) return words.slice(0, opts.k);
+    const { schema, spec } = vector;
+    const near = await vectorChunks(this.db, schema, spec, vector.vector, { ...opts, k: depth });
+    if (mode === 'vector') return near.slice(0, opts.k);
+    const key = (r: RankedRow) => `${r.document}:${r.ordinal}`;
+    const rows = new Map([...near, ...words].map((r) => [key(r), r]));
+    const fused = reciprocalRankFusion([
+      words.map((r) => ({ id: key(r), score: r.score })),
+      near.map((r) => ({ id: key(r), score: r.score })),
+    ]);
+    return fused.slice(0, opts.k).map((f) => ({ ...rows.get(f.id)!, score: f.score }));
+  }
+
+  /** The query's vector, or undefined when hybrid search has to do without (with a warning). */
+  private async queryVector(
+    query: string,
+    mode: 'vector' | 'hybrid',
+    onWarning?: (message: string) => void,
+  ): Promise<{ vector: number[]; schema: string; spec: string } | undefined> {
+    const vectors = this.vectors!;
+    const schema = this.caps.vectorSchema;
+    if (schema === null) {
+      const why = `PostgreSQL at ${new URL(this.db.target.connectionString).host} has no pgvector extension, so the vectors of ${this.location} cannot be searched`;
+      if (mode === 'vector') throw new RlmError('BAD_INPUT', why);
+      onWarning?.(`${why}; results are BM25 only`);
+      return undefined;
+    }
+    try {
+      const [vector] = await embedTexts(vectors, [query]);
+      return { vector: vector!, schema, spec: vectors.spec };
+    } catch (err) {
+      // Hybrid search degrades to BM25 with a dead embedder; asking for vectors only is an error.
+      if (mode === 'vector' || isRlmError(err, 'ABORTED')) throw err;
+      onWarning?.(`the embedder ${vectors.spec} failed (${(err as Error).message}); results are BM25 only`);
+      return undefined;
+    }
   }
 
   grep(pattern: string, opts: GrepOptions = {}): Promise<GrepResult> {
@@ -365,6 +421,10 @@ export class PostgresBase implements ChunkStoreApi {
     also?: (sql: Sql, written: DocumentRecord[]) => Promise<void>,
   ): Promise<DocumentRecord[]> {
     const createdAt = new Date().toISOString();
+    const vectors = await this.embedBatch(
+      docs.flatMap((d) => d.drafts.map((c, i) => ({ id: `${d.record.id}:${i}`, text: c.text }))),
+      report,
+    );
     const { skipped, written, terms } = await this.db.tx(async (sql) => {
       const ids = [...docs.map((d) => d.record.id), ...drop];
       await lockDocuments(sql, this.db.target.schema, ids);
@@ -375,8 +435,8 @@ export class PostgresBase implements ChunkStoreApi {
       });
       const write = docs.filter((d) => !skipped.includes(d));
       const replaced = [...write.map((d) => d.record.id), ...drop].filter((id) => stored.has(id));
-      await deleteDocuments(sql, replaced, false);
-      const batch = await insertBatch(sql, buildRecords('postgres', createdAt, write, tags));
+      await deleteDocuments(sql, replaced);
+      const batch = await insertBatch(sql, buildRecords('postgres', createdAt, write, tags), vectors);
       await also?.(sql, batch.documents);
       return { skipped, written: batch, terms: batch.terms };
     });
@@ -390,15 +450,46 @@ export class PostgresBase implements ChunkStoreApi {
    * transaction, replacing stored versions; related_to links are computed again.
    */
   async writeRecords(items: ExactDocument[]): Promise<void> {
+    const vectors = await this.embedBatch(items.flatMap((i) => i.chunks));
     const { terms, chunks } = await this.db.tx(async (sql) => {
       const ids = items.map((i) => i.document.id);
       await lockDocuments(sql, this.db.target.schema, ids);
       const stored = await documentsById(sql, ids);
-      await deleteDocuments(sql, [...stored.keys()], false);
-      const batch = await insertBatch(sql, exactRecords('postgres', items));
+      await deleteDocuments(sql, [...stored.keys()]);
+      const batch = await insertBatch(sql, exactRecords('postgres', items), vectors);
       return { terms: batch.terms, chunks: batch.records.length };
     });
     await this.afterWrite(terms, chunks);
+  }
+
+  /**
+   * The vectors of chunks about to be written, embedded before their transaction opens (a request to
+   * an embedder may take long; a transaction that is run again must not repeat it). None when the
+   * store has no embedder, or when it failed during an ingest (`report`): the batch is then written
+   * without vectors, the rest of the ingest does not try again, BM25 search keeps working, and the
+   * report's warning says how to add them.
+   */
+  protected async embedBatch(
+    chunks: { id: string; text: string }[],
+    report?: IngestReport,
+  ): Promise<BatchVectors> {
+    const vectors = this.vectors;
+    const spec = vectors?.spec ?? null;
+    if (!vectors || chunks.length === 0 || report?.warnings !== undefined) return { spec };
+    try {
+      const got = await embedTexts(
+        vectors,
+        chunks.map((c) => c.text),
+      );
+      return { spec, byId: new Map(chunks.map((c, i) => [c.id, got[i]!])) };
+    } catch (err) {
+      if (report === undefined || isRlmError(err, 'ABORTED')) throw err;
+      report.warnings = [
+        `the embedder ${vectors.spec} failed (${(err as Error).message}); the documents are searchable with BM25 but have no vectors. ` +
+          `When it works again, \`rlm repair --store ${this.location} --embedder ${vectors.spec}\` adds them; \`rlm repair --store ${this.location} --embedder none\` removes vector search.`,
+      ];
+      return { spec };
+    }
   }
 
   /** Every hand-made link (supports, contradicts, summarizes), in the order they were set. */
@@ -456,7 +547,7 @@ export class PostgresBase implements ChunkStoreApi {
     await this.db.tx(async (sql) => {
       await lockDocuments(sql, this.db.target.schema, ids);
       const stored = await documentsById(sql, ids);
-      await deleteDocuments(sql, [...stored.keys()], false);
+      await deleteDocuments(sql, [...stored.keys()]);
       await forgetAccess(sql, [...stored.keys()]);
     });
     await this.afterWrite([], 0);
@@ -475,7 +566,12 @@ export class PostgresBase implements ChunkStoreApi {
     }
     if (chunks < BIG_WRITE_CHUNKS && ++this.#smallWrites < COMPACT_EVERY) return;
     this.#smallWrites = 0;
-    await this.db.tx((sql) => compactCounts(sql, terms)).catch(() => undefined);
+    await this.db
+      .tx(async (sql) => {
+        await sql.query(sharedStoreLock(1), [storeLockKey(this.db.target.schema)]);
+        await compactCounts(sql, terms);
+      })
+      .catch(() => undefined);
   }
 
   // ---- removal and manual links ------------------------------------------------------------------
@@ -492,7 +588,7 @@ export class PostgresBase implements ChunkStoreApi {
       await lockDocuments(sql, this.db.target.schema, ids);
       const stored = await documentsById(sql, ids);
       removed = stored.size > 0;
-      await deleteDocuments(sql, [...stored.keys()], false);
+      await deleteDocuments(sql, [...stored.keys()]);
       await forgetAccess(sql, [...stored.keys()]);
     });
     await this.afterWrite([], 0);

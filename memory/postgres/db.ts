@@ -87,6 +87,11 @@ export class Db implements Sql {
     });
     // An idle connection the server dropped must not crash the process; the next query reconnects.
     pool.on('error', () => {});
+    // Said again once connected: a server that ignores the startup options (PGlite's socket server,
+    // some poolers) still reads the store's tables. Queued before any query of the connection.
+    pool.on('connect', (client) => {
+      client.query(`SET search_path TO ${target.schema}, public`).catch(() => undefined);
+    });
     return new Db(target, pool, size);
   }
 

@@ -3,16 +3,16 @@
  * shape, caps, count mode, document filter and timeout), fed page by page from the chunks table, each
  * document whole on one page so that it is read as one text (matches and context across chunk edges).
  * When the pattern holds a literal run of three characters or more that every match must contain,
- * pg_trgm's index on the chunk text narrows the scan to the documents with a chunk holding it, so a
- * selective grep reads few rows (a match whose required literal itself straddles a chunk edge is then
- * not found: chunkers cut at line or sentence ends, which such a literal rarely crosses). Statements
- * run under a timeout derived from the grep's own.
+ * pg_trgm's indexes on the chunk text and on the chunk seams (the text around each chunk edge) narrow
+ * the scan to the documents that can hold a match, across chunk edges too, so a selective grep reads
+ * few rows. Statements run under a timeout derived from the grep's own.
  */
 import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import type { GrepChunk, GrepRunner } from '../grep/grep.ts';
 import type { GrepCounts, GrepMatch, GrepOptions, GrepResult } from '../types.ts';
 import type { Db, Sql } from './db.ts';
+import { grepChunkOf, SEAM_CHARS } from './seams.ts';
 
 /** Text per page handed to the scanner, characters. */
 const PAGE_CHARS = 4 * 1024 * 1024;
@@ -150,14 +150,9 @@ async function namedDocuments(sql: Sql, names: string[]): Promise<string[]> {
   return [...out];
 }
 
-/** Chunk `c` as the runner reads it: offsets only where chunks are not the text back to back. */
+/** Chunk `c` as the runner reads it. */
 function grepChunk(c: Candidate & { text: string }): GrepChunk {
-  const chunk: GrepChunk = { id: `${c.document}:${c.ordinal}`, text: c.text, document: c.document };
-  if (c.chunker === 'size' || c.chunker === 'turn') {
-    chunk.start = c.start_at;
-    chunk.end = c.end_at;
-  }
-  return chunk;
+  return grepChunkOf({ ...c, start: c.start_at, end: c.end_at }, c.chunker);
 }
 
 /** Adds one page's counts to the total (a document is on one page only, so lists just concatenate). */
@@ -203,10 +198,13 @@ export async function grepStore(
       where.push(`c.document = ANY($${params.length}::text[])`);
     }
     if (literal !== null) {
-      // Documents with a chunk holding the literal (the index finds those chunks), read whole.
-      params.push(containsPattern(literal));
+      // Documents with a chunk or a chunk seam holding the literal's first SEAM_CHARS characters (the
+      // indexes find those rows; memory/postgres/seams.ts says why that finds every match, chunk edges
+      // included), and those whose seams are not known yet, read whole.
+      params.push(containsPattern(literal.slice(0, SEAM_CHARS)));
+      const like = `${opts.ignoreCase ? 'ILIKE' : 'LIKE'} $${params.length}`;
       where.push(
-        `c.document IN (SELECT h.document FROM chunks h WHERE h.text ${opts.ignoreCase ? 'ILIKE' : 'LIKE'} $${params.length})`,
+        `c.document IN (SELECT h.document FROM chunks h WHERE h.text ${like} OR h.seam ${like} OR h.seam IS NULL)`,
       );
     }
     let order: Candidate[];

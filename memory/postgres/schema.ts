@@ -6,9 +6,10 @@
  */
 import { RlmError } from '../../core/errors.ts';
 import type { Db, Sql } from './db.ts';
+import { vectorSchema } from './vectors.ts';
 
 /** Version of the tables this code reads and writes. */
-export const PG_SCHEMA_VERSION = 2;
+export const PG_SCHEMA_VERSION = 4;
 
 /** Steps from version N-1 to N, in order. */
 const MIGRATIONS: { version: number; sql: string }[] = [
@@ -93,14 +94,32 @@ CREATE TABLE access (id text PRIMARY KEY, count bigint NOT NULL, last_ms bigint 
     version: 2,
     sql: 'ALTER TABLE documents ADD COLUMN chars bigint;',
   },
+  {
+    // Vectors (memory/postgres/vectors.ts) and chunk seams (memory/postgres/seams.ts). Self-contained:
+    // it reads nothing an earlier step left but the version 1 tables, so it can be renumbered.
+    version: 4,
+    sql: `
+ALTER TABLE chunks ADD COLUMN seam text;
+-- A first chunk starts no edge; the seams of older rows stay unknown (null) until rlm repair.
+UPDATE chunks SET seam = '' WHERE ordinal = 0;
+CREATE INDEX chunks_seam_unknown ON chunks (document) WHERE seam IS NULL;
+CREATE TABLE vectors (
+  seq bigint NOT NULL REFERENCES chunks (seq) ON DELETE CASCADE,
+  embedder text NOT NULL,
+  embedding real[] NOT NULL,
+  PRIMARY KEY (seq, embedder)
+);
+ALTER TABLE vectors ALTER COLUMN embedding SET STORAGE EXTERNAL;
+`,
+  },
 ];
 
 /** What the server offers beyond plain PostgreSQL, found when the store is opened. */
 export interface Capabilities {
   /** pg_trgm's index on chunk text narrows grep to the chunks that can match. */
   trigrams: boolean;
-  /** The pgvector extension is installed (vectors are kept when the store has an embedder). */
-  vectors: boolean;
+  /** The schema of the pgvector extension, which vector search needs; null when it is not installed. */
+  vectorSchema: string | null;
 }
 
 /**
@@ -176,18 +195,19 @@ async function addTrigramIndex(db: Db): Promise<void> {
         .catch(() => false),
     );
   if (!created) return;
-  await db
-    .query(
-      `CREATE INDEX IF NOT EXISTS chunks_text_trgm ON ${db.target.schema}.chunks USING gin (text gin_trgm_ops)`,
-    )
-    .catch(() => undefined);
+  for (const column of ['text', 'seam'])
+    await db
+      .query(
+        `CREATE INDEX IF NOT EXISTS chunks_${column}_trgm ON ${db.target.schema}.chunks USING gin (${column} gin_trgm_ops)`,
+      )
+      .catch(() => undefined);
 }
 
-async function capabilities(db: Db): Promise<Capabilities> {
-  const { rows } = await db.query<{ trigrams: boolean; vectors: boolean }>(
-    `SELECT to_regclass($1) IS NOT NULL AS trigrams,
-            EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS vectors`,
-    [`${db.target.schema}.chunks_text_trgm`],
+/** What the server offers the store now. */
+export async function capabilities(db: Db): Promise<Capabilities> {
+  const { rows } = await db.query<{ trigrams: boolean }>(
+    'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS trigrams',
+    [`${db.target.schema}.chunks_text_trgm`, `${db.target.schema}.chunks_seam_trgm`],
   );
-  return { trigrams: rows[0]?.trigrams === true, vectors: rows[0]?.vectors === true };
+  return { trigrams: rows[0]?.trigrams === true, vectorSchema: await vectorSchema(db) };
 }

@@ -8,21 +8,11 @@ import { RlmError } from '../../core/errors.ts';
 import { defaultAnalyzer } from '../search/analyzer.ts';
 import { BM25_B, BM25_K1, fuzzyCandidates, queryWeights } from '../search/bm25.ts';
 import { FuzzyVocabulary } from '../search/fuzzy.ts';
-import type { ChunkType, SearchOptions } from '../types.ts';
+import { acceptRows, candidateRows, candidateSql, type RankedRow, type RankOptions } from './candidates.ts';
 import type { Sql } from './db.ts';
-import { CHUNK_COLUMNS, type ChunkRow, type DocumentRow, documentOf } from './rows.ts';
 
 /** How long a process trusts its copy of the vocabulary (for typo expansion) before reading it again. */
 const VOCABULARY_TTL_MS = 30_000;
-
-/** One ranked chunk with its row and its document's row. */
-export interface RankedRow extends ChunkRow {
-  score: number;
-  doc: DocumentRow;
-  /** The chunk's access stats (null when never read). */
-  access_count: number | null;
-  access_last: number | null;
-}
 
 /** The store's term list for typo expansion, read once and then again when stale or after a write. */
 export class VocabularyCache {
@@ -92,7 +82,7 @@ async function expandedWeights(
 export async function rankChunks(
   sql: Sql,
   query: string,
-  opts: SearchOptions & { k: number; accept?: (row: RankedRow) => boolean },
+  opts: RankOptions,
   vocabulary: VocabularyCache,
 ): Promise<RankedRow[]> {
   const groups = defaultAnalyzer().queryGroups(query);
@@ -101,28 +91,14 @@ export async function rankChunks(
   for (const t of groups.flat()) weights.set(t, (weights.get(t) ?? 0) + 1);
   if (weights.size === 0) return [];
 
-  const docs = list(opts.document);
-  const wanted = list(opts.type);
-  const memoriesOnly = wanted?.includes('memory') === true;
-  const types = wanted?.filter((t): t is ChunkType => t !== 'memory');
   const params: unknown[] = [[], [], BM25_K1, BM25_B];
   const p = (v: unknown) => {
     params.push(v);
     return `$${params.length}`;
   };
+  const { restrict: restrictOn, filters } = candidateSql(opts, p);
   // Restrictions applied while scoring: they pick few chunks.
-  const restrict: string[] = [];
-  if (docs) restrict.push(`p.seq IN (SELECT seq FROM chunks WHERE document = ANY(${p(docs)}::text[]))`);
-  if (opts.topic !== undefined)
-    restrict.push(
-      `p.seq IN (SELECT c.seq FROM chunks c JOIN documents d ON d.id = c.document WHERE d.topic = ${p(opts.topic)})`,
-    );
-  // Filters applied to the candidates.
-  const filters: string[] = [];
-  if (opts.archived !== true) filters.push('d.archived_at IS NULL');
-  if (memoriesOnly || opts.topic !== undefined) filters.push('d.topic IS NOT NULL');
-  if (types && types.length > 0) filters.push(`c.type = ANY(${p(types)}::text[])`);
-  if (opts.tags && opts.tags.length > 0) filters.push(`c.tags @> ${p(opts.tags)}::text[]`);
+  const restrict = restrictOn('p.seq');
   const limit = p(0);
   // Same arithmetic, in the same order, as Bm25Index.rank: weight · idf · (k1 + 1), then tf / (tf + norm).
   const text = `WITH t AS (SELECT coalesce(sum(chunks), 0)::float8 AS n, coalesce(sum(terms), 0)::float8 AS len FROM totals),
@@ -134,11 +110,7 @@ export async function rankChunks(
           FROM q JOIN postings p ON p.term = q.term
           ${restrict.length > 0 ? `WHERE ${restrict.join(' AND ')}` : ''}
           GROUP BY p.seq ORDER BY score DESC, p.seq LIMIT ${limit}),
-    r AS (SELECT s.score, c.*, row_to_json(d) AS doc, a.count AS access_count, a.last_ms AS access_last
-          FROM s CROSS JOIN LATERAL (SELECT ${CHUNK_COLUMNS} FROM chunks c WHERE c.seq = s.seq) c
-          CROSS JOIN LATERAL (SELECT * FROM documents d WHERE d.id = c.document) d
-          LEFT JOIN LATERAL (SELECT count, last_ms FROM access a WHERE a.id = c.document || ':' || c.ordinal) a ON true
-          ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''})
+    r AS (${candidateRows('s', filters)})
     SELECT (SELECT n FROM t) AS total, (SELECT count(*) FROM s) AS scored,
       (SELECT coalesce(json_object_agg(term, df), '{}') FROM d) AS df,
       (SELECT coalesce(json_agg(r ORDER BY r.score DESC, r.seq), '[]') FROM r) AS rows`;
@@ -163,23 +135,11 @@ export async function rankChunks(
         continue;
       }
     }
-    const out: RankedRow[] = [];
-    for (const r of result.rows) {
-      if (opts.where && !opts.where(documentOf(r.doc))) continue;
-      if (opts.accept && !opts.accept(r)) continue;
-      out.push(r);
-      if (out.length === opts.k) return out;
-    }
-    // The scoring returned fewer chunks than it was allowed: every candidate has been seen.
-    if (result.scored < depth || depth >= result.total) return out;
+    const out = acceptRows(result.rows, opts);
+    // Enough, or the scoring returned fewer chunks than it was allowed: every candidate has been seen.
+    if (out.length === opts.k || result.scored < depth || depth >= result.total) return out;
     depth *= 4;
   }
-}
-
-function list<T extends string>(v: T | T[] | undefined): T[] | undefined {
-  if (v === undefined) return undefined;
-  const l = Array.isArray(v) ? v : [v];
-  return l.length > 0 ? l : undefined;
 }
 
 export function checkK(k: number): void {

@@ -4,6 +4,7 @@
  * (memory/memories/memory-model.ts: input checks, weights, decay, recall score); each `remember` is one
  * small transaction, so many writers remember at once without waiting for each other.
  */
+import type { Env } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
 import { memoryPending } from '../ingest/prepare.ts';
 import {
@@ -26,21 +27,40 @@ import {
   type TopicSummary,
   type WeightInput,
 } from '../memories/memory-model.ts';
+import { createEmbedder } from '../search/embedders/index.ts';
 import type { Store } from '../store-api.ts';
-import type { DocumentRecord, MemoryImportance, MemorySettings } from '../types.ts';
+import type {
+  DocumentRecord,
+  MemoryImportance,
+  MemorySettings,
+  RepairOptions,
+  RepairReport,
+} from '../types.ts';
 import { PostgresBase } from './base.ts';
 import { Db } from './db.ts';
+import { repairTables } from './repair.ts';
 import { DOCUMENT_COLUMNS, type DocumentRow, documentOf } from './rows.ts';
-import { prepareSchema } from './schema.ts';
-import { checkK, rankChunks } from './search.ts';
+import { capabilities, prepareSchema } from './schema.ts';
+import { checkK } from './search.ts';
 import { parsePostgresUrl } from './url.ts';
+import { embedderSetting, giveEmbedder } from './vectors.ts';
 import { deleteDocuments, forgetAccess, lockDocuments } from './write.ts';
 
 export interface PostgresOpenOptions {
   /** Create the store's tables when the schema holds none (default false). */
   create?: boolean;
-  /** Embedder spec for vector search: needs the pgvector extension on the server. */
+  /**
+   * Embedder spec (`hash`, `openai:MODEL`, …) for vector search: needs the pgvector extension on the
+   * server. Set when the store holds no document yet; an existing store keeps the one it has.
+   */
   embedder?: string;
+  /** Environment for embedder keys and endpoints (default process.env). */
+  env?: Env;
+  /**
+   * Told what did not stop the open: an embedder that does not answer when a store is given one (the
+   * store is then left without vector search; `rlm repair --embedder` adds it later).
+   */
+  onWarning?: (message: string) => void;
   /** Connections this handle holds at most (default 8). */
   maxConnections?: number;
 }
@@ -64,36 +84,54 @@ export class PostgresStore extends PostgresBase implements Store {
    */
   static async open(url: string, opts: PostgresOpenOptions = {}): Promise<PostgresStore> {
     const target = parsePostgresUrl(url);
+    // A bad spec is a usage error before anything is made.
+    const wanted = opts.embedder ? createEmbedder(opts.embedder, opts.env) : undefined;
     const db = await Db.create(target, opts.maxConnections ? { maxConnections: opts.maxConnections } : {});
     try {
-      const caps = await prepareSchema(db, opts.create === true);
-      const store = new PostgresStore(db, caps);
-      const embedder = await store.embedderSpec();
-      if (opts.embedder && opts.embedder !== 'none' && embedder === null) {
+      let caps = await prepareSchema(db, opts.create === true);
+      let setting = await embedderSetting(db);
+      if (wanted && setting === null) {
+        setting = await giveEmbedder(db, wanted, opts);
+        caps = await capabilities(db);
+      } else if (wanted && setting !== null && setting.spec !== wanted.name) {
         throw new RlmError(
           'BAD_INPUT',
-          caps.vectors
-            ? `vector search on PostgreSQL stores is not built yet; ${target.label} keeps BM25 search (drop --embedder)`
-            : `PostgreSQL at ${new URL(target.connectionString).host} has no pgvector extension, so ${target.label} cannot keep vectors; BM25 search works without --embedder`,
+          `store ${target.label} uses embedder ${setting.spec}, not ${opts.embedder}; run \`rlm repair --store URL --embedder ${opts.embedder}\` to re-embed`,
         );
       }
-      return store;
+      const vectors =
+        setting === null
+          ? undefined
+          : { ...setting, embedder: wanted ?? createEmbedder(setting.spec, opts.env) };
+      return new PostgresStore(db, caps, vectors);
     } catch (err) {
       await db.end().catch(() => undefined);
       throw err;
     }
   }
 
-  /** No embedder: vector search is not built for PostgreSQL stores yet, so search and recall match words. */
-  get embedder(): string | null {
-    return null;
+  /**
+   * `rlm repair` for the store at `url`, which may be in use meanwhile (memory/postgres/repair.ts): the
+   * derived tables are rebuilt from documents and chunks, what points at nothing is removed, vectors
+   * are completed, rebuilt with `opts.embedder`, or removed with `none`. STORE_MISSING when there is no
+   * store; PROVIDER (nothing changed) when the embedder fails.
+   */
+  static async repair(url: string, opts: RepairOptions = {}): Promise<RepairReport> {
+    const target = parsePostgresUrl(url);
+    // A bad spec is a usage error before anything is read.
+    if (opts.embedder && opts.embedder !== 'none') createEmbedder(opts.embedder, opts.env);
+    const db = await Db.create(target);
+    try {
+      await prepareSchema(db, false);
+      return await repairTables(db, opts);
+    } finally {
+      await db.end().catch(() => undefined);
+    }
   }
 
-  private async embedderSpec(): Promise<string | null> {
-    const { rows } = await this.db.query<{ value: { spec: string } }>(
-      "SELECT value FROM store_settings WHERE key = 'embedder'",
-    );
-    return rows[0]?.value.spec ?? null;
+  /** The embedder behind vector search (its spec), or null: without one, search and recall match words. */
+  get embedder(): string | null {
+    return this.vectors?.spec ?? null;
   }
 
   // ---- settings ----------------------------------------------------------------------------------
@@ -188,26 +226,20 @@ export class PostgresStore extends PostgresBase implements Store {
     const sinceMs = opts.since?.getTime() ?? -Infinity;
     const untilMs = opts.until?.getTime() ?? Infinity;
     // Candidates beyond k, so a heavier or newer memory a little lower by relevance can move up.
-    const rows = await rankChunks(
-      this.db,
-      query,
-      {
-        k: Math.max(30, k * 3),
-        type: 'memory',
-        ...(opts.topic !== undefined ? { topic: opts.topic } : {}),
-        ...(opts.tags && opts.tags.length > 0 ? { tags: opts.tags } : {}),
-        archived: opts.archived === true,
-        accept: (r) => {
-          const at = Date.parse(r.doc.ingested_at);
-          if (at < sinceMs || at > untilMs) return false;
-          return (
-            opts.archived === true ||
-            !fadedOut(weightOf(r.doc, r.access_count, r.access_last), nowMs, settings)
-          );
-        },
+    const rows = await this.rank(query, {
+      k: Math.max(30, k * 3),
+      type: 'memory',
+      ...(opts.topic !== undefined ? { topic: opts.topic } : {}),
+      ...(opts.tags && opts.tags.length > 0 ? { tags: opts.tags } : {}),
+      archived: opts.archived === true,
+      accept: (r) => {
+        const at = Date.parse(r.doc.ingested_at);
+        if (at < sinceMs || at > untilMs) return false;
+        return (
+          opts.archived === true || !fadedOut(weightOf(r.doc, r.access_count, r.access_last), nowMs, settings)
+        );
       },
-      this.vocabulary,
-    );
+    });
     const best = rows[0]?.score ?? 0;
     const ranked = rows.map((r) => {
       const created = Date.parse(r.doc.ingested_at);
@@ -332,7 +364,7 @@ export class PostgresStore extends PostgresBase implements Store {
       );
       const came = new Set(back.map((r) => r.id));
       restored = sources.filter((id) => came.has(id));
-      await deleteDocuments(sql, [...ids], false);
+      await deleteDocuments(sql, [...ids]);
       await forgetAccess(sql, [...ids]);
     });
     await this.afterWrite([], 0);

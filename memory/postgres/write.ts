@@ -11,7 +11,10 @@ import { bm25Idf, rankTerms } from '../search/bm25.ts';
 import { linkSegment, SignatureIndex } from '../search/linker.ts';
 import type { ChunkRecord, DocumentRecord, IngestReport } from '../types.ts';
 import type { Sql } from './db.ts';
+import { checkEmbedder, sharedStoreLock, storeLockKey } from './locks.ts';
 import { DOCUMENT_COLUMNS, type DocumentRow, documentOf } from './rows.ts';
+import { seamsOf } from './seams.ts';
+import { insertVectors } from './vectors.ts';
 
 /** Signature terms per chunk and the minimum df of one, as the folder store's linker uses them. */
 const SIGNATURE_TERMS = 8;
@@ -19,13 +22,17 @@ const SIGNATURE_TERMS = 8;
 const INSERT_ROWS = 20_000;
 const NUMBER = /^\p{N}+$/u;
 
-/** Locks the documents `ids` until the transaction ends, always in the same order (no deadlock). */
+/**
+ * The first statement of every write transaction: takes the store-wide lock shared (memory/postgres/
+ * locks.ts: it waits while `rlm repair` runs), then locks the documents `ids` until the transaction
+ * ends, always in the same order (no deadlock).
+ */
 export async function lockDocuments(sql: Sql, schema: string, ids: string[], shared = false): Promise<void> {
-  if (ids.length === 0) return;
   const fn = shared ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
   await sql.query(
-    `SELECT ${fn}(k) FROM (SELECT DISTINCT hashtextextended($1 || id, 0) AS k FROM unnest($2::text[]) AS id) x ORDER BY k`,
-    [`rlm-doc:${schema}:`, ids],
+    `${sharedStoreLock(3)} UNION ALL
+     (SELECT ${fn}(k) FROM (SELECT DISTINCT hashtextextended($1 || id, 0) AS k FROM unnest($2::text[]) AS id) x ORDER BY k)`,
+    [`rlm-doc:${schema}:`, ids, storeLockKey(schema)],
   );
 }
 
@@ -39,10 +46,10 @@ export async function documentsById(sql: Sql, ids: string[]): Promise<Map<string
 }
 
 /**
- * Removes documents with their chunks, postings, signatures, links and (when kept) vectors, and counts
- * their terms out of the statistics. Call with the documents locked.
+ * Removes documents with their chunks, postings, signatures, links and vectors (which go with their
+ * chunks), and counts their terms out of the statistics. Call with the documents locked.
  */
-export async function deleteDocuments(sql: Sql, ids: string[], vectors: boolean): Promise<void> {
+export async function deleteDocuments(sql: Sql, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   const seqs = 'SELECT seq FROM chunks WHERE document = ANY($1::text[])';
   await sql.query(
@@ -58,7 +65,6 @@ export async function deleteDocuments(sql: Sql, ids: string[], vectors: boolean)
   await sql.query(`DELETE FROM postings WHERE seq IN (${seqs})`, [ids]);
   await sql.query(`DELETE FROM signatures WHERE seq IN (${seqs})`, [ids]);
   await sql.query(`DELETE FROM related WHERE from_seq IN (${seqs}) OR to_seq IN (${seqs})`, [ids]);
-  if (vectors) await sql.query(`DELETE FROM vectors WHERE seq IN (${seqs})`, [ids]);
   await sql.query('DELETE FROM manual_links WHERE from_doc = ANY($1::text[]) OR to_doc = ANY($1::text[])', [
     ids,
   ]);
@@ -84,36 +90,39 @@ export interface WrittenBatch {
 }
 
 /**
- * Writes documents and their chunk records (whose ids the caller has locked, old versions deleted) and
- * links their chunks. The caller commits.
+ * What a batch was embedded with: the writer's embedder (null without one, checked against the store's
+ * in the transaction), and each chunk's vector by chunk id (none when it has no embedder or it failed).
+ */
+export interface BatchVectors {
+  spec: string | null;
+  byId?: Map<string, number[]>;
+}
+
+/**
+ * Writes documents and their chunk records (whose ids the caller has locked, old versions deleted), with
+ * their vectors when given, and links their chunks. The caller commits.
  */
 export async function insertBatch(
   sql: Sql,
   built: { records: ChunkRecord[]; documents: DocumentRecord[] },
+  vectors: BatchVectors,
 ): Promise<WrittenBatch> {
   const { records, documents } = built;
-  const seqRows = await sql.query<{ seq: number }>(
-    "SELECT nextval('chunk_seq') AS seq FROM generate_series(1, $1::integer)",
+  // The store's embedder is read with the sequence numbers, after the transaction's locks.
+  const seqRows = await sql.query<{ seq: number; spec: string | null }>(
+    `SELECT nextval('chunk_seq') AS seq, (SELECT value->>'spec' FROM store_settings WHERE key = 'embedder') AS spec
+     FROM generate_series(1, $1::integer)`,
     [records.length + documents.length],
   );
+  if (seqRows.rows.length > 0) checkEmbedder(seqRows.rows[0]!.spec, vectors.spec);
   const seqs = seqRows.rows.map((r) => r.seq).sort((a, b) => a - b);
   const chunkSeqs = seqs.slice(0, records.length);
   const spare = seqs.slice(records.length);
   // Each document's place in the store's order: the sequence number of its first chunk (a spare one if empty).
   for (const [i, d] of documents.entries()) d.first = d.chunks > 0 ? chunkSeqs[d.first]! : spare[i]!;
 
-  const analyzer = defaultAnalyzer();
-  const tfs: Map<string, number>[] = [];
-  const lengths: number[] = [];
-  const df = new Map<string, number>();
-  for (const r of records) {
-    const terms = analyzer.analyze(r.text);
-    const tf = new Map<string, number>();
-    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
-    for (const t of tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-    tfs.push(tf);
-    lengths.push(terms.length);
-  }
+  const analysis = analyzeTexts(records.map((r) => r.text));
+  const { lengths } = analysis;
 
   await sql.query(
     `INSERT INTO documents (${DOCUMENT_COLUMNS})
@@ -148,15 +157,17 @@ export async function insertBatch(
       ),
     ],
   );
+  const chunkers = new Map(documents.map((d) => [d.id, d.chunker]));
+  const seams = seamsOf(records, (id) => chunkers.get(id) ?? '');
   for (let i = 0; i < records.length; i += 2000) {
     const part = records.slice(i, i + 2000);
     await sql.query(
-      `INSERT INTO chunks (seq, document, ordinal, start_at, end_at, tokens, type, tags, section, created_at, time, terms, text)
+      `INSERT INTO chunks (seq, document, ordinal, start_at, end_at, tokens, type, tags, section, created_at, time, terms, text, seam)
        SELECT c.seq, c.document, c.ordinal, c.start_at, c.end_at, c.tokens, c.type,
-              ARRAY(SELECT json_array_elements_text(c.tags)), c.section, c.created_at, c.time, c.terms, c.text
+              ARRAY(SELECT json_array_elements_text(c.tags)), c.section, c.created_at, c.time, c.terms, c.text, c.seam
        FROM json_to_recordset($1::json) AS c(seq bigint, document text, ordinal integer, start_at integer,
          end_at integer, tokens integer, type text, tags json, section text, created_at text, time text,
-         terms integer, text text)`,
+         terms integer, text text, seam text)`,
       [
         JSON.stringify(
           part.map((r, j) => ({
@@ -173,11 +184,65 @@ export async function insertBatch(
             time: r.time ?? null,
             terms: lengths[i + j],
             text: r.text,
+            seam: seams[i + j],
           })),
         ),
       ],
     );
   }
+  const { spec, byId } = vectors;
+  if (spec !== null && byId) {
+    const at = records.flatMap((r, i) => (byId.has(r.id) ? [i] : []));
+    await insertVectors(
+      sql,
+      spec,
+      at.map((i) => chunkSeqs[i]!),
+      at.map((i) => byId.get(records[i]!.id)!),
+    );
+  }
+  const terms = await indexChunks(sql, records, chunkSeqs, analysis);
+  return { documents, records, seqs: chunkSeqs, terms };
+}
+
+/** What the analyzer makes of chunk texts: each one's term frequencies and length, and how many have each term. */
+export interface Analysis {
+  tfs: Map<string, number>[];
+  lengths: number[];
+  df: Map<string, number>;
+}
+
+/** Analyses chunk texts with the shared analyzer (memory/search/analyzer.ts). */
+export function analyzeTexts(texts: string[]): Analysis {
+  const analyzer = defaultAnalyzer();
+  const tfs: Map<string, number>[] = [];
+  const lengths: number[] = [];
+  const df = new Map<string, number>();
+  for (const text of texts) {
+    const terms = analyzer.analyze(text);
+    const tf = new Map<string, number>();
+    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    for (const t of tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+    tfs.push(tf);
+    lengths.push(terms.length);
+  }
+  return { tfs, lengths, df };
+}
+
+/** A chunk as the index and the linker name it. */
+type ChunkName = Pick<ChunkRecord, 'id' | 'document' | 'ordinal'>;
+
+/**
+ * Indexes chunks whose rows are written (`seqs` their sequence numbers, `analysis` of their texts):
+ * their postings, their terms in the term counts and the totals, their signatures and related links to
+ * the chunks before them. Returns the distinct terms.
+ */
+export async function indexChunks(
+  sql: Sql,
+  chunks: ChunkName[],
+  chunkSeqs: number[],
+  analysis: Analysis,
+): Promise<string[]> {
+  const { tfs, lengths, df } = analysis;
   const pTerm: string[] = [];
   const pSeq: number[] = [];
   const pTf: number[] = [];
@@ -207,14 +272,14 @@ export async function insertBatch(
       terms.map((t) => df.get(t)!),
     ]);
   }
-  if (records.length > 0) {
+  if (chunks.length > 0) {
     await sql.query('INSERT INTO totals (chunks, terms) VALUES ($1, $2)', [
-      records.length,
+      chunks.length,
       lengths.reduce((a, b) => a + b, 0),
     ]);
-    await linkBatch(sql, records, chunkSeqs, tfs, terms);
+    await linkBatch(sql, chunks, chunkSeqs, tfs, terms);
   }
-  return { documents, records, seqs: chunkSeqs, terms };
+  return terms;
 }
 
 /**
@@ -224,7 +289,7 @@ export async function insertBatch(
  */
 async function linkBatch(
   sql: Sql,
-  records: ChunkRecord[],
+  records: ChunkName[],
   seqs: number[],
   tfs: Map<string, number>[],
   terms: string[],

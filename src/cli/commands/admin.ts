@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isRlmError, RlmError } from '../../../core/errors.ts';
+import { isRlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import type { DeleteReport } from '../../../memory/engine/memories.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
@@ -95,13 +95,18 @@ export function summaryNote(r: DeleteReport): string {
   return `rlm: also deleted ${plural(r.summaries.length, 'summary', 'summaries')} written from it (${r.summaries.join(', ')})${restored}\n`;
 }
 
-const REPAIR_HELP = `usage: rlm repair --store DIR [--embedder SPEC|none] [--yes] [--json]
+const REPAIR_HELP = `usage: rlm repair --store DIR|URL [--embedder SPEC|none] [--yes] [--json]
 
 Rebuilds derived files (manifest, documents, indexes, links, vectors) from the chunk files, and
 compacts segments (drops the chunks of replaced or removed documents). A damaged chunk file is read
 record by record: documents whose chunks are all readable are kept. Before dropping any document,
 repair lists them with the files to ingest again and asks (on a terminal) or needs --yes; otherwise
 nothing is changed and it exits 1. --store falls back to $RLM_STORE.
+
+On a PostgreSQL store (a postgres:// URL) it rebuilds the derived tables (postings, term counts,
+totals, signatures, related links, chunk seams) from documents and chunks, removes links and access
+stats of chunks that are gone, adds missing vectors, and drops (after asking, as above) documents
+whose chunks are not all there. It runs while the store is in use: writers wait while it commits.
 
   --embedder SPEC   rebuild vectors with this embedder (${EMBEDDER_SPECS}); none removes vectors
                     (the memory journal is folded first, so memories get vectors too)
@@ -122,12 +127,11 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
   }
   positionals(pos, [], 'repair');
   const dir = storeDir(values.store, io);
-  if (isPostgresUrl(dir))
-    throw new RlmError(
-      'BAD_INPUT',
-      'rlm repair rebuilds the files of a store folder; a PostgreSQL store keeps its tables consistent itself (copy it with rlm store copy to rebuild it)',
-    );
-  const report = await repairStore(dir, {
+  const postgres = isPostgresUrl(dir);
+  const repairAt = postgres
+    ? (await import('../../../memory/postgres/store.ts')).PostgresStore.repair
+    : repairStore;
+  const report = await repairAt(dir, {
     env: io.env,
     ...(values.embedder ? { embedder: values.embedder } : {}),
     confirm: async (dropped) => {
@@ -145,7 +149,7 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
     for (const a of report.actions) io.stderr.write(`- ${a}\n`);
     if (report.applied)
       io.stdout.write(
-        `repaired: ${plural(report.documents, 'document')}, ${plural(report.chunks, 'chunk')} in ${plural(report.segments, 'segment')}\n`,
+        `repaired: ${plural(report.documents, 'document')}, ${plural(report.chunks, 'chunk')}${postgres ? '' : ` in ${plural(report.segments, 'segment')}`}\n`,
       );
   }
   if (!report.applied) {

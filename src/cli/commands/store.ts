@@ -1,11 +1,13 @@
 /** `rlm store copy SRC DST`: copies a store between backends (folder ↔ PostgreSQL), losslessly. */
 
-import { RlmError } from '../../../core/errors.ts';
+import { isRlmError, RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import { copyStore } from '../../../memory/copy.ts';
 import { openStore as openAny } from '../../../memory/open.ts';
+import type { Store } from '../../../memory/store-api.ts';
 import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { ProgressBar } from '../progress.ts';
 import { checkNewStoreDir, positionals, storeDir } from '../store-arg.ts';
 
 const HELP = `usage: rlm store copy SRC DST [--create] [--json]
@@ -14,11 +16,33 @@ Copies the store SRC into DST, which must be new or empty. Each is a store folde
 (postgres://USER:PASSWORD@HOST:PORT/DATABASE, ?schema=NAME for one of several stores in a database), so
 a store moves between backends in either direction. Everything is copied as stored: documents (paths,
 tags, importer facts), chunks, hand-made links, access stats and memories with their weights, archive
-flags and settings; related_to links are computed again. Prints what it copied.
+flags and settings; related_to links are computed again, and a store with an embedder gives DST the
+same one, which embeds the chunks as they are written (PostgreSQL needs pgvector for it). Prints what
+it copied.
 
   --create   allow making DST in a folder that already holds other files
   --json     print {documents, chunks, links, memories, elapsedMs}
 `;
+
+/**
+ * DST, made with SRC's embedder so vector search works there as it did. A PostgreSQL server without
+ * pgvector cannot keep vectors: the copy goes on without them, and a warning says how to add them.
+ */
+async function openDestination(dst: string, embedder: string | null, io: CliIO): Promise<Store> {
+  const warn = (message: string) => io.stderr.write(`rlm: warning: ${message}\n`);
+  const opts = { env: io.env, create: true, onWarning: warn };
+  if (embedder === null) return openAny(dst, opts);
+  try {
+    return await openAny(dst, { ...opts, embedder });
+  } catch (err) {
+    if (!isRlmError(err, 'BAD_INPUT') || err.details.pgvector !== false) throw err;
+    warn(
+      `${err.message.replace(/; BM25 search.*$/, '')}: the copy has no vectors, and its search matches words. ` +
+        `Once the server has pgvector, \`rlm repair --store URL --embedder ${embedder}\` adds them.`,
+    );
+    return openAny(dst, opts);
+  }
+}
 
 export default async function store(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals: pos } = parseCommandArgs(argv, {
@@ -39,13 +63,18 @@ export default async function store(argv: string[], io: CliIO): Promise<number> 
   checkNewStoreDir(dst, values.create);
   const from = await openAny(src, { env: io.env });
   try {
-    const to = await openAny(dst, { env: io.env, create: true });
+    const to = await openDestination(dst, from.embedder, io);
     try {
+      const bar = new ProgressBar(io.stderr);
       const report = await copyStore(from, to, {
         onProgress: (p) =>
-          io.stderr.write(`\rcopied ${p.documentsDone}/${plural(p.documentsTotal, 'document')}`),
+          bar.update(
+            p.documentsDone,
+            p.documentsTotal,
+            `copied ${p.documentsDone}/${plural(p.documentsTotal, 'document')}`,
+          ),
       });
-      io.stderr.write('\n');
+      bar.done();
       if (values.json) writeJson(io, report);
       else
         io.stdout.write(

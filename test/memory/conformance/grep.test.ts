@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { caught } from '../../helpers/errors.ts';
 import { backends } from '../helpers/backends.ts';
+import { noise } from '../helpers/corpus.ts';
 
 describe.each(backends('grep conformance'))('grep over documents, %s store', (_name, backend) => {
   it('finds a match across a chunk edge, context across it, and reads overlapping chunks once', async () => {
@@ -41,6 +42,42 @@ describe.each(backends('grep conformance'))('grep over documents, %s store', (_n
     // Its context comes from past the edge: text only the next chunk holds whole.
     expect(m.after.trim().length).toBeGreaterThan(20);
     expect(text.slice(edge, edge + 100)).toContain(m.after.trim());
+  });
+
+  it('finds a pattern whose literal straddles chunk edges, short or long, spanning one chunk whole', async () => {
+    const store = await backend.open();
+    // Text of random letters and digits cut into chunks mid-word, back to back (no overlap).
+    const text = noise(7, 4000);
+    await store.ingestText('noise', text, { chunker: 'size', chunkTokens: 60, overlapTokens: 0 });
+    const chunks = await store.documentChunks('noise');
+    expect(chunks[1]!.start).toBe(chunks[0]!.end);
+    expect(chunks[1]!.end - chunks[1]!.start).toBeLessThan(150);
+    const [e1, e2] = [chunks[0]!.end, chunks[1]!.end];
+    const cases: [from: number, to: number][] = [
+      [e1 - 1, e1 + 2], // 3 characters, the shortest literal the trigram index takes
+      [e1 - 2, e1 + 2],
+      [e1 - 10, e1 + 20], // longer than a seam's side, less of it before the edge
+      [e1 - 20, e1 + 20],
+      [e1 - 50, e1 + 10], // more before the edge than a seam holds
+      [e1 - 10, e2 + 10], // across the whole second chunk
+    ];
+    for (const [from, to] of cases) {
+      const literal = text.slice(from, to);
+      // No chunk holds it whole: only reading across the edge finds it.
+      expect(
+        chunks.filter((c) => c.text.includes(literal)),
+        literal,
+      ).toEqual([]);
+      const found = async (pattern: string, opts: { literal?: boolean; ignoreCase?: boolean }) =>
+        (await store.grep(pattern, { ...opts, limit: 10_000 })).matches.map((m) => m.documentOffset);
+      expect(await found(literal, { literal: true }), literal).toContain(from);
+      expect(await found(`${literal}\\S*`, {}), literal).toContain(from);
+      expect(await found(literal.toUpperCase(), { literal: true, ignoreCase: true }), literal).toContain(
+        from,
+      );
+      const counted = await store.grep(literal, { literal: true, count: true });
+      expect(counted.counts?.matches, literal).toBeGreaterThanOrEqual(1);
+    }
   });
 
   it('counts per document in store order, with no cap', async () => {

@@ -72,3 +72,16 @@ export function writeSampleCorpus(root: string): string {
   );
   return dir;
 }
+
+/**
+ * `length` characters of seeded random letters and digits in words of seven: text in which a few
+ * characters taken anywhere rarely occur twice, so a test can tell where a match comes from.
+ */
+export function noise(seed: number, length: number): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  let s = seed;
+  return Array.from({ length }, (_, i) => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return i % 8 === 7 ? ' ' : alphabet[Math.floor(s / 65536) % alphabet.length];
+  }).join('');
+}

@@ -1,0 +1,46 @@
+/**
+ * The store-wide lock of the PostgreSQL store, which only maintenance takes alone: every write
+ * transaction takes it shared with its first lock (memory/postgres/write.ts `lockDocuments`), so writers
+ * never wait for each other on it; `rlm repair` and a change of embedder hold it alone, so they see no
+ * write half done and none starts before they commit. A writer that embeds checks, once it holds it,
+ * that the store's embedder is still its own.
+ */
+import { RlmError } from '../../core/errors.ts';
+import type { Sql } from './db.ts';
+
+/** The key of the store-wide lock of `schema` (an advisory lock on its hash). */
+export function storeLockKey(schema: string): string {
+  return `rlm-store:${schema}`;
+}
+
+/**
+ * Waits until no write transaction runs and keeps new ones waiting until this transaction ends: what
+ * `rlm repair` and a change of embedder take. Readers are never held up.
+ */
+export async function lockStore(sql: Sql, schema: string): Promise<void> {
+  await sql.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [storeLockKey(schema)]);
+}
+
+/**
+ * Statement text that takes the store-wide lock shared, as the first lock of a write transaction; `$n`
+ * is the parameter holding {@link storeLockKey}. Writers share it, so they never wait for each other
+ * here; they wait while `rlm repair` holds it alone.
+ */
+export function sharedStoreLock(n: number): string {
+  return `SELECT pg_advisory_xact_lock_shared(hashtextextended($${n}, 0))`;
+}
+
+/**
+ * Throws BAD_INPUT, before anything is written, when the store's embedder (`now`, read in the write's
+ * transaction after its locks) is not the one the writer embedded with (`spec`): `rlm repair
+ * --embedder` changed it meanwhile.
+ */
+export function checkEmbedder(now: string | null, spec: string | null): void {
+  if (now === spec) return;
+  throw new RlmError(
+    'BAD_INPUT',
+    now === null
+      ? `the store's embedder ${spec} was removed while this command ran; run it again`
+      : `the store's embedder is now ${now}${spec === null ? '' : `, not ${spec}`} (changed while this command ran); run it again`,
+  );
+}

@@ -1,0 +1,409 @@
+/**
+ * `rlm repair` for a PostgreSQL store. Documents and chunks are the source of truth, as the chunk
+ * files are for a folder; everything else is derived and rebuilt from them: postings, term counts,
+ * totals, signatures and related links (by the ingest's own indexing, memory/postgres/write.ts), each
+ * chunk's BM25 length and seam, each document's order and token count; hand-made links and access stats
+ * of chunks that are gone are removed, and vectors are added where missing, rebuilt with another
+ * embedder, or removed. A document whose chunks are not all there (rows removed by hand) is dropped,
+ * once confirmed, as the folder repair drops one whose chunks are unreadable.
+ *
+ * It runs while the store is in use. Vectors are embedded first, in small transactions beside the
+ * store's own (a remote embedder may take long). The rest is one transaction under the store-wide
+ * lock (memory/postgres/locks.ts): writers wait for it and find everything rebuilt; readers keep
+ * reading the tables as they were until it commits, then read the new ones.
+ */
+import { isRlmError, RlmError } from '../../core/errors.ts';
+import { plural } from '../../core/plural.ts';
+import { createEmbedder, embedderConfig } from '../search/embedders/index.ts';
+import type { RepairOptions, RepairReport } from '../types.ts';
+import type { Db, Sql } from './db.ts';
+import { lockStore } from './locks.ts';
+import { documentSeams } from './seams.ts';
+import {
+  type EmbedderSetting,
+  embedderSetting,
+  embedTexts,
+  enableVectors,
+  insertVectors,
+  type StoreVectors,
+  saveEmbedderSetting,
+} from './vectors.ts';
+import { analyzeTexts, deleteDocuments, forgetAccess, indexChunks, lockDocuments } from './write.ts';
+
+/** The embedder spec that removes vector search. */
+const NO_EMBEDDER = 'none';
+/** Document bytes per rebuilt batch: about what an ingest step writes. */
+const BATCH_BYTES = 4 * 1024 * 1024;
+/** Chunks embedded per transaction while the store is in use. */
+const EMBED_CHUNKS = 256;
+
+type Dropped = RepairReport['dropped'];
+
+/** Documents whose chunk rows are not ordinals 0 to `chunks - 1`. */
+async function brokenDocuments(sql: Sql): Promise<Dropped> {
+  const { rows } = await sql.query<{ id: string; path: string | null }>(
+    `SELECT d.id, d.path FROM documents d LEFT JOIN chunks c ON c.document = d.id
+     GROUP BY d.id, d.path, d.chunks
+     HAVING count(c.seq) <> d.chunks OR coalesce(min(c.ordinal), 0) <> 0
+        OR coalesce(max(c.ordinal), -1) <> d.chunks - 1
+     ORDER BY d.id`,
+  );
+  return rows;
+}
+
+/** Repairs the store `db` holds (already at this code's schema version). */
+export async function repairTables(db: Db, opts: RepairOptions): Promise<RepairReport> {
+  const actions: string[] = [];
+  const dropped = await brokenDocuments(db);
+  if (dropped.length > 0 && !(await opts.confirm?.(dropped))) {
+    const totals = await counts(db);
+    for (const d of dropped)
+      actions.push(
+        `would drop document ${d.id}${d.path ? ` (${d.path})` : ''}: some of its chunks are missing`,
+      );
+    return { segments: 0, ...totals, actions, dropped, applied: false };
+  }
+  const current = await embedderSetting(db);
+  const target = await targetVectors(db, current, opts);
+  let report: RepairReport;
+  try {
+    if (target) {
+      // Asked for by name, the store's own embedder embeds every chunk again, as in a folder.
+      const again = opts.embedder !== undefined && target.spec === current?.spec;
+      const added = await embedChunks(db, target, again);
+      if (again) actions.push(`rebuilt vectors with ${target.spec}`);
+      else if (added > 0 && target.spec === current?.spec)
+        actions.push(`embedded ${plural(added, 'chunk')} that had no vector with ${target.spec}`);
+    }
+    report = await db.tx(async (sql) => {
+      await lockStore(sql, db.target.schema);
+      return rebuild(sql, { dropped, current, target, actions: [...actions] });
+    });
+  } catch (err) {
+    // Vectors of a new embedder are of no use until the swap the rebuild commits: take them out again.
+    if (target && target.spec !== current?.spec)
+      await db.query('DELETE FROM vectors WHERE embedder = $1', [target.spec]).catch(() => undefined);
+    throw target && isRlmError(err, 'PROVIDER') ? embedderFailed(target.spec, err) : err;
+  }
+  await db
+    .query('ANALYZE documents, chunks, postings, term_counts, signatures, related, vectors')
+    .catch(() => undefined);
+  return report;
+}
+
+/** The embedder the store has after the repair: asked for, kept, or none. */
+async function targetVectors(
+  db: Db,
+  current: EmbedderSetting | null,
+  opts: RepairOptions,
+): Promise<StoreVectors | null> {
+  const spec = opts.embedder ?? current?.spec;
+  if (spec === undefined || spec === NO_EMBEDDER) return null;
+  const embedder = createEmbedder(spec, opts.env);
+  if (embedder.name === current?.spec) return { ...current, embedder };
+  // A new embedder is of use only where vectors can be searched.
+  await enableVectors(db);
+  try {
+    return { ...(await embedderConfig(embedder, { probe: true })), embedder };
+  } catch (err) {
+    throw isRlmError(err, 'PROVIDER') ? embedderFailed(embedder.name, err) : err;
+  }
+}
+
+function embedderFailed(spec: string, err: unknown): RlmError {
+  return new RlmError(
+    'PROVIDER',
+    `repair: the embedder ${spec} failed (${(err as Error).message}); nothing was changed. ` +
+      `Try again when it works, or \`rlm repair --embedder ${NO_EMBEDDER}\` to go on without vectors`,
+    {},
+    { cause: err },
+  );
+}
+
+/**
+ * Chunks that have no vector of the embedder `spec` (with `all`, every chunk), `limit` at most, after
+ * sequence number `after`.
+ */
+async function unembedded(
+  sql: Sql,
+  spec: string,
+  after: number,
+  limit: number,
+  all = false,
+): Promise<{ seq: number; document: string; text: string }[]> {
+  const { rows } = await sql.query<{ seq: number; document: string; text: string }>(
+    `SELECT c.seq, c.document, c.text FROM chunks c
+     WHERE c.seq > $2 AND ($4 OR NOT EXISTS (SELECT 1 FROM vectors v WHERE v.seq = c.seq AND v.embedder = $1))
+     ORDER BY c.seq LIMIT $3`,
+    [spec, after, limit, all],
+  );
+  return rows;
+}
+
+/**
+ * Embeds the chunks without a vector of `target`'s embedder (with `all`, every chunk, replacing the
+ * vectors in place), a batch per transaction beside the store's writers: each batch locks its documents
+ * shared, so a writer replacing one waits, and a chunk removed meanwhile gets no vector. Returns how
+ * many were written.
+ */
+async function embedChunks(db: Db, target: StoreVectors, all: boolean): Promise<number> {
+  let added = 0;
+  for (let after = 0; ; ) {
+    const batch = await unembedded(db, target.spec, after, EMBED_CHUNKS, all);
+    if (batch.length === 0) return added;
+    after = batch[batch.length - 1]!.seq;
+    const vectors = await embedTexts(
+      target,
+      batch.map((c) => c.text),
+    );
+    await db.tx(async (sql) => {
+      await lockDocuments(sql, db.target.schema, [...new Set(batch.map((c) => c.document))], true);
+      const { rows } = await sql.query<{ seq: number }>(
+        'SELECT seq FROM chunks WHERE seq = ANY($1::bigint[])',
+        [batch.map((c) => c.seq)],
+      );
+      const live = new Set(rows.map((r) => r.seq));
+      const kept = batch.flatMap((c, i) => (live.has(c.seq) ? [i] : []));
+      await insertVectors(
+        sql,
+        target.spec,
+        kept.map((i) => batch[i]!.seq),
+        kept.map((i) => vectors[i]!),
+      );
+      added += kept.length;
+    });
+  }
+}
+
+/** Rows of the derived tables before the rebuild, to say what changed. */
+interface Before {
+  postings: number;
+  terms: Map<string, number>;
+  chunks: number;
+  termTotal: number;
+}
+
+async function before(sql: Sql): Promise<Before> {
+  const { rows } = await sql.query<{ postings: number; chunks: number | null; terms: number | null }>(
+    'SELECT (SELECT count(*) FROM postings) AS postings, sum(chunks) AS chunks, sum(terms) AS terms FROM totals',
+  );
+  const df = await sql.query<{ term: string; df: number }>(
+    'SELECT term, sum(df) AS df FROM term_counts GROUP BY term HAVING sum(df) <> 0',
+  );
+  return {
+    postings: rows[0]?.postings ?? 0,
+    chunks: rows[0]?.chunks ?? 0,
+    termTotal: rows[0]?.terms ?? 0,
+    terms: new Map(df.rows.map((r) => [r.term, r.df])),
+  };
+}
+
+async function counts(sql: Sql): Promise<{ documents: number; chunks: number }> {
+  const { rows } = await sql.query<{ documents: number; chunks: number }>(
+    'SELECT (SELECT count(*) FROM documents) AS documents, (SELECT count(*) FROM chunks) AS chunks',
+  );
+  return rows[0]!;
+}
+
+/** A chunk row as the rebuild reads it. */
+interface ChunkRow {
+  seq: number;
+  document: string;
+  ordinal: number;
+  start_at: number;
+  end_at: number;
+  text: string;
+  terms: number;
+  seam: string | null;
+}
+
+/** Everything but the vectors' embedding, in the repair's transaction, under the store-wide lock. */
+async function rebuild(
+  sql: Sql,
+  plan: {
+    dropped: Dropped;
+    current: EmbedderSetting | null;
+    target: StoreVectors | null;
+    actions: string[];
+  },
+): Promise<RepairReport> {
+  const { actions } = plan;
+  // What is broken now must be what was confirmed: a writer may have changed the store meanwhile.
+  const broken = await brokenDocuments(sql);
+  const confirmed = new Set(plan.dropped.map((d) => d.id));
+  if (broken.some((d) => !confirmed.has(d.id)))
+    throw new RlmError('BAD_INPUT', 'the store changed while repair ran; nothing was changed, run it again');
+  const gone = broken.map((d) => d.id);
+  await deleteDocuments(sql, gone);
+  await forgetAccess(sql, gone);
+  for (const d of broken)
+    actions.push(`dropped document ${d.id}${d.path ? ` (${d.path})` : ''}: some of its chunks were missing`);
+
+  const old = await before(sql);
+  for (const table of ['postings', 'term_counts', 'totals', 'signatures', 'related'])
+    await sql.query(`DELETE FROM ${table}`);
+  const fixed = { terms: 0, seams: 0, unknownSeams: 0 };
+  const df = new Map<string, number>();
+  let chunks = 0;
+  let termTotal = 0;
+  for (let after = -1; ; ) {
+    const { rows: docs } = await sql.query<{ id: string; chunker: string; bytes: number; first_seq: number }>(
+      'SELECT id, chunker, bytes, first_seq FROM documents WHERE first_seq > $1 ORDER BY first_seq LIMIT 1000',
+      [after],
+    );
+    if (docs.length === 0) break;
+    const page: typeof docs = [];
+    for (let bytes = 0, i = 0; i < docs.length && bytes < BATCH_BYTES; i++) {
+      page.push(docs[i]!);
+      bytes += docs[i]!.bytes;
+    }
+    after = page[page.length - 1]!.first_seq;
+    const { rows } = await sql.query<ChunkRow>(
+      `SELECT seq, document, ordinal, start_at, end_at, text, terms, seam FROM chunks
+       WHERE document = ANY($1::text[]) ORDER BY array_position($1::text[], document), ordinal`,
+      [page.map((d) => d.id)],
+    );
+    const analysis = analyzeTexts(rows.map((r) => r.text));
+    await indexChunks(
+      sql,
+      rows.map((r) => ({ id: `${r.document}:${r.ordinal}`, document: r.document, ordinal: r.ordinal })),
+      rows.map((r) => r.seq),
+      analysis,
+    );
+    for (const [t, n] of analysis.df) df.set(t, (df.get(t) ?? 0) + n);
+    chunks += rows.length;
+    termTotal += analysis.lengths.reduce((a, b) => a + b, 0);
+    // Each chunk's BM25 length and seam, where they differ from what they should be.
+    const seams: string[] = [];
+    for (const d of page) {
+      const own = rows.filter((r) => r.document === d.id);
+      seams.push(
+        ...documentSeams(
+          own.map((r) => ({ ...r, start: r.start_at, end: r.end_at })),
+          d.chunker,
+        ),
+      );
+    }
+    const changed = rows.flatMap((r, i) =>
+      r.terms !== analysis.lengths[i] || r.seam !== seams[i] ? [i] : [],
+    );
+    for (const i of changed) {
+      if (rows[i]!.terms !== analysis.lengths[i]) fixed.terms++;
+      if (rows[i]!.seam === null) fixed.unknownSeams++;
+      else if (rows[i]!.seam !== seams[i]) fixed.seams++;
+    }
+    if (changed.length > 0)
+      await sql.query(
+        `UPDATE chunks c SET terms = u.terms, seam = u.seam
+         FROM unnest($1::bigint[], $2::integer[], $3::text[]) AS u(seq, terms, seam) WHERE c.seq = u.seq`,
+        [
+          changed.map((i) => rows[i]!.seq),
+          changed.map((i) => analysis.lengths[i]),
+          changed.map((i) => seams[i]),
+        ],
+      );
+  }
+  // The term counts as one row per term (the rebuild added one per batch).
+  await sql.query(
+    `WITH gone AS (DELETE FROM term_counts RETURNING term, df)
+     INSERT INTO term_counts (term, df) SELECT term, sum(df) FROM gone GROUP BY term`,
+  );
+  await sql.query(
+    `WITH gone AS (DELETE FROM totals RETURNING chunks, terms)
+     INSERT INTO totals (chunks, terms) SELECT sum(chunks), sum(terms) FROM gone HAVING count(*) > 0`,
+  );
+  const after = await sql.query<{ postings: number; related: number }>(
+    'SELECT (SELECT count(*) FROM postings) AS postings, (SELECT count(*) FROM related) AS related',
+  );
+  const { postings, related } = after.rows[0]!;
+  let wrongDf = 0;
+  for (const [t, n] of df) if (old.terms.get(t) !== n) wrongDf++;
+  for (const t of old.terms.keys()) if (!df.has(t)) wrongDf++;
+  if (postings !== old.postings) actions.push(`postings: ${postings} rows, there were ${old.postings}`);
+  if (wrongDf > 0) actions.push(`term counts: fixed the document frequency of ${plural(wrongDf, 'term')}`);
+  if (chunks !== old.chunks || termTotal !== old.termTotal)
+    actions.push(
+      `totals: ${plural(chunks, 'chunk')} of ${plural(termTotal, 'term')}, recorded as ${old.chunks} and ${old.termTotal}`,
+    );
+  if (fixed.terms > 0) actions.push(`fixed the BM25 length of ${plural(fixed.terms, 'chunk')}`);
+  if (fixed.unknownSeams > 0)
+    actions.push(`computed the seams of ${plural(fixed.unknownSeams, 'chunk')} written before schema 4`);
+  if (fixed.seams > 0) actions.push(`fixed the seams of ${plural(fixed.seams, 'chunk')}`);
+  actions.push(
+    `rebuilt postings, term counts, totals, signatures and related links of ${plural(chunks, 'chunk')} (${plural(related, 'related link')})`,
+  );
+  await fixDocuments(sql, actions);
+  await fixVectors(sql, plan);
+  return { segments: 0, ...(await counts(sql)), actions, dropped: broken, applied: true };
+}
+
+/** Documents' order and token counts, links and access stats of chunks that are gone. */
+async function fixDocuments(sql: Sql, actions: string[]): Promise<void> {
+  const order = await sql.query(
+    `UPDATE documents d SET first_seq = m.first FROM (SELECT document, min(seq) AS first FROM chunks GROUP BY document) m
+     WHERE m.document = d.id AND d.first_seq <> m.first RETURNING d.id`,
+  );
+  if (order.rows.length > 0)
+    actions.push(`fixed the place in store order of ${plural(order.rows.length, 'document')}`);
+  const tokens = await sql.query(
+    `UPDATE documents d SET tokens = m.tokens FROM (SELECT document, sum(tokens) AS tokens FROM chunks GROUP BY document) m
+     WHERE m.document = d.id AND d.tokens <> m.tokens RETURNING d.id`,
+  );
+  if (tokens.rows.length > 0)
+    actions.push(`fixed the token count of ${plural(tokens.rows.length, 'document')}`);
+  const links = await sql.query(
+    `DELETE FROM manual_links l WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document = l.from_doc AND c.ordinal = l.from_ordinal)
+        OR NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document = l.to_doc AND c.ordinal = l.to_ordinal) RETURNING 1`,
+  );
+  if (links.rows.length > 0)
+    actions.push(`removed ${plural(links.rows.length, 'hand-made link')} to or from chunks that are gone`);
+  // An access id is DOCUMENT:ORDINAL, the document id possibly holding ':' itself.
+  const access = await sql.query(
+    `DELETE FROM access a WHERE NOT EXISTS (
+       SELECT 1 FROM chunks c WHERE c.document = left(a.id, length(a.id) - position(':' IN reverse(a.id)))
+         AND c.ordinal::text = reverse(split_part(reverse(a.id), ':', 1))) RETURNING 1`,
+  );
+  if (access.rows.length > 0)
+    actions.push(`removed the access stats of ${plural(access.rows.length, 'chunk')} that are gone`);
+}
+
+/**
+ * The vectors of the embedder the store keeps (written beside the store's until now): the chunks still
+ * without one are embedded, vectors of any other embedder go, and the setting names the embedder.
+ */
+async function fixVectors(
+  sql: Sql,
+  plan: { current: EmbedderSetting | null; target: StoreVectors | null; actions: string[] },
+): Promise<void> {
+  const { current, target, actions } = plan;
+  if (target === null) {
+    const { rows } = await sql.query('DELETE FROM vectors RETURNING 1');
+    if (current !== null) {
+      await saveEmbedderSetting(sql, null);
+      actions.push(`removed the embedder ${current.spec} and its vectors`);
+    } else if (rows.length > 0) actions.push(`removed ${plural(rows.length, 'vector')} of no embedder`);
+    return;
+  }
+  for (let after = 0; ; ) {
+    const batch = await unembedded(sql, target.spec, after, EMBED_CHUNKS);
+    if (batch.length === 0) break;
+    after = batch[batch.length - 1]!.seq;
+    const vectors = await embedTexts(
+      target,
+      batch.map((c) => c.text),
+    );
+    await insertVectors(
+      sql,
+      target.spec,
+      batch.map((c) => c.seq),
+      vectors,
+    );
+  }
+  const { rows } = await sql.query('DELETE FROM vectors WHERE embedder <> $1 RETURNING 1', [target.spec]);
+  if (current?.spec === target.spec) {
+    if (rows.length > 0) actions.push(`removed ${plural(rows.length, 'vector')} of other embedders`);
+    return;
+  }
+  await saveEmbedderSetting(sql, target);
+  actions.push(`rebuilt vectors with ${target.spec}`);
+}
