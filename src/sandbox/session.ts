@@ -23,6 +23,7 @@ import { isRlmError, RlmError } from '../../core/errors.ts';
 import { type ContextMode, HostBridge } from './bridge.ts';
 import {
   type ContextCache,
+  type ContextDocument,
   contextDocuments,
   type SharedContext,
   sharedContexts,
@@ -100,8 +101,10 @@ export class IsolateSandbox implements Sandbox {
   private stopCurrent: ((code: StopCode, message: string, now: boolean) => void) | null = null;
 
   constructor(host: SandboxHost, limits: SandboxLimits = {}, deps: SandboxDeps = {}) {
-    const docs = contextDocuments(host.context);
-    const chars = docs.reduce((n, d) => n + d.length, 0);
+    // A run's --context files come as sources the process reads through the host, not as text.
+    const files = host.context === undefined ? host.contextFiles : undefined;
+    const docs: readonly ContextDocument[] = files?.map((f) => f.text) ?? contextDocuments(host.context);
+    const chars = docs.reduce((n, d) => n + (typeof d === 'string' ? d.length : d.chars), 0);
     this.limits = resolveLimits(limits, chars);
     const mode: ContextMode =
       docs.length === 0 ? 'none' : chars <= this.limits.maxContextChars ? 'loaded' : 'host';
@@ -111,7 +114,7 @@ export class IsolateSandbox implements Sandbox {
     this.grace = fixedGrace === undefined ? killGraceMs : () => fixedGrace;
     this.bridge = new HostBridge({
       host,
-      documents: docs,
+      documents: contextDocuments(host.context),
       contextMode: mode,
       maxHostCalls: this.limits.maxHostCalls,
     });
@@ -121,7 +124,12 @@ export class IsolateSandbox implements Sandbox {
       llm: host.llmQuery !== undefined || host.llmQueryBatched !== undefined,
       store: host.store !== undefined,
       context: mode,
-      contextShape: typeof host.context === 'string' ? 'string' : 'array',
+      contextShape: (files === undefined ? typeof host.context === 'string' : files.length === 1)
+        ? 'string'
+        : 'array',
+      // Loaded files answer grep and peek(id) in the isolate by their store ids and shown paths.
+      documents:
+        mode === 'loaded' && files !== undefined ? files.map((f) => ({ id: f.id, path: f.path })) : null,
       memoryMb: this.limits.memoryMb,
     };
   }
