@@ -42,6 +42,9 @@ import { errorMessage, parseEnvelope } from './outcome.ts';
 import { MARKER_PARTS } from './output.ts';
 import type { PreludeConfig } from './prelude/index.ts';
 import { acquireProcess, type IsolateProcess, ProcessStuck, releaseProcess } from './process/pool.ts';
+
+export { prestartProcess as prestartSandbox } from './process/pool.ts';
+
 import type { EntryReply, RunReply } from './process/protocol.ts';
 import { type RewrittenBlock, rewriteBlock } from './rewrite.ts';
 import type { BlockError, BlockResult, Sandbox, SandboxLimits } from './types.ts';

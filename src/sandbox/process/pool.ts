@@ -393,6 +393,23 @@ export function releaseProcess(proc: IsolateProcess): void {
   proc.call({ op: 'close' }, 5000).catch(() => proc.kill());
 }
 
+/**
+ * Starts an isolate process now, unless one is idle or starting: a run that will soon open a session
+ * (one given a context to read) lets it boot while the run reads its input and waits for the model's first
+ * reply, instead of after. It never keeps the host alive, and is killed with the others at exit. Returns
+ * the pid of the process the next session takes.
+ */
+export function prestartProcess(): number {
+  hookExit();
+  for (let i = idle.length - 1; i >= 0; i--) if (idle[i]!.dead) idle.splice(i, 1);
+  if (idle.length > 0) return idle[0]!.pid;
+  if (refill !== null) clearTimeout(refill);
+  refill = null;
+  const proc = new IsolateProcess();
+  idle.push(proc);
+  return proc.pid;
+}
+
 /** Kills the idle processes (tests, benchmarks of a cold start). */
 export function dropIdleProcesses(): void {
   if (refill !== null) clearTimeout(refill);

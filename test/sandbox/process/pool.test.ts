@@ -1,0 +1,23 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { dropIdleProcesses } from '../../../src/sandbox/process/pool.ts';
+import { createSandbox, prestartSandbox } from '../../../src/sandbox/session.ts';
+import type { Sandbox } from '../../../src/sandbox/types.ts';
+
+const open: Sandbox[] = [];
+afterEach(() => {
+  for (const s of open.splice(0)) s.dispose();
+  dropIdleProcesses();
+});
+
+describe('an isolate process started ahead of a session', () => {
+  it('is the one the next session takes, and only one is started however often it is asked for', async () => {
+    dropIdleProcesses();
+    const pid = prestartSandbox();
+    expect(prestartSandbox()).toBe(pid);
+    const sandbox = await createSandbox({ context: 'the text' });
+    open.push(sandbox);
+    const r = await sandbox.run('print(context.length)');
+    expect(r.stdout).toBe('8\n');
+    expect(sandbox.pid).toBe(pid);
+  });
+});
