@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { dropIdleProcesses } from '../../../src/sandbox/process/pool.ts';
-import { createSandbox, prestartSandbox } from '../../../src/sandbox/session.ts';
-import type { Sandbox } from '../../../src/sandbox/types.ts';
+import { createSandbox, type IsolateSandbox, prestartSandbox } from '../../../src/sandbox/session.ts';
 
-const open: Sandbox[] = [];
+const open: IsolateSandbox[] = [];
 afterEach(() => {
   for (const s of open.splice(0)) s.dispose();
   dropIdleProcesses();
@@ -14,7 +13,7 @@ describe('an isolate process started ahead of a session', () => {
     dropIdleProcesses();
     const pid = prestartSandbox();
     expect(prestartSandbox()).toBe(pid);
-    const sandbox = await createSandbox({ context: 'the text' });
+    const sandbox = (await createSandbox({ context: 'the text' })) as IsolateSandbox;
     open.push(sandbox);
     const r = await sandbox.run('print(context.length)');
     expect(r.stdout).toBe('8\n');
