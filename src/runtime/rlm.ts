@@ -57,7 +57,7 @@ export class RLM {
       o.sandboxFactory === undefined &&
       (input.paths?.length ?? 0) + (input.context === undefined ? 0 : 1) > 0
     )
-      void import('../sandbox/session.ts').then((m) => m.prestartSandbox()).catch(() => undefined);
+      void import('../sandbox/process/pool.ts').then((m) => m.prestartProcess()).catch(() => undefined);
     const loaded: LoadedInput = await loadInput(input, maxContext);
     // Created after the fallible setup so a failed call leaves no listener on a long-lived signal.
     const controller = linkedController(o.signal, input.signal);
