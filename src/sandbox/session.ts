@@ -41,7 +41,13 @@ import { type ResolvedLimits, resolveLimits } from './limits.ts';
 import { errorMessage, parseEnvelope } from './outcome.ts';
 import { MARKER_PARTS } from './output.ts';
 import type { PreludeConfig } from './prelude/index.ts';
-import { acquireProcess, type IsolateProcess, ProcessStuck, releaseProcess } from './process/pool.ts';
+import {
+  acquireProcess,
+  type IsolateProcess,
+  ProcessStuck,
+  releaseProcess,
+  scheduleSpare,
+} from './process/pool.ts';
 
 export { prestartProcess as prestartSandbox } from './process/pool.ts';
 
@@ -193,7 +199,9 @@ export class IsolateSandbox implements Sandbox {
       this.lostUnnoticed = true;
     }
     const ids = this.context?.ids ?? [];
-    const proc = await acquireProcess(this.limits.memoryMb, this.prewarm, ids);
+    // The spare for the next session starts once this one is open, not while this process takes in a
+    // big context: both would compete for the CPU, and the spare's memory would add to the peak.
+    const proc = await acquireProcess(this.limits.memoryMb, ids);
     if (this.disposed) {
       releaseProcess(proc);
       throw new Error('the sandbox was disposed');
@@ -217,7 +225,10 @@ export class IsolateSandbox implements Sandbox {
         setupTimeoutMs + this.grace(setupTimeoutMs) + Math.ceil(sent / RECEIVE_CHARS_PER_MS),
       )
       .then(
-        () => null,
+        () => {
+          if (this.prewarm) scheduleSpare();
+          return null;
+        },
         (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
       );
     this.proc = proc;

@@ -344,8 +344,11 @@ function hookExit(): void {
   });
 }
 
-/** Starts a spare process in idle time, unless one is idle already. */
-function scheduleSpare(): void {
+/**
+ * Starts a spare process in idle time, unless one is idle already: the next session (a sub-RLM's, the
+ * next run's) then takes a ready one.
+ */
+export function scheduleSpare(): void {
   if (refill !== null || idle.length > 0) return;
   refill = setTimeout(() => {
     refill = null;
@@ -357,12 +360,11 @@ function scheduleSpare(): void {
 /**
  * A ready process for a new session: an idle one (one holding the documents `docs` if there is),
  * or a new one. `memoryMb` is the session's isolate limit; later processes prepare their spare
- * isolate for it.
+ * isolate for it. The session starts the next spare process ({@link scheduleSpare}) once it is open.
  * @throws ProcessGone when no process can be started.
  */
 export async function acquireProcess(
   memoryMb: number,
-  prewarm = true,
   docs: readonly string[] = [],
 ): Promise<IsolateProcess> {
   hookExit();
@@ -374,7 +376,6 @@ export async function acquireProcess(
   if (pick === -1) pick = idle.findIndex((p) => p.started);
   if (pick === -1 && idle.length > 0) pick = 0;
   const proc = pick === -1 ? new IsolateProcess() : idle.splice(pick, 1)[0]!;
-  if (prewarm) scheduleSpare();
   await proc.whenReady();
   return proc;
 }
