@@ -376,9 +376,9 @@ function describeContext(f: Figures): string[] {
     }
   }
   const loaded = (f.loadMedian ?? 0) > 1.5;
-  const smallest = sizes[0];
-  const fixed =
-    smallest === undefined ? Number.NaN : (f[`rlm.file.${smallest}.treeMB`] ?? Number.NaN) - smallest;
+  const largest = sizes.at(-1);
+  const own =
+    largest === undefined ? Number.NaN : (f[`rlm.file.${largest}.treeMB`] ?? Number.NaN) - 2 * largest;
   return [
     'One scripted run, the same for both runtimes: the root model replies with one block that counts',
     "`ERR-\\d{4}` over the whole context with the language's own regex, asks 100 batched sub-calls about",
@@ -401,11 +401,11 @@ function describeContext(f: Figures): string[] {
     '|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    `rlm's peak is the two processes' fixed part (about ${fmt(fixed, 0)} MB: the host and the isolate process,`,
-    'the smallest rows less their context) plus twice the text: the host keeps none of it, the isolate process one',
-    "copy, but while it takes the text in, the decoded string and isolated-vm's copy of it (made from a string, the",
-    'only way in) exist at once. So 2.5× is out of reach at 100 MB (it would leave 50 MB for two Node processes)',
-    'and the ratio falls toward 2× as contexts grow.',
+    `rlm's peak is twice the text plus what the host and the isolate process hold of their own (${fmt(own, 0)} MB`,
+    `in the ${largest} MB file row): the host keeps none of the text and the isolate process one copy, but while it`,
+    "takes the text in, the decoded string and isolated-vm's copy of it (made from a string, the only way in) exist",
+    'at once. So 2.5× is out of reach at 100 MB (it would leave 50 MB for two Node processes) and the ratio falls',
+    'toward 2× as contexts grow. The spare isolate process for the next session starts after that peak.',
     '',
     "rlm's `grep('ERR-\\d{4}')` over the same contexts, timed inside one block, once per context, in count mode",
     '(`{count: true}`, no cap). Over `--context` files grep runs in the sandbox over the text the isolate process',
