@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { processEnv, readEnv } from '../core/env.ts';
 import { type FakeOpenAI, type ServerLog, SUB_CALL_MARKER, startFakeOpenAI } from './fake-openai.ts';
 import { Rng } from './rng.ts';
-import { type TreeMemory, watchTreeMemory } from './tree-memory.ts';
+import { type TreeMemory, treeCpuMs, watchTreeMemory } from './tree-memory.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'rlm.js');
@@ -53,8 +53,8 @@ const JS_SCRIPT = [
 
 /**
  * rlm's grep over the same context, timed inside the block: a count with grep's count mode
- * (`{count: true}`: a number per document, no cap). Over `--context` files grep scans the text the run
- * read and builds no index; the first call also starts the grep worker, the second shows grep alone.
+ * (`{count: true}`: a number per document, no cap). Over `--context` files grep runs in the sandbox over
+ * the text its isolate process holds and builds no index; the second call repeats the first.
  */
 const GREP_SCRIPT = [
   '```repl',
@@ -147,7 +147,11 @@ interface RunFigures {
   /** What the run answered (the grep run's figures). */
   answer: string;
   firstRequestMs: number;
+  /** CPU time the runtime's processes had used when its first request arrived. */
+  firstRequestCpuMs: number;
   wholeMs: number;
+  /** CPU time its processes used in all (sampled: see tree-memory.ts). */
+  cpuMs: number;
   batchMs: number;
   maxInFlight: number;
   treeMB: number;
@@ -190,6 +194,10 @@ async function runOnce(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stopWatching = watchTreeMemory(child.pid ?? -1);
+  let firstRequestCpuMs = Number.NaN;
+  log.onFirstRequest = () => {
+    firstRequestCpuMs = treeCpuMs(child.pid ?? -1);
+  };
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => {
@@ -217,7 +225,9 @@ async function runOnce(
     failure,
     answer,
     firstRequestMs: (log.firstRequestAt ?? Number.NaN) - started,
+    firstRequestCpuMs,
     wholeMs,
+    cpuMs: memory.cpuMs,
     batchMs: (log.lastSubCallAt ?? Number.NaN) - (log.firstSubCallAt ?? Number.NaN),
     maxInFlight: log.maxInFlight,
     treeMB: memory.treeMB,
@@ -233,7 +243,9 @@ function median(runs: RunFigures[]): Omit<RunFigures, 'failure' | 'answer'> & { 
   return {
     failed: runs.filter((r) => r.failure !== null).length,
     firstRequestMs: mid('firstRequestMs'),
+    firstRequestCpuMs: mid('firstRequestCpuMs'),
     wholeMs: mid('wholeMs'),
+    cpuMs: mid('cpuMs'),
     batchMs: mid('batchMs'),
     maxInFlight: mid('maxInFlight'),
     treeMB: mid('treeMB'),
@@ -287,7 +299,7 @@ export async function benchContext(log: (s: string) => void = () => {}): Promise
             runs[runtime].push(r);
             if (r.failure !== null) log(`${mb} MB ${shape} ${runtime} FAILED: ${r.failure}`);
             log(
-              `${mb} MB ${shape} ${runtime}: first request ${r.firstRequestMs.toFixed(0)} ms, whole ${r.wholeMs.toFixed(0)} ms, batch ${r.batchMs.toFixed(0)} ms (${r.maxInFlight} in flight), memory ${r.treeMB.toFixed(0)} MB`,
+              `${mb} MB ${shape} ${runtime}: first request ${r.firstRequestMs.toFixed(0)} ms (${r.firstRequestCpuMs.toFixed(0)} ms CPU), whole ${r.wholeMs.toFixed(0)} ms (${r.cpuMs.toFixed(0)} ms CPU), batch ${r.batchMs.toFixed(0)} ms (${r.maxInFlight} in flight), memory ${r.treeMB.toFixed(0)} MB`,
             );
           }
         }

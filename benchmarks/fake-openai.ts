@@ -21,6 +21,8 @@ export interface ServerLog {
   lastSubCallAt: number | null;
   /** Most requests open (headers arrived, answer not yet written) at once: the sub-calls' concurrency. */
   maxInFlight: number;
+  /** Called when the first root request arrives (a benchmark reads the client's CPU time then). */
+  onFirstRequest?: () => void;
 }
 
 export interface FakeOpenAI {
@@ -84,7 +86,10 @@ export async function startFakeOpenAI(scripts: Record<string, string>): Promise<
         return;
       }
       log.rootRequests++;
-      log.firstRequestAt ??= arrived;
+      if (log.firstRequestAt === null) {
+        log.firstRequestAt = arrived;
+        log.onFirstRequest?.();
+      }
       // A root turn after the script means the script did not finish the run: say so in the answer.
       reply(res, model, log.rootRequests === 1 ? (scripts[model] ?? 'FINAL(unknown model)') : 'FINAL(again)');
     });

@@ -1,15 +1,14 @@
 /**
- * One attempt of a JSON POST, for the clients that speak HTTP through `fetch` (the `openai:` chat provider
- * and the OpenAI-compatible embedder). It reports what happened without judging it: whether to retry is
+ * One attempt of a JSON POST, for the clients that speak plain HTTP (the `openai:` chat provider and the
+ * OpenAI-compatible embedder): through an injected `fetch` (tests, custom transports), else through
+ * `node:http` (http-request.ts). It reports what happened without judging it: whether to retry is
  * `http-retry.ts`'s call, and the wording of the error is the caller's.
  */
+import { type RequestOutcome, requestJson } from './http-request.ts';
 import { abortedError } from './http-retry.ts';
 
 /** What one POST produced: a response read whole, or why there is none. */
-export type PostOutcome =
-  | { kind: 'response'; status: number; statusText: string; headers: Headers; text: string }
-  | { kind: 'timeout' }
-  | { kind: 'network'; detail: string };
+export type PostOutcome = Exclude<RequestOutcome, { kind: 'aborted' }>;
 
 /** Options of {@link postJson}. */
 export interface PostOptions {
@@ -18,7 +17,8 @@ export interface PostOptions {
   /** Covers connecting, the headers and the whole body. */
   timeoutMs: number;
   signal?: AbortSignal | undefined;
-  fetch: typeof fetch;
+  /** The transport; default `node:http` / `node:https`. */
+  fetch?: typeof fetch | undefined;
   /** Names the caller in the ABORTED error. */
   name: string;
 }
@@ -29,10 +29,15 @@ export interface PostOptions {
  */
 export async function postJson(url: string, body: unknown, opts: PostOptions): Promise<PostOutcome> {
   if (opts.signal?.aborted) throw abortedError(opts.name);
-  const timeout = AbortSignal.timeout(opts.timeoutMs);
-  const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
+  if (opts.fetch === undefined) {
+    const out = await requestJson(new URL(url), JSON.stringify(body), headers, opts.timeoutMs, opts.signal);
+    if (out.kind === 'aborted') throw abortedError(opts.name);
+    return out;
+  }
+  const timeout = AbortSignal.timeout(opts.timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   try {
     const res = await opts.fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
     // The body is read under the same timer: a server that stalls mid-body is as stuck as a silent one.

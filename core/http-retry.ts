@@ -16,6 +16,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { RlmError } from './errors.ts';
+import type { ResponseHeaders } from './http-request.ts';
 
 /** How long to wait between attempts. All values in milliseconds. */
 export interface BackoffOptions {
@@ -54,7 +55,7 @@ export function backoffDelay(
  * its own backoff.
  */
 export function parseRetryAfter(
-  headers: Headers,
+  headers: ResponseHeaders,
   maxMs: number = DEFAULT_BACKOFF.maxRetryAfterMs,
   now: number = Date.now(),
 ): number | undefined {
@@ -100,7 +101,7 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
 /** How long to wait before retry number `attempt` (0 = first retry) after a failure with these headers. */
 export function retryDelay(
   attempt: number,
-  headers: Headers | undefined,
+  headers: ResponseHeaders | undefined,
   opts: BackoffOptions = {},
   random: () => number = Math.random,
 ): number {
@@ -111,7 +112,7 @@ export function retryDelay(
 /** What one attempt of {@link withRetries} produced. */
 export type AttemptOutcome<T> =
   | { ok: true; value: T }
-  | { ok: false; error: Error; retryable: boolean; headers?: Headers };
+  | { ok: false; error: Error; retryable: boolean; headers?: ResponseHeaders };
 
 /** Options of {@link withRetries}. */
 export interface RetryOptions {

@@ -15,7 +15,7 @@ import {
 } from './files.ts';
 
 /** Files larger than this are read as a stream and stored as parts of about this size (see SCHEMA.md): one segment's worth, so a big file costs no more memory than many small ones. */
-const PART_BYTES = 4 * 1024 * 1024;
+export const PART_BYTES = 4 * 1024 * 1024;
 
 /**
  * A file as one text (see {@link readDocument}), or, when larger than `partBytes`, as a stream of parts
@@ -85,7 +85,7 @@ export async function* readDocumentParts(
 }
 
 /** Where to end a part: after the last line end within `max` bytes, else at a UTF-8 character boundary. */
-function cutPoint(bytes: Buffer, max: number): number {
+export function cutPoint(bytes: Buffer, max: number): number {
   const nl = bytes.lastIndexOf(0x0a, max - 1);
   if (nl > max / 2) return nl + 1;
   let cut = max;

@@ -388,7 +388,7 @@ export function decodeDocument(bytes: Uint8Array): ReadResult {
 
 const REPLACEMENT_UTF8 = Buffer.from([0xef, 0xbf, 0xbd]);
 
-function utf16Encoding(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | null {
+export function utf16Encoding(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | null {
   if (bytes.length < 2) return null;
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
@@ -396,7 +396,7 @@ function utf16Encoding(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | null {
 }
 
 /** Why the first bytes look binary, or null when they look like text. */
-function binaryReason(bytes: Uint8Array): string | null {
+export function binaryReason(bytes: Uint8Array): string | null {
   const n = Math.min(bytes.length, SNIFF_BYTES);
   let control = 0;
   for (let i = 0; i < n; i++) {

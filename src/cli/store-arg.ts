@@ -2,10 +2,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
-import { discardEmptyStore } from '../../memory/files/discard.ts';
 import { MANIFEST_FILE, SEGMENTS_DIR } from '../../memory/files/manifest.ts';
 import { expandHome } from '../../memory/fsutil.ts';
-import { isPostgresUrl, type OpenStoreOptions, openStore as openAny } from '../../memory/open.ts';
+import type { OpenStoreOptions } from '../../memory/open.ts';
+import { isPostgresUrl } from '../../memory/postgres/url.ts';
 import type { Store } from '../../memory/store-api.ts';
 import type { CliIO } from './io.ts';
 
@@ -41,8 +41,15 @@ export function checkNewStoreDir(dir: string, create: boolean | undefined): void
   );
 }
 
-export function openStore(flag: string | undefined, io: CliIO, opts: OpenStoreOptions = {}): Promise<Store> {
-  return openAny(storeDir(flag, io), {
+export async function openStore(
+  flag: string | undefined,
+  io: CliIO,
+  opts: OpenStoreOptions = {},
+): Promise<Store> {
+  const dir = storeDir(flag, io);
+  // The store code loads here, not with the module: `rlm answer --context` resolves a --store path only.
+  const { openStore: openAny } = await import('../../memory/open.ts');
+  return openAny(dir, {
     env: io.env,
     onLockWait: (owner) =>
       io.stderr.write(
@@ -76,7 +83,7 @@ export async function withStore<T>(
     throw err;
   } finally {
     await store.close();
-    if (failed && fresh) await discardEmptyStore(dir);
+    if (failed && fresh) await (await import('../../memory/files/discard.ts')).discardEmptyStore(dir);
   }
 }
 

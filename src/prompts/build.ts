@@ -219,6 +219,11 @@ function apiSection(shape: ContextShape, limits: PromptLimits): string {
   const vars = {
     contextVar: contextVar(shape),
     peekJoin: shape.documents > 1 ? ' (the documents joined by a newline)' : '',
+    // --context files: listing them builds no index, so chunks are not counted until something needs them.
+    chunksNote:
+      shape.searchable === true && shape.chunks === 0
+        ? '; `chunks` is null until search_chunks (or get_chunk, neighbors) builds the chunk index'
+        : '',
     ...grepVars(shape),
     rlmKind: fill(callee < limits.maxDepth ? RLM_KIND.rlm : RLM_KIND.leaf, {
       subChars: limits.maxSubCallChars,

@@ -31,7 +31,7 @@ export const API_LINES = {
   print: '- `print(...values)` (or `console.log`): shows values to you.',
   documents:
     '- `list_documents()` → `[{id, path, chars, chunks, modified, hash, duplicateOf?}]`: every document. `chars` is ' +
-    "the text's `.length`; `duplicateOf` names an earlier document with the same text.",
+    "the text's `.length`; `duplicateOf` names an earlier document with the same text{{chunksNote}}.",
   peek: '- `peek(start, end)` → string: characters start..end (two numbers) of the context{{peekJoin}}.',
   peekDocument:
     "- `peek(DOC_ID)` → a whole document's text; `peek(DOC_ID, start, end)` → characters start..end of it, in " +

@@ -1,9 +1,10 @@
 /**
  * Turning `answer()` input into what a session sees: the `context` value, an optional chunk store, and the
- * measured {@link ContextShape} the prompt states. Paths are read (only read: the first model request
- * waits for nothing else) and their text is the `context`, one string per file; the chunk index behind
- * search_chunks and the other chunk functions is built the first time model code needs it
- * (lazy-index.ts). A store folder is opened and only read.
+ * measured {@link ContextShape} the prompt states. Paths are read (only read and measured: the first model
+ * request waits for nothing else) and are the context, one string per file, which the session's isolate
+ * process reads from the files (the host keeps none of their text); the chunk index behind search_chunks
+ * and the other chunk functions is built the first time model code needs it (lazy-index.ts). A store
+ * folder is opened and only read.
  */
 
 import { RlmError } from '../../core/errors.ts';
@@ -15,10 +16,10 @@ import {
   NO_CONTEXT,
   PROMPT_DOCUMENTS,
 } from '../prompts/shape.ts';
-import { displayPaths, storeDocuments } from '../sandbox/documents.ts';
-import type { ContextFileRef, DocumentEntry, StoreSource } from '../sandbox/host.ts';
+import { displayPaths, fileDocuments, storeDocuments } from '../sandbox/documents.ts';
+import type { ContextFileRef, DocumentEntry, DocumentList, StoreSource } from '../sandbox/host.ts';
 import type { ContextFile } from './context-files.ts';
-import { LazyIndex } from './lazy-index.ts';
+import type { LazyIndex } from './lazy-index.ts';
 import { sampleText } from './text-sample.ts';
 
 /** What the caller asks about. At most one of `paths` and `store`. */
@@ -41,11 +42,11 @@ export interface LoadedInput {
   store?: StoreSource;
   /** The index of the paths, when paths were given: `built` tells whether anything needed it. */
   index?: LazyIndex;
-  /** For paths, when `context` is their text: which store document each text is (see SandboxHost). */
+  /** For paths (without a `context` of the caller's): the files that are the context (see SandboxHost). */
   contextFiles?: ContextFileRef[];
   shape: ContextShape;
-  /** What `list_documents()` returns, for a store or ingested paths. */
-  documents?: DocumentEntry[];
+  /** What `list_documents()` returns, for a store or read paths. */
+  documents?: DocumentList;
   /** Releases what loading opened (not a store the caller passed in). */
   close(): Promise<void>;
 }
@@ -137,10 +138,10 @@ async function storeSample(
   store: ChunkReader,
   documents: readonly DocumentEntry[],
 ): Promise<ContextShape['sample']> {
-  const first = documents.find((d) => d.chunks > 0);
+  const first = documents.find((d) => (d.chunks ?? 0) > 0);
   if (first === undefined) return undefined;
   let text = '';
-  for (let i = 0; i < first.chunks && text.length < 64 * 1024; i++)
+  for (let i = 0; i < (first.chunks ?? 0) && text.length < 64 * 1024; i++)
     text += (await store.getChunk(`${first.id}:${i}`))?.text ?? '';
   return text === '' ? undefined : sampleText(text);
 }
@@ -167,7 +168,7 @@ async function storeShape(
     chunks: s.chunks,
     documentList: documents
       .slice(0, PROMPT_DOCUMENTS)
-      .map((d) => ({ path: d.path, chars: d.chars, chunks: d.chunks })),
+      .map((d) => ({ path: d.path, chars: d.chars, chunks: d.chunks ?? 0 })),
     inIsolate: context !== undefined && chars <= maxContextChars,
     ...(sample === undefined || sample.lines.length === 0 ? {} : { sample }),
     ...(duplicates > 0 ? { duplicates } : {}),
@@ -223,9 +224,9 @@ export async function loadInput(input: AnswerInput, maxContextChars: number): Pr
 }
 
 /**
- * Reads `paths` for a run: their text is the context (one string for one file, else one per document) and
- * their index waits for the first call that needs it. The prompt gets sizes, paths and a token estimate,
- * which reading alone gives.
+ * Reads `paths` for a run: they are the context (one string for one file, else one per document), which
+ * the session's isolate process reads from the files, and their index waits for the first call that needs
+ * it. The prompt gets sizes, paths and a token estimate, which measuring the files alone gives.
  */
 async function loadPaths(
   paths: string[],
@@ -235,41 +236,65 @@ async function loadPaths(
 ): Promise<LoadedInput> {
   // Loaded here, not with the library: `import 'rlm'` reads no file code until a run is given paths.
   const { readContextFiles } = await import('./context-files.ts');
+  const { LazyIndex } = await import('./lazy-index.ts');
   const { BINARY_NOTE } = await import('../../memory/ingest/files.ts');
-  const { files, notes, passedOver } = await readContextFiles(paths, signal);
+  const { files, head, notes, passedOver } = await readContextFiles(paths, signal);
   if (files.length === 0) {
     const why = notes.map((n) => `${n.path}: ${n.note}`).join('; ');
     throw new RlmError('BAD_INPUT', `no readable text in ${paths.join(', ')}${why ? ` (${why})` : ''}`);
   }
-  const texts = files.map((f) => f.text);
-  const context = given ?? (texts.length === 1 ? (texts[0] as string) : texts);
   const index = new LazyIndex(files);
-  const shape = filesShape(files, context, maxContextChars);
-  const leftOut = leftOutOf({ notes, passedOver }, BINARY_NOTE);
   const shown = displayPaths(files.map((f) => f.path));
-  const refs = files.map((f, i) => ({ id: f.id, path: shown[i] as string, file: f.path }));
+  const refs: ContextFileRef[] = files.map((f, i) => ({
+    id: f.id,
+    path: shown[i] as string,
+    file: f.path,
+    modified: new Date(f.text.identity.mtimeMs).toISOString(),
+    text: f.source,
+  }));
+  const shape =
+    given === undefined
+      ? await filesShape(files, refs, head, maxContextChars)
+      : { ...textShape(given, maxContextChars), documentList: documentRows(refs), searchable: true };
+  const leftOut = leftOutOf({ notes, passedOver }, BINARY_NOTE);
   return {
-    context,
+    ...(given === undefined ? { contextFiles: refs } : { context: given }),
     store: index.load,
     index,
-    ...(given === undefined ? { contextFiles: refs } : {}),
+    documents: () => fileDocuments(refs, index.ready),
     shape: leftOut === undefined ? shape : { ...shape, leftOut },
     close: () => index.close(),
   };
 }
 
+/** The prompt's rows of the first documents: paths and sizes (chunks come with the index). */
+function documentRows(refs: readonly ContextFileRef[]): { path: string; chars: number }[] {
+  return refs.slice(0, PROMPT_DOCUMENTS).map((f) => ({ path: f.path, chars: f.text.chars }));
+}
+
 /** The prompt's view of read files: their sizes and paths, tokens estimated; chunks come with the index. */
-function filesShape(
+async function filesShape(
   files: readonly ContextFile[],
-  context: string | string[],
+  refs: readonly ContextFileRef[],
+  head: string,
   maxContextChars: number,
-): ContextShape {
-  const shown = displayPaths(files.map((f) => f.path));
+): Promise<ContextShape> {
+  const chars = files.reduce((n, f) => n + f.text.chars, 0);
+  const one = files.length === 1;
+  const { countDuplicateFiles } = await import('./context-files.ts');
+  const duplicates = one ? 0 : await countDuplicateFiles(files);
   return {
-    ...textShape(context, maxContextChars),
-    documentList: files
-      .slice(0, PROMPT_DOCUMENTS)
-      .map((f, i) => ({ path: shown[i] as string, chars: f.text.length })),
+    kind: one ? 'string' : 'documents',
+    chars,
+    tokens: estimateTokens(chars),
+    documents: files.length,
+    chunks: 0,
+    ...(one ? {} : { documentChars: files.slice(0, PROMPT_DOCUMENTS).map((f) => f.text.chars) }),
+    inIsolate: chars <= maxContextChars,
+    ...(chars <= maxContextChars ? {} : { isolateLimit: maxContextChars }),
+    ...(head === '' ? {} : { sample: sampleText(head) }),
+    ...(duplicates > 0 ? { duplicates } : {}),
+    documentList: documentRows(refs),
     searchable: true,
   };
 }

@@ -20,7 +20,7 @@ import {
   unknownFinalNameMessage,
 } from '../prompts/messages.ts';
 import type { ContextShape, PromptLimits } from '../prompts/shape.ts';
-import type { ContextFileRef, DocumentEntry, SandboxHost, StoreSource } from '../sandbox/host.ts';
+import type { ContextFileRef, DocumentList, SandboxHost, StoreSource } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
 import { abortError, raceAbort, throwIfAborted } from './abort.ts';
 import { declaredNames, nearestName, seenWord } from './final-name.ts';
@@ -42,8 +42,8 @@ export interface LoopParams {
   context?: string | string[];
   /** A store, or the function that builds the index of the run's --context files on first use. */
   store?: StoreSource;
-  /** What `list_documents()` returns (root over a store). */
-  documents?: DocumentEntry[];
+  /** What `list_documents()` returns (root over a store or files). */
+  documents?: DocumentList;
   /** The store documents the context's texts are (the run's --context files): see SandboxHost. */
   contextFiles?: readonly ContextFileRef[];
   shape: ContextShape;

@@ -1,13 +1,14 @@
 /**
- * The schema of the run limits of `RlmOptions` (options.ts) — the part of the options that arrives as JSON or
- * text (MCP `rlm_answer` arguments, CLI flags, `RLM_*` variables) — with their defaults and bounds. The
- * library (`resolveOptions`), the CLI (`rlm answer --max-depth ...`) and the MCP server (`max_depth`,
- * `max_iterations`) all check values against these schemas, so a value one surface accepts no other rejects.
+ * The run limits of `RlmOptions` (options.ts) — the part of the options that arrives as JSON or text (MCP
+ * `rlm_answer` arguments, CLI flags, `RLM_*` variables) — with their defaults and bounds. The library
+ * (`resolveOptions`) and the CLI (`rlm answer --max-depth ...`) check values with {@link checkLimit}; the
+ * MCP server's schemas (`max_depth`, `max_iterations`: limit-schemas.ts) are built from the same bounds,
+ * so a value one surface accepts no other rejects. No zod here: every run loads this module, and zod
+ * costs more to load (~150 ms of CPU) than the rest of a run's code before its first request.
  */
-import * as z from 'zod';
 import { RlmError } from '../../core/errors.ts';
 
-interface LimitSpec {
+export interface LimitSpec {
   default: number;
   /** Smallest accepted value. */
   min: number;
@@ -18,7 +19,7 @@ interface LimitSpec {
 }
 
 /** Every numeric limit: default and bounds (the variables that set some of them: `core/env.ts`). */
-const LIMITS = {
+export const LIMITS = {
   maxDepth: { default: 2, min: 0 },
   maxIterations: { default: 20, min: 1 },
   maxSubIterations: { default: 8, min: 1 },
@@ -48,35 +49,13 @@ export type LimitName = keyof typeof LIMITS;
 /** The names of the numeric limits, in declaration order. */
 export const LIMIT_NAMES = Object.keys(LIMITS) as LimitName[];
 
-function schemaOf(spec: LimitSpec): z.ZodType<number> {
-  const finite = spec.fractional ? z.number().min(spec.min) : z.number().int().min(spec.min);
-  return spec.unbounded ? z.union([finite, z.literal(Number.POSITIVE_INFINITY)]) : finite;
-}
-
-/** One zod schema per limit (finite values, plus `Infinity` where it means "no limit"). */
-export const limitSchemas = Object.fromEntries(LIMIT_NAMES.map((name) => [name, schemaOf(LIMITS[name])])) as {
-  [K in LimitName]: z.ZodType<number>;
-};
-
-/** The finite part of a limit's schema, with an upper bound: what a server lets its callers ask for. */
-export function boundedLimit(name: LimitName, max: number): z.ZodNumber {
-  const spec: LimitSpec = LIMITS[name];
-  return (spec.fractional ? z.number() : z.number().int()).min(spec.min).max(max);
-}
-
-/** `maxOutputTokens`: a positive integer when given (it has no default: the provider's applies). */
-export const outputTokensSchema = z.number().int().min(1);
-
-/** The run limits as one object schema, every field optional. */
-export const runLimitsSchema = z.object(limitSchemas).partial().strict();
-
 /** Default values of the numeric limits. */
 export const DEFAULTS = Object.fromEntries(LIMIT_NAMES.map((n) => [n, LIMITS[n].default])) as {
   readonly [K in LimitName]: (typeof LIMITS)[K]['default'];
 };
 
 /**
- * `value` checked against the schema of limit `name`; a string (an env variable or a CLI flag) is read as
+ * `value` checked against the bounds of limit `name`; a string (an env variable or a CLI flag) is read as
  * a number first. `from` names the source in the error (`maxDepth`, `RLM_MAX_DEPTH`, `--max-depth`).
  */
 export function checkLimit(
@@ -86,11 +65,22 @@ export function checkLimit(
   code: 'VALIDATION' | 'BAD_INPUT' = 'VALIDATION',
 ): number {
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value.trim()) : value;
-  const parsed = limitSchemas[name].safeParse(n);
-  if (parsed.success) return parsed.data;
   const spec: LimitSpec = LIMITS[name];
+  if (withinLimit(spec, n)) return n;
   const kind = spec.fractional ? 'a number' : 'an integer';
   throw new RlmError(code, `${from} must be ${kind} >= ${spec.min}, got ${JSON.stringify(value)}`, {
     option: name,
   });
+}
+
+/** Whether `n` is a value of a limit with `spec`: what limit-schemas.ts's schemas accept, too. */
+function withinLimit(spec: LimitSpec, n: unknown): n is number {
+  if (typeof n !== 'number' || Number.isNaN(n)) return false;
+  if (n === Number.POSITIVE_INFINITY) return spec.unbounded === true;
+  return n >= spec.min && (spec.fractional === true ? Number.isFinite(n) : Number.isSafeInteger(n));
+}
+
+/** Whether `n` is a `maxOutputTokens` (a positive integer; it has no default: the provider's applies). */
+export function isOutputTokens(n: unknown): n is number {
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 1;
 }

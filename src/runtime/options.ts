@@ -7,7 +7,7 @@ import { RlmError } from '../../core/errors.ts';
 import type { SandboxHost } from '../sandbox/host.ts';
 import type { Sandbox, SandboxLimits } from '../sandbox/types.ts';
 import type { Model } from './model.ts';
-import { checkLimit, DEFAULTS, LIMIT_NAMES, type LimitName, outputTokensSchema } from './option-schema.ts';
+import { checkLimit, DEFAULTS, isOutputTokens, LIMIT_NAMES, type LimitName } from './option-schema.ts';
 import type { PriceTable } from './pricing.ts';
 import { TRACE_LEVELS, type TraceEvent, type TraceLevel } from './trace.ts';
 
@@ -147,7 +147,7 @@ export function resolveOptions(opts: RlmOptions = {}, env?: Env): ResolvedOption
   const subModel = opts.subModel ?? fromEnv.subModel ?? model;
   const envOutput = fromEnv.maxOutputTokens;
   const maxOutputTokens = opts.maxOutputTokens ?? (envOutput === undefined ? undefined : Number(envOutput));
-  if (maxOutputTokens !== undefined && !outputTokensSchema.safeParse(maxOutputTokens).success) {
+  if (maxOutputTokens !== undefined && !isOutputTokens(maxOutputTokens)) {
     const from = opts.maxOutputTokens !== undefined ? 'maxOutputTokens' : 'RLM_MAX_OUTPUT_TOKENS';
     throw new RlmError(
       'VALIDATION',

@@ -51,6 +51,13 @@ export class RLM {
     const started = performance.now();
     const maxContext = o.sandbox.maxContextChars ?? DEFAULT_MAX_CONTEXT_CHARS;
     const [rootModel, subModel, extraModels] = await this.#models();
+    // A run over a context nearly always runs code: its isolate process boots while the input is read and
+    // the first reply is awaited (the default sandbox only; a custom factory makes its own).
+    if (
+      o.sandboxFactory === undefined &&
+      (input.paths?.length ?? 0) + (input.context === undefined ? 0 : 1) > 0
+    )
+      void import('../sandbox/process/pool.ts').then((m) => m.prestartProcess()).catch(() => undefined);
     const loaded: LoadedInput = await loadInput(input, maxContext);
     // Created after the fallible setup so a failed call leaves no listener on a long-lived signal.
     const controller = linkedController(o.signal, input.signal);

@@ -6,9 +6,10 @@
  * `$ref`), and it is bounded in size and depth. An unknown keyword is refused, not ignored: a misspelt
  * `requried` must not silently check nothing.
  */
-import * as z from 'zod';
+import type * as z from 'zod';
 import { RlmError } from '../../core/errors.ts';
 import { SCHEMA_INSTRUCTION, schemaRetry } from '../prompts/leaf.ts';
+import { zod } from './lazy-zod.ts';
 import type { ChatMessage } from './model.ts';
 
 /** A schema that passed {@link checkSchema}: the JSON to show the sub-model, and its validator. */
@@ -98,7 +99,7 @@ export function checkSchema(schema: unknown): CheckedSchema {
   walk(schema, '$', 0);
   let validator: z.ZodType;
   try {
-    validator = z.fromJSONSchema(JSON.parse(json) as boolean | Record<string, unknown>);
+    validator = zod().fromJSONSchema(JSON.parse(json) as boolean | Record<string, unknown>);
   } catch (err) {
     throw new RlmError('BAD_INPUT', `schema: ${(err as Error).message}`);
   }

@@ -21,6 +21,7 @@ import {
   type LinkType,
   type SearchOptions,
 } from '../../memory/types.ts';
+import { clamp, grepFiles, sliceDocuments, sliceFiles } from './context-reads.ts';
 import { storeDocuments, textDocuments } from './documents.ts';
 import type { ContextFileRef, DocumentEntry, SandboxHost, SubCallItem, SubCallOptions } from './host.ts';
 
@@ -78,32 +79,6 @@ function stringList(v: unknown): string[] | undefined {
   if (typeof v === 'string') return [v];
   if (Array.isArray(v)) return v.filter((x): x is string => typeof x === 'string');
   return undefined;
-}
-
-function clamp(length: number, start: number, end: number): [number, number] {
-  const s = start < 0 ? Math.max(0, length + start) : Math.min(start, length);
-  const e = end < 0 ? Math.max(0, length + end) : Math.min(end, length);
-  return [s, Math.max(s, e)];
-}
-
-/** Slice of all documents read as one text with a newline between documents (same as the isolate's). */
-export function sliceDocuments(docs: readonly string[], start: number, end: number): string {
-  const total = docs.reduce((n, d, i) => n + d.length + (i > 0 ? 1 : 0), 0);
-  const [s, e] = clamp(total, start, end);
-  let out = '';
-  let base = 0;
-  for (let i = 0; i < docs.length && base < e; i++) {
-    if (i > 0) {
-      if (base >= s && base < e) out += '\n';
-      base += 1;
-    }
-    const d = docs[i]!;
-    const from = Math.max(s - base, 0);
-    const to = Math.min(e - base, d.length);
-    if (to > from) out += d.slice(from, to);
-    base += d.length;
-  }
-  return out;
 }
 
 export class HostBridge {
@@ -178,7 +153,8 @@ export class HostBridge {
   /** The documents of a multi-document or store context; `doc:N` entries when the host gave none. */
   private async listDocuments(): Promise<DocumentEntry[]> {
     const given = this.opts.host.documents;
-    if (given !== undefined) return given.map((d) => ({ ...d }));
+    if (given !== undefined)
+      return (typeof given === 'function' ? await given() : given).map((d) => ({ ...d }));
     if (this.opts.host.store !== undefined) return storeDocuments(await this.store());
     if (this.opts.contextMode === 'none') return [];
     // Hashing the texts costs a pass over them: once per session.
@@ -194,13 +170,15 @@ export class HostBridge {
   }
 
   /**
-   * The context's documents as store documents (a run's --context files), when the context holds their
-   * text: grep, peek and document filters read them there, and the index is not built for them.
+   * The context's documents as store documents, when the context is a run's --context files: grep, peek
+   * and document filters read their text (in the isolate when it is loaded there; here, from the files,
+   * when it is too large), and the index is not built for them.
    */
   private contextFiles(): readonly ContextFileRef[] | null {
     const files = this.opts.host.contextFiles;
-    if (files === undefined || this.opts.contextMode === 'none') return null;
-    return files.length === this.opts.documents.length ? files : null;
+    if (files === undefined || this.opts.host.context !== undefined || this.opts.contextMode === 'none')
+      return null;
+    return files;
   }
 
   private async dispatch(op: string, p: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
@@ -320,18 +298,20 @@ export class HostBridge {
   }
 
   private async peek(p: Record<string, unknown>): Promise<string> {
+    const files = this.contextFiles();
     const docs = this.opts.documents;
     if (p.id === undefined) {
       if (this.opts.contextMode === 'none') throw new HostCallError('no context is loaded');
       const start = int(p.start, 0);
-      return sliceDocuments(docs, start, int(p.end, start + 2000));
+      const end = int(p.end, start + 2000);
+      return files === null ? sliceDocuments(docs, start, end) : sliceFiles(files, start, end);
     }
     const id = str(p.id, 'id');
     const doc = /^doc:(\d+)$/.exec(id);
-    const file = this.contextFiles()?.findIndex((f) => f.id === id) ?? -1;
+    const file = files?.findIndex((f) => f.id === id) ?? -1;
     const at = doc && this.opts.contextMode !== 'none' ? Number(doc[1]) : file;
-    if (at >= 0 && at < docs.length) {
-      const text = docs[at]!;
+    if (at >= 0 && at < (files ?? docs).length) {
+      const text = files === null ? docs[at]! : await files[at]!.text.string();
       const [s, e] = clamp(text.length, int(p.start, 0), int(p.end, text.length));
       return text.slice(s, e);
     }
@@ -374,17 +354,18 @@ export class HostBridge {
     if (document) opts.document = await this.documentIds(document);
     // No timeoutMs from the model: the host's default bounds a catastrophic regex (a grep worker is
     // shared by every later grep of the session, and of every session on the same store).
-    // --context files are scanned in the text the run read, whole documents, without their index.
+    // --context files are scanned whole, by document, without their index: read from the files here
+    // (when loaded in the isolate, it greps them there).
     const files = this.contextFiles();
     const store = files === null && this.opts.host.store !== undefined ? await this.store() : undefined;
     let r: GrepResult;
     if (store) r = await store.grep(pattern, opts);
+    else if (files !== null) r = await grepFiles(files, pattern, opts);
     else {
-      if (files === null && this.opts.contextMode !== 'host')
-        throw new HostCallError('no chunk store is loaded');
+      if (this.opts.contextMode !== 'host') throw new HostCallError('no chunk store is loaded');
       if (this.grepRunner === null) {
         const corpus: GrepChunk[] = this.opts.documents.map((text, i) => {
-          const id = files?.[i]?.id ?? `doc:${i}`;
+          const id = `doc:${i}`;
           return { id, text, document: id };
         });
         this.grepRunner = new GrepRunner(corpus);

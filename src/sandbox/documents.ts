@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ChunkReader, DocumentRecord } from '../../memory/types.ts';
-import type { DocumentEntry } from './host.ts';
+import type { ContextFileRef, DocumentEntry } from './host.ts';
 
 /** Hex digits of a content hash `list_documents()` shows: plenty to tell documents apart. */
 const HASH_CHARS = 16;
@@ -65,6 +65,49 @@ export function textDocuments(texts: readonly string[]): DocumentEntry[] {
       chunks: 1,
       modified: null,
       hash: createHash('sha256').update(text).digest('hex').slice(0, HASH_CHARS),
+    })),
+  );
+}
+
+/** Files hashed at once by {@link fileDocuments}. */
+const HASH_CONCURRENCY = 8;
+
+/**
+ * The documents of a run's --context files: what reading them measured, their hashes (read from the
+ * files the first time they are asked for), and their chunk counts once `index` is built (null before:
+ * counting chunks is chunking). A file the index holds in parts (`ID.p2`...) counts all of them.
+ */
+export async function fileDocuments(
+  files: readonly ContextFileRef[],
+  index: ChunkReader | null,
+): Promise<DocumentEntry[]> {
+  const chunks = new Map<string, number>();
+  if (index !== null) {
+    const own = new Set(files.map((f) => f.id));
+    for (const d of await index.documents()) {
+      const part = /^(.*)\.p\d+$/.exec(d.id);
+      const id = part !== null && !own.has(d.id) && own.has(part[1]!) ? part[1]! : d.id;
+      chunks.set(id, (chunks.get(id) ?? 0) + d.chunks);
+    }
+  }
+  const hashes: (string | undefined)[] = new Array(files.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const i = next++;
+      // A file changed since the run read it has no hash to give (its text is not the one read).
+      hashes[i] = await files[i]!.text.hash().catch(() => undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(HASH_CONCURRENCY, files.length) }, worker));
+  return markDuplicates(
+    files.map((f, i) => ({
+      id: f.id,
+      path: f.path,
+      chars: f.text.chars,
+      chunks: chunks.get(f.id) ?? null,
+      modified: f.modified,
+      ...(hashes[i] === undefined ? {} : { hash: hashes[i].slice(0, HASH_CHARS) }),
     })),
   );
 }

@@ -38,7 +38,11 @@ export interface DocumentEntry {
   title?: string;
   /** Length of the text in UTF-16 code units: what `.length`, offsets and `peek` ranges count. */
   chars: number;
-  chunks: number;
+  /**
+   * Chunks of the document in the chunk index; null for a run's `--context` file until its index is built
+   * (the first search_chunks, get_chunk or neighbors builds it: chunking is what costs, reading does not).
+   */
+  chunks: number | null;
   /** ISO time of the file's last change, when known. */
   modified: string | null;
   /** The start of the text's sha256, in hex (equal hashes, equal texts), when known. */
@@ -54,29 +58,64 @@ export interface DocumentEntry {
  */
 export type StoreSource = ChunkReader | (() => Promise<ChunkReader>);
 
+/**
+ * The text of a context document the host does not keep: a run's `--context` file, read again from the
+ * file when it is needed (runtime/context-files.ts; the file is checked to be the one the run read).
+ */
+export interface TextSource {
+  /** The same key means the same text: an isolate process that holds one need not receive it again. */
+  readonly key: string;
+  /** Length in UTF-16 code units. */
+  readonly chars: number;
+  /** How {@link TextSource.read} gives the text: UTF-8, or UTF-16LE for text with lone surrogates. */
+  readonly encoding: 'utf8' | 'utf16le';
+  /** Its size in that encoding. */
+  readonly bytes: number;
+  /**
+   * The text's bytes, in pieces; a piece is valid until the next is asked for. `scratch`, when given, is
+   * where pieces are read (a caller reading many texts allocates one buffer for all).
+   */
+  read(scratch?: Buffer): AsyncIterable<Uint8Array>;
+  /** The text as one string. */
+  string(): Promise<string>;
+  /** sha256 of the text's UTF-8, in hex (computed once). */
+  hash(): Promise<string>;
+}
+
 /** A context document that is a store document too: a run's `--context` file (runtime/context-files.ts). */
 export interface ContextFileRef {
   /** Its store document id (what the index gives it when built). */
   id: string;
   /** The path list_documents() shows. */
   path: string;
-  /** Its absolute path (a document filter may name it). */
+  /** Its absolute path (never shown to model code). */
   file: string;
+  /** ISO time of the file's last change. */
+  modified: string;
+  /** Its text, read from the file when a session needs it. */
+  text: TextSource;
 }
 
+/** What `list_documents()` returns, or the function that makes it (computed on first use). */
+export type DocumentList = readonly DocumentEntry[] | (() => Promise<readonly DocumentEntry[]>);
+
 export interface SandboxHost {
-  /** The context as documents. Loaded into the isolate once when it fits `maxContextChars`. */
+  /**
+   * The context as documents. Loaded into the isolate once when it fits `maxContextChars`. Absent when
+   * the context is `contextFiles`.
+   */
   context?: string | string[];
   /** A chunk graph behind `peek(id)`, `search_chunks`, `get_chunk`, `neighbors`, `grep`. */
   store?: StoreSource;
   /**
-   * The store documents the context's texts are, in order (a run's `--context` files, when `context` is
-   * their text): grep, `peek(id)` and document filters read them in the context, and only the chunk
-   * functions build the index.
+   * The context as files, instead of `context` (a run's --context files): the host holds none of their
+   * text; the isolate process reads it once, and grep, `peek(id)` and document filters read it there, by
+   * the files' store document ids, while only the chunk functions build the index. One file is `context`
+   * as one string, several an array.
    */
   contextFiles?: readonly ContextFileRef[];
   /** What `list_documents()` returns; absent → it lists `doc:N` entries of `context`. */
-  documents?: readonly DocumentEntry[];
+  documents?: DocumentList;
   /** Sub-calls; absent → `llm_query` / `rlm_query` report that no model is configured. */
   llmQuery?: (
     prompt: string,
@@ -86,4 +125,14 @@ export interface SandboxHost {
   ) => Promise<string>;
   /** Many sub-calls at once; answers in order, a failed item as a string starting "Error:". */
   llmQueryBatched?: (items: SubCallItem[], signal: AbortSignal, opts?: SubCallOptions) => Promise<string[]>;
+}
+
+/**
+ * The context as strings, whichever way the host gives it: `context`, or the text of `contextFiles` read
+ * now (one file is one string). For sandboxes other than the isolate session (tests, embedders).
+ */
+export async function contextStrings(host: SandboxHost): Promise<string | string[] | undefined> {
+  if (host.context !== undefined || host.contextFiles === undefined) return host.context;
+  const texts = await Promise.all(host.contextFiles.map((f) => f.text.string()));
+  return texts.length === 1 ? texts[0] : texts;
 }

@@ -10,6 +10,7 @@
 import ivm from 'isolated-vm';
 import { MIRROR_BYTES } from './mirror.ts';
 import { PRELUDE_FILENAME, PRELUDE_SOURCE, type PreludeConfig } from './prelude/index.ts';
+import type { Documents } from './process/held-docs.ts';
 
 export interface RuntimeOptions {
   memoryMb: number;
@@ -18,8 +19,8 @@ export interface RuntimeOptions {
   config: PreludeConfig;
   /** Answers the isolate's host calls (JSON request in, JSON envelope out; never rejects). */
   handle: (request: unknown) => Promise<string>;
-  /** Documents passed into the isolate when the context is loaded there. */
-  documents: ivm.Copy<string>[];
+  /** Documents passed into the isolate when the context is loaded there: slices of blocks (held-docs.ts). */
+  documents: Documents;
   /** Called by isolated-vm when V8 loses control of the isolate (see session.ts). */
   onCatastrophicError: (message: string) => void;
   /** Prepare a spare isolate for the next session in idle time (default true). */
@@ -166,7 +167,12 @@ export class IsolateRuntime {
       const hostRef = new ivm.Reference(opts.handle);
       const api = prepared.init.applySync(
         undefined,
-        [hostRef, JSON.stringify(opts.config), ...opts.documents],
+        [
+          hostRef,
+          JSON.stringify(opts.config),
+          JSON.stringify(opts.documents.layout),
+          ...opts.documents.blocks,
+        ],
         {
           result: { reference: true },
           timeout: opts.setupTimeoutMs,

@@ -23,6 +23,7 @@ import { isRlmError, RlmError } from '../../core/errors.ts';
 import { type ContextMode, HostBridge } from './bridge.ts';
 import {
   type ContextCache,
+  type ContextDocument,
   contextDocuments,
   type SharedContext,
   sharedContexts,
@@ -40,7 +41,16 @@ import { type ResolvedLimits, resolveLimits } from './limits.ts';
 import { errorMessage, parseEnvelope } from './outcome.ts';
 import { MARKER_PARTS } from './output.ts';
 import type { PreludeConfig } from './prelude/index.ts';
-import { acquireProcess, type IsolateProcess, ProcessStuck, releaseProcess } from './process/pool.ts';
+import {
+  acquireProcess,
+  type IsolateProcess,
+  ProcessStuck,
+  releaseProcess,
+  scheduleSpare,
+} from './process/pool.ts';
+
+export { prestartProcess as prestartSandbox } from './process/pool.ts';
+
 import type { EntryReply, RunReply } from './process/protocol.ts';
 import { type RewrittenBlock, rewriteBlock } from './rewrite.ts';
 import type { BlockError, BlockResult, Sandbox, SandboxLimits } from './types.ts';
@@ -100,8 +110,10 @@ export class IsolateSandbox implements Sandbox {
   private stopCurrent: ((code: StopCode, message: string, now: boolean) => void) | null = null;
 
   constructor(host: SandboxHost, limits: SandboxLimits = {}, deps: SandboxDeps = {}) {
-    const docs = contextDocuments(host.context);
-    const chars = docs.reduce((n, d) => n + d.length, 0);
+    // A run's --context files come as sources the process reads through the host, not as text.
+    const files = host.context === undefined ? host.contextFiles : undefined;
+    const docs: readonly ContextDocument[] = files?.map((f) => f.text) ?? contextDocuments(host.context);
+    const chars = docs.reduce((n, d) => n + (typeof d === 'string' ? d.length : d.chars), 0);
     this.limits = resolveLimits(limits, chars);
     const mode: ContextMode =
       docs.length === 0 ? 'none' : chars <= this.limits.maxContextChars ? 'loaded' : 'host';
@@ -111,7 +123,7 @@ export class IsolateSandbox implements Sandbox {
     this.grace = fixedGrace === undefined ? killGraceMs : () => fixedGrace;
     this.bridge = new HostBridge({
       host,
-      documents: docs,
+      documents: contextDocuments(host.context),
       contextMode: mode,
       maxHostCalls: this.limits.maxHostCalls,
     });
@@ -121,7 +133,12 @@ export class IsolateSandbox implements Sandbox {
       llm: host.llmQuery !== undefined || host.llmQueryBatched !== undefined,
       store: host.store !== undefined,
       context: mode,
-      contextShape: typeof host.context === 'string' ? 'string' : 'array',
+      contextShape: (files === undefined ? typeof host.context === 'string' : files.length === 1)
+        ? 'string'
+        : 'array',
+      // Loaded files answer grep and peek(id) in the isolate by their store ids and shown paths.
+      documents:
+        mode === 'loaded' && files !== undefined ? files.map((f) => ({ id: f.id, path: f.path })) : null,
       memoryMb: this.limits.memoryMb,
     };
   }
@@ -182,7 +199,9 @@ export class IsolateSandbox implements Sandbox {
       this.lostUnnoticed = true;
     }
     const ids = this.context?.ids ?? [];
-    const proc = await acquireProcess(this.limits.memoryMb, this.prewarm, ids);
+    // The spare for the next session starts once this one is open, not while this process takes in a
+    // big context: both would compete for the CPU, and the spare's memory would add to the peak.
+    const proc = await acquireProcess(this.limits.memoryMb, ids);
     if (this.disposed) {
       releaseProcess(proc);
       throw new Error('the sandbox was disposed');
@@ -206,7 +225,10 @@ export class IsolateSandbox implements Sandbox {
         setupTimeoutMs + this.grace(setupTimeoutMs) + Math.ceil(sent / RECEIVE_CHARS_PER_MS),
       )
       .then(
-        () => null,
+        () => {
+          if (this.prewarm) scheduleSpare();
+          return null;
+        },
         (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
       );
     this.proc = proc;

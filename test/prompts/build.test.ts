@@ -119,6 +119,17 @@ describe('system prompts', () => {
     expect(docs).toContain(
       '`id` (= `document`) is the document `doc:N` and `offset` (= `documentOffset`) the position in it',
     );
+    // --context files: listing them counts no chunks until the index is built; a store has its counts.
+    const files = buildSystemPrompt(
+      'root',
+      { ...text, kind: 'documents', documents: 3, searchable: true },
+      limits,
+    );
+    const nullChunks =
+      '`chunks` is null until search_chunks (or get_chunk, neighbors) builds the chunk index';
+    expect(files).toContain(nullChunks);
+    expect(s).toContain('`list_documents()`');
+    expect(s).not.toContain(nullChunks);
   });
 
   it('states one error convention, the answer language, what FINAL hides and what a bare FINAL name means', () => {

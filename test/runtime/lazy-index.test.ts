@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isRlmError } from '../../core/errors.ts';
 import { MemoryChunkStore } from '../../memory/in-memory/store.ts';
+import { contentHash } from '../../memory/ingest/files.ts';
 import { type LoadedInput, loadInput } from '../../src/runtime/input.ts';
 import { createSandbox } from '../../src/sandbox/session.ts';
 import type { Sandbox } from '../../src/sandbox/types.ts';
@@ -24,12 +25,16 @@ async function notes(): Promise<{ dir: string; loaded: LoadedInput }> {
   return { dir, loaded };
 }
 
-async function session(loaded: LoadedInput): Promise<Sandbox> {
-  const sandbox = await createSandbox({
-    ...(loaded.context === undefined ? {} : { context: loaded.context }),
-    ...(loaded.store === undefined ? {} : { store: loaded.store }),
-    ...(loaded.contextFiles === undefined ? {} : { contextFiles: loaded.contextFiles }),
-  });
+async function session(loaded: LoadedInput, maxContextChars?: number): Promise<Sandbox> {
+  const sandbox = await createSandbox(
+    {
+      ...(loaded.context === undefined ? {} : { context: loaded.context }),
+      ...(loaded.store === undefined ? {} : { store: loaded.store }),
+      ...(loaded.contextFiles === undefined ? {} : { contextFiles: loaded.contextFiles }),
+      ...(loaded.documents === undefined ? {} : { documents: loaded.documents }),
+    },
+    maxContextChars === undefined ? {} : { maxContextChars },
+  );
   cleanups.push(() => sandbox.dispose());
   return sandbox;
 }
@@ -106,6 +111,46 @@ describe('the index of --context files, built on first use', () => {
     expect(seen.hits.length).toBeGreaterThan(0);
   });
 
+  it('is not built by list_documents(), which gives sizes, hashes and copies, and no chunk counts yet', async () => {
+    const { dir, loaded } = await notes();
+    writeFileSync(path.join(dir, 'c.md'), '# Harbour\n\nThe harbour master keeps the logbook.\n');
+    const again = await loadInput({ question: 'q', paths: [dir] }, 1_000_000);
+    cleanups.push(() => again.close());
+    expect(again.shape.duplicates).toBe(1);
+    const sandbox = await session(again);
+    const r = await sandbox.run('print(JSON.stringify(list_documents()))');
+    expect(r.error).toBeNull();
+    expect(again.index?.built).toBe(false);
+    const docs = JSON.parse(r.stdout) as Record<string, unknown>[];
+    const a = contentHash('# Harbour\n\nThe harbour master keeps the logbook.\n').slice(0, 16);
+    expect(docs.map((d) => [d.path, d.chars, d.chunks, d.hash === a, d.duplicateOf ?? null])).toEqual([
+      ['notes/a.md', 49, null, true, null],
+      ['notes/b.txt', 52, null, false, null],
+      ['notes/c.md', 49, null, true, docs[0]!.id],
+    ]);
+    expect(typeof docs[0]!.modified).toBe('string');
+    expect(loaded.index?.built).toBe(false);
+  });
+
+  it('serves grep and peek from the files when they are too large for the isolate, without the index', async () => {
+    const { loaded } = await notes();
+    const sandbox = await session(loaded, 10);
+    const r = await sandbox.run(
+      [
+        "const hits = grep('logbook');",
+        "print(JSON.stringify({ paths: hits.map((m) => m.path), count: grep('logbook', { count: true }).matches, peek: peek(hits[1].document, 0, 7), range: peek(2, 9) }))",
+      ].join('\n'),
+    );
+    expect(r.error).toBeNull();
+    expect(JSON.parse(r.stdout)).toEqual({
+      paths: ['notes/a.md', 'notes/b.txt'],
+      count: 2,
+      peek: 'Nothing',
+      range: 'Harbour',
+    });
+    expect(loaded.index?.built).toBe(false);
+  });
+
   it('is built once however many calls wait for it', async () => {
     const { loaded } = await notes();
     const [a, b] = await Promise.all([loaded.index!.load(), loaded.index!.load()]);
@@ -113,20 +158,19 @@ describe('the index of --context files, built on first use', () => {
     expect(a).toBe(await loaded.index!.load());
   });
 
-  it('indexes the text the run read when a file changed on disk since', async () => {
+  it('refuses to index a file that changed on disk since the run read it, and a session will not load it', async () => {
     const { dir, loaded } = await notes();
     writeFileSync(
       path.join(dir, 'b.txt'),
       'Rewritten after the run read it: a longer text about lighthouses.\n',
     );
-    const store = await loaded.index!.load();
-    const texts = await Promise.all(
-      (await store.documents()).map(async (d) =>
-        (await store.documentChunks(d.id)).map((c) => c.text).join(''),
-      ),
-    );
-    expect(texts).toEqual(loaded.context);
-    expect(await store.search('lighthouses')).toEqual([]);
+    const err = await loaded.index!.load().catch((e: unknown) => e);
+    expect(isRlmError(err, 'BAD_INPUT')).toBe(true);
+    expect((err as Error).message).toMatch(/b\.txt changed on disk after the run read it/);
+    expect(loaded.index?.built).toBe(false);
+    const sandbox = await session(loaded);
+    const r = await sandbox.run('print(context.length)');
+    expect(r.error?.message).toMatch(/a context file changed on disk after the run read it/);
   });
 
   it('is not built after the run has closed it', async () => {
@@ -139,6 +183,21 @@ describe('the index of --context files, built on first use', () => {
 });
 
 describe('reading --context files', () => {
+  it('measures a file without keeping its text, and counts characters as JavaScript does', async () => {
+    const file = path.join(tempDir(), 'mixed.txt');
+    const text = '\ufeffé𝄞 naïve\r\nline two ✓\n';
+    writeFileSync(file, text);
+    const loaded = await loadInput({ question: 'q', paths: [file] }, 1_000_000);
+    cleanups.push(() => loaded.close());
+    // The BOM is dropped, as a store ingest drops it; a character past U+FFFF is two units.
+    const read = text.slice(1);
+    expect(loaded.shape.chars).toBe(read.length);
+    expect(await loaded.contextFiles?.[0]?.text.string()).toBe(read);
+    const sandbox = await session(loaded);
+    const r = await sandbox.run('print(context.length, JSON.stringify(context.slice(0, 3)))');
+    expect(r.stdout).toBe(`${read.length} ${JSON.stringify(read.slice(0, 3))}\n`);
+  });
+
   it('gives a file over 4 MiB as one string, in the host and in the sandbox', async () => {
     const file = path.join(tempDir(), 'big.log');
     const line = 'ERR-1234 something happened at the harbour\n';
@@ -146,7 +205,10 @@ describe('reading --context files', () => {
     writeFileSync(file, text);
     const loaded = await loadInput({ question: 'q', paths: [file] }, 64 * 1024 * 1024);
     cleanups.push(() => loaded.close());
-    expect(loaded.context).toBe(text);
+    // The host keeps no text: the file is measured, and read again by the session's isolate process.
+    expect(loaded.context).toBeUndefined();
+    expect(loaded.contextFiles?.map((f) => f.text.chars)).toEqual([text.length]);
+    expect(await loaded.contextFiles?.[0]?.text.string()).toBe(text);
     expect(loaded.shape).toMatchObject({ kind: 'string', chars: text.length, inIsolate: true });
     const sandbox = await session(loaded);
     const r = await sandbox.run('print(typeof context, context.length, context.match(/ERR-\\d{4}/g).length)');

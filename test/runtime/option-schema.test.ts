@@ -4,14 +4,8 @@ import * as z from 'zod';
 import { LIMIT_VARIABLES } from '../../core/env.ts';
 import { DEFAULT_LIMITS } from '../../src/mcp/limits.ts';
 import { answerInput } from '../../src/mcp/tools/answer.ts';
-import {
-  boundedLimit,
-  checkLimit,
-  DEFAULTS,
-  LIMIT_NAMES,
-  limitSchemas,
-  runLimitsSchema,
-} from '../../src/runtime/option-schema.ts';
+import { boundedLimit, limitSchemas, runLimitsSchema } from '../../src/runtime/limit-schemas.ts';
+import { checkLimit, DEFAULTS, isOutputTokens, LIMIT_NAMES } from '../../src/runtime/option-schema.ts';
 import { resolveOptions } from '../../src/runtime/options.ts';
 import { cli } from '../cli/helpers.ts';
 import { thrown } from '../helpers/errors.ts';
@@ -23,6 +17,25 @@ describe('run limit schemas', () => {
     for (const name of LIMIT_NAMES)
       expect(limitSchemas[name].safeParse(DEFAULTS[name]).success, name).toBe(true);
     expect(runLimitsSchema.safeParse(DEFAULTS).success).toBe(true);
+  });
+
+  it('give the same verdict as the checks the library and the CLI make without zod', () => {
+    const values = [0, 1, -1, 0.5, 1.5, 100, 99, 2 ** 53, Number.NaN, Number.POSITIVE_INFINITY, null, true];
+    const accepts = (name: (typeof LIMIT_NAMES)[number], value: unknown): boolean => {
+      try {
+        return checkLimit(name, value, name) === value;
+      } catch {
+        return false;
+      }
+    };
+    for (const name of LIMIT_NAMES) {
+      for (const value of values)
+        expect(accepts(name, value), `${name} ${String(value)}`).toBe(
+          limitSchemas[name].safeParse(value).success,
+        );
+    }
+    for (const value of values)
+      expect(isOutputTokens(value), String(value)).toBe(z.number().int().min(1).safeParse(value).success);
   });
 
   it('give the library, env variables and CLI flags the same verdict and the same message', () => {

@@ -5,6 +5,7 @@ import { isRlmError } from '../../core/errors.ts';
 import { MemoryChunkStore } from '../../memory/in-memory/store.ts';
 import { ScriptedModel } from '../../src/runtime/providers/scripted.ts';
 import { RLM } from '../../src/runtime/rlm.ts';
+import { contextStrings } from '../../src/sandbox/host.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { fakeSandboxes } from './helpers/fake-sandbox.ts';
@@ -34,7 +35,9 @@ describe('RLM.answer inputs', () => {
     const r = await rlm.answer({ question: 'When?', paths: [a, b] });
     expect(r.status).toBe('final');
     const host = sandboxes.created[0]!.host;
-    expect([...(host.context as string[])].sort()).toEqual([
+    // The host keeps no text: the files are the context, read again when a session needs them.
+    expect(host.context).toBeUndefined();
+    expect([...((await contextStrings(host)) as string[])].sort()).toEqual([
       '# Title\n\nThe launch is on Tuesday.\n',
       'Budget: 40 units.\n',
     ]);

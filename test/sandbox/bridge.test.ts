@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RlmError } from '../../core/errors.ts';
-import { HostBridge, modelMessage, sliceDocuments } from '../../src/sandbox/bridge.ts';
+import { HostBridge, modelMessage } from '../../src/sandbox/bridge.ts';
+import { sliceDocuments } from '../../src/sandbox/context-reads.ts';
 
 describe('modelMessage', () => {
   it('keeps one line, drops paths and names the operation', () => {

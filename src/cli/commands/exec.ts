@@ -253,6 +253,7 @@ async function execute(argv: string[], io: CliIO): Promise<number> {
       ...(context === undefined ? {} : { context }),
       ...(loaded.store === undefined ? {} : { store: loaded.store }),
       ...(loaded.documents === undefined ? {} : { documents: loaded.documents }),
+      ...(loaded.contextFiles === undefined ? {} : { contextFiles: loaded.contextFiles }),
     };
     if (values.model !== undefined) {
       const { createModel } = await import('../../runtime/providers/index.ts');

@@ -9,7 +9,8 @@ import * as z from 'zod';
 import { isRlmError, RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import type { AnswerInput } from '../../runtime/input.ts';
-import { boundedLimit, DEFAULTS } from '../../runtime/option-schema.ts';
+import { boundedLimit } from '../../runtime/limit-schemas.ts';
+import { DEFAULTS } from '../../runtime/option-schema.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
 import { answerResult } from '../../shapes.ts';
@@ -76,7 +77,7 @@ export function answerInput(limits: McpLimits) {
         .min(1)
         .optional()
         .describe('Model for sub-calls. Default: RLM_SUB_MODEL, else the root model.'),
-      // The library's own bounds (option-schema.ts), capped by the server's limits.
+      // The library's own bounds (option-schema.ts, as zod in limit-schemas.ts), capped by the server's limits.
       max_depth: boundedLimit('maxDepth', limits.maxDepth)
         .optional()
         .describe(

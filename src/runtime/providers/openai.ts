@@ -1,6 +1,6 @@
 /**
  * `openai:MODEL` — any OpenAI-compatible `/chat/completions` endpoint (OpenAI, llama.cpp, vLLM,
- * Ollama...) over plain `fetch`: one POST and one JSON parse need no SDK (the `openai` package would add
+ * Ollama...) over plain `node:http` (core/http-post.ts): one POST and one JSON parse need no SDK (the `openai` package would add
  * 35 MB to the install for them), and local servers work unchanged. Retries follow `core/http-retry.ts`.
  */
 import { errorBodyMessage, postJson } from '../../../core/http-post.ts';
@@ -27,7 +27,7 @@ export interface OpenAIModelOptions {
   /** Extra attempts after the first on 408/409/429/5xx, network errors and timeouts (default 4). */
   maxRetries?: number;
   backoff?: BackoffOptions;
-  /** Injected for tests; defaults to the global `fetch`. */
+  /** Injected for tests and custom transports; default `node:http` / `node:https`. */
   fetch?: typeof fetch;
   /** Used when a request sets no `maxOutputTokens`; unset means the server's default. */
   maxOutputTokens?: number;
@@ -42,13 +42,13 @@ export class OpenAIModel implements Model {
   readonly spec: string;
   readonly #opts: OpenAIModelOptions;
   readonly #url: string;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: typeof fetch | undefined;
 
   constructor(opts: OpenAIModelOptions) {
     this.#opts = opts;
     this.spec = opts.spec ?? `openai:${opts.model}`;
     this.#url = `${(opts.baseUrl ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '')}/chat/completions`;
-    this.#fetch = opts.fetch ?? globalThis.fetch;
+    this.#fetch = opts.fetch;
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {

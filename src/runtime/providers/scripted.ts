@@ -4,55 +4,68 @@
  * built from the same rules do not share state.
  */
 import { readFileSync } from 'node:fs';
-import * as z from 'zod';
+import type * as z from 'zod';
 import { RlmError } from '../../../core/errors.ts';
 import { abortedError, sleep } from '../../../core/http-retry.ts';
+import { zod } from '../lazy-zod.ts';
 import type { Model, ModelRequest, ModelResponse } from '../model.ts';
 
-const count = (what: string) =>
-  z
-    .number({ error: `"${what}" must be a non-negative integer` })
-    .int({ error: `"${what}" must be a non-negative integer` })
-    .min(0, { error: `"${what}" must be a non-negative integer` });
+/** The rules file's schemas, built with zod, which loads when a scripted model is first made. */
+function buildSchemas() {
+  const z = zod();
+  const count = (what: string) =>
+    z
+      .number({ error: `"${what}" must be a non-negative integer` })
+      .int({ error: `"${what}" must be a non-negative integer` })
+      .min(0, { error: `"${what}" must be a non-negative integer` });
+  /** One rule of a scripted model, as written in the rules file (the `scripted:FILE` format of CONTRACTS.md). */
+  const rule = z
+    .object(
+      {
+        depth: count('depth')
+          .optional()
+          .describe('Only calls at this recursion depth match (any depth when unset).'),
+        match: z
+          .string({ error: '"match" must be a string' })
+          .refine(isRegex, { error: (issue) => `bad regex: ${regexError(issue.input as string)}` })
+          .optional()
+          .describe(
+            'JS regex source, compiled with the `s` flag, tested against the last user message (any when unset).',
+          ),
+        reply: z
+          .string({ error: '"reply" must be a string' })
+          .describe("The reply; `$1`..`$9` are replaced by the match's groups."),
+        times: count('times')
+          .optional()
+          .describe('How many calls this rule may answer (unlimited when unset).'),
+        delayMs: z
+          .number({ error: '"delayMs" must be a non-negative number' })
+          .min(0, { error: '"delayMs" must be a non-negative number' })
+          .optional()
+          .describe('Sleep this long before answering: a slow model for benchmarks.'),
+      },
+      { error: 'must be an object' },
+    )
+    .strict();
+  /** A rules file: `{"rules": [...]}`. */
+  const rules = z.object(
+    { rules: z.array(rule, { error: 'expected {"rules": [...]}' }) },
+    { error: 'expected {"rules": [...]}' },
+  );
+  return { rule, rules };
+}
 
-/** One rule of a scripted model, as written in the rules file (the `scripted:FILE` format of CONTRACTS.md). */
-const scriptRuleSchema = z
-  .object(
-    {
-      depth: count('depth')
-        .optional()
-        .describe('Only calls at this recursion depth match (any depth when unset).'),
-      match: z
-        .string({ error: '"match" must be a string' })
-        .refine(isRegex, { error: (issue) => `bad regex: ${regexError(issue.input as string)}` })
-        .optional()
-        .describe(
-          'JS regex source, compiled with the `s` flag, tested against the last user message (any when unset).',
-        ),
-      reply: z
-        .string({ error: '"reply" must be a string' })
-        .describe("The reply; `$1`..`$9` are replaced by the match's groups."),
-      times: count('times')
-        .optional()
-        .describe('How many calls this rule may answer (unlimited when unset).'),
-      delayMs: z
-        .number({ error: '"delayMs" must be a non-negative number' })
-        .min(0, { error: '"delayMs" must be a non-negative number' })
-        .optional()
-        .describe('Sleep this long before answering: a slow model for benchmarks.'),
-    },
-    { error: 'must be an object' },
-  )
-  .strict();
+type RuleSchemas = ReturnType<typeof buildSchemas>;
+let schemas: RuleSchemas | undefined;
 
-/** A rules file: `{"rules": [...]}`. */
-export const scriptRulesSchema = z.object(
-  { rules: z.array(scriptRuleSchema, { error: 'expected {"rules": [...]}' }) },
-  { error: 'expected {"rules": [...]}' },
-);
+/** The schema of a rules file, `{"rules": [...]}` (built on first use). */
+export function scriptRulesSchema(): RuleSchemas['rules'] {
+  schemas ??= buildSchemas();
+  return schemas.rules;
+}
 
-/** One rule of a scripted model; see {@link scriptRuleSchema}. */
-export type ScriptRule = z.input<typeof scriptRuleSchema>;
+/** One rule of a scripted model, as written in the rules file; see {@link scriptRulesSchema}. */
+export type ScriptRule = z.input<RuleSchemas['rule']>;
 
 export interface ScriptRules {
   rules: ScriptRule[];
@@ -159,7 +172,7 @@ function lastUserMessage(request: ModelRequest): string {
 }
 
 function compileRules(input: unknown, where: string): CompiledRule[] {
-  const parsed = scriptRulesSchema.safeParse(input);
+  const parsed = scriptRulesSchema().safeParse(input);
   if (!parsed.success) {
     // The first problem, named as a user finds it in the file: "rules.json rule 3: "times" must be ...".
     const issue = parsed.error.issues[0] as z.core.$ZodIssue;

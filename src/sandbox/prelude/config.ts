@@ -10,6 +10,12 @@ export interface PreludeConfig {
   context: 'loaded' | 'host' | 'none';
   /** Shape of the `context` global when loaded. */
   contextShape: 'string' | 'array';
+  /**
+   * The loaded documents' store ids and shown paths, when they are a run's --context files (grep, peek
+   * and document filters take them); null otherwise (ids `doc:N`). Always present, so no lookup of it
+   * ever reaches a prototype model code may have changed.
+   */
+  documents: { id: string; path: string }[] | null;
   /** The isolate's memory limit, MB: also what resizable ArrayBuffers may reserve in all (buffer-guard.ts). */
   memoryMb: number;
 }

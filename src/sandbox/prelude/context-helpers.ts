@@ -4,11 +4,11 @@
  * served here (context-text.ts); everything else is a host call.
  */
 import { intArg, stringArg } from './args.ts';
-import { grepLocal, grepPlan, PEEK_DEFAULT, peekLocal } from './context-text.ts';
+import { documentIdsHint, grepLocal, grepPlan, PEEK_DEFAULT, peekLocal } from './context-text.ts';
 import { hostCall } from './host-call.ts';
 import { $Error, $TypeError, defineProperty, descriptor, isArray, objectKeys } from './intrinsics.ts';
 import { write } from './output.ts';
-import { docs, sessionConfig } from './session-state.ts';
+import { sessionConfig } from './session-state.ts';
 
 type OptionValue = string | number | boolean;
 
@@ -60,11 +60,11 @@ export function peek(a: unknown, b?: unknown, c?: unknown): unknown {
     });
   }
   const id = stringArg(a, 'peek(id): id');
-  if (config.context === 'loaded' && !config.store) {
+  if (config.context === 'loaded') {
+    // A loaded document is read here; with a store, any other id is a chunk or a store document.
     const text = peekLocal(id, b, c);
-    if (text === undefined)
-      throw new $Error('peek: no document ' + id + '; ids are doc:0 to doc:' + (docs.length - 1));
-    return text;
+    if (text !== undefined) return text;
+    if (!config.store) throw new $Error('peek: no document ' + id + '; ' + documentIdsHint());
   }
   const payload: { id: string; start?: number; end?: number } = { id: id };
   if (b !== undefined && b !== null) payload.start = intArg(b, 0, 'start', 'peek');
@@ -100,7 +100,8 @@ function grepResult<T extends object>(matches: T, truncated: unknown, opts: unkn
 
 export function grep(pattern: unknown, opts?: unknown): unknown {
   const config = sessionConfig();
-  if (config.context === 'loaded' && !config.store) {
+  // The loaded context is searched here: without a store, or when it is the store's documents (files).
+  if (config.context === 'loaded' && (!config.store || config.documents !== null)) {
     const r = grepLocal(pattern, opts);
     return isArray(r) ? grepResult(r[0], r[1], opts) : r;
   }

@@ -4,7 +4,8 @@
  * runs under the block's CPU limit, which is what stops a catastrophic regex.
  *
  * Grep semantics follow memory/grep/grep-scan.ts (the store's grep): one match per line, the line cut to a
- * 500-character window around the match, `before`/`after` taken around that window, ids `doc:N`; with
+ * 500-character window around the match, `before`/`after` taken around that window, ids `doc:N` (a run's
+ * --context files: their store document ids and shown paths, from the session's config); with
  * `{count: true}`, every occurrence and matching line per document instead.
  */
 import { intArg } from './args.ts';
@@ -25,7 +26,7 @@ import {
   StringReplace,
   StringSlice,
 } from './intrinsics.ts';
-import { docs } from './session-state.ts';
+import { docs, sessionConfig } from './session-state.ts';
 
 const GREP_DEFAULT_LIMIT = 100;
 const GREP_MAX_LIMIT = 100000;
@@ -79,11 +80,39 @@ export interface GrepCounts {
   documents: { id: string; path: string; matches: number; lines: number }[];
 }
 
-function docIndex(id: string): number {
-  const m = RegExpExec(DOC_ID, id);
-  if (m === null) return -1;
-  const i = +m[1]!;
-  return i < docs.length ? i : -1;
+/** Document `i`'s id: `doc:N`, or a --context file's store document id. */
+function docId(i: number): string {
+  const named = sessionConfig().documents;
+  return named === null ? 'doc:' + i : named[i]!.id;
+}
+
+/** Document `i`'s path: its id, or a --context file's shown path. */
+function docPath(i: number): string {
+  const named = sessionConfig().documents;
+  return named === null ? 'doc:' + i : named[i]!.path;
+}
+
+/** The document a name is: `doc:N`, or a --context file's id or shown path (`paths` true); -1 when none. */
+function docIndex(name: string, paths = false): number {
+  const m = RegExpExec(DOC_ID, name);
+  if (m !== null) {
+    const i = +m[1]!;
+    return i < docs.length ? i : -1;
+  }
+  const named = sessionConfig().documents;
+  if (named === null) return -1;
+  for (let i = 0; i < named.length; i++) {
+    const d = named[i]!;
+    if (d.id === name || (paths && d.path === name)) return i;
+  }
+  return -1;
+}
+
+/** What a name that is no document should have been. */
+export function documentIdsHint(): string {
+  return sessionConfig().documents === null
+    ? 'ids are doc:0 to doc:' + (docs.length - 1)
+    : 'list_documents() shows every id and path';
 }
 
 function clampRange(length: number, start: number, end: number): [number, number] {
@@ -204,7 +233,7 @@ function grepRegExp(plan: GrepPlan): RegExp {
   }
 }
 
-function grepShape(id: string, text: string, start: number, around: number): GrepMatch {
+function grepShape(d: number, text: string, start: number, around: number): GrepMatch {
   const lineStart = StringLastIndexOf(text, '\n', start - 1) + 1;
   let lineEnd = StringIndexOf(text, '\n', start);
   if (lineEnd === -1) lineEnd = text.length;
@@ -217,11 +246,12 @@ function grepShape(id: string, text: string, start: number, around: number): Gre
     if (to - from < LINE_MAX) from = MathMax(lineStart, to - LINE_MAX);
   }
   const line = (from > lineStart ? '…' : '') + StringSlice(text, from, to) + (to < lineEnd ? '…' : '');
+  const id = docId(d);
   return {
     id: id,
-    // A plain text or document array has no file names: the document id is its name.
     document: id,
-    path: id,
+    // A plain text or document array has no file names: the document id is its name.
+    path: docPath(d),
     offset: start,
     documentOffset: start,
     text: line,
@@ -240,9 +270,9 @@ export function grepLocal(pattern: unknown, opts: unknown): [GrepMatch[], boolea
   }
 }
 
-function grepWanted(plan: GrepPlan, id: string): boolean {
+function grepWanted(plan: GrepPlan, d: number): boolean {
   if (plan.only === null) return true;
-  for (let k = 0; k < plan.only.length; k++) if (plan.only[k] === id) return true;
+  for (let k = 0; k < plan.only.length; k++) if (docIndex(plan.only[k]!, true) === d) return true;
   return false;
 }
 
@@ -271,8 +301,7 @@ function grepCounts(plan: GrepPlan, re: RegExp | null): GrepCounts {
   let matches = 0;
   let lines = 0;
   for (let d = 0; d < docs.length; d++) {
-    const id = 'doc:' + d;
-    if (!grepWanted(plan, id)) continue;
+    if (!grepWanted(plan, d)) continue;
     const text = docs[d]!;
     let n = 0;
     let nLines = 0;
@@ -289,7 +318,7 @@ function grepCounts(plan: GrepPlan, re: RegExp | null): GrepCounts {
       }
       from = MathMax(hit[1], hit[0] + 1);
     }
-    if (n > 0) documents[documents.length] = { id: id, path: id, matches: n, lines: nLines };
+    if (n > 0) documents[documents.length] = { id: docId(d), path: docPath(d), matches: n, lines: nLines };
     matches += n;
     lines += nLines;
   }
@@ -301,15 +330,12 @@ function grepScan(pattern: unknown, opts: unknown): [GrepMatch[], boolean] | Gre
   const re = plan.literal && !plan.ignoreCase ? null : grepRegExp(plan);
   if (plan.only !== null)
     for (let k = 0; k < plan.only.length; k++)
-      if (docIndex(plan.only[k]!) === -1)
-        throw new $TypeError(
-          'grep: no document ' + plan.only[k] + '; ids are doc:0 to doc:' + (docs.length - 1),
-        );
+      if (docIndex(plan.only[k]!, true) === -1)
+        throw new $TypeError('grep: no document ' + plan.only[k] + '; ' + documentIdsHint());
   if (plan.count) return grepCounts(plan, re);
   const out: GrepMatch[] = [];
   for (let d = 0; d < docs.length; d++) {
-    const id = 'doc:' + d;
-    if (!grepWanted(plan, id)) continue;
+    if (!grepWanted(plan, d)) continue;
     const text = docs[d]!;
     let from = 0;
     while (from < text.length) {
@@ -318,7 +344,7 @@ function grepScan(pattern: unknown, opts: unknown): [GrepMatch[], boolean] | Gre
       const start = hit[0];
       const end = hit[1];
       if (out.length === plan.limit) return [out, true];
-      out[out.length] = grepShape(id, text, start, plan.around);
+      out[out.length] = grepShape(d, text, start, plan.around);
       let next = StringIndexOf(text, '\n', start);
       next = next === -1 ? text.length + 1 : next + 1;
       from = MathMax(next, end, start + 1);

@@ -9,7 +9,7 @@ import { consoleObject, print } from './console.ts';
 import { get_chunk, grep, list_documents, neighbors, peek, search_chunks } from './context-helpers.ts';
 import { FINAL, FINAL_VAR } from './final.ts';
 import { bindHost, type HostReference } from './host-call.ts';
-import { $Error, defineProperty, freeze, G, jsonParse } from './intrinsics.ts';
+import { $Error, defineProperty, freeze, G, jsonParse, StringSlice } from './intrinsics.ts';
 import { configureOutput } from './output.ts';
 import { defineGlobals } from './replace.ts';
 import { collect, readVar, runBlock } from './runner.ts';
@@ -19,9 +19,24 @@ import { llm_query, llm_query_batched, rlm_query, rlm_query_batched } from './su
 /** The entry points the host keeps References to, in this order. */
 export type Entries = [typeof runBlock, typeof collect, typeof readVar];
 
-export function init(ref: HostReference, configJson: string, ...documents: string[]): Entries {
+/**
+ * `layoutJson` places each document in the blocks that follow (`[block, start, end]`): a document is a
+ * slice of its block, which V8 makes without copying (a sliced string over the block's external string).
+ */
+export function init(
+  ref: HostReference,
+  configJson: string,
+  layoutJson: string,
+  ...blocks: string[]
+): Entries {
   bindHost(ref);
   const config = jsonParse(configJson) as PreludeConfig;
+  const layout = jsonParse(layoutJson) as [number, number, number][];
+  const documents: string[] = [];
+  for (let i = 0; i < layout.length; i++) {
+    const place = layout[i]!;
+    documents[i] = StringSlice(blocks[place[0]]!, place[1], place[2]);
+  }
   bindSession(config, documents);
   for (let i = 0; i < documents.length; i++) allowStringsOf((documents[i] as string).length);
   configureOutput(config.maxOutputChars, config.marker);

@@ -8,12 +8,12 @@
  * isolate. The process ends itself when the host goes away.
  */
 import { Socket } from 'node:net';
-import ivm from 'isolated-vm';
+import type ivm from 'isolated-vm';
 import { callEntry, type EntryResult, IsolateRuntime, prepareSpare } from '../isolate.ts';
 import { BASE_MEMORY_MB } from '../limits.ts';
 import { readMirror } from '../mirror.ts';
 import { errorMessage } from '../outcome.ts';
-import { DocReader } from './doc-pipe.ts';
+import { HeldDocuments } from './held-docs.ts';
 import {
   DOC_FD,
   type EntryReply,
@@ -23,50 +23,10 @@ import {
   type ToHost,
 } from './protocol.ts';
 
-const docs = new Map<string, ivm.ExternalCopy<string>>();
+const held = new HeldDocuments();
 const hostWaits = new Map<number, (reply: string) => void>();
 let runtime: IsolateRuntime | null = null;
 let hostSeq = 0;
-
-/** Documents announced but not all arrived yet, and what an `open` naming them waits on. */
-const arriving = new Map<string, { done: Promise<void>; arrived: () => void }>();
-
-/**
- * Characters from which a document's received bytes and decoded text are collected at once (the host
- * starts this process with --expose-gc; the isolate has its own global, without `gc`). Otherwise the
- * bytes, the text and the copy would all be held at the peak, three times the document.
- */
-const COLLECT_FROM_CHARS = 8 << 20;
-const collect = (globalThis as { gc?: () => void }).gc;
-
-function keep(id: string, text: string): void {
-  docs.get(id)?.release();
-  // The copy is outside this process's heap: the isolate's `context` is an external string over it,
-  // and the decoded text here becomes garbage at once.
-  docs.set(id, new ivm.ExternalCopy(text));
-  arriving.get(id)?.arrived();
-  arriving.delete(id);
-}
-
-const reader = new DocReader((id, text) => {
-  if (text.length < COLLECT_FROM_CHARS || collect === undefined) return keep(id, text);
-  // Out of the read's call stack, the received bytes are garbage: collected before the copy is made,
-  // and the decoded text after.
-  setImmediate(() => {
-    collect();
-    keep(id, text);
-    setImmediate(collect);
-  });
-});
-
-function announce(m: Extract<ToChild, { t: 'doc' }>): void {
-  let arrived = (): void => {};
-  const done = new Promise<void>((resolve) => {
-    arrived = resolve;
-  });
-  arriving.set(m.id, { done, arrived });
-  reader.expect(m.id, m.bytes, m.encoding);
-}
 
 // Reads go straight into the document's own buffer (the socket allocates nothing per read).
 const docPipe = new Socket({
@@ -74,9 +34,9 @@ const docPipe = new Socket({
   readable: true,
   writable: false,
   onread: {
-    buffer: () => reader.target(),
+    buffer: () => held.reader.target(),
     callback: (n: number, into: Uint8Array) => {
-      reader.filled(n, into);
+      held.reader.filled(n, into);
       return true;
     },
   },
@@ -110,19 +70,7 @@ function closeRuntime(): void {
 
 async function open(req: Extract<Request, { op: 'open' }>): Promise<null> {
   closeRuntime();
-  await Promise.all(req.docs.map((id) => arriving.get(id)?.done));
-  const wanted = new Set(req.docs);
-  for (const [id, copy] of docs) {
-    if (!wanted.has(id)) {
-      copy.release();
-      docs.delete(id);
-    }
-  }
-  const documents = req.docs.map((id) => {
-    const copy = docs.get(id);
-    if (copy === undefined) throw new Error(`context document ${id} was not sent`);
-    return copy.copyInto();
-  });
+  const documents = await held.take(req.docs);
   const created = IsolateRuntime.create({
     memoryMb: req.memoryMb,
     setupTimeoutMs: req.setupTimeoutMs,
@@ -200,8 +148,12 @@ async function serve(req: Request): Promise<unknown> {
 }
 
 process.on('message', (message: ToChild) => {
-  if (message.t === 'doc') {
-    announce(message);
+  if (message.t === 'docs') {
+    held.announce(message);
+    return;
+  }
+  if (message.t === 'docsRead') {
+    held.judged(message.block, message.ok);
     return;
   }
   if (message.t === 'reply') {

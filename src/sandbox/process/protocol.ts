@@ -13,8 +13,11 @@ import type { PreludeConfig } from '../prelude/index.ts';
  */
 export const DOC_FD = 4;
 
-/** How a document's text is written on the pipe: UTF-8, or UTF-16LE for text with lone surrogates. */
-export type DocEncoding = 'utf8' | 'utf16le';
+/**
+ * How a document's text is written on the pipe: UTF-8; `latin1` for ASCII text (the same bytes, which the
+ * receiver turns into a string outside V8's heap: see doc-pipe.ts); UTF-16LE for text with lone surrogates.
+ */
+export type DocEncoding = 'utf8' | 'latin1' | 'utf16le';
 
 export type Request =
   | {
@@ -22,7 +25,7 @@ export type Request =
       memoryMb: number;
       setupTimeoutMs: number;
       config: PreludeConfig;
-      /** Registry ids of the session's documents, all sent before (`doc` messages). */
+      /** Registry ids of the session's documents, all sent before (`docs` messages). */
       docs: string[];
       prewarm: boolean;
     }
@@ -53,7 +56,27 @@ export type ToChild =
    * A context document follows on the document pipe: `bytes` bytes in `encoding`, after those of the
    * documents announced before it (no answer: an `open` that names it waits until it has arrived).
    */
-  | { t: 'doc'; id: string; bytes: number; encoding: DocEncoding };
+  /**
+   * Context documents follow on the document pipe, as one block: `bytes` bytes in `encoding`, after those
+   * of the blocks announced before it, the documents' texts back to back (`chars` UTF-16 units each). The
+   * process keeps one copy of the block and gives the isolate each document as a slice of it. No answer:
+   * an `open` that names a document waits until its block has arrived.
+   */
+  | {
+      t: 'docs';
+      block: string;
+      bytes: number;
+      encoding: DocEncoding;
+      docs: { id: string; chars: number }[];
+      /** The host reads some of the texts from files as it writes them: a `docsRead` follows the bytes. */
+      fromFile?: true;
+    }
+  /**
+   * Whether a `fromFile` block's bytes on the pipe are its texts (`ok` false: a file changed while the host
+   * read it). The process keeps the block only then; an `open` that names one of its documents waits for
+   * this, and fails on a block that is not.
+   */
+  | { t: 'docsRead'; block: string; ok: boolean };
 
 export type ToHost =
   | { t: 'ready' }

@@ -248,12 +248,13 @@ describe('rlm exec', () => {
     const answer = await loadInput({ question: 'q', paths: [folder] }, 64 * 1024 * 1024);
     const store = await answer.index!.load();
     const expected = {
-      context: answer.context,
-      grep: (await store.grep('harbour master', {})).matches.map((m) => m.id),
+      context: await Promise.all((answer.contextFiles ?? []).map((f) => f.text.string())),
+      // grep over --context files reads their text, by document (rlm answer's grep does the same).
+      grep: (await store.grep('harbour master', {})).matches.map((m) => m.document),
       search: (await store.search('logbook', { k: 5 })).map((h) => h.id),
     };
     await answer.close();
-    expect(expected.grep[0]).toMatch(/^notes-md-[0-9a-f]{8}:0$/);
+    expect(expected.grep[0]).toMatch(/^notes-md-[0-9a-f]{8}$/);
     expect(expected.search.length).toBeGreaterThan(0);
     expect(expected.context).toHaveLength(2);
 

@@ -166,10 +166,10 @@ describe('ScriptedModel', () => {
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) {
       expect(
-        scriptRulesSchema.safeParse(JSON.parse(readFileSync(join(EXAMPLES, f), 'utf8'))).success,
+        scriptRulesSchema().safeParse(JSON.parse(readFileSync(join(EXAMPLES, f), 'utf8'))).success,
         f,
       ).toBe(true);
     }
-    expect(scriptRulesSchema.safeParse(smokeRules()).success).toBe(true);
+    expect(scriptRulesSchema().safeParse(smokeRules()).success).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { DocReader, docEncoding, writeDoc } from '../../../src/sandbox/process/doc-pipe.ts';
+import { DocReader, docEncoding, writeDoc, writePieces } from '../../../src/sandbox/process/doc-pipe.ts';
 import type { DocEncoding } from '../../../src/sandbox/process/protocol.ts';
 
 /** Writes `texts` as the host does and reads them back as an isolate process does, reads of `readSize`. */
@@ -36,8 +36,8 @@ async function roundTrip(
 }
 
 describe('the document pipe', () => {
-  it('sends well-formed text as UTF-8 and text with lone surrogates as UTF-16LE', () => {
-    expect(docEncoding('plain')).toEqual({ encoding: 'utf8', bytes: 5 });
+  it('sends ASCII as latin1 (the same bytes), other well-formed text as UTF-8, text with lone surrogates as UTF-16LE', () => {
+    expect(docEncoding('plain')).toEqual({ encoding: 'latin1', bytes: 5 });
     expect(docEncoding('é😀')).toEqual({ encoding: 'utf8', bytes: 6 });
     expect(docEncoding('a\uD800b')).toEqual({ encoding: 'utf16le', bytes: 6 });
   });
@@ -69,5 +69,43 @@ describe('the document pipe', () => {
     });
     out.on('error', () => undefined);
     expect(await writeDoc(out, 'x'.repeat(3 << 20), 'utf8')).toBe(false);
+  });
+});
+
+describe('a text read from a file as it is written', () => {
+  async function written(pieces: () => AsyncIterable<Uint8Array>, bytes: number) {
+    const pipe = new PassThrough();
+    const chunks: Buffer[] = [];
+    // Copied as it arrives, as the kernel copies what a socket writes before the write's callback.
+    pipe.on('data', (c: Buffer) => chunks.push(Buffer.from(c)));
+    const result = await writePieces(pipe, pieces(), bytes);
+    return { result, out: Buffer.concat(chunks) };
+  }
+
+  it('writes exactly its bytes, reusing none of a piece before the pipe has taken it', async () => {
+    const scratch = Buffer.alloc(3);
+    const source = async function* () {
+      for (const part of ['abc', 'def', 'g']) {
+        scratch.write(part);
+        yield scratch.subarray(0, part.length);
+      }
+    };
+    expect(await written(source, 7)).toEqual({ result: true, out: Buffer.from('abcdefg') });
+  });
+
+  it('keeps the documents after it in place when the source fails or says more or less than announced', async () => {
+    const failing = async function* () {
+      yield Buffer.from('ab');
+      throw new Error('the file changed');
+    };
+    expect(await written(failing, 5)).toEqual({ result: 'failed', out: Buffer.from([0x61, 0x62, 0, 0, 0]) });
+    const longer = async function* () {
+      yield Buffer.from('abcdef');
+    };
+    expect(await written(longer, 4)).toEqual({ result: 'failed', out: Buffer.from('abcd') });
+    const shorter = async function* () {
+      yield Buffer.from('a');
+    };
+    expect(await written(shorter, 2)).toEqual({ result: 'failed', out: Buffer.from([0x61, 0]) });
   });
 });
