@@ -8,7 +8,7 @@
 # the last 24.x), set it below, run `CI=true bash .ci/run` on a clean clone and commit with the result.
 # README.md (Install) names the versions the suite was run on; update it too.
 # Another version for one shell (e.g. to try the next major): `RLM_NODE_VERSION=26.10.0 source .ci/node-env.sh`.
-rlm_node_version=${RLM_NODE_VERSION:-24.21.0}
+rlm_node_version=${RLM_NODE_VERSION:-24.22.3}
 if [ "$(node --version 2>/dev/null)" != "v$rlm_node_version" ]; then
   rlm_os=$(uname -s | tr '[:upper:]' '[:lower:]')
   case "$(uname -m)" in

@@ -44,6 +44,19 @@ describe('README', () => {
     expect(readFileSync(new URL('../.ci/run', import.meta.url), 'utf8')).toMatch(/^npm test$/m);
   });
 
+  it('names the Node version CI pins, and the engines range that admits it', () => {
+    const env = readFileSync(new URL('../.ci/node-env.sh', import.meta.url), 'utf8');
+    const pinned = /rlm_node_version=\$\{RLM_NODE_VERSION:-(\d+\.\d+\.\d+)\}/.exec(env)?.[1];
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(README.replace(/\s+/g, ' ')).toContain(`passes on Node ${pinned}, the version CI pins`);
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      engines: { node: string };
+    };
+    const floor = /^>=(\d+)$/.exec(pkg.engines.node)?.[1];
+    expect(Number(pinned!.split('.')[0])).toBeGreaterThanOrEqual(Number(floor));
+    expect(README).toContain(`Node.js ${floor} or newer`);
+  });
+
   it('names only commands the CLI has', async () => {
     const help = (await cli(['--help'])).stdout;
     const shell = [...README.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((b) => [
