@@ -49,6 +49,8 @@ import type {
 import { AccessBuffer } from './access.ts';
 import type { Db, Sql } from './db.ts';
 import { grepStore } from './grep.ts';
+import { LiveIndex } from './live-index.ts';
+import { mergeSegments } from './merge.ts';
 import {
   CHUNK_COLUMNS,
   type ChunkRow,
@@ -58,9 +60,9 @@ import {
   documentOf,
 } from './rows.ts';
 import { type Capabilities, PG_SCHEMA_VERSION } from './schema.ts';
-import { checkK, rankChunks, VocabularyCache } from './search.ts';
+import { checkK, rankChunks } from './search.ts';
+import type { LoadedSegment } from './segments.ts';
 import {
-  compactCounts,
   countSkipped,
   deleteDocuments,
   documentsById,
@@ -71,8 +73,6 @@ import {
 } from './write.ts';
 
 const PREVIEW_CHARS = 200;
-/** Small writes between two compactions of the term counts they touched (big writes always compact). */
-const COMPACT_EVERY = 16;
 const BIG_WRITE_CHUNKS = 100;
 /** Least time between two ANALYZE runs of one process after big writes. */
 const ANALYZE_EVERY_MS = 30_000;
@@ -82,10 +82,10 @@ export class PostgresBase implements ChunkStoreApi {
   readonly location: string;
   protected readonly db: Db;
   protected readonly caps: Capabilities;
-  protected readonly vocabulary = new VocabularyCache();
+  /** This process's copy of the search index, kept current from the store's change feed. */
+  protected readonly live = new LiveIndex();
   protected readonly access: AccessBuffer;
   #grep: GrepRunner | undefined;
-  #smallWrites = 0;
   #analyzedAt = 0;
   #closed = false;
 
@@ -233,7 +233,7 @@ export class PostgresBase implements ChunkStoreApi {
         `search mode ${mode} needs an embedder; ingest with --embedder to set one`,
       );
     }
-    const ranked = await rankChunks(this.db, query, { ...opts, k }, this.vocabulary);
+    const { rows: ranked } = await rankChunks(this.db, this.live, query, { ...opts, k });
     const out = ranked.map((r) => ({
       id: `${r.document}:${r.ordinal}`,
       score: r.score,
@@ -277,7 +277,7 @@ export class PostgresBase implements ChunkStoreApi {
     return rows[0] ? documentOf(rows[0]) : undefined;
   }
 
-  /** Nothing to pick up: every read already sees the latest commit. */
+  /** Nothing to pick up: every read already sees the latest commit (a search asks the change feed). */
   async refresh(): Promise<void> {}
 
   async close(): Promise<void> {
@@ -365,7 +365,7 @@ export class PostgresBase implements ChunkStoreApi {
     also?: (sql: Sql, written: DocumentRecord[]) => Promise<void>,
   ): Promise<DocumentRecord[]> {
     const createdAt = new Date().toISOString();
-    const { skipped, written, terms } = await this.db.tx(async (sql) => {
+    const { skipped, written } = await this.writeTx(async (sql, track) => {
       const ids = [...docs.map((d) => d.record.id), ...drop];
       await lockDocuments(sql, this.db.target.schema, ids);
       const stored = await documentsById(sql, ids);
@@ -376,12 +376,17 @@ export class PostgresBase implements ChunkStoreApi {
       const write = docs.filter((d) => !skipped.includes(d));
       const replaced = [...write.map((d) => d.record.id), ...drop].filter((id) => stored.has(id));
       await deleteDocuments(sql, replaced, false);
-      const batch = await insertBatch(sql, buildRecords('postgres', createdAt, write, tags));
+      const batch = await insertBatch(
+        sql,
+        this.live,
+        buildRecords('postgres', createdAt, write, tags),
+        track,
+      );
       await also?.(sql, batch.documents);
-      return { skipped, written: batch, terms: batch.terms };
+      return { skipped, written: batch };
     });
     if (report) for (const d of skipped) countSkipped(report, d);
-    await this.afterWrite(terms, written.records.length);
+    await this.afterWrite(written.records.length);
     return written.documents;
   }
 
@@ -390,15 +395,38 @@ export class PostgresBase implements ChunkStoreApi {
    * transaction, replacing stored versions; related_to links are computed again.
    */
   async writeRecords(items: ExactDocument[]): Promise<void> {
-    const { terms, chunks } = await this.db.tx(async (sql) => {
+    const chunks = await this.writeTx(async (sql, track) => {
       const ids = items.map((i) => i.document.id);
       await lockDocuments(sql, this.db.target.schema, ids);
       const stored = await documentsById(sql, ids);
       await deleteDocuments(sql, [...stored.keys()], false);
-      const batch = await insertBatch(sql, exactRecords('postgres', items));
-      return { terms: batch.terms, chunks: batch.records.length };
+      const batch = await insertBatch(sql, this.live, exactRecords('postgres', items), track);
+      return batch.records.length;
     });
-    await this.afterWrite(terms, chunks);
+    await this.afterWrite(chunks);
+  }
+
+  /**
+   * Runs a write transaction whose new chunks go into this process's index (their segment is linked
+   * against it, so it is brought up to date first). The segment of an attempt that did not commit, a
+   * deadlock's retry or a failure, is taken out again.
+   */
+  protected async writeTx<T>(fn: (sql: Sql, track: (seg: LoadedSegment) => void) => Promise<T>): Promise<T> {
+    await this.live.sync(this.db);
+    let attempt: LoadedSegment[] = [];
+    const undo = () => {
+      for (const seg of attempt) this.live.discard(seg);
+      attempt = [];
+    };
+    try {
+      return await this.db.tx((sql) => {
+        undo();
+        return fn(sql, (seg) => attempt.push(seg));
+      });
+    } catch (err) {
+      undo();
+      throw err;
+    }
   }
 
   /** Every hand-made link (supports, contradicts, summarizes), in the order they were set. */
@@ -459,23 +487,23 @@ export class PostgresBase implements ChunkStoreApi {
       await deleteDocuments(sql, [...stored.keys()], false);
       await forgetAccess(sql, [...stored.keys()]);
     });
-    await this.afterWrite([], 0);
+    await this.afterWrite(0);
   }
 
   /**
-   * Keeps the term-count rows few (best effort: a failed compaction changes no count), and after a big
-   * write refreshes the planner's statistics, so searches right after a first ingest are planned for
-   * the tables' real size (autovacuum would, a minute later).
+   * Merges small index segments and rewrites those holding removed chunks (merge.ts; best effort: a
+   * failed merge changes nothing), and after a big write refreshes the planner's statistics, so reads
+   * right after a first ingest are planned for the tables' real size (autovacuum would, a minute later).
    */
-  protected async afterWrite(terms: string[], chunks: number): Promise<void> {
-    this.vocabulary.invalidate();
+  protected async afterWrite(chunks: number): Promise<void> {
     if (chunks >= BIG_WRITE_CHUNKS && Date.now() - this.#analyzedAt > ANALYZE_EVERY_MS) {
       this.#analyzedAt = Date.now();
-      await this.db.query('ANALYZE documents, chunks, postings, term_counts').catch(() => undefined);
+      await this.db.query('ANALYZE documents, chunks').catch(() => undefined);
     }
-    if (chunks < BIG_WRITE_CHUNKS && ++this.#smallWrites < COMPACT_EVERY) return;
-    this.#smallWrites = 0;
-    await this.db.tx((sql) => compactCounts(sql, terms)).catch(() => undefined);
+    await this.live
+      .sync(this.db)
+      .then(() => mergeSegments(this.db, this.live))
+      .catch(() => undefined);
   }
 
   // ---- removal and manual links ------------------------------------------------------------------
@@ -495,7 +523,7 @@ export class PostgresBase implements ChunkStoreApi {
       await deleteDocuments(sql, [...stored.keys()], false);
       await forgetAccess(sql, [...stored.keys()]);
     });
-    await this.afterWrite([], 0);
+    await this.afterWrite(0);
     return removed;
   }
 

@@ -90,15 +90,22 @@ export class Db implements Sql {
     return new Db(target, pool, size);
   }
 
+  /**
+   * Runs one statement on a connection of the pool. A `name` makes it a prepared statement, parsed and
+   * planned once per connection: for the statements every search runs.
+   */
   async query<R extends QueryResultRow = QueryResultRow>(
     text: string,
     values?: unknown[],
+    name?: string,
   ): Promise<{ rows: R[] }> {
     return this.#slot(async () => {
       const client = await this.#connect();
       let broken: Error | undefined;
       try {
-        return await client.query<R>(text, values);
+        return await (name
+          ? client.query<R>({ name, text, values: values ?? [] })
+          : client.query<R>(text, values));
       } catch (err) {
         // An error without a SQLSTATE is the connection's own: that connection is not reused.
         if (!/^[0-9A-Z]{5}$/.test(String((err as { code?: unknown }).code))) broken = err as Error;

@@ -6,94 +6,10 @@
  */
 import { RlmError } from '../../core/errors.ts';
 import type { Db, Sql } from './db.ts';
+import { MIGRATIONS } from './migrations.ts';
 
 /** Version of the tables this code reads and writes. */
-export const PG_SCHEMA_VERSION = 2;
-
-/** Steps from version N-1 to N, in order. */
-const MIGRATIONS: { version: number; sql: string }[] = [
-  {
-    version: 1,
-    sql: `
-CREATE TABLE store_settings (key text PRIMARY KEY, value jsonb NOT NULL);
-CREATE SEQUENCE chunk_seq;
-CREATE TABLE documents (
-  id text PRIMARY KEY,
-  path text,
-  hash text NOT NULL,
-  bytes bigint NOT NULL,
-  chunker text NOT NULL,
-  chunks integer NOT NULL,
-  tokens bigint NOT NULL,
-  ingested_at text NOT NULL,
-  tags text[],
-  notes text[],
-  meta json,
-  topic text,
-  importance text,
-  source text,
-  archived_at text,
-  first_seq bigint NOT NULL
-);
-CREATE INDEX documents_path ON documents (path);
-CREATE INDEX documents_order ON documents (first_seq);
-CREATE INDEX documents_topic ON documents (topic) WHERE topic IS NOT NULL;
-CREATE TABLE chunks (
-  seq bigint PRIMARY KEY,
-  document text NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
-  ordinal integer NOT NULL,
-  start_at integer NOT NULL,
-  end_at integer NOT NULL,
-  tokens integer NOT NULL,
-  type text NOT NULL,
-  tags text[] NOT NULL,
-  section text,
-  created_at text NOT NULL,
-  time text,
-  terms integer NOT NULL,
-  text text NOT NULL,
-  UNIQUE (document, ordinal)
-);
-CREATE TABLE postings (
-  term text NOT NULL,
-  seq bigint NOT NULL,
-  tf integer NOT NULL,
-  len integer NOT NULL,
-  PRIMARY KEY (term, seq) INCLUDE (tf, len)
-);
-CREATE INDEX postings_seq ON postings (seq);
-CREATE TABLE term_counts (term text NOT NULL, df bigint NOT NULL);
-CREATE INDEX term_counts_term ON term_counts (term);
-CREATE TABLE totals (chunks bigint NOT NULL, terms bigint NOT NULL);
-CREATE TABLE signatures (term text NOT NULL, seq bigint NOT NULL, PRIMARY KEY (term, seq));
-CREATE INDEX signatures_seq ON signatures (seq);
-CREATE TABLE related (
-  from_seq bigint NOT NULL,
-  to_seq bigint NOT NULL,
-  strength double precision NOT NULL,
-  PRIMARY KEY (from_seq, to_seq)
-);
-CREATE INDEX related_to ON related (to_seq);
-CREATE TABLE manual_links (
-  from_doc text NOT NULL,
-  from_ordinal integer NOT NULL,
-  to_doc text NOT NULL,
-  to_ordinal integer NOT NULL,
-  type text NOT NULL,
-  strength double precision NOT NULL,
-  n bigserial NOT NULL,
-  PRIMARY KEY (from_doc, from_ordinal, to_doc, to_ordinal, type)
-);
-CREATE INDEX manual_links_to ON manual_links (to_doc);
-CREATE TABLE access (id text PRIMARY KEY, count bigint NOT NULL, last_ms bigint NOT NULL);
-`,
-  },
-  {
-    // A document's length in UTF-16 code units (list_documents, document reads); null for older rows.
-    version: 2,
-    sql: 'ALTER TABLE documents ADD COLUMN chars bigint;',
-  },
-];
+export const PG_SCHEMA_VERSION = 3;
 
 /** What the server offers beyond plain PostgreSQL, found when the store is opened. */
 export interface Capabilities {
@@ -104,14 +20,19 @@ export interface Capabilities {
 }
 
 /**
- * Makes sure the store's tables exist at this code's version: creates them (with `create`) or migrates
- * them. STORE_MISSING when there is no store and `create` is not set; BAD_INPUT when the store is newer.
+ * Makes sure the store's tables exist at this code's version (or `upTo`, an older one, for tests of
+ * migrations): creates them (with `create`) or migrates them. STORE_MISSING when there is no store and
+ * `create` is not set; BAD_INPUT when the store is newer.
  */
-export async function prepareSchema(db: Db, create: boolean): Promise<Capabilities> {
+export async function prepareSchema(
+  db: Db,
+  create: boolean,
+  upTo: number = PG_SCHEMA_VERSION,
+): Promise<Capabilities> {
   const schema = db.target.schema;
   const version = await schemaVersion(db, schema);
   if (version > PG_SCHEMA_VERSION) throw newerSchema(db, version);
-  if (version === PG_SCHEMA_VERSION) return capabilities(db);
+  if (version >= upTo) return capabilities(db);
   if (version === 0 && !create) {
     throw new RlmError(
       'STORE_MISSING',
@@ -130,9 +51,10 @@ export async function prepareSchema(db: Db, create: boolean): Promise<Capabiliti
         `CREATE TABLE ${schema}.rlm_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
       );
     for (const m of MIGRATIONS) {
-      if (m.version <= now) continue;
+      if (m.version <= now || m.version > upTo) continue;
       await sql.query(`SET LOCAL search_path = ${schema}, public`);
       await sql.query(m.sql);
+      await m.run?.(sql);
       await sql.query(`INSERT INTO ${schema}.rlm_schema (version) VALUES ($1)`, [m.version]);
     }
   });

@@ -1,19 +1,18 @@
 /**
- * BM25 search in SQL, ranked like the folder store: the query is analysed by the shared analyzer, term
- * weights and typo expansion come from the shared BM25 module (memory/search/bm25.ts), and the scoring
- * sum, with the same k1, b, idf and length norm, runs over the postings table. N and the average length
- * come from the totals rows, document frequencies from the term counts, so nothing scans the store.
+ * Search in a PostgreSQL store: ranked by the process's copy of the index (live-index.ts), which is the
+ * shared BM25 over the stored segments, so the ranking is the folder store's (same analyzer, scores and
+ * typo expansion). Filters on what a chunk always is (document, type, tags, topic) run in the ranking;
+ * one statement then reads the best chunks' rows and, with them, the changes committed since the copy's
+ * snapshot. When there were any, the copy takes them and the search ranks again, so it sees every commit
+ * made before it began; filters on what can change (archiving, weights, the caller's own) run on the
+ * rows, fetched in growing rounds until `k` pass.
  */
 import { RlmError } from '../../core/errors.ts';
-import { defaultAnalyzer } from '../search/analyzer.ts';
-import { BM25_B, BM25_K1, fuzzyCandidates, queryWeights } from '../search/bm25.ts';
-import { FuzzyVocabulary } from '../search/fuzzy.ts';
-import type { ChunkType, SearchOptions } from '../types.ts';
-import type { Sql } from './db.ts';
-import { CHUNK_COLUMNS, type ChunkRow, type DocumentRow, documentOf } from './rows.ts';
-
-/** How long a process trusts its copy of the vocabulary (for typo expansion) before reading it again. */
-const VOCABULARY_TTL_MS = 30_000;
+import type { MemorySettings, SearchOptions } from '../types.ts';
+import type { Db } from './db.ts';
+import { type FeedRow, feedColumns } from './feed.ts';
+import type { ChunkInfo, LiveIndex } from './live-index.ts';
+import { CHUNK_COLUMNS, type ChunkRow, DOCUMENT_COLUMNS, type DocumentRow, documentOf } from './rows.ts';
 
 /** One ranked chunk with its row and its document's row. */
 export interface RankedRow extends ChunkRow {
@@ -24,162 +23,142 @@ export interface RankedRow extends ChunkRow {
   access_last: number | null;
 }
 
-/** The store's term list for typo expansion, read once and then again when stale or after a write. */
-export class VocabularyCache {
-  #vocabulary: FuzzyVocabulary | undefined;
-  #readAt = 0;
-
-  invalidate(): void {
-    this.#vocabulary = undefined;
-  }
-
-  async get(sql: Sql): Promise<FuzzyVocabulary> {
-    if (this.#vocabulary && Date.now() - this.#readAt < VOCABULARY_TTL_MS) return this.#vocabulary;
-    const { rows } = await sql.query<{ term: string }>(
-      'SELECT term FROM term_counts GROUP BY term HAVING sum(df) > 0',
-    );
-    const v = new FuzzyVocabulary();
-    for (const r of rows) v.add(r.term);
-    this.#vocabulary = v;
-    this.#readAt = Date.now();
-    return v;
-  }
+export interface RankOptions extends SearchOptions {
+  k: number;
+  /** A test on each candidate's rows (after the other filters), with the memory settings when read. */
+  accept?: (row: RankedRow, settings: MemorySettings | null) => boolean;
+  /** Read the memory settings in the same statement. */
+  settings?: boolean;
+  /** Reads of chunks (by id) this process counted but has not written yet: added to the rows' stats. */
+  pendingAccess?: ReadonlyMap<string, readonly [count: number, lastMs: number]>;
 }
 
-async function documentFrequencies(sql: Sql, terms: string[]): Promise<Map<string, number>> {
-  if (terms.length === 0) return new Map();
-  const { rows } = await sql.query<{ term: string; df: number }>(
-    'SELECT term, sum(df) AS df FROM term_counts WHERE term = ANY($1::text[]) GROUP BY term',
-    [terms],
-  );
-  return new Map(rows.filter((r) => r.df > 0).map((r) => [r.term, r.df]));
+/** A row of the ranking statement: the feed, then one candidate's columns (all null when there is none). */
+interface RankStatementRow extends FeedRow, Omit<ChunkRow, 'seq'> {
+  seq: number | null;
+  access_count: number | null;
+  access_last: number | null;
+  settings: MemorySettings | null;
+  [column: `d_${string}`]: unknown;
 }
+
+/** The documents' columns as `d_NAME`. */
+const DOC_COLUMNS = DOCUMENT_COLUMNS.split(', ')
+  .map((c) => `d.${c} AS d_${c}`)
+  .join(', ');
 
 /**
- * Weights of the query's terms, before idf, with typo expansion for the words none of whose terms the
- * store has (as the folder store's index weighs them: memory/search/bm25.ts `queryWeights`). `df` holds
- * the document frequencies of the query's own terms.
+ * The ranking statement: the feed (once), the candidates' rows, their documents and access stats, and
+ * the memory settings when asked. The lateral subqueries keep every plan, generic ones included, to
+ * index lookups of the few candidates.
  */
-async function expandedWeights(
-  sql: Sql,
-  groups: string[][],
-  df: Map<string, number>,
-  vocabulary: VocabularyCache,
-): Promise<Map<string, number>> {
-  const vocab = await vocabulary.get(sql);
-  const found = new Map<string, ReturnType<FuzzyVocabulary['near']>>();
-  for (const g of groups) {
-    if (g.some((t) => df.has(t))) continue;
-    for (const { term, maxDistance } of fuzzyCandidates(g))
-      found.set(`${term}\0${maxDistance}`, vocab.near(term, maxDistance));
+function statement(settings: boolean): string {
+  return `SELECT f.*, r.* FROM (SELECT ${feedColumns('$1')},
+      ${settings ? "(SELECT value FROM store_settings WHERE key = 'memory')" : 'NULL::jsonb'} AS settings) f
+    LEFT JOIN (
+      SELECT ${CHUNK_COLUMNS}, ${DOC_COLUMNS}, a.count AS access_count, a.last_ms AS access_last
+      FROM unnest($2::bigint[]) AS s(seq)
+      CROSS JOIN LATERAL (SELECT * FROM chunks c WHERE c.seq = s.seq LIMIT 1) c
+      CROSS JOIN LATERAL (SELECT * FROM documents d WHERE d.id = c.document LIMIT 1) d
+      LEFT JOIN LATERAL (SELECT count, last_ms FROM access a WHERE a.id = c.document || ':' || c.ordinal LIMIT 1) a ON true
+    ) r ON true`;
+}
+
+/** A candidate's row as {@link RankedRow} (without its score). */
+function candidate(r: RankStatementRow): Omit<RankedRow, 'score'> {
+  const doc = {} as Record<string, unknown>;
+  const row = {} as Record<string, unknown>;
+  for (const [k, v] of Object.entries(r)) {
+    if (k.startsWith('d_')) doc[k.slice(2)] = v;
+    else if (!k.startsWith('feed_') && k !== 'settings') row[k] = v;
   }
-  const extra = await documentFrequencies(sql, [...new Set([...found.values()].flat().map((m) => m.term))]);
-  const all = new Map([...df, ...extra]);
-  return queryWeights(
-    groups,
-    (t) => all.get(t) ?? 0,
-    (term, d) => found.get(`${term}\0${d}`) ?? [],
-  );
+  return { ...(row as unknown as ChunkRow), doc: doc as unknown as DocumentRow } as Omit<RankedRow, 'score'>;
 }
 
 /**
- * The best chunks for `query` under the search filters, best first, ties to the older chunk. One
- * statement does the whole ranking: N and the average length from the totals, each term's df and idf,
- * the BM25 sum over the postings, and the candidates' rows; only a query with a word the store does not
- * know (typo expansion) needs a second. Filters that pick few chunks (documents, a topic) restrict the
- * scoring itself; the others are applied to the best candidates, fetched in growing rounds until `k` pass.
+ * The best chunks for `query` under the search filters, best first (ties as the shared index breaks
+ * them), with the memory settings when asked.
  */
 export async function rankChunks(
-  sql: Sql,
+  db: Db,
+  live: LiveIndex,
   query: string,
-  opts: SearchOptions & { k: number; accept?: (row: RankedRow) => boolean },
-  vocabulary: VocabularyCache,
-): Promise<RankedRow[]> {
-  const groups = defaultAnalyzer().queryGroups(query);
-  // Every query term weighs the number of words it stands for (those unknown to the store drop out).
-  let weights = new Map<string, number>();
-  for (const t of groups.flat()) weights.set(t, (weights.get(t) ?? 0) + 1);
-  if (weights.size === 0) return [];
-
-  const docs = list(opts.document);
-  const wanted = list(opts.type);
-  const memoriesOnly = wanted?.includes('memory') === true;
-  const types = wanted?.filter((t): t is ChunkType => t !== 'memory');
-  const params: unknown[] = [[], [], BM25_K1, BM25_B];
-  const p = (v: unknown) => {
-    params.push(v);
-    return `$${params.length}`;
-  };
-  // Restrictions applied while scoring: they pick few chunks.
-  const restrict: string[] = [];
-  if (docs) restrict.push(`p.seq IN (SELECT seq FROM chunks WHERE document = ANY(${p(docs)}::text[]))`);
-  if (opts.topic !== undefined)
-    restrict.push(
-      `p.seq IN (SELECT c.seq FROM chunks c JOIN documents d ON d.id = c.document WHERE d.topic = ${p(opts.topic)})`,
+  opts: RankOptions,
+): Promise<{ rows: RankedRow[]; settings: MemorySettings | null }> {
+  await live.ready(db);
+  const filter = chunkFilter(live, opts);
+  const fuzzy = opts.fuzzy ?? true;
+  const text = statement(opts.settings === true);
+  // Room for candidates the tests on rows turn down (a memory faded out, one outside the dates asked).
+  let depth = opts.accept || opts.where ? Math.ceil(opts.k * 1.5) + 5 : opts.k;
+  let fresh = false;
+  for (;;) {
+    const since = live.snapshot;
+    const ranked = live.search(query, depth, filter, fuzzy);
+    const { rows } = await db.query<RankStatementRow>(
+      text,
+      [since, ranked.map((h) => Number(h.id))],
+      opts.settings === true ? 'rlm_rank_settings' : 'rlm_rank',
     );
-  // Filters applied to the candidates.
-  const filters: string[] = [];
-  if (opts.archived !== true) filters.push('d.archived_at IS NULL');
-  if (memoriesOnly || opts.topic !== undefined) filters.push('d.topic IS NOT NULL');
-  if (types && types.length > 0) filters.push(`c.type = ANY(${p(types)}::text[])`);
-  if (opts.tags && opts.tags.length > 0) filters.push(`c.tags @> ${p(opts.tags)}::text[]`);
-  const limit = p(0);
-  // Same arithmetic, in the same order, as Bm25Index.rank: weight · idf · (k1 + 1), then tf / (tf + norm).
-  const text = `WITH t AS (SELECT coalesce(sum(chunks), 0)::float8 AS n, coalesce(sum(terms), 0)::float8 AS len FROM totals),
-    d AS (SELECT term, sum(df)::float8 AS df FROM term_counts WHERE term = ANY($1::text[]) GROUP BY term HAVING sum(df) > 0),
-    q AS (SELECT q.term, q.w * ln(1 + (t.n - d.df + 0.5) / (d.df + 0.5)) * ($3::float8 + 1) AS w
-          FROM unnest($1::text[], $2::float8[]) AS q(term, w) JOIN d ON d.term = q.term CROSS JOIN t),
-    s AS (SELECT p.seq, sum(q.w * p.tf / (p.tf + $3::float8 * (1 - $4::float8 + ($4::float8 * p.len) /
-            (SELECT CASE WHEN n > 0 AND len > 0 THEN len / n ELSE 1 END FROM t)))) AS score
-          FROM q JOIN postings p ON p.term = q.term
-          ${restrict.length > 0 ? `WHERE ${restrict.join(' AND ')}` : ''}
-          GROUP BY p.seq ORDER BY score DESC, p.seq LIMIT ${limit}),
-    r AS (SELECT s.score, c.*, row_to_json(d) AS doc, a.count AS access_count, a.last_ms AS access_last
-          FROM s CROSS JOIN LATERAL (SELECT ${CHUNK_COLUMNS} FROM chunks c WHERE c.seq = s.seq) c
-          CROSS JOIN LATERAL (SELECT * FROM documents d WHERE d.id = c.document) d
-          LEFT JOIN LATERAL (SELECT count, last_ms FROM access a WHERE a.id = c.document || ':' || c.ordinal) a ON true
-          ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''})
-    SELECT (SELECT n FROM t) AS total, (SELECT count(*) FROM s) AS scored,
-      (SELECT coalesce(json_object_agg(term, df), '{}') FROM d) AS df,
-      (SELECT coalesce(json_agg(r ORDER BY r.score DESC, r.seq), '[]') FROM r) AS rows`;
-  let expanded = !(opts.fuzzy ?? true);
-  for (let depth = Math.max(opts.k * 4, 50); ; ) {
-    params[0] = [...weights.keys()];
-    params[1] = [...weights.values()];
-    params[params.length - 1] = depth;
-    const { rows } = await sql.query<{
-      total: number;
-      scored: number;
-      df: Record<string, number>;
-      rows: RankedRow[];
-    }>(text, params);
     const result = rows[0]!;
-    if (!expanded) {
-      expanded = true;
-      const df = new Map(Object.entries(result.df));
-      if (groups.some((g) => !g.some((t) => df.has(t)) && fuzzyCandidates(g).length > 0)) {
-        weights = await expandedWeights(sql, groups, df, vocabulary);
-        if (weights.size === 0) return [];
-        continue;
-      }
+    const state = await live.apply(db, since, result);
+    if (!fresh) {
+      // Not yet known to hold every commit made before the search began: ask again.
+      if (state === 'stale') continue;
+      fresh = true;
+      // The copy took changes: rank again on it.
+      if (state === 'changed') continue;
     }
+    const bySeq = new Map(rows.filter((r) => r.seq !== null).map((r) => [Number(r.seq), r]));
     const out: RankedRow[] = [];
-    for (const r of result.rows) {
+    for (const h of ranked) {
+      const found = bySeq.get(Number(h.id));
+      // No row: removed since the ranking, or written by a transaction of this process not yet committed.
+      if (!found) continue;
+      const r = candidate(found);
+      if (opts.archived !== true && r.doc.archived_at !== null) continue;
       if (opts.where && !opts.where(documentOf(r.doc))) continue;
-      if (opts.accept && !opts.accept(r)) continue;
-      out.push(r);
-      if (out.length === opts.k) return out;
+      const row: RankedRow = { ...r, score: h.score };
+      const pending = opts.pendingAccess?.get(`${r.document}:${r.ordinal}`);
+      if (pending) {
+        row.access_count = (row.access_count ?? 0) + pending[0];
+        row.access_last = Math.max(row.access_last ?? 0, pending[1]);
+      }
+      if (opts.accept && !opts.accept(row, result.settings)) continue;
+      out.push(row);
+      if (out.length === opts.k) return { rows: out, settings: result.settings };
     }
-    // The scoring returned fewer chunks than it was allowed: every candidate has been seen.
-    if (result.scored < depth || depth >= result.total) return out;
+    // The ranking returned fewer chunks than it was allowed: every candidate has been seen.
+    if (ranked.length < depth) return { rows: out, settings: result.settings };
     depth *= 4;
   }
 }
 
-function list<T extends string>(v: T | T[] | undefined): T[] | undefined {
+/** The filters on what a chunk always is, for the ranking. */
+function chunkFilter(live: LiveIndex, opts: SearchOptions): (seq: string) => boolean {
+  const docs = set(opts.document);
+  const wanted = set(opts.type);
+  // `memory` is not a chunk type but a kind of document: it keeps memories, the rest filter chunks.
+  const memoriesOnly = wanted?.delete('memory') === true;
+  const types = wanted && wanted.size > 0 ? wanted : undefined;
+  const tags = opts.tags && opts.tags.length > 0 ? opts.tags : undefined;
+  const topic = opts.topic;
+  return (seq) => {
+    const c: ChunkInfo | undefined = live.chunk(seq);
+    if (!c) return false;
+    if (docs && !docs.has(c.document)) return false;
+    if ((memoriesOnly || topic !== undefined) && c.topic === null) return false;
+    if (topic !== undefined && c.topic !== topic) return false;
+    if (types && !types.has(c.type)) return false;
+    if (tags && !tags.every((t) => c.tags.includes(t))) return false;
+    return true;
+  };
+}
+
+function set<T extends string>(v: T | T[] | undefined): Set<T> | undefined {
   if (v === undefined) return undefined;
   const l = Array.isArray(v) ? v : [v];
-  return l.length > 0 ? l : undefined;
+  return l.length > 0 ? new Set(l) : undefined;
 }
 
 export function checkK(k: number): void {

@@ -182,32 +182,32 @@ export class PostgresStore extends PostgresBase implements Store {
   async recall(query: string, opts: RecallOptions = {}): Promise<RecallHit[]> {
     const k = opts.k ?? 10;
     checkK(k);
-    await this.access.flush().catch(() => undefined);
     const nowMs = (opts.now ?? new Date()).getTime();
-    const settings = await this.memorySettings();
     const sinceMs = opts.since?.getTime() ?? -Infinity;
     const untilMs = opts.until?.getTime() ?? Infinity;
-    // Candidates beyond k, so a heavier or newer memory a little lower by relevance can move up.
-    const rows = await rankChunks(
-      this.db,
-      query,
-      {
+    // One statement reads the candidates, their access stats and the settings; this process's reads
+    // not yet written are added to the stats instead of being written first.
+    const { rows, settings: stored } = await this.access.read((pendingAccess) =>
+      rankChunks(this.db, this.live, query, {
+        // Candidates beyond k, so a heavier or newer memory a little lower by relevance can move up.
         k: Math.max(30, k * 3),
         type: 'memory',
         ...(opts.topic !== undefined ? { topic: opts.topic } : {}),
         ...(opts.tags && opts.tags.length > 0 ? { tags: opts.tags } : {}),
         archived: opts.archived === true,
-        accept: (r) => {
+        settings: true,
+        pendingAccess,
+        accept: (r, s) => {
           const at = Date.parse(r.doc.ingested_at);
           if (at < sinceMs || at > untilMs) return false;
           return (
             opts.archived === true ||
-            !fadedOut(weightOf(r.doc, r.access_count, r.access_last), nowMs, settings)
+            !fadedOut(weightOf(r.doc, r.access_count, r.access_last), nowMs, s ?? DEFAULT_MEMORY_SETTINGS)
           );
         },
-      },
-      this.vocabulary,
+      }),
     );
+    const settings = stored ?? DEFAULT_MEMORY_SETTINGS;
     const best = rows[0]?.score ?? 0;
     const ranked = rows.map((r) => {
       const created = Date.parse(r.doc.ingested_at);
@@ -335,7 +335,7 @@ export class PostgresStore extends PostgresBase implements Store {
       await deleteDocuments(sql, [...ids], false);
       await forgetAccess(sql, [...ids]);
     });
-    await this.afterWrite([], 0);
+    await this.afterWrite(0);
     return { deleted, summaries, restored };
   }
 
