@@ -99,7 +99,8 @@ CREATE TABLE access (id text PRIMARY KEY, count bigint NOT NULL, last_ms bigint 
   },
   {
     // The search index as BM25 segments read into each process and kept current from a change feed
-    // (transaction ids on its rows), instead of postings rows ranked in SQL.
+    // (transaction ids on its rows), instead of postings rows ranked in SQL. The trigram index is made
+    // again as GiST once the migration is done (schema.ts).
     version: 3,
     sql: `
 CREATE SEQUENCE bm25_segment_seq;
@@ -121,6 +122,7 @@ CREATE TABLE bm25_dropped (
 );
 CREATE INDEX bm25_dropped_xid ON bm25_dropped (xid);
 CREATE INDEX bm25_dropped_at ON bm25_dropped (at);
+DROP INDEX IF EXISTS chunks_text_trgm;
 `,
     run: async (sql) => {
       await indexStoredChunks(sql);
