@@ -111,6 +111,34 @@ export async function insertBatch(
     related = live.link(segment);
   }
   const row = segment ? segmentRow(segment) : undefined;
+  const params: unknown[] = [];
+  const p = (v: unknown, type: string) => {
+    params.push(v);
+    return `$${params.length}::${type}`;
+  };
+  // Arrays of plain values rather than JSON for the chunks: the server reads them twice as fast.
+  const chunkArrays: [unknown[], string][] = [
+    [chunkSeqs, 'bigint[]'],
+    [records.map((r) => r.document), 'text[]'],
+    [records.map((r) => r.ordinal), 'integer[]'],
+    [records.map((r) => r.start), 'integer[]'],
+    [records.map((r) => r.end), 'integer[]'],
+    [records.map((r) => r.tokens), 'integer[]'],
+    [records.map((r) => r.type), 'text[]'],
+    [records.map((r) => JSON.stringify(r.tags)), 'text[]'],
+    [records.map((r) => r.section ?? null), 'text[]'],
+    [records.map((r) => r.createdAt), 'text[]'],
+    [records.map((r) => r.time ?? null), 'text[]'],
+    [segment?.bm25.lengths ?? [], 'integer[]'],
+    [records.map((r) => r.text), 'text[]'],
+  ];
+  const chunkColumns = chunkArrays.map(([values, type]) => p(values, type));
+  const relatedColumns = [0, 1, 2].map((i) =>
+    p(
+      related.map((r) => r[i]),
+      i < 2 ? 'bigint[]' : 'float8[]',
+    ),
+  );
   await sql.query(
     `WITH d AS (
        INSERT INTO documents (${DOCUMENT_COLUMNS})
@@ -118,48 +146,25 @@ export async function insertBatch(
               CASE WHEN d.tags IS NULL THEN NULL ELSE ARRAY(SELECT json_array_elements_text(d.tags)) END,
               CASE WHEN d.notes IS NULL THEN NULL ELSE ARRAY(SELECT json_array_elements_text(d.notes)) END,
               d.meta, d.topic, d.importance, d.source, d.archived_at, d.first_seq, d.chars
-       FROM json_to_recordset($1::json) AS d(id text, path text, hash text, bytes bigint, chunker text,
-         chunks integer, tokens bigint, ingested_at text, tags json, notes json, meta json, topic text,
-         importance text, source text, archived_at text, first_seq bigint, chars bigint)),
+       FROM json_to_recordset(${p(JSON.stringify(documents.map(documentJson)), 'json')}) AS d(id text,
+         path text, hash text, bytes bigint, chunker text, chunks integer, tokens bigint, ingested_at text,
+         tags json, notes json, meta json, topic text, importance text, source text, archived_at text,
+         first_seq bigint, chars bigint)),
      c AS (
        INSERT INTO chunks (seq, document, ordinal, start_at, end_at, tokens, type, tags, section, created_at, time, terms, text)
        SELECT c.seq, c.document, c.ordinal, c.start_at, c.end_at, c.tokens, c.type,
-              ARRAY(SELECT json_array_elements_text(c.tags)), c.section, c.created_at, c.time, c.terms, c.text
-       FROM json_to_recordset($2::json) AS c(seq bigint, document text, ordinal integer, start_at integer,
-         end_at integer, tokens integer, type text, tags json, section text, created_at text, time text,
-         terms integer, text text)),
+              CASE WHEN c.tags = '[]' THEN '{}'::text[] ELSE ARRAY(SELECT json_array_elements_text(c.tags::json)) END,
+              c.section, c.created_at, c.time, c.terms, c.text
+       FROM unnest(${chunkColumns.join(', ')})
+         AS c(seq, document, ordinal, start_at, end_at, tokens, type, tags, section, created_at, time, terms, text)),
      s AS (
        INSERT INTO bm25_segments (id, chunks, data, info)
-       SELECT $3::bigint, $4::integer, $5::text, $6::text WHERE $3::bigint IS NOT NULL)
+       SELECT ${p(row?.id ?? null, 'bigint')}, ${p(records.length, 'integer')}, ${p(row?.data ?? null, 'text')},
+              ${p(row?.info ?? null, 'text')}
+       WHERE ${p(row !== undefined, 'boolean')})
      INSERT INTO related (from_seq, to_seq, strength)
-     SELECT * FROM unnest($7::bigint[], $8::bigint[], $9::float8[])`,
-    [
-      JSON.stringify(documents.map(documentJson)),
-      JSON.stringify(
-        records.map((r, i) => ({
-          seq: chunkSeqs[i],
-          document: r.document,
-          ordinal: r.ordinal,
-          start_at: r.start,
-          end_at: r.end,
-          tokens: r.tokens,
-          type: r.type,
-          tags: r.tags,
-          section: r.section ?? null,
-          created_at: r.createdAt,
-          time: r.time ?? null,
-          terms: segment?.bm25.lengths[i] ?? 0,
-          text: r.text,
-        })),
-      ),
-      row?.id ?? null,
-      records.length,
-      row?.data ?? null,
-      row?.info ?? null,
-      related.map((r) => r[0]),
-      related.map((r) => r[1]),
-      related.map((r) => r[2]),
-    ],
+     SELECT * FROM unnest(${relatedColumns.join(', ')})`,
+    params,
   );
   return { documents, records, segment };
 }
