@@ -69,7 +69,10 @@ import {
   forgetAccess,
   insertBatch,
   lockDocuments,
+  type PreparedBatch,
+  prepareBatch,
   sameDocument,
+  writePrepared,
 } from './write.ts';
 
 const PREVIEW_CHARS = 200;
@@ -294,7 +297,8 @@ export class PostgresBase implements ChunkStoreApi {
     if (paths.length === 0)
       throw new RlmError('BAD_INPUT', 'nothing to ingest: give at least one file or folder');
     const started = performance.now();
-    const report = await ingestPathsInto(this.target(opts), paths, opts);
+    const target = this.target(opts);
+    const report = await target.finish(ingestPathsInto(target, paths, opts));
     return this.finishReport(report, started);
   }
 
@@ -325,18 +329,52 @@ export class PostgresBase implements ChunkStoreApi {
     opts: Pick<IngestOptions, 'segmentChars' | 'signal'> = {},
   ): Promise<IngestReport> {
     const started = performance.now();
-    const report = await importInto(this.target({}), produce, opts);
+    const target = this.target({});
+    const report = await target.finish(importInto(target, produce, opts));
     return this.finishReport(report, started);
   }
 
-  private target(opts: IngestOptions): IngestTarget {
+  /**
+   * An ingest's writes, pipelined: a batch is numbered, indexed and linked (the client's work) while the
+   * previous batch's transaction runs on the server, then committed once that one is. A failed commit
+   * fails the next call (or `finish`); lookups of all documents and removals wait for the writes before
+   * them. `finish` settles the ingest: its report once every batch is committed.
+   */
+  private target(opts: IngestOptions): IngestTarget & {
+    finish(run: Promise<IngestReport>): Promise<IngestReport>;
+  } {
+    let inflight: Promise<unknown> = Promise.resolve();
+    const tags = opts.tags ?? [];
     return {
       document: (id) => this.document(id),
-      documents: () => this.documents(),
-      writeBatch: async (docs, report, drop) => {
-        await this.writeBatch(docs, opts.tags ?? [], report, drop);
+      documents: async () => {
+        await inflight;
+        return this.documents();
       },
-      forget: (docs) => this.forget(docs.map((d) => d.id)),
+      writeBatch: async (docs, report, drop) => {
+        const prepared = await this.prepareWrite(docs, tags);
+        try {
+          await inflight;
+        } catch (err) {
+          this.live.discard(prepared.batch.segment);
+          throw err;
+        }
+        inflight = this.commitWrite(prepared, tags, report, drop).then((w) => this.afterWrite(w.chunks));
+        // Its failure is thrown where it is awaited (the next batch, a lookup, `finish`), not left unhandled.
+        inflight.catch(() => undefined);
+      },
+      forget: async (docs) => {
+        await inflight;
+        await this.forget(docs.map((d) => d.id));
+      },
+      finish: async (run) => {
+        const report = await run.catch(async (err) => {
+          await inflight.catch(() => undefined);
+          throw err;
+        });
+        await inflight;
+        return report;
+      },
     };
   }
 
@@ -364,30 +402,64 @@ export class PostgresBase implements ChunkStoreApi {
     drop: string[],
     also?: (sql: Sql, written: DocumentRecord[]) => Promise<void>,
   ): Promise<DocumentRecord[]> {
-    const createdAt = new Date().toISOString();
-    const { skipped, written } = await this.writeTx(async (sql, track) => {
-      const ids = [...docs.map((d) => d.record.id), ...drop];
-      await lockDocuments(sql, this.db.target.schema, ids);
-      const stored = await documentsById(sql, ids);
-      const skipped = docs.filter((d) => {
-        const s = stored.get(d.record.id);
-        return s !== undefined && sameDocument(s, d);
-      });
-      const write = docs.filter((d) => !skipped.includes(d));
-      const replaced = [...write.map((d) => d.record.id), ...drop].filter((id) => stored.has(id));
-      await deleteDocuments(sql, replaced, false);
-      const batch = await insertBatch(
-        sql,
-        this.live,
-        buildRecords('postgres', createdAt, write, tags),
-        track,
-      );
-      await also?.(sql, batch.documents);
-      return { skipped, written: batch };
-    });
-    if (report) for (const d of skipped) countSkipped(report, d);
-    await this.afterWrite(written.records.length);
+    const written = await this.commitWrite(await this.prepareWrite(docs, tags), tags, report, drop, also);
+    await this.afterWrite(written.chunks);
     return written.documents;
+  }
+
+  /**
+   * The work of a write before its transaction: records numbered, indexed and linked against this
+   * process's index (brought up to date first), so the transaction holds its locks only to write.
+   */
+  private async prepareWrite(
+    docs: PendingDoc[],
+    tags: string[],
+  ): Promise<{ docs: PendingDoc[]; batch: PreparedBatch }> {
+    await this.live.sync(this.db);
+    const built = buildRecords('postgres', new Date().toISOString(), docs, tags);
+    return { docs, batch: await prepareBatch(this.db, this.live, built, () => {}) };
+  }
+
+  /**
+   * Commits a prepared write: locks its documents, skips those another writer stored meanwhile with the
+   * same content (preparing the others again, in the transaction, when there are any), replaces the
+   * stored versions and removes `drop`. A batch that is not committed leaves this process's index.
+   */
+  private async commitWrite(
+    prepared: { docs: PendingDoc[]; batch: PreparedBatch },
+    tags: string[],
+    report: IngestReport | undefined,
+    drop: string[],
+    also?: (sql: Sql, written: DocumentRecord[]) => Promise<void>,
+  ): Promise<{ documents: DocumentRecord[]; chunks: number }> {
+    let current = prepared;
+    try {
+      const skipped = await this.db.tx(async (sql) => {
+        const ids = [...prepared.docs.map((d) => d.record.id), ...drop];
+        await lockDocuments(sql, this.db.target.schema, ids);
+        const stored = await documentsById(sql, ids);
+        const skipped = prepared.docs.filter((d) => {
+          const s = stored.get(d.record.id);
+          return s !== undefined && sameDocument(s, d);
+        });
+        const write = prepared.docs.filter((d) => !skipped.includes(d));
+        if (write.length !== current.docs.length || write.some((d, i) => d !== current.docs[i])) {
+          this.live.discard(current.batch.segment);
+          const built = buildRecords('postgres', new Date().toISOString(), write, tags);
+          current = { docs: write, batch: await prepareBatch(sql, this.live, built, () => {}) };
+        }
+        const replaced = [...write.map((d) => d.record.id), ...drop].filter((id) => stored.has(id));
+        await deleteDocuments(sql, replaced, false);
+        await writePrepared(sql, current.batch);
+        await also?.(sql, current.batch.documents);
+        return skipped;
+      });
+      if (report) for (const d of skipped) countSkipped(report, d);
+    } catch (err) {
+      this.live.discard(current.batch.segment);
+      throw err;
+    }
+    return { documents: current.batch.documents, chunks: current.batch.records.length };
   }
 
   /**

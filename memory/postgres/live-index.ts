@@ -259,9 +259,9 @@ export class LiveIndex {
   }
 
   /** Takes out a segment whose transaction failed; its chunks will never exist. */
-  discard(seg: LoadedSegment): void {
+  discard(seg: LoadedSegment | undefined): void {
     const s = this.#state;
-    if (!s) return;
+    if (!s || !seg) return;
     s.remove(seg.id);
     for (const seq of seg.bm25.ids) s.dead.add(seq);
   }

@@ -58,58 +58,77 @@ export async function forgetAccess(sql: Sql, ids: string[]): Promise<void> {
   );
 }
 
-/** What one written batch leaves for the caller: the new records and their index segment. */
-export interface WrittenBatch {
+/** A batch numbered, indexed and linked, ready to be written in one statement. */
+export interface PreparedBatch {
   documents: DocumentRecord[];
   records: ChunkRecord[];
-  /** The batch's search index segment (none without chunks). */
+  /** The chunks' sequence numbers, in record order. */
+  seqs: number[];
+  /** The batch's search index segment (none without chunks), already in the process's index. */
   segment: LoadedSegment | undefined;
+  /** related_to links of its chunks: [from seq, to seq, strength]. */
+  related: [number, number, number][];
 }
 
 /**
- * Writes documents and their chunk records (whose ids the caller has locked, old versions deleted) with
- * their search index segment and related_to links, in one statement after the one that numbers them.
- * `live` (brought up to date by the caller) gives the linker its statistics and signatures and holds the
- * segment from then on; `track` receives it first, for the caller to take it out again if the
- * transaction fails. The caller commits.
+ * Numbers documents and their chunk records (sequence numbers are taken outside any transaction's
+ * rollback, so `sql` may be the pool), builds their search index segment and links their chunks: `live`
+ * (brought up to date by the caller) gives the linker its statistics and signatures and holds the segment
+ * from then on; `track` receives it first, for the caller to take it out again if it is not committed.
  */
-export async function insertBatch(
+export async function prepareBatch(
   sql: Sql,
   live: LiveIndex,
   built: { records: ChunkRecord[]; documents: DocumentRecord[] },
   track: (seg: LoadedSegment) => void,
-): Promise<WrittenBatch> {
+): Promise<PreparedBatch> {
   const { records, documents } = built;
   const { rows: numbered } = await sql.query<{ seqs: number[]; segment: number }>(
     `SELECT array(SELECT nextval('chunk_seq') FROM generate_series(1, $1::integer)) AS seqs,
             nextval('bm25_segment_seq') AS segment`,
     [records.length + documents.length],
   );
-  const seqs = numbered[0]!.seqs.map(Number).sort((a, b) => a - b);
-  const chunkSeqs = seqs.slice(0, records.length);
-  const spare = seqs.slice(records.length);
+  const all = numbered[0]!.seqs.map(Number).sort((a, b) => a - b);
+  const seqs = all.slice(0, records.length);
+  const spare = all.slice(records.length);
   // Each document's place in the store's order: the sequence number of its first chunk (a spare one if empty).
-  for (const [i, d] of documents.entries()) d.first = d.chunks > 0 ? chunkSeqs[d.first]! : spare[i]!;
+  for (const [i, d] of documents.entries()) d.first = d.chunks > 0 ? seqs[d.first]! : spare[i]!;
+  if (records.length === 0) return { documents, records, seqs, segment: undefined, related: [] };
+  const topics = new Map(documents.map((d) => [d.id, d.memory?.topic ?? null]));
+  const segment = buildIndexSegment(
+    Number(numbered[0]!.segment),
+    records.map((r, i) => ({
+      seq: seqs[i]!,
+      document: r.document,
+      ordinal: r.ordinal,
+      topic: topics.get(r.document) ?? null,
+      type: r.type,
+      tags: r.tags,
+      text: r.text,
+    })),
+  );
+  track(segment);
+  return { documents, records, seqs, segment, related: live.link(segment) };
+}
 
-  let segment: LoadedSegment | undefined;
-  let related: [number, number, number][] = [];
-  if (records.length > 0) {
-    const topics = new Map(documents.map((d) => [d.id, d.memory?.topic ?? null]));
-    segment = buildIndexSegment(
-      Number(numbered[0]!.segment),
-      records.map((r, i) => ({
-        seq: chunkSeqs[i]!,
-        document: r.document,
-        ordinal: r.ordinal,
-        topic: topics.get(r.document) ?? null,
-        type: r.type,
-        tags: r.tags,
-        text: r.text,
-      })),
-    );
-    track(segment);
-    related = live.link(segment);
-  }
+/**
+ * Writes documents and their chunk records (whose ids the caller has locked, old versions deleted) as
+ * {@link prepareBatch} left them. The caller commits.
+ */
+export async function insertBatch(
+  sql: Sql,
+  live: LiveIndex,
+  built: { records: ChunkRecord[]; documents: DocumentRecord[] },
+  track: (seg: LoadedSegment) => void,
+): Promise<PreparedBatch> {
+  const prepared = await prepareBatch(sql, live, built, track);
+  await writePrepared(sql, prepared);
+  return prepared;
+}
+
+/** Inserts a prepared batch's documents, chunks, index segment and links in one statement. */
+export async function writePrepared(sql: Sql, batch: PreparedBatch): Promise<void> {
+  const { documents, records, seqs: chunkSeqs, segment, related } = batch;
   const row = segment ? segmentRow(segment) : undefined;
   const params: unknown[] = [];
   const p = (v: unknown, type: string) => {
@@ -166,7 +185,6 @@ export async function insertBatch(
      SELECT * FROM unnest(${relatedColumns.join(', ')})`,
     params,
   );
-  return { documents, records, segment };
 }
 
 function documentJson(d: DocumentRecord): Record<string, unknown> {
