@@ -3,10 +3,13 @@
  * ingest of generated prose (default chunkers), search p50/p95 over the chunks that gives, grep over the
  * same text, recall at many memories, and the load test (benchmarks/load-test.ts) on each. The server is
  * RLM_BENCH_POSTGRES (or RLM_TEST_POSTGRES), else a throwaway cluster started with .ci/postgres.sh.
- * Sizes: RLM_BENCH_PG_MB (default 100), RLM_BENCH_PG_MEMORIES (default 100 000).
+ * Sizes: RLM_BENCH_PG_MB (default 100), RLM_BENCH_PG_MEMORIES (default 100 000). With
+ * RLM_BENCH_PG_FIXTURES (a folder) and a server that keeps its schemas, the corpus and the memory stores
+ * recall is timed on are kept there and reused: `npm run bench -- --prepare postgres` builds them outside
+ * the benchmark lock, so the locked run times only the figures.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,20 +84,119 @@ function memoryInputs(n: number): { text: string; topic: string; importance: str
   }));
 }
 
+/** Memory stores of `memories` memories for recall, one per backend, and what building them took. */
+interface MemoryFixtures {
+  fs: string;
+  pg: string;
+  figures: Record<string, number>;
+  /** Found from an earlier run rather than built by this one. */
+  reused: boolean;
+}
+
+async function schemaMemories(url: string, schema: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query(
+      `SELECT CASE WHEN to_regclass($1) IS NULL THEN 0 ELSE (SELECT count(*) FROM ${schema}.documents WHERE topic IS NOT NULL) END AS n`,
+      [`${schema}.documents`],
+    );
+    return Number(rows[0].n);
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * The memory stores recall is timed on, in `dir`: found there (and on the server) when `keep` and an
+ * earlier run or `--prepare` built them, built otherwise. Building them is not one of the issue's
+ * figures; with kept fixtures it happens outside the timed run.
+ */
+async function memoryFixtures(
+  dir: string,
+  url: string,
+  memories: number,
+  keep: boolean,
+  log: (s: string) => void,
+): Promise<MemoryFixtures> {
+  const manifest = path.join(dir, `memories-${memories}.json`);
+  const fx: MemoryFixtures = {
+    fs: path.join(dir, `memories-${memories}`),
+    pg: withSchema(url, `bench_fx_memories_${memories}`),
+    figures: {},
+    reused: false,
+  };
+  const schema = `bench_fx_memories_${memories}`;
+  if (keep && existsSync(manifest) && existsSync(fx.fs) && (await schemaMemories(url, schema)) >= memories) {
+    log(`memory stores of ${memories} memories found in ${dir}`);
+    return { ...fx, figures: JSON.parse(readFileSync(manifest, 'utf8')), reused: true };
+  }
+  rmSync(fx.fs, { recursive: true, force: true });
+  await dropSchema(url, schema);
+  const inputs = memoryInputs(memories);
+  fx.figures.loadAverage = os.loadavg()[0]!;
+  for (const [name, open] of [
+    ['fs', () => ChunkStore.open(fx.fs, { create: true })],
+    ['pg', () => PostgresStore.open(fx.pg, { create: true })],
+  ] as const) {
+    const store: Store = await open();
+    log(`${name}: building a store of ${memories} memories`);
+    fx.figures[`${name}.rememberManyMs`] = (await timed(() => store.rememberMany(inputs)))[1];
+    await store.close();
+  }
+  writeFileSync(manifest, JSON.stringify(fx.figures));
+  return fx;
+}
+
+/** The generated corpus of `mb` MB in `dir` (written once: it is the same for the same size). */
+function corpusIn(dir: string, mb: number): string {
+  const corpus = path.join(dir, `corpus-${mb}`);
+  const done = path.join(dir, `corpus-${mb}.done`);
+  if (!existsSync(done)) {
+    rmSync(corpus, { recursive: true, force: true });
+    writeCorpus(corpus, mb * 1_000_000);
+    writeFileSync(done, '');
+  }
+  return corpus;
+}
+
+function sizes(): { mb: number; memories: number } {
+  return {
+    mb: Number(readEnv().benchPostgres.mb ?? 100),
+    memories: Number(readEnv().benchPostgres.memories ?? 100_000),
+  };
+}
+
+/**
+ * Builds the fixtures a later run reuses (`npm run bench -- --prepare postgres`, outside the benchmark
+ * lock): the corpus and the memory stores, in RLM_BENCH_PG_FIXTURES and on RLM_BENCH_POSTGRES.
+ */
+export async function preparePostgres(opts: { log?: (s: string) => void } = {}): Promise<void> {
+  const { fixtures, url } = readEnv().benchPostgres;
+  if (!fixtures || !url)
+    throw new Error(
+      '--prepare postgres needs RLM_BENCH_PG_FIXTURES (a folder) and RLM_BENCH_POSTGRES (a server)',
+    );
+  const { mb, memories } = sizes();
+  mkdirSync(fixtures, { recursive: true });
+  corpusIn(fixtures, mb);
+  await memoryFixtures(fixtures, url, memories, true, opts.log ?? (() => {}));
+}
+
 export async function benchPostgres(
   opts: { log?: (s: string) => void } = {},
 ): Promise<Record<string, number>> {
   const log = opts.log ?? (() => {});
-  const mb = Number(readEnv().benchPostgres.mb ?? 100);
-  const memories = Number(readEnv().benchPostgres.memories ?? 100_000);
+  const { mb, memories } = sizes();
+  const kept = readEnv().benchPostgres.fixtures;
   const f: Record<string, number> = { mb, memories, loadAverage: os.loadavg()[0]! };
   const root = mkdtempSync(path.join(os.tmpdir(), 'rlm-bench-pg-'));
   const { url, stop } = server();
-  const schemas = ['bench_docs', 'bench_memories', 'bench_load'];
+  const schemas = ['bench_docs', 'bench_load'];
   try {
     for (const s of schemas) await dropSchema(url, s);
-    const corpus = path.join(root, 'corpus');
-    writeCorpus(corpus, mb * 1_000_000);
+    if (kept) mkdirSync(kept, { recursive: true });
+    const corpus = corpusIn(kept ?? root, mb);
     const qs = queries(500);
     for (const [name, open] of [
       ['fs', () => ChunkStore.open(path.join(root, 'docs'), { create: true })],
@@ -118,14 +220,19 @@ export async function benchPostgres(
       f[`${name}.loadAverage`] = os.loadavg()[0]!;
       await store.close();
     }
-    const inputs = memoryInputs(memories);
+    const fx = await memoryFixtures(kept ?? root, url, memories, kept !== undefined, log);
+    // Imports of the memories: timed when the stores were built, which a kept fixture was earlier.
+    f['fs.rememberManyMs'] = fx.figures['fs.rememberManyMs']!;
+    f['pg.rememberManyMs'] = fx.figures['pg.rememberManyMs']!;
+    f['fixtures.loadAverage'] = fx.figures.loadAverage!;
+    f.fixturesReused = fx.reused ? 1 : 0;
+    f['recall.loadAverage'] = os.loadavg()[0]!;
     for (const [name, open] of [
-      ['fs', () => ChunkStore.open(path.join(root, 'memories'), { create: true })],
-      ['pg', () => PostgresStore.open(withSchema(url, 'bench_memories'), { create: true })],
+      ['fs', () => ChunkStore.open(fx.fs)],
+      ['pg', () => PostgresStore.open(fx.pg)],
     ] as const) {
       const store: Store = await open();
-      log(`${name}: ${memories} memories`);
-      f[`${name}.rememberManyMs`] = (await timed(() => store.rememberMany(inputs)))[1];
+      log(`${name}: recall at ${memories} memories`);
       const r = await recallFigures(store, qs.slice(0, 200));
       f[`${name}.recallP50Ms`] = r.p50;
       f[`${name}.recallP95Ms`] = r.p95;
@@ -153,6 +260,7 @@ export async function benchPostgres(
     }
   } finally {
     for (const s of schemas) await dropSchema(url, s).catch(() => undefined);
+    if (!kept) await dropSchema(url, `bench_fx_memories_${memories}`).catch(() => undefined);
     stop();
     rmSync(root, { recursive: true, force: true });
   }

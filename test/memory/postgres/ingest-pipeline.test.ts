@@ -21,7 +21,7 @@ describe.skipIf(!postgresAvailable('postgres ingest pipeline'))('PostgreSQL inge
     const dir = path.join(tempDir(), 'docs');
     mkdirSync(dir);
     const files = Array.from({ length: 6 }, (_, i) => path.join(dir, `f${i}.txt`));
-    files.forEach((f, i) => writeFileSync(f, `${prose(i + 1, 20)}\nmarker${i}word\n`));
+    for (const [i, f] of files.entries()) writeFileSync(f, `${prose(i + 1, 20)}\nmarker${i}word\n`);
     // The server refuses the third file's document: its batch's transaction fails.
     const s = new URL(url).searchParams.get('schema')!;
     await adminQuery(`CREATE FUNCTION ${s}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
