@@ -76,7 +76,9 @@ export class Db implements Sql {
       idleTimeoutMillis: 60_000,
       allowExitOnIdle: true,
       application_name: 'rlm',
-      options: `-c search_path=${target.schema},public`,
+      // The statements every search runs are prepared (named) and written so that their plan does not
+      // depend on the values: planning them anew each time cost more than running them.
+      options: `-c search_path=${target.schema},public -c plan_cache_mode=force_generic_plan`,
       // int8 and numeric (counts, sums, sequence values) as numbers: a store stays far below 2^53.
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

@@ -1,11 +1,16 @@
 /**
- * The change feed of a PostgreSQL store's search index. Every row of `bm25_segments`, `bm25_dead` and
- * `bm25_dropped` carries the id of the transaction that wrote it. A process that has applied every
- * change visible in snapshot S asks for the rows whose transaction is not visible in S (transaction
- * ids at or above S's xmin that S does not see): exactly the changes committed since, whatever order
- * transactions took their ids in and however long they ran. The same statement returns its own
- * snapshot, from which the next question starts. Sequence numbers or timestamps could not do this: a
- * transaction that took a smaller number may commit after one that took a bigger one.
+ * The change feed of a PostgreSQL store's search index. Every row of `bm25_segments` and `bm25_dead`
+ * carries the id of the transaction that wrote it. A process that has applied every change visible in
+ * snapshot S asks for the rows whose transaction is not visible in S (transaction ids at or above S's
+ * xmin that S does not see): exactly the rows committed since, whatever order transactions took their
+ * ids in and however long they ran. The same statement returns its own snapshot, from which the next
+ * question starts. Sequence numbers or timestamps could not do this: a transaction that took a smaller
+ * number may commit after one that took a bigger one.
+ *
+ * Merges delete segments, which leave no row to find. Each merge adds one to the counter
+ * `store_settings.bm25_merges`; when it differs from the one a process saw last, the statement also
+ * returns the ids of every segment, and a segment the process holds that its snapshot sees written
+ * but that is no longer there was merged away.
  */
 
 /** A PostgreSQL snapshot (`pg_current_snapshot()` as text: `xmin:xmax:xip,…`). */
@@ -34,49 +39,58 @@ export function laterSnapshot(a: Snapshot, b: Snapshot): boolean {
   return a.xip.length < b.xip.length;
 }
 
+/** Whether transaction `xid` had ended when `s` was taken (it committed, for a row one can read). */
+export function endedIn(xid: number, s: Snapshot): boolean {
+  return xid < s.xmin || (xid < s.xmax && !s.xip.includes(xid));
+}
+
 /** What changed in the index since a snapshot. */
 export interface Feed {
   snapshot: Snapshot;
-  /** Segments added (ids). */
-  added: number[];
-  /** Segments merged away or rewritten (ids). */
-  dropped: number[];
+  /** Segments added: id and the transaction that wrote them. */
+  added: { id: number; xid: number }[];
   /** Chunks removed (sequence numbers). */
   dead: number[];
-  /**
-   * The newest transaction whose `bm25_dropped` rows were pruned (0: none): a process whose snapshot's
-   * xmin is not above it may have missed one and loads the index again.
-   */
-  horizon: number;
+  /** The merge counter. */
+  merges: number;
+  /** Every segment's id, when the merge counter is not the one asked with. */
+  segments: number[] | null;
 }
 
-/** The feed's columns in a SELECT list, the previous snapshot's text being parameter `p`. */
-export function feedColumns(p: string): string {
+/**
+ * The feed's columns in a SELECT list: the previous snapshot's text is parameter `p`, the merge counter
+ * seen with it parameter `m`.
+ */
+export function feedColumns(p: string, m: string): string {
   const since = (table: string) =>
     `FROM ${table} WHERE xid >= pg_snapshot_xmin(${p}::pg_snapshot) AND NOT pg_visible_in_snapshot(xid, ${p}::pg_snapshot)`;
+  const merges = `coalesce((SELECT (value #>> '{}')::bigint FROM store_settings WHERE key = 'bm25_merges'), 0)`;
   return `pg_current_snapshot()::text AS feed_snapshot,
-    ARRAY(SELECT id ${since('bm25_segments')}) AS feed_added,
-    ARRAY(SELECT segment ${since('bm25_dropped')}) AS feed_dropped,
+    ARRAY(SELECT id || ':' || xid ${since('bm25_segments')}) AS feed_added,
     ARRAY(SELECT seq ${since('bm25_dead')}) AS feed_dead,
-    (SELECT (value #>> '{}')::bigint FROM store_settings WHERE key = 'bm25_horizon') AS feed_horizon`;
+    ${merges} AS feed_merges,
+    CASE WHEN ${merges} <> ${m}::bigint THEN ARRAY(SELECT id FROM bm25_segments) END AS feed_segments`;
 }
 
 /** The feed columns of a row returned by a statement with {@link feedColumns}. */
 export interface FeedRow {
   feed_snapshot: string;
+  feed_added: string[];
   /** bigint[] arrive as text from the client. */
-  feed_added: (string | number)[];
-  feed_dropped: (string | number)[];
   feed_dead: (string | number)[];
-  feed_horizon: number | null;
+  feed_merges: number;
+  feed_segments: (string | number)[] | null;
 }
 
 export function feedOf(row: FeedRow): Feed {
   return {
     snapshot: parseSnapshot(row.feed_snapshot),
-    added: row.feed_added.map(Number),
-    dropped: row.feed_dropped.map(Number),
+    added: row.feed_added.map((a) => {
+      const [id, xid] = a.split(':');
+      return { id: Number(id), xid: Number(xid) };
+    }),
     dead: row.feed_dead.map(Number),
-    horizon: row.feed_horizon ?? 0,
+    merges: Number(row.feed_merges),
+    segments: row.feed_segments?.map(Number) ?? null,
   };
 }

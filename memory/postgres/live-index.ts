@@ -11,6 +11,7 @@ import { linkSegment, SignatureIndex } from '../search/linker.ts';
 import type { ChunkType } from '../types.ts';
 import type { Db, Sql } from './db.ts';
 import {
+  endedIn,
   type Feed,
   type FeedRow,
   feedColumns,
@@ -55,9 +56,12 @@ class IndexState {
   signatures: SignatureIndex | undefined;
   readonly signed = new Set<string>();
   snapshot: Snapshot;
+  /** The merge counter seen with {@link snapshot}. */
+  merges: number;
 
-  constructor(snapshot: Snapshot) {
+  constructor(snapshot: Snapshot, merges: number) {
     this.snapshot = snapshot;
+    this.merges = merges;
   }
 
   /** Adds a stored segment (`sign`: its signatures too, once the linker's index exists). */
@@ -129,9 +133,9 @@ export class LiveIndex {
     return this.#state;
   }
 
-  /** The snapshot the copy reflects (its text), to ask the feed from. */
-  get snapshot(): string {
-    return this.#s.snapshot.text;
+  /** The snapshot the copy reflects (its text) and the merge counter seen with it: what to ask the feed from. */
+  get since(): [snapshot: string, merges: number] {
+    return [this.#s.snapshot.text, this.#s.merges];
   }
 
   /** The index for ranking (and the chunk fields filters read). */
@@ -143,10 +147,6 @@ export class LiveIndex {
     return this.#s.chunks.get(seq);
   }
 
-  isDead(seq: string): boolean {
-    return this.#s.dead.has(seq);
-  }
-
   /** Best chunks for `query`: sequence numbers as text, best first. */
   search(query: string, k: number, filter: (seq: string) => boolean, fuzzy: boolean): ScoredId[] {
     const s = this.#s;
@@ -154,37 +154,34 @@ export class LiveIndex {
   }
 
   /**
-   * Applies the feed a statement returned (asked from snapshot `since`): 'same' when nothing changed
-   * since, 'changed' when the copy now reflects the statement's snapshot, 'stale' when a segment the
-   * feed named was merged away before it could be read (ask again: the merge is in the next feed).
+   * Applies the feed a statement returned (asked with {@link since}): 'same' when nothing changed since,
+   * 'changed' when the copy now reflects the statement's snapshot, 'stale' when a segment the feed named
+   * was merged away before it could be read (ask again: the merge is in the next feed).
    */
-  async apply(db: Db, since: string, row: FeedRow): Promise<'same' | 'changed' | 'stale'> {
+  async apply(db: Db, row: FeedRow): Promise<'same' | 'changed' | 'stale'> {
     const feed = feedOf(row);
-    if (feed.added.length + feed.dropped.length + feed.dead.length === 0) {
-      this.#advance(this.#s, feed.snapshot);
+    const before = this.#s;
+    if (feed.added.length + feed.dead.length === 0 && feed.segments === null) {
+      this.#advance(before, feed);
       return 'same';
     }
-    if (feed.horizon >= parseSnapshot(since).xmin) {
-      // Some dropped segments were pruned from the feed before this copy saw them: read it again.
-      this.#state = await load(db);
-      return 'changed';
-    }
-    return this.#applyFeed(db, feed);
-  }
-
-  async #applyFeed(db: Db, feed: Feed): Promise<'changed' | 'stale'> {
-    const before = this.#s;
-    const gone = new Set(feed.dropped);
-    const wanted = feed.added.filter(
-      (id) => !before.segments.has(id) && !before.dropped.has(id) && !gone.has(id),
-    );
+    const wanted = feed.added.filter((a) => !before.segments.has(a.id) && !before.dropped.has(a.id));
     const fetched = wanted.length > 0 ? await this.#fetch(db, wanted) : [];
     // A reload while the segments were read replaced the state: it holds all of this already.
     const s = this.#s;
     if (s !== before) return 'changed';
-    for (const id of feed.dropped) {
-      s.remove(id);
-      s.dropped.add(id);
+    let merged = false;
+    if (feed.segments) {
+      // Merged away: written before this snapshot (so its transaction is one the snapshot has seen
+      // end) and no longer there. A segment written since, or by this process and not yet committed,
+      // cannot be judged by this snapshot.
+      const there = new Set(feed.segments);
+      for (const seg of [...s.segments.values()]) {
+        if (seg.xid === undefined || there.has(seg.id) || !endedIn(seg.xid, feed.snapshot)) continue;
+        s.remove(seg.id);
+        s.dropped.add(seg.id);
+        merged = true;
+      }
     }
     for (const seg of fetched) if (!s.segments.has(seg.id) && !s.dropped.has(seg.id)) s.add(seg);
     for (const seq of feed.dead) s.dead.add(String(seq));
@@ -195,21 +192,30 @@ export class LiveIndex {
       this.#state = await load(db);
       return 'changed';
     }
-    this.#advance(s, feed.snapshot);
-    return 'changed';
+    this.#advance(s, feed);
+    // Merges that only dropped segments this copy had already let go of leave its ranking as it was.
+    return feed.added.length + feed.dead.length > 0 || merged ? 'changed' : 'same';
   }
 
-  #advance(s: IndexState, snapshot: Snapshot): void {
-    if (laterSnapshot(snapshot, s.snapshot)) s.snapshot = snapshot;
+  #advance(s: IndexState, feed: Feed): void {
+    if (!laterSnapshot(feed.snapshot, s.snapshot)) return;
+    s.snapshot = feed.snapshot;
+    s.merges = feed.merges;
   }
 
-  /** Reads segments by id (those merged away meanwhile are missing), each at most once at a time. */
-  async #fetch(db: Db, ids: number[]): Promise<LoadedSegment[]> {
+  /** Reads segments (those merged away meanwhile are missing), each at most once at a time. */
+  async #fetch(db: Db, added: { id: number; xid: number }[]): Promise<LoadedSegment[]> {
+    const ids = added.map((a) => a.id);
     const todo = ids.filter((id) => !this.#fetching.has(id));
     if (todo.length > 0) {
       const read = db
-        .query<SegmentRow>('SELECT id, data, info FROM bm25_segments WHERE id = ANY($1::bigint[])', [todo])
-        .then(({ rows }) => new Map(rows.map((r) => [Number(r.id), parseSegmentRow(r)])));
+        .query<SegmentRow>(
+          'SELECT id, xid::text, data, info FROM bm25_segments WHERE id = ANY($1::bigint[])',
+          [todo],
+        )
+        .then(
+          ({ rows }) => new Map(rows.map((r) => [Number(r.id), parseSegmentRow({ ...r, id: Number(r.id) })])),
+        );
       for (const id of todo) {
         const one = read.then((m) => m.get(id));
         this.#fetching.set(id, one);
@@ -227,9 +233,8 @@ export class LiveIndex {
   async sync(db: Db): Promise<void> {
     await this.ready(db);
     for (;;) {
-      const since = this.snapshot;
-      const { rows } = await db.query<FeedRow>(`SELECT ${feedColumns('$1')}`, [since], 'rlm_feed');
-      if ((await this.apply(db, since, rows[0]!)) !== 'stale') return;
+      const { rows } = await db.query<FeedRow>(`SELECT ${feedColumns('$1', '$2')}`, this.since, 'rlm_feed');
+      if ((await this.apply(db, rows[0]!)) !== 'stale') return;
     }
   }
 
@@ -303,13 +308,16 @@ export class LiveIndex {
 async function load(db: Db): Promise<IndexState> {
   return db.tx(async (sql: Sql) => {
     await sql.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const { rows: snap } = await sql.query<{ snapshot: string }>(
-      'SELECT pg_current_snapshot()::text AS snapshot',
+    const { rows: snap } = await sql.query<{ snapshot: string; merges: number }>(
+      `SELECT pg_current_snapshot()::text AS snapshot,
+              coalesce((SELECT (value #>> '{}')::bigint FROM store_settings WHERE key = 'bm25_merges'), 0) AS merges`,
     );
-    const state = new IndexState(parseSnapshot(snap[0]!.snapshot));
+    const state = new IndexState(parseSnapshot(snap[0]!.snapshot), Number(snap[0]!.merges));
     const { rows: dead } = await sql.query<{ seq: number }>('SELECT seq FROM bm25_dead');
     for (const r of dead) state.dead.add(String(r.seq));
-    const { rows } = await sql.query<SegmentRow>('SELECT id, data, info FROM bm25_segments ORDER BY id');
+    const { rows } = await sql.query<SegmentRow>(
+      'SELECT id, xid::text, data, info FROM bm25_segments ORDER BY id',
+    );
     for (const r of rows) state.add(parseSegmentRow({ ...r, id: Number(r.id) }));
     return state;
   });

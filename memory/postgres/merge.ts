@@ -6,10 +6,11 @@
  * rewritten without them, like the folder store's purge: their terms leave the index with their text.
  *
  * A merge reads the live chunks' text again and builds their segment with the shared code, carrying
- * their signatures over; it commits the new segments, the removal of the old ones (logged in
- * `bm25_dropped` for the change feed) and of the dead marks of chunks the new segments do not hold, in
- * one transaction, under an advisory lock that one merger at a time holds (the others skip). Dead marks
- * of chunks a merge still carries (removed while it ran) stay and keep applying to the new segment.
+ * their signatures over; it commits the new segments, the removal of the old ones (and one more on the
+ * merge counter the change feed watches) and of the dead marks of chunks the new segments do not hold,
+ * in one transaction, under an advisory lock that one merger at a time holds (the others skip). Dead
+ * marks of chunks a merge still carries (removed while it ran) stay and keep applying to the new
+ * segment.
  */
 import type { ChunkType } from '../types.ts';
 import type { Db, Sql } from './db.ts';
@@ -20,8 +21,6 @@ import { buildIndexSegment, type LoadedSegment, type SegmentChunk, segmentRow } 
 const MERGE_FACTOR = 8;
 /** Segments with this many live chunks or more are never merged (only rewritten when chunks die). */
 const MERGE_BELOW = MERGE_FACTOR ** 4;
-/** How long `bm25_dropped` keeps a row for processes that have not read the feed since. */
-const DROPPED_KEEP = '1 day';
 
 function tier(live: number): number {
   return Math.floor(Math.log(Math.max(1, live)) / Math.log(MERGE_FACTOR));
@@ -83,18 +82,15 @@ export async function mergeSegments(db: Db, live: LiveIndex): Promise<number> {
     const dropped = olds.flat().map((s) => s.id);
     const kept = made.flatMap((s) => s.bm25.ids.map(Number));
     const rows = made.map(segmentRow);
-    await sql.query(
-      `WITH ins AS (
-         INSERT INTO bm25_segments (id, chunks, data, info)
-         SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::text[])),
-       del AS (DELETE FROM bm25_segments WHERE id = ANY($5::bigint[])),
-       log AS (INSERT INTO bm25_dropped (segment) SELECT unnest($5::bigint[])),
+    const { rows: written } = await sql.query<{ id: number; xid: string }>(
+      `WITH del AS (DELETE FROM bm25_segments WHERE id = ANY($5::bigint[])),
        dead AS (DELETE FROM bm25_dead WHERE seq = ANY($6::bigint[]) AND NOT seq = ANY($7::bigint[])),
-       pruned AS (DELETE FROM bm25_dropped WHERE at < now() - interval '${DROPPED_KEEP}' RETURNING xid)
-       INSERT INTO store_settings (key, value)
-       SELECT 'bm25_horizon', to_jsonb(max(xid)::text) FROM pruned HAVING count(*) > 0
-       ON CONFLICT (key) DO UPDATE SET value = to_jsonb(greatest(
-         (store_settings.value #>> '{}')::bigint, (excluded.value #>> '{}')::bigint)::text)`,
+       counter AS (
+         INSERT INTO store_settings (key, value) VALUES ('bm25_merges', '1')
+         ON CONFLICT (key) DO UPDATE SET value = to_jsonb((store_settings.value #>> '{}')::bigint + 1))
+       INSERT INTO bm25_segments (id, chunks, data, info)
+       SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::text[])
+       RETURNING id, xid::text`,
       [
         rows.map((r) => r.id),
         made.map((s) => s.bm25.ids.length),
@@ -105,6 +101,8 @@ export async function mergeSegments(db: Db, live: LiveIndex): Promise<number> {
         kept,
       ],
     );
+    const xids = new Map(written.map((r) => [Number(r.id), Number(r.xid)]));
+    for (const seg of made) seg.xid = xids.get(seg.id)!;
     return { made, dropped };
   });
   if (!done) return 0;

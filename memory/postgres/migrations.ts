@@ -115,13 +115,6 @@ ALTER TABLE bm25_segments ALTER COLUMN data SET STORAGE EXTERNAL, ALTER COLUMN i
 CREATE INDEX bm25_segments_xid ON bm25_segments (xid);
 CREATE TABLE bm25_dead (seq bigint PRIMARY KEY, xid xid8 NOT NULL DEFAULT pg_current_xact_id());
 CREATE INDEX bm25_dead_xid ON bm25_dead (xid);
-CREATE TABLE bm25_dropped (
-  segment bigint NOT NULL,
-  xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
-  at timestamptz NOT NULL DEFAULT now()
-);
-CREATE INDEX bm25_dropped_xid ON bm25_dropped (xid);
-CREATE INDEX bm25_dropped_at ON bm25_dropped (at);
 DROP INDEX IF EXISTS chunks_text_trgm;
 `,
     run: async (sql) => {

@@ -12,16 +12,28 @@ import type { MemorySettings, SearchOptions } from '../types.ts';
 import type { Db } from './db.ts';
 import { type FeedRow, feedColumns } from './feed.ts';
 import type { ChunkInfo, LiveIndex } from './live-index.ts';
-import { CHUNK_COLUMNS, type ChunkRow, DOCUMENT_COLUMNS, type DocumentRow, documentOf } from './rows.ts';
+import { type ChunkRow, DOCUMENT_COLUMNS, type DocumentRow, documentOf } from './rows.ts';
+
+/** The document fields a ranked chunk carries (all of them when the search has a `where` test). */
+export type RankedDocument = Pick<
+  DocumentRow,
+  'id' | 'path' | 'tags' | 'topic' | 'importance' | 'source' | 'ingested_at' | 'archived_at'
+>;
+
+/** The chunk fields a ranked chunk carries. */
+type RankedChunk = Pick<ChunkRow, 'seq' | 'document' | 'ordinal' | 'tokens' | 'type' | 'tags' | 'text'>;
 
 /** One ranked chunk with its row and its document's row. */
-export interface RankedRow extends ChunkRow {
+export interface RankedRow extends RankedChunk {
   score: number;
-  doc: DocumentRow;
+  doc: RankedDocument;
   /** The chunk's access stats (null when never read). */
   access_count: number | null;
   access_last: number | null;
 }
+
+const CHUNK_FIELDS = 'c.seq, c.document, c.ordinal, c.tokens, c.type, c.tags, c.text';
+const DOC_FIELDS = 'id, path, tags, topic, importance, source, ingested_at, archived_at';
 
 export interface RankOptions extends SearchOptions {
   k: number;
@@ -34,7 +46,7 @@ export interface RankOptions extends SearchOptions {
 }
 
 /** A row of the ranking statement: the feed, then one candidate's columns (all null when there is none). */
-interface RankStatementRow extends FeedRow, Omit<ChunkRow, 'seq'> {
+interface RankStatementRow extends FeedRow, Omit<RankedChunk, 'seq'> {
   seq: number | null;
   access_count: number | null;
   access_last: number | null;
@@ -42,22 +54,21 @@ interface RankStatementRow extends FeedRow, Omit<ChunkRow, 'seq'> {
   [column: `d_${string}`]: unknown;
 }
 
-/** The documents' columns as `d_NAME`. */
-const DOC_COLUMNS = DOCUMENT_COLUMNS.split(', ')
-  .map((c) => `d.${c} AS d_${c}`)
-  .join(', ');
-
 /**
- * The ranking statement: the feed (once), the candidates' rows, their documents and access stats, and
- * the memory settings when asked. The lateral subqueries keep every plan, generic ones included, to
- * index lookups of the few candidates.
+ * The ranking statement: the feed (once), the candidates' rows, their documents (`full`: every column,
+ * for a `where` test) and access stats, and the memory settings when asked. The lateral subqueries keep
+ * every plan, generic ones included, to index lookups of the few candidates.
  */
-function statement(settings: boolean): string {
-  return `SELECT f.*, r.* FROM (SELECT ${feedColumns('$1')},
+function statement(settings: boolean, full: boolean): string {
+  const doc = (full ? DOCUMENT_COLUMNS : DOC_FIELDS)
+    .split(', ')
+    .map((c) => `d.${c} AS d_${c}`)
+    .join(', ');
+  return `SELECT f.*, r.* FROM (SELECT ${feedColumns('$1', '$2')},
       ${settings ? "(SELECT value FROM store_settings WHERE key = 'memory')" : 'NULL::jsonb'} AS settings) f
     LEFT JOIN (
-      SELECT ${CHUNK_COLUMNS}, ${DOC_COLUMNS}, a.count AS access_count, a.last_ms AS access_last
-      FROM unnest($2::bigint[]) AS s(seq)
+      SELECT ${CHUNK_FIELDS}, ${doc}, a.count AS access_count, a.last_ms AS access_last
+      FROM unnest($3::bigint[]) AS s(seq)
       CROSS JOIN LATERAL (SELECT * FROM chunks c WHERE c.seq = s.seq LIMIT 1) c
       CROSS JOIN LATERAL (SELECT * FROM documents d WHERE d.id = c.document LIMIT 1) d
       LEFT JOIN LATERAL (SELECT count, last_ms FROM access a WHERE a.id = c.document || ':' || c.ordinal LIMIT 1) a ON true
@@ -72,7 +83,10 @@ function candidate(r: RankStatementRow): Omit<RankedRow, 'score'> {
     if (k.startsWith('d_')) doc[k.slice(2)] = v;
     else if (!k.startsWith('feed_') && k !== 'settings') row[k] = v;
   }
-  return { ...(row as unknown as ChunkRow), doc: doc as unknown as DocumentRow } as Omit<RankedRow, 'score'>;
+  return { ...(row as unknown as RankedChunk), doc: doc as unknown as RankedDocument } as Omit<
+    RankedRow,
+    'score'
+  >;
 }
 
 /**
@@ -88,20 +102,22 @@ export async function rankChunks(
   await live.ready(db);
   const filter = chunkFilter(live, opts);
   const fuzzy = opts.fuzzy ?? true;
-  const text = statement(opts.settings === true);
+  const full = opts.where !== undefined;
+  const text = statement(opts.settings === true, full);
   // Room for candidates the tests on rows turn down (a memory faded out, one outside the dates asked).
   let depth = opts.accept || opts.where ? Math.ceil(opts.k * 1.5) + 5 : opts.k;
   let fresh = false;
   for (;;) {
-    const since = live.snapshot;
+    // What the copy reflects, taken with the ranking: the feed says what the ranking could not see.
+    const since = live.since;
     const ranked = live.search(query, depth, filter, fuzzy);
     const { rows } = await db.query<RankStatementRow>(
       text,
-      [since, ranked.map((h) => Number(h.id))],
-      opts.settings === true ? 'rlm_rank_settings' : 'rlm_rank',
+      [...since, ranked.map((h) => Number(h.id))],
+      `rlm_rank${opts.settings === true ? '_settings' : ''}${full ? '_full' : ''}`,
     );
     const result = rows[0]!;
-    const state = await live.apply(db, since, result);
+    const state = await live.apply(db, result);
     if (!fresh) {
       // Not yet known to hold every commit made before the search began: ask again.
       if (state === 'stale') continue;
@@ -117,7 +133,8 @@ export async function rankChunks(
       if (!found) continue;
       const r = candidate(found);
       if (opts.archived !== true && r.doc.archived_at !== null) continue;
-      if (opts.where && !opts.where(documentOf(r.doc))) continue;
+      // With a `where` test the statement read every column of the document.
+      if (opts.where && !opts.where(documentOf(r.doc as DocumentRow))) continue;
       const row: RankedRow = { ...r, score: h.score };
       const pending = opts.pendingAccess?.get(`${r.document}:${r.ordinal}`);
       if (pending) {

@@ -38,6 +38,8 @@ export interface SegmentRow {
   id: number;
   data: string;
   info: string;
+  /** The transaction that wrote it (as read back: text). */
+  xid?: string | number;
 }
 
 /** A segment ready to use: parsed, with one entry per chunk. */
@@ -45,6 +47,8 @@ export interface LoadedSegment {
   id: number;
   bm25: Bm25Segment;
   info: SegmentInfo;
+  /** The transaction that wrote it; unknown until its writer has inserted it. */
+  xid?: number;
 }
 
 /** Builds the segment of `chunks` (in sequence order); signatures are filled in later by the linker. */
@@ -92,5 +96,5 @@ export function parseSegmentRow(row: SegmentRow): LoadedSegment {
     fail('its documents do not cover its chunks');
   for (const col of ['types', 'tags', 'signatures'] as const)
     if (!Array.isArray(info[col]) || info[col].length !== n) fail(`${col} do not match its chunks`);
-  return { id: row.id, bm25, info };
+  return { id: row.id, bm25, info, ...(row.xid !== undefined ? { xid: Number(row.xid) } : {}) };
 }

@@ -55,6 +55,21 @@ interface MemoryRow extends DocumentRow {
   access_last: number | null;
 }
 
+/** What {@link toMemory} reads of a memory's row. */
+type MemoryFields = Pick<
+  MemoryRow,
+  | 'id'
+  | 'text'
+  | 'topic'
+  | 'importance'
+  | 'tags'
+  | 'source'
+  | 'ingested_at'
+  | 'archived_at'
+  | 'access_count'
+  | 'access_last'
+>;
+
 export class PostgresStore extends PostgresBase implements Store {
   /**
    * Opens the store at `url` (`postgres://USER:PASSWORD@HOST:PORT/DATABASE?schema=NAME`), creating its
@@ -213,7 +228,7 @@ export class PostgresStore extends PostgresBase implements Store {
       const created = Date.parse(r.doc.ingested_at);
       const relevance = best > 0 ? r.score / best : 0;
       const weight = memoryWeight(weightOf(r.doc, r.access_count, r.access_last), nowMs, settings);
-      const row: MemoryRow = {
+      const row: MemoryFields = {
         ...r.doc,
         text: r.text,
         access_count: r.access_count,
@@ -418,7 +433,11 @@ export class PostgresStore extends PostgresBase implements Store {
   }
 }
 
-function weightOf(doc: DocumentRow, count: number | null, last: number | null): WeightInput {
+function weightOf(
+  doc: Pick<DocumentRow, 'importance' | 'ingested_at'>,
+  count: number | null,
+  last: number | null,
+): WeightInput {
   return {
     importance: doc.importance ?? 'medium',
     createdMs: Date.parse(doc.ingested_at),
@@ -427,7 +446,7 @@ function weightOf(doc: DocumentRow, count: number | null, last: number | null): 
   };
 }
 
-function toMemory(r: MemoryRow, nowMs: number, settings: MemorySettings): Memory {
+function toMemory(r: MemoryFields, nowMs: number, settings: MemorySettings): Memory {
   const input = weightOf(r, r.access_count, r.access_last);
   const last = r.access_last ?? 0;
   return {

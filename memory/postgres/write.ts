@@ -158,7 +158,7 @@ export async function writePrepared(sql: Sql, batch: PreparedBatch): Promise<voi
       i < 2 ? 'bigint[]' : 'float8[]',
     ),
   );
-  await sql.query(
+  const { rows } = await sql.query<{ xid: string }>(
     `WITH d AS (
        INSERT INTO documents (${DOCUMENT_COLUMNS})
        SELECT d.id, d.path, d.hash, d.bytes, d.chunker, d.chunks, d.tokens, d.ingested_at,
@@ -180,11 +180,16 @@ export async function writePrepared(sql: Sql, batch: PreparedBatch): Promise<voi
        INSERT INTO bm25_segments (id, chunks, data, info)
        SELECT ${p(row?.id ?? null, 'bigint')}, ${p(records.length, 'integer')}, ${p(row?.data ?? null, 'text')},
               ${p(row?.info ?? null, 'text')}
-       WHERE ${p(row !== undefined, 'boolean')})
-     INSERT INTO related (from_seq, to_seq, strength)
-     SELECT * FROM unnest(${relatedColumns.join(', ')})`,
+       WHERE ${p(row !== undefined, 'boolean')}
+       RETURNING xid),
+     r AS (
+       INSERT INTO related (from_seq, to_seq, strength)
+       SELECT * FROM unnest(${relatedColumns.join(', ')}))
+     SELECT (SELECT xid::text FROM s) AS xid`,
     params,
   );
+  // Known from now on, so the feed can tell this segment from one merged away (live-index.ts).
+  if (segment) segment.xid = Number(rows[0]!.xid);
 }
 
 function documentJson(d: DocumentRecord): Record<string, unknown> {

@@ -135,24 +135,47 @@ describe.skipIf(!postgresAvailable('postgres live index'))('PostgreSQL search in
     expect(await ranking(reader, 'harbour note')).toEqual(await ranking(await open(url), 'harbour note'));
   }, 120_000);
 
-  it('reads the index again when the feed a copy needed was pruned', async () => {
+  it('lets go of segments merged away while it did not look', async () => {
     const url = freshSchemaUrl();
     const writer = await open(url, true);
     const reader = await open(url);
     for (let n = 0; n < 4; n++) await writer.remember({ text: `comet sighting ${n}`, topic: 'sky' });
     expect((await reader.search('comet', { k: 100, touch: false })).length).toBe(4);
-    // Enough single remembers to merge the small segments (dropping the ones the reader holds)...
-    for (let n = 4; n < 20; n++) await writer.remember({ text: `comet sighting ${n}`, topic: 'sky' });
-    // ...and the record of those drops pruned before the reader looked, as after a day away.
-    const s = schemaOf(url);
-    await adminQuery(`DELETE FROM ${s}.bm25_dropped`);
-    await adminQuery(
-      `INSERT INTO ${s}.store_settings (key, value) VALUES ('bm25_horizon', to_jsonb(pg_current_xact_id()::text))
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-    );
+    // Enough single remembers to merge the small segments twice over, the ones the reader holds first.
+    for (let n = 4; n < 70; n++) await writer.remember({ text: `comet sighting ${n}`, topic: 'sky' });
+    await writer.forgetMemories((await writer.listMemories()).slice(0, 5).map((m) => m.id));
     const hits = await reader.search('comet', { k: 100, touch: false });
-    expect(hits.length).toBe(20);
-    expect(new Set(hits.map((h) => h.id)).size).toBe(20);
+    expect(hits.length).toBe(65);
+    expect(new Set(hits.map((h) => h.id)).size).toBe(65);
+    expect(await ranking(reader, 'comet sighting')).toEqual(await ranking(await open(url), 'comet sighting'));
+  });
+
+  it('keeps its own segment written but not yet committed when another process merges', async () => {
+    const url = freshSchemaUrl();
+    const store = await open(url, true);
+    const other = await open(url);
+    for (const text of ['the ferry leaves at nine', 'the ferry is late on sundays'])
+      await store.remember({ text, topic: 'ferry' });
+    // A trigger holds consolidate's transaction open after its summary's segment is written.
+    const s = schemaOf(url);
+    await adminQuery(`CREATE FUNCTION ${s}.hold() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_advisory_xact_lock(0, 4343); RETURN NEW; END $$`);
+    await adminQuery(
+      `CREATE TRIGGER hold AFTER UPDATE ON ${s}.documents FOR EACH ROW WHEN (NEW.topic = 'ferry') EXECUTE FUNCTION ${s}.hold()`,
+    );
+    const { Client } = (await import('pg')).default;
+    const gate = new Client({ connectionString: process.env.RLM_TEST_POSTGRES });
+    await gate.connect();
+    onTestFinished(() => gate.end());
+    await gate.query('SELECT pg_advisory_lock(0, 4343)');
+    const consolidating = store.consolidate('ferry', async () => 'summary: ferries are unreliable');
+    await waitForLockWaiter(4343);
+    // Another process merges the small segments meanwhile; this process's search sees the merge.
+    for (let n = 0; n < 8; n++) await other.remember({ text: `tram note ${n}`, topic: 'tram' });
+    expect((await store.search('tram', { k: 20, touch: false })).length).toBe(8);
+    await gate.query('SELECT pg_advisory_unlock(0, 4343)');
+    await consolidating;
+    expect((await store.search('unreliable', { touch: false })).length).toBe(1);
   });
 
   it('recall counts this process’s own reads before they are written', async () => {
