@@ -78,14 +78,15 @@ export class AccessBuffer {
   }
 
   /**
-   * Runs a read of access stats with this process's pending counts (a copy), which it adds to what it
-   * reads: it starts when no flush is in flight, and none starts until it ends.
+   * Runs a read of access stats with this process's pending counts, which it adds to what it reads: it
+   * starts when no flush is in flight, and none starts until it ends, so none of them is written while
+   * it runs (those counted while it runs are reads that happened, and are not in the table either).
    */
   async read<T>(fn: (pending: ReadonlyMap<string, readonly [number, number]>) => Promise<T>): Promise<T> {
     while (this.#gate) await this.#gate;
     this.#reads++;
     try {
-      return await fn(new Map([...this.#pending].map(([id, [count, last]]) => [id, [count, last]])));
+      return await fn(this.#pending);
     } finally {
       if (--this.#reads === 0) for (const resolve of this.#drained.splice(0)) resolve();
     }

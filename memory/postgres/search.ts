@@ -33,7 +33,8 @@ export interface RankedRow extends RankedChunk {
 }
 
 const CHUNK_FIELDS = 'c.seq, c.document, c.ordinal, c.tokens, c.type, c.tags, c.text';
-const DOC_FIELDS = 'id, path, tags, topic, importance, source, ingested_at, archived_at';
+const DOC_COLUMNS = ['id', 'path', 'tags', 'topic', 'importance', 'source', 'ingested_at', 'archived_at'];
+const FULL_DOC_COLUMNS = DOCUMENT_COLUMNS.split(', ');
 
 export interface RankOptions extends SearchOptions {
   k: number;
@@ -45,7 +46,7 @@ export interface RankOptions extends SearchOptions {
   pendingAccess?: ReadonlyMap<string, readonly [count: number, lastMs: number]>;
 }
 
-/** A row of the ranking statement: the feed, then one candidate's columns (all null when there is none). */
+/** A row of the ranking statement: a candidate's columns, or the feed's. */
 interface RankStatementRow extends FeedRow, Omit<RankedChunk, 'seq'> {
   seq: number | null;
   access_count: number | null;
@@ -55,38 +56,43 @@ interface RankStatementRow extends FeedRow, Omit<RankedChunk, 'seq'> {
 }
 
 /**
- * The ranking statement: the feed (once), the candidates' rows, their documents (`full`: every column,
- * for a `where` test) and access stats, and the memory settings when asked. The lateral subqueries keep
- * every plan, generic ones included, to index lookups of the few candidates.
+ * The ranking statement: the candidates' rows, their documents (`full`: every column, for a `where`
+ * test) and access stats, then one row with the feed and, when asked, the memory settings (each row
+ * carries either, so nothing is sent or parsed twice). The lateral subqueries keep every plan, generic
+ * ones included, to index lookups of the few candidates.
  */
 function statement(settings: boolean, full: boolean): string {
-  const doc = (full ? DOCUMENT_COLUMNS : DOC_FIELDS)
-    .split(', ')
-    .map((c) => `d.${c} AS d_${c}`)
-    .join(', ');
-  return `SELECT f.*, r.* FROM (SELECT ${feedColumns('$1', '$2')},
-      ${settings ? "(SELECT value FROM store_settings WHERE key = 'memory')" : 'NULL::jsonb'} AS settings) f
-    LEFT JOIN (
-      SELECT ${CHUNK_FIELDS}, ${doc}, a.count AS access_count, a.last_ms AS access_last
-      FROM unnest($3::bigint[]) AS s(seq)
-      CROSS JOIN LATERAL (SELECT * FROM chunks c WHERE c.seq = s.seq LIMIT 1) c
-      CROSS JOIN LATERAL (SELECT * FROM documents d WHERE d.id = c.document LIMIT 1) d
-      LEFT JOIN LATERAL (SELECT count, last_ms FROM access a WHERE a.id = c.document || ':' || c.ordinal LIMIT 1) a ON true
-    ) r ON true`;
+  const docFields = full ? FULL_DOC_COLUMNS : DOC_COLUMNS;
+  const columns = 7 + docFields.length + 2;
+  return `SELECT ${CHUNK_FIELDS}, ${docFields.map((c) => `d.${c} AS d_${c}`).join(', ')},
+      a.count AS access_count, a.last_ms AS access_last, NULL::text AS feed_snapshot,
+      NULL::text[] AS feed_added, NULL::bigint[] AS feed_dead, NULL::bigint AS feed_merges,
+      NULL::bigint[] AS feed_segments, NULL::jsonb AS settings
+    FROM unnest($3::bigint[]) AS s(seq)
+    CROSS JOIN LATERAL (SELECT * FROM chunks c WHERE c.seq = s.seq LIMIT 1) c
+    CROSS JOIN LATERAL (SELECT * FROM documents d WHERE d.id = c.document LIMIT 1) d
+    LEFT JOIN LATERAL (SELECT count, last_ms FROM access a WHERE a.id = c.document || ':' || c.ordinal LIMIT 1) a ON true
+    UNION ALL
+    SELECT ${Array(columns).fill('NULL').join(', ')}, ${feedColumns('$1', '$2')},
+      ${settings ? "(SELECT value FROM store_settings WHERE key = 'memory')" : 'NULL::jsonb'}`;
 }
 
 /** A candidate's row as {@link RankedRow} (without its score). */
-function candidate(r: RankStatementRow): Omit<RankedRow, 'score'> {
-  const doc = {} as Record<string, unknown>;
-  const row = {} as Record<string, unknown>;
-  for (const [k, v] of Object.entries(r)) {
-    if (k.startsWith('d_')) doc[k.slice(2)] = v;
-    else if (!k.startsWith('feed_') && k !== 'settings') row[k] = v;
-  }
-  return { ...(row as unknown as RankedChunk), doc: doc as unknown as RankedDocument } as Omit<
-    RankedRow,
-    'score'
-  >;
+function candidate(r: RankStatementRow, full: boolean): Omit<RankedRow, 'score'> {
+  const doc: Record<string, unknown> = {};
+  for (const c of full ? FULL_DOC_COLUMNS : DOC_COLUMNS) doc[c] = r[`d_${c}`];
+  return {
+    seq: Number(r.seq),
+    document: r.document,
+    ordinal: r.ordinal,
+    tokens: r.tokens,
+    type: r.type,
+    tags: r.tags,
+    text: r.text,
+    doc: doc as unknown as RankedDocument,
+    access_count: r.access_count,
+    access_last: r.access_last,
+  };
 }
 
 /**
@@ -105,7 +111,7 @@ export async function rankChunks(
   const full = opts.where !== undefined;
   const text = statement(opts.settings === true, full);
   // Room for candidates the tests on rows turn down (a memory faded out, one outside the dates asked).
-  let depth = opts.accept || opts.where ? Math.ceil(opts.k * 1.5) + 5 : opts.k;
+  let depth = opts.accept || opts.where ? opts.k + Math.max(5, Math.ceil(opts.k / 5)) : opts.k;
   let fresh = false;
   for (;;) {
     // What the copy reflects, taken with the ranking: the feed says what the ranking could not see.
@@ -116,7 +122,7 @@ export async function rankChunks(
       [...since, ranked.map((h) => Number(h.id))],
       `rlm_rank${opts.settings === true ? '_settings' : ''}${full ? '_full' : ''}`,
     );
-    const result = rows[0]!;
+    const result = rows.find((r) => r.feed_snapshot !== null)!;
     const state = await live.apply(db, result);
     if (!fresh) {
       // Not yet known to hold every commit made before the search began: ask again.
@@ -125,13 +131,13 @@ export async function rankChunks(
       // The copy took changes: rank again on it.
       if (state === 'changed') continue;
     }
-    const bySeq = new Map(rows.filter((r) => r.seq !== null).map((r) => [Number(r.seq), r]));
+    const bySeq = new Map(rows.filter((r) => r !== result).map((r) => [Number(r.seq), r]));
     const out: RankedRow[] = [];
     for (const h of ranked) {
       const found = bySeq.get(Number(h.id));
       // No row: removed since the ranking, or written by a transaction of this process not yet committed.
       if (!found) continue;
-      const r = candidate(found);
+      const r = candidate(found, full);
       if (opts.archived !== true && r.doc.archived_at !== null) continue;
       // With a `where` test the statement read every column of the document.
       if (opts.where && !opts.where(documentOf(r.doc as DocumentRow))) continue;
