@@ -59,18 +59,55 @@ async function dropSchema(url: string, schema: string): Promise<void> {
   await c.end();
 }
 
-async function searchFigures(store: Store, qs: string[]): Promise<{ p50: number; p95: number }> {
-  for (const q of qs.slice(0, 20)) await store.search(q, { touch: false });
-  const times: number[] = [];
-  for (const q of qs) times.push((await timed(() => store.search(q, { touch: false })))[1]);
-  return percentiles(times);
+/**
+ * CPU time so far of the server processes serving `url`'s database, ms, read from /proc (the server is
+ * on this machine); undefined when it cannot be read. With the process's own CPU time it gives the work
+ * of an operation whatever the machine's load: wall times on a shared machine mostly measure waiting.
+ */
+async function serverCpuMs(url: string): Promise<number | undefined> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    let ticks = 0;
+    for (const r of rows) {
+      const stat = readFileSync(`/proc/${r.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return (ticks * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  } finally {
+    await c.end();
+  }
 }
 
-async function recallFigures(store: Store, qs: string[]): Promise<{ p50: number; p95: number }> {
-  for (const q of qs.slice(0, 20)) await store.recall(q);
+/** Kernel clock ticks per second, the unit of /proc/PID/stat times (100 on Linux). */
+const CLOCK_TICKS = 100;
+
+/**
+ * p50 and p95 of `op` over `qs` (after 20 to warm up), and its CPU time per call, ms: this process's,
+ * plus the server's when `url` names it.
+ */
+async function opFigures(
+  op: (q: string) => Promise<unknown>,
+  qs: string[],
+  url?: string,
+): Promise<{ p50: number; p95: number; cpuMs: number }> {
+  for (const q of qs.slice(0, 20)) await op(q);
   const times: number[] = [];
-  for (const q of qs) times.push((await timed(() => store.recall(q)))[1]);
-  return percentiles(times);
+  const server = url ? await serverCpuMs(url) : 0;
+  const own = process.cpuUsage();
+  for (const q of qs) times.push((await timed(() => op(q)))[1]);
+  const used = process.cpuUsage(own);
+  const serverUsed = url ? ((await serverCpuMs(url)) ?? Number.NaN) - (server ?? Number.NaN) : 0;
+  return {
+    ...percentiles(times),
+    cpuMs: ((used.user + used.system) / 1000 + serverUsed) / qs.length,
+  };
 }
 
 function memoryInputs(n: number): { text: string; topic: string; importance: string; now: Date }[] {
@@ -208,9 +245,14 @@ export async function benchPostgres(
       f[`${name}.ingestMs`] = ms;
       f[`${name}.chunks`] = report.chunks;
       log(`${name}: ${Math.round(ms)} ms, ${report.chunks} chunks; searching`);
-      const s = await searchFigures(store, qs);
+      const s = await opFigures(
+        (q) => store.search(q, { touch: false }),
+        qs,
+        name === 'pg' ? withSchema(url, 'bench_docs') : undefined,
+      );
       f[`${name}.searchP50Ms`] = s.p50;
       f[`${name}.searchP95Ms`] = s.p95;
+      f[`${name}.searchCpuMs`] = s.cpuMs;
       f[`${name}.grepLiteralMs`] = (
         await timed(() => store.grep('zelbrika', { literal: true, limit: 1000, timeoutMs: 600_000 }))
       )[1];
@@ -233,9 +275,10 @@ export async function benchPostgres(
     ] as const) {
       const store: Store = await open();
       log(`${name}: recall at ${memories} memories`);
-      const r = await recallFigures(store, qs.slice(0, 200));
+      const r = await opFigures((q) => store.recall(q), qs.slice(0, 200), name === 'pg' ? fx.pg : undefined);
       f[`${name}.recallP50Ms`] = r.p50;
       f[`${name}.recallP95Ms`] = r.p95;
+      f[`${name}.recallCpuMs`] = r.cpuMs;
       const singles: number[] = [];
       for (let i = 0; i < 100; i++)
         singles.push((await timed(() => store.remember({ text: `single ${i} ${qs[i]}` })))[1]);

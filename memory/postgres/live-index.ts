@@ -27,6 +27,8 @@ const RELOAD_SLACK = 100_000;
 
 /** What a search filter needs of a chunk. */
 export interface ChunkInfo {
+  /** The segment that holds it. */
+  segment: number;
   document: string;
   ordinal: number;
   /** The memory's topic; null for a chunk of another document. */
@@ -73,6 +75,7 @@ class IndexState {
     for (const [document, count, topic] of seg.info.docs) {
       for (let ordinal = 0; ordinal < count; ordinal++, i++) {
         this.chunks.set(ids[i]!, {
+          segment: seg.id,
           document,
           ordinal,
           topic,
@@ -287,15 +290,20 @@ export class LiveIndex {
     for (const seq of seqs) this.#state?.dead.add(String(seq));
   }
 
-  /** The loaded segments with their sizes, oldest first (for merge plans). */
+  /** The loaded segments with their sizes (for merge plans). */
   sizes(): SegmentSize[] {
     const s = this.#state;
     if (!s) return [];
-    return [...s.segments.values()].map((seg) => {
-      let dead = 0;
-      for (const seq of seg.bm25.ids) if (s.dead.has(seq)) dead++;
-      return { id: seg.id, chunks: seg.bm25.ids.length, dead };
-    });
+    const dead = new Map<number, number>();
+    for (const seq of s.dead) {
+      const c = s.chunks.get(seq);
+      if (c) dead.set(c.segment, (dead.get(c.segment) ?? 0) + 1);
+    }
+    return [...s.segments.values()].map((seg) => ({
+      id: seg.id,
+      chunks: seg.bm25.ids.length,
+      dead: dead.get(seg.id) ?? 0,
+    }));
   }
 
   /** A loaded segment by id. */

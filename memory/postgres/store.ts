@@ -163,13 +163,18 @@ export class PostgresStore extends PostgresBase implements Store {
     const cols = DOCUMENT_COLUMNS.split(', ')
       .map((c) => `d.${c}`)
       .join(', ');
+    // Each case with a condition the planner can use an index for, and the chunk and access stats
+    // looked up per memory: a join with the whole access table made one remember of 100 000 memories
+    // take 100-250 ms.
+    const where =
+      ids !== undefined ? 'd.id = ANY($1::text[])' : topic !== undefined ? 'd.topic = $1' : 'true';
     const { rows } = await this.db.query<MemoryRow>(
       `SELECT ${cols}, c.text, a.count AS access_count, a.last_ms AS access_last
-       FROM documents d LEFT JOIN chunks c ON c.document = d.id AND c.ordinal = 0
-       LEFT JOIN access a ON a.id = d.id || ':0'
-       WHERE d.topic IS NOT NULL AND ($1::text[] IS NULL OR d.id = ANY($1::text[]))
-         AND ($2::text IS NULL OR d.topic = $2)`,
-      [ids ?? null, topic ?? null],
+       FROM documents d
+       LEFT JOIN LATERAL (SELECT text FROM chunks c WHERE c.document = d.id AND c.ordinal = 0 LIMIT 1) c ON true
+       LEFT JOIN LATERAL (SELECT count, last_ms FROM access a WHERE a.id = d.id || ':0' LIMIT 1) a ON true
+       WHERE d.topic IS NOT NULL AND ${where}`,
+      ids !== undefined ? [ids] : topic !== undefined ? [topic] : [],
     );
     return rows;
   }
