@@ -20,7 +20,7 @@ import {
   parseSnapshot,
   type Snapshot,
 } from './feed.ts';
-import { type LoadedSegment, parseSegmentRow, type SegmentRow } from './segments.ts';
+import { type DocFacts, type LoadedSegment, parseSegmentRow, type SegmentRow } from './segments.ts';
 
 /** Dead marks and dropped ids kept beyond the live chunks' number before the index is read again. */
 const RELOAD_SLACK = 100_000;
@@ -35,6 +35,11 @@ export interface ChunkInfo {
   topic: string | null;
   type: ChunkType;
   tags: string[];
+  tokens: number;
+  /** What its document always is (shared by the document's chunks). */
+  facts: DocFacts;
+  /** A memory's text; null for another chunk (its text is read with its row). */
+  text: string | null;
 }
 
 /** A segment's size as merging sees it. */
@@ -72,7 +77,7 @@ class IndexState {
     this.segments.set(seg.id, seg);
     const ids = seg.bm25.ids;
     let i = 0;
-    for (const [document, count, topic] of seg.info.docs) {
+    for (const [document, count, topic, facts] of seg.info.docs) {
       for (let ordinal = 0; ordinal < count; ordinal++, i++) {
         this.chunks.set(ids[i]!, {
           segment: seg.id,
@@ -81,6 +86,9 @@ class IndexState {
           topic,
           type: seg.info.types[i]!,
           tags: seg.info.tags[i]!,
+          tokens: seg.info.tokens[i]!,
+          facts,
+          text: seg.info.texts[i] ?? null,
         });
       }
     }

@@ -12,10 +12,17 @@
  * marks of chunks a merge still carries (removed while it ran) stay and keep applying to the new
  * segment.
  */
-import type { ChunkType } from '../types.ts';
 import type { Db, Sql } from './db.ts';
 import type { LiveIndex, SegmentSize } from './live-index.ts';
-import { buildIndexSegment, type LoadedSegment, type SegmentChunk, segmentRow } from './segments.ts';
+import {
+  buildIndexSegment,
+  type LoadedSegment,
+  SEGMENT_CHUNK_COLUMNS,
+  type SegmentChunk,
+  type SegmentChunkRow,
+  segmentChunkOf,
+  segmentRow,
+} from './segments.ts';
 
 /** Segments of one tier merged at once. */
 const MERGE_FACTOR = 8;
@@ -44,16 +51,6 @@ export function mergePlan(sizes: SegmentSize[]): number[][] {
   }
   for (const s of sizes) if (s.dead > 0 && !taken.has(s.id)) groups.push([s.id]);
   return groups;
-}
-
-interface ChunkRow {
-  seq: number;
-  document: string;
-  ordinal: number;
-  type: ChunkType;
-  tags: string[];
-  text: string;
-  topic: string | null;
 }
 
 /**
@@ -113,8 +110,8 @@ export async function mergeSegments(db: Db, live: LiveIndex): Promise<number> {
 /** The new segments of `groups`: each group's chunks that still have rows and are not dead. */
 async function rebuild(sql: Sql, groups: LoadedSegment[][]): Promise<LoadedSegment[]> {
   const seqs = groups.flat().flatMap((s) => s.bm25.ids.map(Number));
-  const { rows } = await sql.query<ChunkRow>(
-    `SELECT c.seq, c.document, c.ordinal, c.type, c.tags, c.text, d.topic
+  const { rows } = await sql.query<SegmentChunkRow>(
+    `SELECT ${SEGMENT_CHUNK_COLUMNS}
      FROM chunks c JOIN documents d ON d.id = c.document
      WHERE c.seq = ANY($1::bigint[]) AND NOT EXISTS (SELECT 1 FROM bm25_dead x WHERE x.seq = c.seq)
      ORDER BY c.seq`,
@@ -133,7 +130,7 @@ async function rebuild(sql: Sql, groups: LoadedSegment[][]): Promise<LoadedSegme
   const chunks: SegmentChunk[][] = groups.map(() => []);
   for (const r of rows) {
     const seq = Number(r.seq);
-    chunks[byGroup.get(seq)!]!.push({ ...r, seq, signature: signature.get(seq) ?? [] });
+    chunks[byGroup.get(seq)!]!.push(segmentChunkOf(r, signature.get(seq) ?? []));
   }
   const nonEmpty = chunks.filter((c) => c.length > 0);
   if (nonEmpty.length === 0) return [];

@@ -3,7 +3,13 @@
  * the tables of the current version). A step is SQL, and may go on in code in the same transaction.
  */
 import type { Sql } from './db.ts';
-import { buildIndexSegment, type SegmentChunk, segmentRow } from './segments.ts';
+import {
+  buildIndexSegment,
+  SEGMENT_CHUNK_COLUMNS,
+  type SegmentChunkRow,
+  segmentChunkOf,
+  segmentRow,
+} from './segments.ts';
 
 /** One step: from version N-1 to N. */
 interface Migration {
@@ -138,8 +144,8 @@ async function indexStoredChunks(sql: Sql): Promise<void> {
       batch.push(docs[i]!.id);
       n += docs[i]!.chunks;
     }
-    const { rows } = await sql.query<SegmentChunk & { signature: string[] | null }>(
-      `SELECT c.seq, c.document, c.ordinal, c.type, c.tags, c.text, d.topic,
+    const { rows } = await sql.query<SegmentChunkRow & { signature: string[] | null }>(
+      `SELECT ${SEGMENT_CHUNK_COLUMNS},
               (SELECT array_agg(s.term ORDER BY s.term) FROM signatures s WHERE s.seq = c.seq) AS signature
        FROM chunks c JOIN documents d ON d.id = c.document
        WHERE c.document = ANY($1::text[]) ORDER BY c.seq`,
@@ -148,7 +154,7 @@ async function indexStoredChunks(sql: Sql): Promise<void> {
     const { rows: id } = await sql.query<{ id: number }>("SELECT nextval('bm25_segment_seq') AS id");
     const seg = buildIndexSegment(
       Number(id[0]!.id),
-      rows.map((r) => ({ ...r, seq: Number(r.seq), signature: r.signature ?? [] })),
+      rows.map((r) => segmentChunkOf(r, r.signature ?? [])),
     );
     const row = segmentRow(seg);
     await sql.query('INSERT INTO bm25_segments (id, chunks, data, info) VALUES ($1, $2, $3, $4)', [

@@ -32,8 +32,6 @@ export interface RankedRow extends RankedChunk {
   access_last: number | null;
 }
 
-const CHUNK_FIELDS = 'c.seq, c.document, c.ordinal, c.tokens, c.type, c.tags, c.text';
-const DOC_COLUMNS = ['id', 'path', 'tags', 'topic', 'importance', 'source', 'ingested_at', 'archived_at'];
 const FULL_DOC_COLUMNS = DOCUMENT_COLUMNS.split(', ');
 
 export interface RankOptions extends SearchOptions {
@@ -47,8 +45,10 @@ export interface RankOptions extends SearchOptions {
 }
 
 /** A row of the ranking statement: a candidate's columns, or the feed's. */
-interface RankStatementRow extends FeedRow, Omit<RankedChunk, 'seq'> {
+interface RankStatementRow extends FeedRow {
   seq: number | null;
+  text: string | null;
+  archived_at: string | null;
   access_count: number | null;
   access_last: number | null;
   settings: MemorySettings | null;
@@ -56,40 +56,51 @@ interface RankStatementRow extends FeedRow, Omit<RankedChunk, 'seq'> {
 }
 
 /**
- * The ranking statement: the candidates' rows, their documents (`full`: every column, for a `where`
- * test) and access stats, then one row with the feed and, when asked, the memory settings (each row
- * carries either, so nothing is sent or parsed twice). The lateral subqueries keep every plan, generic
- * ones included, to index lookups of the few candidates.
+ * The ranking statement: for each candidate what can change or is not kept in the copy (the text of
+ * a chunk that is not a memory's, its document's archiving, `access`: its access stats, `full`: every
+ * column of its document, for a `where` test), then one row with the feed and, when asked, the memory
+ * settings. Each row carries either, so nothing is sent or parsed twice. A candidate whose chunk is
+ * gone has no row. The lateral subqueries keep every plan, generic ones included, to index lookups of
+ * the few candidates.
  */
-function statement(settings: boolean, full: boolean): string {
-  const docFields = full ? FULL_DOC_COLUMNS : DOC_COLUMNS;
-  const columns = 7 + docFields.length + 2;
-  return `SELECT ${CHUNK_FIELDS}, ${docFields.map((c) => `d.${c} AS d_${c}`).join(', ')},
-      a.count AS access_count, a.last_ms AS access_last, NULL::text AS feed_snapshot,
-      NULL::text[] AS feed_added, NULL::bigint[] AS feed_dead, NULL::bigint AS feed_merges,
-      NULL::bigint[] AS feed_segments, NULL::jsonb AS settings
-    FROM unnest($3::bigint[]) AS s(seq)
-    CROSS JOIN LATERAL (SELECT * FROM chunks c WHERE c.seq = s.seq LIMIT 1) c
-    CROSS JOIN LATERAL (SELECT * FROM documents d WHERE d.id = c.document LIMIT 1) d
-    LEFT JOIN LATERAL (SELECT count, last_ms FROM access a WHERE a.id = c.document || ':' || c.ordinal LIMIT 1) a ON true
+function statement(opts: { settings: boolean; access: boolean; full: boolean }): string {
+  const doc = opts.full ? FULL_DOC_COLUMNS.map((c) => `, d.${c} AS d_${c}`).join('') : '';
+  const columns = 5 + (opts.full ? FULL_DOC_COLUMNS.length : 0);
+  return `SELECT s.seq, c.text, d.archived_at${doc}, a.count AS access_count, a.last_ms AS access_last,
+      NULL::text AS feed_snapshot, NULL::text[] AS feed_added, NULL::bigint[] AS feed_dead,
+      NULL::bigint AS feed_merges, NULL::bigint[] AS feed_segments, NULL::jsonb AS settings
+    FROM unnest($3::bigint[], $4::text[], $5::boolean[], $6::text[]) AS s(seq, document, read_text, id)
+    CROSS JOIN LATERAL (SELECT CASE WHEN s.read_text THEN c.text END AS text FROM chunks c WHERE c.seq = s.seq LIMIT 1) c
+    CROSS JOIN LATERAL (SELECT * FROM documents d WHERE d.id = s.document LIMIT 1) d
+    LEFT JOIN LATERAL (SELECT count, last_ms FROM access a WHERE ${opts.access ? 'a.id = s.id' : 'false'} LIMIT 1) a ON true
     UNION ALL
     SELECT ${Array(columns).fill('NULL').join(', ')}, ${feedColumns('$1', '$2')},
-      ${settings ? "(SELECT value FROM store_settings WHERE key = 'memory')" : 'NULL::jsonb'}`;
+      ${opts.settings ? "(SELECT value FROM store_settings WHERE key = 'memory')" : 'NULL::jsonb'}`;
 }
 
-/** A candidate's row as {@link RankedRow} (without its score). */
-function candidate(r: RankStatementRow, full: boolean): Omit<RankedRow, 'score'> {
-  const doc: Record<string, unknown> = {};
-  for (const c of full ? FULL_DOC_COLUMNS : DOC_COLUMNS) doc[c] = r[`d_${c}`];
+/** A candidate as {@link RankedRow}: what the copy keeps of it, with what its row says. */
+function candidate(seq: number, c: ChunkInfo, r: RankStatementRow, full: boolean): Omit<RankedRow, 'score'> {
+  const doc: RankedDocument = full
+    ? (Object.fromEntries(FULL_DOC_COLUMNS.map((k) => [k, r[`d_${k}`]])) as unknown as DocumentRow)
+    : {
+        id: c.document,
+        path: c.facts.path,
+        tags: c.facts.tags,
+        topic: c.topic,
+        importance: c.facts.memory?.importance ?? null,
+        source: c.facts.memory?.source ?? null,
+        ingested_at: c.facts.created,
+        archived_at: r.archived_at,
+      };
   return {
-    seq: Number(r.seq),
-    document: r.document,
-    ordinal: r.ordinal,
-    tokens: r.tokens,
-    type: r.type,
-    tags: r.tags,
-    text: r.text,
-    doc: doc as unknown as RankedDocument,
+    seq,
+    document: c.document,
+    ordinal: c.ordinal,
+    tokens: c.tokens,
+    type: c.type,
+    tags: c.tags,
+    text: c.text ?? r.text ?? '',
+    doc,
     access_count: r.access_count,
     access_last: r.access_last,
   };
@@ -109,7 +120,8 @@ export async function rankChunks(
   const filter = chunkFilter(live, opts);
   const fuzzy = opts.fuzzy ?? true;
   const full = opts.where !== undefined;
-  const text = statement(opts.settings === true, full);
+  const access = opts.settings === true;
+  const text = statement({ settings: opts.settings === true, access, full });
   // Room for candidates the tests on rows turn down (a memory faded out, one outside the dates asked).
   let depth = opts.accept || opts.where ? opts.k + Math.max(5, Math.ceil(opts.k / 5)) : opts.k;
   let fresh = false;
@@ -117,9 +129,16 @@ export async function rankChunks(
     // What the copy reflects, taken with the ranking: the feed says what the ranking could not see.
     const since = live.since;
     const ranked = live.search(query, depth, filter, fuzzy);
+    const infos = ranked.map((h) => live.chunk(h.id)!);
     const { rows } = await db.query<RankStatementRow>(
       text,
-      [...since, ranked.map((h) => Number(h.id))],
+      [
+        ...since,
+        ranked.map((h) => Number(h.id)),
+        infos.map((c) => c.document),
+        infos.map((c) => c.text === null),
+        infos.map((c) => `${c.document}:${c.ordinal}`),
+      ],
       `rlm_rank${opts.settings === true ? '_settings' : ''}${full ? '_full' : ''}`,
     );
     const result = rows.find((r) => r.feed_snapshot !== null)!;
@@ -133,11 +152,11 @@ export async function rankChunks(
     }
     const bySeq = new Map(rows.filter((r) => r !== result).map((r) => [Number(r.seq), r]));
     const out: RankedRow[] = [];
-    for (const h of ranked) {
+    for (const [i, h] of ranked.entries()) {
       const found = bySeq.get(Number(h.id));
       // No row: removed since the ranking, or written by a transaction of this process not yet committed.
       if (!found) continue;
-      const r = candidate(found, full);
+      const r = candidate(Number(h.id), infos[i]!, found, full);
       if (opts.archived !== true && r.doc.archived_at !== null) continue;
       // With a `where` test the statement read every column of the document.
       if (opts.where && !opts.where(documentOf(r.doc as DocumentRow))) continue;

@@ -94,18 +94,28 @@ export async function prepareBatch(
   // Each document's place in the store's order: the sequence number of its first chunk (a spare one if empty).
   for (const [i, d] of documents.entries()) d.first = d.chunks > 0 ? seqs[d.first]! : spare[i]!;
   if (records.length === 0) return { documents, records, seqs, segment: undefined, related: [] };
-  const topics = new Map(documents.map((d) => [d.id, d.memory?.topic ?? null]));
+  const byId = new Map(documents.map((d) => [d.id, d]));
   const segment = buildIndexSegment(
     Number(numbered[0]!.segment),
-    records.map((r, i) => ({
-      seq: seqs[i]!,
-      document: r.document,
-      ordinal: r.ordinal,
-      topic: topics.get(r.document) ?? null,
-      type: r.type,
-      tags: r.tags,
-      text: r.text,
-    })),
+    records.map((r, i) => {
+      const d = byId.get(r.document)!;
+      return {
+        seq: seqs[i]!,
+        document: r.document,
+        ordinal: r.ordinal,
+        topic: d.memory?.topic ?? null,
+        type: r.type,
+        tags: r.tags,
+        tokens: r.tokens,
+        text: r.text,
+        facts: {
+          path: d.path,
+          tags: d.tags ?? null,
+          created: d.ingestedAt,
+          memory: d.memory ? { importance: d.memory.importance, source: d.memory.source } : null,
+        },
+      };
+    }),
   );
   track(segment);
   return { documents, records, seqs, segment, related: live.link(segment) };
