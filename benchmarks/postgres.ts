@@ -89,25 +89,45 @@ async function serverCpuMs(url: string): Promise<number | undefined> {
 /** Kernel clock ticks per second, the unit of /proc/PID/stat times (100 on Linux). */
 const CLOCK_TICKS = 100;
 
+/** The latency and CPU time of one operation on each backend, ms. */
+interface OpFigures {
+  p50: number;
+  p95: number;
+  /** CPU time per call: this process's, plus the server's for PostgreSQL. */
+  cpuMs: number;
+}
+
 /**
- * p50 and p95 of `op` over `qs` (after 20 to warm up), and its CPU time per call, ms: this process's,
- * plus the server's when `url` names it.
+ * `op` on both stores over `qs`, after 20 calls each to warm up. Latencies come from calls alternating
+ * between the backends, so both meet the same load on a shared machine; CPU times from a run of each
+ * after the other (the server's read from /proc, for PostgreSQL at `url`).
  */
-async function opFigures(
-  op: (q: string) => Promise<unknown>,
+async function compareOp(
+  stores: { fs: Store; pg: Store },
+  op: (store: Store, q: string) => Promise<unknown>,
   qs: string[],
-  url?: string,
-): Promise<{ p50: number; p95: number; cpuMs: number }> {
-  for (const q of qs.slice(0, 20)) await op(q);
-  const times: number[] = [];
-  const server = url ? await serverCpuMs(url) : 0;
-  const own = process.cpuUsage();
-  for (const q of qs) times.push((await timed(() => op(q)))[1]);
-  const used = process.cpuUsage(own);
-  const serverUsed = url ? ((await serverCpuMs(url)) ?? Number.NaN) - (server ?? Number.NaN) : 0;
+  url: string,
+): Promise<{ fs: OpFigures; pg: OpFigures }> {
+  for (const q of qs.slice(0, 20)) {
+    await op(stores.fs, q);
+    await op(stores.pg, q);
+  }
+  const times = { fs: [] as number[], pg: [] as number[] };
+  for (const q of qs) {
+    times.fs.push((await timed(() => op(stores.fs, q)))[1]);
+    times.pg.push((await timed(() => op(stores.pg, q)))[1]);
+  }
+  const cpu = async (name: 'fs' | 'pg'): Promise<number> => {
+    const server = name === 'pg' ? await serverCpuMs(url) : 0;
+    const own = process.cpuUsage();
+    for (const q of qs) await op(stores[name], q);
+    const used = process.cpuUsage(own);
+    const serverUsed = name === 'pg' ? ((await serverCpuMs(url)) ?? Number.NaN) - (server ?? Number.NaN) : 0;
+    return ((used.user + used.system) / 1000 + serverUsed) / qs.length;
+  };
   return {
-    ...percentiles(times),
-    cpuMs: ((used.user + used.system) / 1000 + serverUsed) / qs.length,
+    fs: { ...percentiles(times.fs), cpuMs: await cpu('fs') },
+    pg: { ...percentiles(times.pg), cpuMs: await cpu('pg') },
   };
 }
 
@@ -243,33 +263,33 @@ export async function benchPostgres(
     if (kept) mkdirSync(kept, { recursive: true });
     const corpus = corpusIn(kept ?? root, mb);
     const qs = queries(500);
-    for (const [name, open] of [
-      ['fs', () => ChunkStore.open(path.join(root, 'docs'), { create: true })],
-      ['pg', () => PostgresStore.open(withSchema(url, 'bench_docs'), { create: true })],
-    ] as const) {
-      const store: Store = await open();
+    const docs = {
+      fs: await ChunkStore.open(path.join(root, 'docs'), { create: true }),
+      pg: await PostgresStore.open(withSchema(url, 'bench_docs'), { create: true }),
+    };
+    for (const name of ['fs', 'pg'] as const) {
       log(`${name}: ingest of ${mb} MB`);
-      const [report, ms] = await timed(() => store.ingestPaths([corpus]));
+      const [report, ms] = await timed(() => docs[name].ingestPaths([corpus]));
       f[`${name}.ingestMs`] = ms;
       f[`${name}.chunks`] = report.chunks;
-      log(`${name}: ${Math.round(ms)} ms, ${report.chunks} chunks; searching`);
-      const s = await opFigures(
-        (q) => store.search(q, { touch: false }),
-        qs,
-        name === 'pg' ? withSchema(url, 'bench_docs') : undefined,
-      );
-      f[`${name}.searchP50Ms`] = s.p50;
-      f[`${name}.searchP95Ms`] = s.p95;
-      f[`${name}.searchCpuMs`] = s.cpuMs;
+      log(`${name}: ${Math.round(ms)} ms, ${report.chunks} chunks`);
+    }
+    log('searching both');
+    const search = await compareOp(docs, (s, q) => s.search(q, { touch: false }), qs, url);
+    for (const name of ['fs', 'pg'] as const) {
+      f[`${name}.searchP50Ms`] = search[name].p50;
+      f[`${name}.searchP95Ms`] = search[name].p95;
+      f[`${name}.searchCpuMs`] = search[name].cpuMs;
       f[`${name}.grepLiteralMs`] = (
-        await timed(() => store.grep('zelbrika', { literal: true, limit: 1000, timeoutMs: 600_000 }))
+        await timed(() => docs[name].grep('zelbrika', { literal: true, limit: 1000, timeoutMs: 600_000 }))
       )[1];
       f[`${name}.grepRegexMs`] = (
-        await timed(() => store.grep('\\bgov\\w+ment\\b', { limit: 100_000, timeoutMs: 600_000 }))
+        await timed(() => docs[name].grep('\\bgov\\w+ment\\b', { limit: 100_000, timeoutMs: 600_000 }))
       )[1];
-      f[`${name}.loadAverage`] = os.loadavg()[0]!;
-      await store.close();
     }
+    f['pg.loadAverage'] = os.loadavg()[0]!;
+    await docs.fs.close();
+    await docs.pg.close();
     const fx = await memoryFixtures(kept ?? root, url, memories, kept !== undefined, log);
     // Imports of the memories: timed when the stores were built, which a kept fixture was earlier.
     f['fs.rememberManyMs'] = fx.figures['fs.rememberManyMs']!;
@@ -277,16 +297,14 @@ export async function benchPostgres(
     f['fixtures.loadAverage'] = fx.figures.loadAverage!;
     f.fixturesReused = fx.reused ? 1 : 0;
     f['recall.loadAverage'] = os.loadavg()[0]!;
-    for (const [name, open] of [
-      ['fs', () => ChunkStore.open(fx.fs)],
-      ['pg', () => PostgresStore.open(fx.pg)],
-    ] as const) {
-      const store: Store = await open();
-      log(`${name}: recall at ${memories} memories`);
-      const r = await opFigures((q) => store.recall(q), qs.slice(0, 200), name === 'pg' ? fx.pg : undefined);
-      f[`${name}.recallP50Ms`] = r.p50;
-      f[`${name}.recallP95Ms`] = r.p95;
-      f[`${name}.recallCpuMs`] = r.cpuMs;
+    const mems = { fs: await ChunkStore.open(fx.fs), pg: await PostgresStore.open(fx.pg) };
+    log(`recall at ${memories} memories, both`);
+    const recall = await compareOp(mems, (s, q) => s.recall(q), qs.slice(0, 200), url);
+    for (const name of ['fs', 'pg'] as const) {
+      const store = mems[name];
+      f[`${name}.recallP50Ms`] = recall[name].p50;
+      f[`${name}.recallP95Ms`] = recall[name].p95;
+      f[`${name}.recallCpuMs`] = recall[name].cpuMs;
       const singles: number[] = [];
       for (let i = 0; i < 100; i++)
         singles.push((await timed(() => store.remember({ text: `single ${i} ${qs[i]}` })))[1]);

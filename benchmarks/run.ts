@@ -316,7 +316,9 @@ SECTIONS.postgres = {
     return [
       `Both backends in one run on the same generated corpus (${fmt(f.mb, 0)} MB of prose, default chunkers: ${f['fs.chunks']} chunks) and`,
       `${f.memories} memories; PostgreSQL 15 on the same machine (local TCP), each process of a backend keeping its search index in memory.`,
-      `1-minute load average ${fmt(f.loadAverage, 1)} before the run, ${fmt(f['pg.loadAverage'], 1)} after the PostgreSQL searches and greps,`,
+      'Search and recall latencies come from calls alternating between the backends (both meet the same load); their CPU',
+      "times from a run of each after the other, PostgreSQL's counting its server processes too.",
+      `1-minute load average ${fmt(f.loadAverage, 1)} before the run, ${fmt(f['pg.loadAverage'], 1)} after the searches and greps,`,
       `${fmt(f['recall.loadAverage'], 1)} before the recalls, on ${os.cpus().length} cores shared with other work, so wall times are inflated; the ratios are the figures to read.`,
       `The issue's sizes are 100 MB and 100 000 memories (the defaults); RLM_BENCH_PG_MB and RLM_BENCH_PG_MEMORIES set${(f.mb ?? 100) < 100 || (f.memories ?? 100_000) < 100_000 ? ' smaller ones, as this run did' : ' others'}.`,
       f.fixturesReused === 1
