@@ -3,16 +3,16 @@
  * shape, caps, count mode, document filter and timeout), fed page by page from the chunks table, each
  * document whole on one page so that it is read as one text (matches and context across chunk edges).
  * When the pattern holds a literal run of three characters or more that every match must contain,
- * pg_trgm's index on the chunk text narrows the scan to the documents with a chunk holding it, so a
- * selective grep reads few rows (a match whose required literal itself straddles a chunk edge is then
- * not found: chunkers cut at line or sentence ends, which such a literal rarely crosses). Statements
- * run under a timeout derived from the grep's own.
+ * pg_trgm's index on each document's tokens (grams.ts) narrows the scan to the documents holding all of
+ * the literal's tokens, so a selective grep reads few rows. Statements run under a timeout derived from
+ * the grep's own.
  */
 import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import type { GrepChunk, GrepRunner } from '../grep/grep.ts';
 import type { GrepCounts, GrepMatch, GrepOptions, GrepResult } from '../types.ts';
 import type { Db, Sql } from './db.ts';
+import { literalTokens } from './grams.ts';
 
 /** Text per page handed to the scanner, characters. */
 const PAGE_CHARS = 4 * 1024 * 1024;
@@ -203,11 +203,14 @@ export async function grepStore(
       where.push(`c.document = ANY($${params.length}::text[])`);
     }
     if (literal !== null) {
-      // Documents with a chunk holding the literal (the index finds those chunks), read whole.
-      params.push(containsPattern(literal));
-      where.push(
-        `c.document IN (SELECT h.document FROM chunks h WHERE h.text ${opts.ignoreCase ? 'ILIKE' : 'LIKE'} $${params.length})`,
-      );
+      // Documents whose tokens hold each of the literal's (the trigram index finds them), read whole.
+      const like = opts.ignoreCase ? 'ILIKE' : 'LIKE';
+      const tests = literalTokens(literal).map((t) => {
+        params.push(containsPattern(t));
+        return `g.grams ${like} $${params.length}`;
+      });
+      if (tests.length > 0)
+        where.push(`c.document IN (SELECT g.id FROM documents g WHERE ${tests.join(' AND ')})`);
     }
     let order: Candidate[];
     try {

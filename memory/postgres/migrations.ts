@@ -105,8 +105,9 @@ CREATE TABLE access (id text PRIMARY KEY, count bigint NOT NULL, last_ms bigint 
   },
   {
     // The search index as BM25 segments read into each process and kept current from a change feed
-    // (transaction ids on its rows), instead of postings rows ranked in SQL. The trigram index is made
-    // again as GiST once the migration is done (schema.ts).
+    // (transaction ids on its rows), instead of postings rows ranked in SQL. Grep's trigram index moves
+    // from every chunk's text to each document's tokens (grams.ts), made once the migration is done
+    // (schema.ts).
     version: 3,
     sql: `
 CREATE SEQUENCE bm25_segment_seq;
@@ -122,6 +123,14 @@ CREATE INDEX bm25_segments_xid ON bm25_segments (xid);
 CREATE TABLE bm25_dead (seq bigint PRIMARY KEY, xid xid8 NOT NULL DEFAULT pg_current_xact_id());
 CREATE INDEX bm25_dead_xid ON bm25_dead (xid);
 DROP INDEX IF EXISTS chunks_text_trgm;
+ALTER TABLE documents ADD COLUMN grams text;
+ALTER TABLE documents ALTER COLUMN grams SET STORAGE EXTERNAL;
+UPDATE documents d SET grams = g.grams
+FROM (SELECT c.document, string_agg(DISTINCT t, ' ') AS grams
+      FROM chunks c CROSS JOIN LATERAL regexp_split_to_table(c.text, '[ \t\n\r]+') AS t
+      WHERE t <> '' GROUP BY c.document) g
+WHERE g.document = d.id;
+UPDATE documents SET grams = '' WHERE grams IS NULL;
 `,
     run: async (sql) => {
       await indexStoredChunks(sql);

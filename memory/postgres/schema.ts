@@ -13,7 +13,7 @@ export const PG_SCHEMA_VERSION = 3;
 
 /** What the server offers beyond plain PostgreSQL, found when the store is opened. */
 export interface Capabilities {
-  /** pg_trgm's index on chunk text narrows grep to the chunks that can match. */
+  /** pg_trgm's index on documents' tokens narrows grep to the documents that can match. */
   trigrams: boolean;
   /** The pgvector extension is installed (vectors are kept when the store has an embedder). */
   vectors: boolean;
@@ -82,12 +82,10 @@ function newerSchema(db: Db, version: number): RlmError {
 }
 
 /**
- * The trigram index that lets grep skip chunks without the pattern's literal text. pg_trgm ships with
- * PostgreSQL (contrib) and is a trusted extension, but a user without CREATE on the database cannot add
- * it: the store then works without it, and grep reads every chunk. It is a GiST index of 2048-bit
- * trigram signatures: a GIN index finds a literal's chunks faster, but adding a chunk to it cost more
- * than all the rest of an ingest (measured: 17-19 s against 8-10 s for 10 MB, none 8-9.5 s); with 2048
- * bits per chunk a literal of a few trigrams rules out about as many chunks as GIN's exact lists do.
+ * The trigram index that lets grep skip documents without the pattern's literal text: a GIN index of
+ * each document's tokens (grams.ts). pg_trgm ships with PostgreSQL (contrib) and is a trusted
+ * extension, but a user without CREATE on the database cannot add it: the store then works without it,
+ * and grep tests every document's tokens, still without reading its chunks.
  */
 async function addTrigramIndex(db: Db): Promise<void> {
   // In public when allowed, so every store of the database finds it on its search path.
@@ -103,7 +101,7 @@ async function addTrigramIndex(db: Db): Promise<void> {
   if (!created) return;
   await db
     .query(
-      `CREATE INDEX IF NOT EXISTS chunks_text_trgm ON ${db.target.schema}.chunks USING gist (text gist_trgm_ops(siglen = 256))`,
+      `CREATE INDEX IF NOT EXISTS documents_grams_trgm ON ${db.target.schema}.documents USING gin (grams gin_trgm_ops)`,
     )
     .catch(() => undefined);
 }
@@ -112,7 +110,7 @@ async function capabilities(db: Db): Promise<Capabilities> {
   const { rows } = await db.query<{ trigrams: boolean; vectors: boolean }>(
     `SELECT to_regclass($1) IS NOT NULL AS trigrams,
             EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS vectors`,
-    [`${db.target.schema}.chunks_text_trgm`],
+    [`${db.target.schema}.documents_grams_trgm`],
   );
   return { trigrams: rows[0]?.trigrams === true, vectors: rows[0]?.vectors === true };
 }

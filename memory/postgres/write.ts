@@ -8,6 +8,7 @@
 import type { PendingDoc } from '../ingest/prepare.ts';
 import type { ChunkRecord, DocumentRecord, IngestReport } from '../types.ts';
 import type { Sql } from './db.ts';
+import { documentGrams } from './grams.ts';
 import type { LiveIndex } from './live-index.ts';
 import { DOCUMENT_COLUMNS, type DocumentRow, documentOf } from './rows.ts';
 import { buildIndexSegment, type LoadedSegment, segmentRow } from './segments.ts';
@@ -68,6 +69,8 @@ export interface PreparedBatch {
   segment: LoadedSegment | undefined;
   /** related_to links of its chunks: [from seq, to seq, strength]. */
   related: [number, number, number][];
+  /** Each document's tokens, for grep's index (grams.ts). */
+  grams: string[];
 }
 
 /**
@@ -93,7 +96,10 @@ export async function prepareBatch(
   const spare = all.slice(records.length);
   // Each document's place in the store's order: the sequence number of its first chunk (a spare one if empty).
   for (const [i, d] of documents.entries()) d.first = d.chunks > 0 ? seqs[d.first]! : spare[i]!;
-  if (records.length === 0) return { documents, records, seqs, segment: undefined, related: [] };
+  const texts = new Map<string, string[]>(documents.map((d) => [d.id, []]));
+  for (const r of records) texts.get(r.document)?.push(r.text);
+  const grams = documents.map((d) => documentGrams(texts.get(d.id) ?? []));
+  if (records.length === 0) return { documents, records, seqs, segment: undefined, related: [], grams };
   const byId = new Map(documents.map((d) => [d.id, d]));
   const segment = buildIndexSegment(
     Number(numbered[0]!.segment),
@@ -118,7 +124,7 @@ export async function prepareBatch(
     }),
   );
   track(segment);
-  return { documents, records, seqs, segment, related: live.link(segment) };
+  return { documents, records, seqs, segment, related: live.link(segment), grams };
 }
 
 /**
@@ -138,7 +144,7 @@ export async function insertBatch(
 
 /** Inserts a prepared batch's documents, chunks, index segment and links in one statement. */
 export async function writePrepared(sql: Sql, batch: PreparedBatch): Promise<void> {
-  const { documents, records, seqs: chunkSeqs, segment, related } = batch;
+  const { documents, records, seqs: chunkSeqs, segment, related, grams } = batch;
   const row = segment ? segmentRow(segment) : undefined;
   const params: unknown[] = [];
   const p = (v: unknown, type: string) => {
@@ -170,15 +176,15 @@ export async function writePrepared(sql: Sql, batch: PreparedBatch): Promise<voi
   );
   const { rows } = await sql.query<{ xid: string }>(
     `WITH d AS (
-       INSERT INTO documents (${DOCUMENT_COLUMNS})
+       INSERT INTO documents (${DOCUMENT_COLUMNS}, grams)
        SELECT d.id, d.path, d.hash, d.bytes, d.chunker, d.chunks, d.tokens, d.ingested_at,
               CASE WHEN d.tags IS NULL THEN NULL ELSE ARRAY(SELECT json_array_elements_text(d.tags)) END,
               CASE WHEN d.notes IS NULL THEN NULL ELSE ARRAY(SELECT json_array_elements_text(d.notes)) END,
-              d.meta, d.topic, d.importance, d.source, d.archived_at, d.first_seq, d.chars
-       FROM json_to_recordset(${p(JSON.stringify(documents.map(documentJson)), 'json')}) AS d(id text,
-         path text, hash text, bytes bigint, chunker text, chunks integer, tokens bigint, ingested_at text,
-         tags json, notes json, meta json, topic text, importance text, source text, archived_at text,
-         first_seq bigint, chars bigint)),
+              d.meta, d.topic, d.importance, d.source, d.archived_at, d.first_seq, d.chars, d.grams
+       FROM json_to_recordset(${p(JSON.stringify(documents.map((d, i) => ({ ...documentJson(d), grams: grams[i] }))), 'json')})
+         AS d(id text, path text, hash text, bytes bigint, chunker text, chunks integer, tokens bigint,
+         ingested_at text, tags json, notes json, meta json, topic text, importance text, source text,
+         archived_at text, first_seq bigint, chars bigint, grams text)),
      c AS (
        INSERT INTO chunks (seq, document, ordinal, start_at, end_at, tokens, type, tags, section, created_at, time, terms, text)
        SELECT c.seq, c.document, c.ordinal, c.start_at, c.end_at, c.tokens, c.type,

@@ -157,6 +157,9 @@ describe.skipIf(!postgresAvailable('postgres schema'))('PostgreSQL store schema'
         hits.map((h) => (h.id.startsWith('mem-') ? 'memory' : h.id));
       expect(documents(migrated)).toEqual(documents(expected));
       expect((await store.recall('ferry')).map((m) => m.id)).toEqual(['mem-river']);
+      // grep's index covers the documents written before the migration too.
+      const grep = await store.grep('warehouses along', { literal: true });
+      expect(grep.matches.map((m) => m.id)).toEqual(['cities:0']);
 
       await store.ingestText('new', 'A new river text written after the migration.');
       expect((await store.findDocument('new'))?.chars).toBe(
