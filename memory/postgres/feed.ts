@@ -7,6 +7,9 @@
  * question starts. Sequence numbers or timestamps could not do this: a transaction that took a smaller
  * number may commit after one that took a bigger one.
  *
+ * The same goes for documents (a memory's archiving) and access stats, whose rows carry the transaction
+ * that last wrote them (a trigger sets it on update): the copy keeps both, so recall reads no row.
+ *
  * Merges delete segments, which leave no row to find. Each merge adds one to the counter
  * `store_settings.bm25_merges`; when it differs from the one a process saw last, the statement also
  * returns the ids of every segment, and a segment the process holds that its snapshot sees written
@@ -55,6 +58,10 @@ export interface Feed {
   merges: number;
   /** Every segment's id, when the merge counter is not the one asked with. */
   segments: number[] | null;
+  /** Memories written or changed since: id and when they were archived (null: not archived). */
+  archived: [string, string | null][];
+  /** Access stats written since: chunk id, count, last access (epoch ms). */
+  access: [string, number, number][];
 }
 
 /**
@@ -69,7 +76,9 @@ export function feedColumns(p: string, m: string): string {
     ARRAY(SELECT id || ':' || xid ${since('bm25_segments')}) AS feed_added,
     ARRAY(SELECT seq ${since('bm25_dead')}) AS feed_dead,
     ${merges} AS feed_merges,
-    CASE WHEN ${merges} <> ${m}::bigint THEN ARRAY(SELECT id FROM bm25_segments) END AS feed_segments`;
+    CASE WHEN ${merges} <> ${m}::bigint THEN ARRAY(SELECT id FROM bm25_segments) END AS feed_segments,
+    (SELECT coalesce(json_agg(json_build_array(id, archived_at)), '[]') ${since('documents')} AND topic IS NOT NULL) AS feed_archived,
+    (SELECT coalesce(json_agg(json_build_array(id, count, last_ms)), '[]') ${since('access')}) AS feed_access`;
 }
 
 /** The feed columns of a row returned by a statement with {@link feedColumns}. */
@@ -80,6 +89,8 @@ export interface FeedRow {
   feed_dead: (string | number)[];
   feed_merges: number;
   feed_segments: (string | number)[] | null;
+  feed_archived: [string, string | null][];
+  feed_access: [string, number, number][];
 }
 
 export function feedOf(row: FeedRow): Feed {
@@ -92,5 +103,7 @@ export function feedOf(row: FeedRow): Feed {
     dead: row.feed_dead.map(Number),
     merges: Number(row.feed_merges),
     segments: row.feed_segments?.map(Number) ?? null,
+    archived: row.feed_archived,
+    access: row.feed_access,
   };
 }

@@ -59,6 +59,10 @@ class IndexState {
   readonly dead = new Set<string>();
   /** Segments seen dropped: a feed read earlier must not bring one back. */
   readonly dropped = new Set<number>();
+  /** When a memory was archived (absent: not archived), and the snapshot that said so. */
+  readonly archived = new Map<string, { at: string | null; from: Snapshot }>();
+  /** Access stats by chunk id as the store holds them (counts only grow, so the largest seen is right). */
+  readonly access = new Map<string, [count: number, lastMs: number]>();
   /** The linker's signatures, built on the first write. */
   signatures: SignatureIndex | undefined;
   readonly signed = new Set<string>();
@@ -103,6 +107,18 @@ class IndexState {
     // Dead marks stay: a merge that had not seen a chunk's removal carries the chunk into its segment.
     for (const seq of seg.bm25.ids) this.chunks.delete(seq);
     return true;
+  }
+
+  /** Archiving and access stats a feed (or the load) read in snapshot `from`. */
+  note(from: Snapshot, archived: [string, string | null][], access: [string, number, number][]): void {
+    for (const [id, at] of archived) {
+      const seen = this.archived.get(id);
+      if (!seen || !laterSnapshot(seen.from, from)) this.archived.set(id, { at, from });
+    }
+    for (const [id, count, last] of access) {
+      const seen = this.access.get(id);
+      this.access.set(id, seen ? [Math.max(seen[0], count), Math.max(seen[1], last)] : [count, last]);
+    }
   }
 
   /** Adds a segment's signatures to the linker's index (chunks it already has are skipped). */
@@ -158,6 +174,32 @@ export class LiveIndex {
     return this.#s.chunks.get(seq);
   }
 
+  /** Whether the chunk was removed. */
+  isDead(seq: string): boolean {
+    return this.#s.dead.has(seq);
+  }
+
+  /**
+   * Whether the chunk's segment was committed by the copy's snapshot: one this process is writing is in
+   * the copy (the linker needs it) before it is in the store.
+   */
+  committed(seq: string): boolean {
+    const s = this.#s;
+    const c = s.chunks.get(seq);
+    const xid = c ? s.segments.get(c.segment)?.xid : undefined;
+    return xid !== undefined && endedIn(xid, s.snapshot);
+  }
+
+  /** When the memory `document` was archived, null if it is not (as of the copy's snapshot). */
+  archivedAt(document: string): string | null {
+    return this.#s.archived.get(document)?.at ?? null;
+  }
+
+  /** Access count and last access (epoch ms) of a chunk id as the store holds them, or undefined. */
+  access(id: string): readonly [number, number] | undefined {
+    return this.#s.access.get(id);
+  }
+
   /** Best chunks for `query`: sequence numbers as text, best first. */
   search(query: string, k: number, filter: (seq: string) => boolean, fuzzy: boolean): ScoredId[] {
     const s = this.#s;
@@ -172,6 +214,8 @@ export class LiveIndex {
   async apply(db: Db, row: FeedRow): Promise<'same' | 'changed' | 'stale'> {
     const feed = feedOf(row);
     const before = this.#s;
+    // Archiving and reads change no ranking: taken as they come.
+    before.note(feed.snapshot, feed.archived, feed.access);
     if (feed.added.length + feed.dead.length === 0 && feed.segments === null) {
       this.#advance(before, feed);
       return 'same';
@@ -181,6 +225,7 @@ export class LiveIndex {
     // A reload while the segments were read replaced the state: it holds all of this already.
     const s = this.#s;
     if (s !== before) return 'changed';
+    s.note(feed.snapshot, feed.archived, feed.access);
     let merged = false;
     if (feed.segments) {
       // Merged away: written before this snapshot (so its transaction is one the snapshot has seen
@@ -329,6 +374,17 @@ async function load(db: Db): Promise<IndexState> {
               coalesce((SELECT (value #>> '{}')::bigint FROM store_settings WHERE key = 'bm25_merges'), 0) AS merges`,
     );
     const state = new IndexState(parseSnapshot(snap[0]!.snapshot), Number(snap[0]!.merges));
+    const { rows: archived } = await sql.query<{ id: string; archived_at: string }>(
+      'SELECT id, archived_at FROM documents WHERE topic IS NOT NULL AND archived_at IS NOT NULL',
+    );
+    const { rows: access } = await sql.query<{ id: string; count: number; last_ms: number }>(
+      'SELECT id, count, last_ms FROM access',
+    );
+    state.note(
+      state.snapshot,
+      archived.map((r) => [r.id, r.archived_at]),
+      access.map((r) => [r.id, r.count, r.last_ms]),
+    );
     const { rows: dead } = await sql.query<{ seq: number }>('SELECT seq FROM bm25_dead');
     for (const r of dead) state.dead.add(String(r.seq));
     const { rows } = await sql.query<SegmentRow>(

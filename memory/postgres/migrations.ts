@@ -107,7 +107,8 @@ CREATE TABLE access (id text PRIMARY KEY, count bigint NOT NULL, last_ms bigint 
     // The search index as BM25 segments read into each process and kept current from a change feed
     // (transaction ids on its rows), instead of postings rows ranked in SQL. Grep's trigram index moves
     // from every chunk's text to each document's tokens (grams.ts), made once the migration is done
-    // (schema.ts).
+    // (schema.ts). Documents and access stats carry the transaction that last wrote them, so the feed
+    // also brings archiving and reads, and recall needs no other statement.
     version: 3,
     sql: `
 CREATE SEQUENCE bm25_segment_seq;
@@ -131,6 +132,14 @@ FROM (SELECT c.document, string_agg(DISTINCT t, ' ') AS grams
       WHERE t <> '' GROUP BY c.document) g
 WHERE g.document = d.id;
 UPDATE documents SET grams = '' WHERE grams IS NULL;
+ALTER TABLE documents ADD COLUMN xid xid8 NOT NULL DEFAULT pg_current_xact_id();
+CREATE INDEX documents_xid ON documents (xid);
+ALTER TABLE access ADD COLUMN xid xid8 NOT NULL DEFAULT pg_current_xact_id();
+CREATE INDEX access_xid ON access (xid);
+CREATE FUNCTION rlm_written() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN NEW.xid := pg_current_xact_id(); RETURN NEW; END $$;
+CREATE TRIGGER documents_written BEFORE UPDATE ON documents FOR EACH ROW EXECUTE FUNCTION rlm_written();
+CREATE TRIGGER access_written BEFORE UPDATE ON access FOR EACH ROW EXECUTE FUNCTION rlm_written();
 `,
     run: async (sql) => {
       await indexStoredChunks(sql);

@@ -42,6 +42,11 @@ export interface RankOptions extends SearchOptions {
   settings?: boolean;
   /** Reads of chunks (by id) this process counted but has not written yet: added to the rows' stats. */
   pendingAccess?: ReadonlyMap<string, readonly [count: number, lastMs: number]>;
+  /**
+   * Take what can change (archiving, access stats) from the copy, which the feed keeps current, when
+   * it also holds the candidates' text (memories): the statement then reads the feed alone (recall).
+   */
+  fromCopy?: boolean;
 }
 
 /** A row of the ranking statement: a candidate's columns, or the feed's. */
@@ -68,7 +73,8 @@ function statement(opts: { settings: boolean; access: boolean; full: boolean }):
   const columns = 5 + (opts.full ? FULL_DOC_COLUMNS.length : 0);
   return `SELECT s.seq, c.text, d.archived_at${doc}, a.count AS access_count, a.last_ms AS access_last,
       NULL::text AS feed_snapshot, NULL::text[] AS feed_added, NULL::bigint[] AS feed_dead,
-      NULL::bigint AS feed_merges, NULL::bigint[] AS feed_segments, NULL::jsonb AS settings
+      NULL::bigint AS feed_merges, NULL::bigint[] AS feed_segments, NULL::json AS feed_archived,
+      NULL::json AS feed_access, NULL::jsonb AS settings
     FROM unnest($3::bigint[], $4::text[], $5::boolean[], $6::text[]) AS s(seq, document, read_text, id)
     CROSS JOIN LATERAL (SELECT CASE WHEN s.read_text THEN c.text END AS text FROM chunks c WHERE c.seq = s.seq LIMIT 1) c
     CROSS JOIN LATERAL (SELECT * FROM documents d WHERE d.id = s.document LIMIT 1) d
@@ -76,6 +82,22 @@ function statement(opts: { settings: boolean; access: boolean; full: boolean }):
     UNION ALL
     SELECT ${Array(columns).fill('NULL').join(', ')}, ${feedColumns('$1', '$2')},
       ${opts.settings ? "(SELECT value FROM store_settings WHERE key = 'memory')" : 'NULL::jsonb'}`;
+}
+
+/**
+ * A candidate's row as the copy knows it (it reflects the statement's snapshot once the feed is
+ * applied); none for a chunk removed meanwhile or one whose writer has not committed.
+ */
+function fromCopy(live: LiveIndex, seq: string, c: ChunkInfo): RankStatementRow | undefined {
+  if (live.isDead(seq) || !live.committed(seq)) return undefined;
+  const access = live.access(`${c.document}:${c.ordinal}`);
+  return {
+    seq: Number(seq),
+    text: null,
+    archived_at: live.archivedAt(c.document),
+    access_count: access?.[0] ?? null,
+    access_last: access?.[1] ?? null,
+  } as RankStatementRow;
 }
 
 /** A candidate as {@link RankedRow}: what the copy keeps of it, with what its row says. */
@@ -122,6 +144,8 @@ export async function rankChunks(
   const full = opts.where !== undefined;
   const access = opts.settings === true;
   const text = statement({ settings: opts.settings === true, access, full });
+  const feedOnly = `SELECT ${feedColumns('$1', '$2')},
+    ${opts.settings === true ? "(SELECT value FROM store_settings WHERE key = 'memory')" : 'NULL::jsonb'} AS settings`;
   // Room for candidates the tests on rows turn down (a memory faded out, one outside the dates asked).
   let depth = opts.accept || opts.where ? opts.k + Math.max(5, Math.ceil(opts.k / 5)) : opts.k;
   let fresh = false;
@@ -130,17 +154,24 @@ export async function rankChunks(
     const since = live.since;
     const ranked = live.search(query, depth, filter, fuzzy);
     const infos = ranked.map((h) => live.chunk(h.id)!);
-    const { rows } = await db.query<RankStatementRow>(
-      text,
-      [
-        ...since,
-        ranked.map((h) => Number(h.id)),
-        infos.map((c) => c.document),
-        infos.map((c) => c.text === null),
-        infos.map((c) => `${c.document}:${c.ordinal}`),
-      ],
-      `rlm_rank${opts.settings === true ? '_settings' : ''}${full ? '_full' : ''}`,
-    );
+    const copy = opts.fromCopy === true && !full && infos.every((c) => c.text !== null);
+    const { rows } = copy
+      ? await db.query<RankStatementRow>(
+          feedOnly,
+          since,
+          `rlm_feed${opts.settings === true ? '_settings' : ''}`,
+        )
+      : await db.query<RankStatementRow>(
+          text,
+          [
+            ...since,
+            ranked.map((h) => Number(h.id)),
+            infos.map((c) => c.document),
+            infos.map((c) => c.text === null),
+            infos.map((c) => `${c.document}:${c.ordinal}`),
+          ],
+          `rlm_rank${opts.settings === true ? '_settings' : ''}${full ? '_full' : ''}`,
+        );
     const result = rows.find((r) => r.feed_snapshot !== null)!;
     const state = await live.apply(db, result);
     if (!fresh) {
@@ -153,8 +184,8 @@ export async function rankChunks(
     const bySeq = new Map(rows.filter((r) => r !== result).map((r) => [Number(r.seq), r]));
     const out: RankedRow[] = [];
     for (const [i, h] of ranked.entries()) {
-      const found = bySeq.get(Number(h.id));
       // No row: removed since the ranking, or written by a transaction of this process not yet committed.
+      const found = copy ? fromCopy(live, h.id, infos[i]!) : bySeq.get(Number(h.id));
       if (!found) continue;
       const r = candidate(Number(h.id), infos[i]!, found, full);
       if (opts.archived !== true && r.doc.archived_at !== null) continue;

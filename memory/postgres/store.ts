@@ -216,6 +216,7 @@ export class PostgresStore extends PostgresBase implements Store {
         ...(opts.tags && opts.tags.length > 0 ? { tags: opts.tags } : {}),
         archived: opts.archived === true,
         settings: true,
+        fromCopy: true,
         pendingAccess,
         accept: (r, s) => {
           const at = Date.parse(r.doc.ingested_at);

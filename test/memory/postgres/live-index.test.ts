@@ -178,6 +178,31 @@ describe.skipIf(!postgresAvailable('postgres live index'))('PostgreSQL search in
     expect((await store.search('unreliable', { touch: false })).length).toBe(1);
   });
 
+  it('recall on one process sees the archiving, restoring and reads another committed', async () => {
+    const url = freshSchemaUrl();
+    const a = await open(url, true);
+    const b = await open(url);
+    const m = await a.remember({
+      text: 'the lighthouse lamp runs on kerosene',
+      topic: 'coast',
+      importance: 'low',
+    });
+    expect((await b.recall('lighthouse lamp')).map((x) => x.id)).toEqual([m.id]);
+    // Archived by the other process (a decay a year on), then brought back.
+    const later = new Date(Date.now() + 365 * 86_400_000);
+    expect((await a.decay(later)).archived).toEqual([m.id]);
+    expect(await b.recall('lighthouse lamp')).toEqual([]);
+    expect((await b.recall('lighthouse lamp', { archived: true })).map((x) => x.id)).toEqual([m.id]);
+    await a.restore([m.id]);
+    // Reads the other process made and wrote show in the weights this one computes: its restore and 3
+    // recalls, with this one's own 2 reads (not written yet).
+    for (let n = 0; n < 3; n++) await a.recall('lighthouse lamp');
+    await a.accessStats(`${m.id}:0`);
+    const [hit] = await b.recall('lighthouse lamp');
+    expect(hit?.id).toBe(m.id);
+    expect(hit?.accessCount).toBe(6);
+  });
+
   it('recall counts this process’s own reads before they are written', async () => {
     const url = freshSchemaUrl();
     const store = await open(url, true);
