@@ -18,14 +18,13 @@ import {
 import { GrepRunner } from '../grep/grep.ts';
 import { documentIdFor } from '../ingest/files.ts';
 import {
-  buildRecords,
   type ExactDocument,
   emptyIngestReport,
   exactRecords,
   type PendingDoc,
   prepareDocument,
 } from '../ingest/prepare.ts';
-import { type IngestTarget, importInto, ingestPathsInto } from '../ingest/run.ts';
+import { importInto, ingestPathsInto } from '../ingest/run.ts';
 import { linkEnd, unknownId } from '../read.ts';
 import { passage } from '../search/passage.ts';
 import type {
@@ -47,6 +46,7 @@ import type {
   TextRange,
 } from '../types.ts';
 import { AccessBuffer } from './access.ts';
+import { commitWrite, pipelinedWrites, prepareWrite, writeTx } from './batch-writes.ts';
 import type { Db, Sql } from './db.ts';
 import { grepStore } from './grep.ts';
 import { LiveIndex } from './live-index.ts';
@@ -61,19 +61,7 @@ import {
 } from './rows.ts';
 import { type Capabilities, PG_SCHEMA_VERSION } from './schema.ts';
 import { checkK, rankChunks } from './search.ts';
-import type { LoadedSegment } from './segments.ts';
-import {
-  countSkipped,
-  deleteDocuments,
-  documentsById,
-  forgetAccess,
-  insertBatch,
-  lockDocuments,
-  type PreparedBatch,
-  prepareBatch,
-  sameDocument,
-  writePrepared,
-} from './write.ts';
+import { deleteDocuments, documentsById, forgetAccess, insertBatch, lockDocuments } from './write.ts';
 
 const PREVIEW_CHARS = 200;
 const BIG_WRITE_CHUNKS = 100;
@@ -297,7 +285,7 @@ export class PostgresBase implements ChunkStoreApi {
     if (paths.length === 0)
       throw new RlmError('BAD_INPUT', 'nothing to ingest: give at least one file or folder');
     const started = performance.now();
-    const target = this.target(opts);
+    const target = this.pipeline(opts.tags ?? []);
     const report = await target.finish(ingestPathsInto(target, paths, opts));
     return this.finishReport(report, started);
   }
@@ -329,53 +317,9 @@ export class PostgresBase implements ChunkStoreApi {
     opts: Pick<IngestOptions, 'segmentChars' | 'signal'> = {},
   ): Promise<IngestReport> {
     const started = performance.now();
-    const target = this.target({});
+    const target = this.pipeline([]);
     const report = await target.finish(importInto(target, produce, opts));
     return this.finishReport(report, started);
-  }
-
-  /**
-   * An ingest's writes, pipelined: a batch is numbered, indexed and linked (the client's work) while the
-   * previous batch's transaction runs on the server, then committed once that one is. A failed commit
-   * fails the next call (or `finish`); lookups of all documents and removals wait for the writes before
-   * them. `finish` settles the ingest: its report once every batch is committed.
-   */
-  private target(opts: IngestOptions): IngestTarget & {
-    finish(run: Promise<IngestReport>): Promise<IngestReport>;
-  } {
-    let inflight: Promise<unknown> = Promise.resolve();
-    const tags = opts.tags ?? [];
-    return {
-      document: (id) => this.document(id),
-      documents: async () => {
-        await inflight;
-        return this.documents();
-      },
-      writeBatch: async (docs, report, drop) => {
-        const prepared = await this.prepareWrite(docs, tags);
-        try {
-          await inflight;
-        } catch (err) {
-          this.live.discard(prepared.batch.segment);
-          throw err;
-        }
-        inflight = this.commitWrite(prepared, tags, report, drop).then((w) => this.afterWrite(w.chunks));
-        // Its failure is thrown where it is awaited (the next batch, a lookup, `finish`), not left unhandled.
-        inflight.catch(() => undefined);
-      },
-      forget: async (docs) => {
-        await inflight;
-        await this.forget(docs.map((d) => d.id));
-      },
-      finish: async (run) => {
-        const report = await run.catch(async (err) => {
-          await inflight.catch(() => undefined);
-          throw err;
-        });
-        await inflight;
-        return report;
-      },
-    };
   }
 
   private async finishReport(report: IngestReport, started: number): Promise<IngestReport> {
@@ -402,64 +346,20 @@ export class PostgresBase implements ChunkStoreApi {
     drop: string[],
     also?: (sql: Sql, written: DocumentRecord[]) => Promise<void>,
   ): Promise<DocumentRecord[]> {
-    const written = await this.commitWrite(await this.prepareWrite(docs, tags), tags, report, drop, also);
+    const prepared = await prepareWrite(this.db, this.live, docs, tags);
+    const written = await commitWrite(this.db, this.live, prepared, tags, report, drop, also);
     await this.afterWrite(written.chunks);
     return written.documents;
   }
 
-  /**
-   * The work of a write before its transaction: records numbered, indexed and linked against this
-   * process's index (brought up to date first), so the transaction holds its locks only to write.
-   */
-  private async prepareWrite(
-    docs: PendingDoc[],
-    tags: string[],
-  ): Promise<{ docs: PendingDoc[]; batch: PreparedBatch }> {
-    await this.live.sync(this.db);
-    const built = buildRecords('postgres', new Date().toISOString(), docs, tags);
-    return { docs, batch: await prepareBatch(this.db, this.live, built, () => {}) };
-  }
-
-  /**
-   * Commits a prepared write: locks its documents, skips those another writer stored meanwhile with the
-   * same content (preparing the others again, in the transaction, when there are any), replaces the
-   * stored versions and removes `drop`. A batch that is not committed leaves this process's index.
-   */
-  private async commitWrite(
-    prepared: { docs: PendingDoc[]; batch: PreparedBatch },
-    tags: string[],
-    report: IngestReport | undefined,
-    drop: string[],
-    also?: (sql: Sql, written: DocumentRecord[]) => Promise<void>,
-  ): Promise<{ documents: DocumentRecord[]; chunks: number }> {
-    let current = prepared;
-    try {
-      const skipped = await this.db.tx(async (sql) => {
-        const ids = [...prepared.docs.map((d) => d.record.id), ...drop];
-        await lockDocuments(sql, this.db.target.schema, ids);
-        const stored = await documentsById(sql, ids);
-        const skipped = prepared.docs.filter((d) => {
-          const s = stored.get(d.record.id);
-          return s !== undefined && sameDocument(s, d);
-        });
-        const write = prepared.docs.filter((d) => !skipped.includes(d));
-        if (write.length !== current.docs.length || write.some((d, i) => d !== current.docs[i])) {
-          this.live.discard(current.batch.segment);
-          const built = buildRecords('postgres', new Date().toISOString(), write, tags);
-          current = { docs: write, batch: await prepareBatch(sql, this.live, built, () => {}) };
-        }
-        const replaced = [...write.map((d) => d.record.id), ...drop].filter((id) => stored.has(id));
-        await deleteDocuments(sql, replaced, false);
-        await writePrepared(sql, current.batch);
-        await also?.(sql, current.batch.documents);
-        return skipped;
-      });
-      if (report) for (const d of skipped) countSkipped(report, d);
-    } catch (err) {
-      this.live.discard(current.batch.segment);
-      throw err;
-    }
-    return { documents: current.batch.documents, chunks: current.batch.records.length };
+  /** An ingest's writes, pipelined (see {@link pipelinedWrites}). */
+  private pipeline(tags: string[]): ReturnType<typeof pipelinedWrites> {
+    return pipelinedWrites(this.db, this.live, tags, {
+      document: (id) => this.document(id),
+      documents: () => this.documents(),
+      forget: (ids) => this.forget(ids),
+      afterWrite: (chunks) => this.afterWrite(chunks),
+    });
   }
 
   /**
@@ -467,7 +367,7 @@ export class PostgresBase implements ChunkStoreApi {
    * transaction, replacing stored versions; related_to links are computed again.
    */
   async writeRecords(items: ExactDocument[]): Promise<void> {
-    const chunks = await this.writeTx(async (sql, track) => {
+    const chunks = await writeTx(this.db, this.live, async (sql, track) => {
       const ids = items.map((i) => i.document.id);
       await lockDocuments(sql, this.db.target.schema, ids);
       const stored = await documentsById(sql, ids);
@@ -476,29 +376,6 @@ export class PostgresBase implements ChunkStoreApi {
       return batch.records.length;
     });
     await this.afterWrite(chunks);
-  }
-
-  /**
-   * Runs a write transaction whose new chunks go into this process's index (their segment is linked
-   * against it, so it is brought up to date first). The segment of an attempt that did not commit, a
-   * deadlock's retry or a failure, is taken out again.
-   */
-  protected async writeTx<T>(fn: (sql: Sql, track: (seg: LoadedSegment) => void) => Promise<T>): Promise<T> {
-    await this.live.sync(this.db);
-    let attempt: LoadedSegment[] = [];
-    const undo = () => {
-      for (const seg of attempt) this.live.discard(seg);
-      attempt = [];
-    };
-    try {
-      return await this.db.tx((sql) => {
-        undo();
-        return fn(sql, (seg) => attempt.push(seg));
-      });
-    } catch (err) {
-      undo();
-      throw err;
-    }
   }
 
   /** Every hand-made link (supports, contradicts, summarizes), in the order they were set. */
