@@ -122,9 +122,9 @@ const VARIABLES = [
     meaning: 'size of the generated corpus of `npm run bench:cli`, in MB (default 100; repository only)',
   },
   {
-    names: ['RLM_BENCH_POSTGRES', 'RLM_BENCH_PG_MB', 'RLM_BENCH_PG_MEMORIES'],
+    names: ['RLM_BENCH_POSTGRES', 'RLM_BENCH_PG_MB', 'RLM_BENCH_PG_MEMORIES', 'RLM_BENCH_PG_FIXTURES'],
     meaning:
-      'the PostgreSQL benchmark: its server URL (default: a throwaway cluster it starts), the corpus size in MB (default 100) and the memories (default 100000) (repository only)',
+      'the PostgreSQL benchmark: its server URL (default: a throwaway cluster it starts), the corpus size in MB (default 100), the memories (default 100000), and a folder where it keeps its corpus and memory stores between runs (with a server that keeps them; `npm run bench -- --prepare postgres` builds them) (repository only)',
   },
   {
     names: ['RLM_BENCH_CONTEXT_MB'],
@@ -191,11 +191,12 @@ export interface EnvValues {
   readonly benchScaleMb: string | undefined;
   /** PGUSER: the PostgreSQL client's default user (named in messages; the client reads it itself). */
   readonly pgUser: string | undefined;
-  /** RLM_BENCH_POSTGRES, RLM_BENCH_PG_MB, RLM_BENCH_PG_MEMORIES, as text. */
+  /** RLM_BENCH_POSTGRES, RLM_BENCH_PG_MB, RLM_BENCH_PG_MEMORIES, RLM_BENCH_PG_FIXTURES, as text. */
   readonly benchPostgres: {
     readonly url: string | undefined;
     readonly mb: string | undefined;
     readonly memories: string | undefined;
+    readonly fixtures: string | undefined;
   };
   /** RLM_BENCH_CONTEXT_MB, RLM_BENCH_CONTEXT_RUNS and RLM_BENCH_OFFICIAL_PYTHON, as text. */
   readonly benchContext: {
@@ -254,6 +255,7 @@ export function readEnv(source: Env = process.env): EnvValues {
       url: get('RLM_BENCH_POSTGRES'),
       mb: get('RLM_BENCH_PG_MB'),
       memories: get('RLM_BENCH_PG_MEMORIES'),
+      fixtures: get('RLM_BENCH_PG_FIXTURES'),
     },
     benchContext: {
       mb: get('RLM_BENCH_CONTEXT_MB'),

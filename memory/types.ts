@@ -340,7 +340,10 @@ export interface IngestReport {
 
 /** What `rlm repair` did (folder or PostgreSQL store). */
 export interface RepairReport {
-  /** Segments of a folder store after the repair (0 for a PostgreSQL store, which has none). */
+  /**
+   * Segments of a folder store after the repair (0 for a PostgreSQL store, whose index segments the
+   * actions count).
+   */
   segments: number;
   documents: number;
   chunks: number;

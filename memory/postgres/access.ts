@@ -1,7 +1,10 @@
 /**
  * Access stats of a PostgreSQL store: reads are counted in memory and written in batches (one upsert
  * per batch, ids in one order so two flushes never deadlock). A lookup first writes what is pending, so
- * it sees this process's reads; other processes' reads appear once they flush (within a second).
+ * it sees this process's reads; other processes' reads appear once they flush (within a second). A read
+ * that must not wait for a write ({@link AccessBuffer.read}, recall) adds the pending counts to what it
+ * reads instead: no flush runs while it is in flight, and it starts only when none is, so each count is
+ * either in the table it reads or in the pending ones it is given, never in both.
  */
 import type { AccessStats } from '../types.ts';
 import type { Db } from './db.ts';
@@ -14,6 +17,11 @@ export class AccessBuffer {
   #pending = new Map<string, [count: number, lastMs: number]>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
+  /** Settles when the last flush asked for is done; reads wait for it. */
+  #gate: Promise<void> | undefined;
+  /** Reads in flight, and the flushes waiting for them to end. */
+  #reads = 0;
+  readonly #drained: (() => void)[] = [];
 
   constructor(db: Db) {
     this.#db = db;
@@ -40,9 +48,10 @@ export class AccessBuffer {
   flush(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    const batch = [...this.#pending].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    this.#pending = new Map();
     const run = async () => {
+      while (this.#reads > 0) await new Promise<void>((resolve) => this.#drained.push(resolve));
+      const batch = [...this.#pending].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      this.#pending = new Map();
       if (batch.length === 0) return;
       await this.#db.query(
         `INSERT INTO access (id, count, last_ms)
@@ -55,8 +64,32 @@ export class AccessBuffer {
         [batch.map((b) => b[0]), batch.map((b) => b[1][0]), batch.map((b) => b[1][1])],
       );
     };
-    this.#flushing = this.#flushing.then(run, run);
-    return this.#flushing;
+    const done = this.#flushing.then(run, run);
+    this.#flushing = done;
+    const gate = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#gate = gate;
+    void gate.then(() => {
+      if (this.#gate === gate) this.#gate = undefined;
+    });
+    return done;
+  }
+
+  /**
+   * Runs a read of access stats with this process's pending counts, which it adds to what it reads: it
+   * starts when no flush is in flight, and none starts until it ends, so none of them is written while
+   * it runs (those counted while it runs are reads that happened, and are not in the table either).
+   */
+  async read<T>(fn: (pending: ReadonlyMap<string, readonly [number, number]>) => Promise<T>): Promise<T> {
+    while (this.#gate) await this.#gate;
+    this.#reads++;
+    try {
+      return await fn(this.#pending);
+    } finally {
+      if (--this.#reads === 0) for (const resolve of this.#drained.splice(0)) resolve();
+    }
   }
 
   /** Count and last access (epoch ms, 0: never) of chunk ids, this process's pending reads included. */

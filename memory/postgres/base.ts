@@ -18,14 +18,13 @@ import {
 import { GrepRunner } from '../grep/grep.ts';
 import { documentIdFor } from '../ingest/files.ts';
 import {
-  buildRecords,
   type ExactDocument,
   emptyIngestReport,
   exactRecords,
   type PendingDoc,
   prepareDocument,
 } from '../ingest/prepare.ts';
-import { type IngestTarget, importInto, ingestPathsInto } from '../ingest/run.ts';
+import { importInto, ingestPathsInto } from '../ingest/run.ts';
 import { linkEnd, unknownId } from '../read.ts';
 import { reciprocalRankFusion } from '../search/fusion.ts';
 import { passage } from '../search/passage.ts';
@@ -48,10 +47,11 @@ import type {
   TextRange,
 } from '../types.ts';
 import { AccessBuffer } from './access.ts';
-import type { RankedRow, RankOptions } from './candidates.ts';
+import { commitWrite, pipelinedWrites, prepareWrite, writeTx } from './batch-writes.ts';
 import type { Db, Sql } from './db.ts';
 import { grepStore } from './grep.ts';
-import { sharedStoreLock, storeLockKey } from './locks.ts';
+import { LiveIndex } from './live-index.ts';
+import { mergeSegments } from './merge.ts';
 import {
   CHUNK_COLUMNS,
   type ChunkRow,
@@ -61,23 +61,18 @@ import {
   documentOf,
 } from './rows.ts';
 import { type Capabilities, PG_SCHEMA_VERSION } from './schema.ts';
-import { checkK, rankChunks, VocabularyCache } from './search.ts';
+import { checkK, type Ranked, type RankedRow, type RankOptions, rankChunks } from './search.ts';
 import { embedTexts, type StoreVectors, vectorChunks } from './vectors.ts';
 import {
   type BatchVectors,
-  compactCounts,
-  countSkipped,
   deleteDocuments,
   documentsById,
   forgetAccess,
   insertBatch,
   lockDocuments,
-  sameDocument,
 } from './write.ts';
 
 const PREVIEW_CHARS = 200;
-/** Small writes between two compactions of the term counts they touched (big writes always compact). */
-const COMPACT_EVERY = 16;
 const BIG_WRITE_CHUNKS = 100;
 /** Least time between two ANALYZE runs of one process after big writes. */
 const ANALYZE_EVERY_MS = 30_000;
@@ -89,10 +84,10 @@ export class PostgresBase implements ChunkStoreApi {
   protected readonly caps: Capabilities;
   /** The store's embedder, when it has one: vectors are written with every chunk and searched. */
   protected readonly vectors: StoreVectors | undefined;
-  protected readonly vocabulary = new VocabularyCache();
+  /** This process's copy of the search index, kept current from the store's change feed. */
+  protected readonly live = new LiveIndex();
   protected readonly access: AccessBuffer;
   #grep: GrepRunner | undefined;
-  #smallWrites = 0;
   #analyzedAt = 0;
   #closed = false;
 
@@ -234,7 +229,7 @@ export class PostgresBase implements ChunkStoreApi {
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
     const k = opts.k ?? 10;
     checkK(k);
-    const ranked = await this.rank(query, { ...opts, k });
+    const { rows: ranked } = await this.rank(query, { ...opts, k });
     const out = ranked.map((r) => ({
       id: `${r.document}:${r.ordinal}`,
       score: r.score,
@@ -254,7 +249,7 @@ export class PostgresBase implements ChunkStoreApi {
    * (BM25 and vectors fused by reciprocal rank, as the folder store does) or vectors only. Hybrid search
    * falls back to BM25 when the embedder fails or the server lacks pgvector, and says so.
    */
-  protected async rank(query: string, opts: RankOptions): Promise<RankedRow[]> {
+  protected async rank(query: string, opts: RankOptions): Promise<Ranked> {
     const mode = opts.mode ?? (this.vectors ? 'hybrid' : 'bm25');
     if (mode !== 'bm25' && !this.vectors) {
       throw new RlmError(
@@ -263,20 +258,23 @@ export class PostgresBase implements ChunkStoreApi {
       );
     }
     const depth = mode === 'hybrid' ? Math.max(opts.k * 4, 50) : opts.k;
-    const words =
-      mode === 'vector' ? [] : await rankChunks(this.db, query, { ...opts, k: depth }, this.vocabulary);
+    const words: Ranked =
+      mode === 'vector'
+        ? { rows: [], settings: null }
+        : await rankChunks(this.db, this.live, query, { ...opts, k: depth });
     const vector = mode === 'bm25' ? undefined : await this.queryVector(query, mode, opts.onWarning);
-    if (vector === undefined) return words.slice(0, opts.k);
+    if (vector === undefined) return { rows: words.rows.slice(0, opts.k), settings: words.settings };
     const { schema, spec } = vector;
     const near = await vectorChunks(this.db, schema, spec, vector.vector, { ...opts, k: depth });
-    if (mode === 'vector') return near.slice(0, opts.k);
+    const settings = mode === 'vector' ? near.settings : words.settings;
+    if (mode === 'vector') return { rows: near.rows.slice(0, opts.k), settings };
     const key = (r: RankedRow) => `${r.document}:${r.ordinal}`;
-    const rows = new Map([...near, ...words].map((r) => [key(r), r]));
+    const rows = new Map([...near.rows, ...words.rows].map((r) => [key(r), r]));
     const fused = reciprocalRankFusion([
-      words.map((r) => ({ id: key(r), score: r.score })),
-      near.map((r) => ({ id: key(r), score: r.score })),
+      words.rows.map((r) => ({ id: key(r), score: r.score })),
+      near.rows.map((r) => ({ id: key(r), score: r.score })),
     ]);
-    return fused.slice(0, opts.k).map((f) => ({ ...rows.get(f.id)!, score: f.score }));
+    return { rows: fused.slice(0, opts.k).map((f) => ({ ...rows.get(f.id)!, score: f.score })), settings };
   }
 
   /** The query's vector, or undefined when hybrid search has to do without (with a warning). */
@@ -333,7 +331,7 @@ export class PostgresBase implements ChunkStoreApi {
     return rows[0] ? documentOf(rows[0]) : undefined;
   }
 
-  /** Nothing to pick up: every read already sees the latest commit. */
+  /** Nothing to pick up: every read already sees the latest commit (a search asks the change feed). */
   async refresh(): Promise<void> {}
 
   async close(): Promise<void> {
@@ -350,7 +348,8 @@ export class PostgresBase implements ChunkStoreApi {
     if (paths.length === 0)
       throw new RlmError('BAD_INPUT', 'nothing to ingest: give at least one file or folder');
     const started = performance.now();
-    const report = await ingestPathsInto(this.target(opts), paths, opts);
+    const target = this.pipeline(opts.tags ?? []);
+    const report = await target.finish(ingestPathsInto(target, paths, opts));
     return this.finishReport(report, started);
   }
 
@@ -381,19 +380,9 @@ export class PostgresBase implements ChunkStoreApi {
     opts: Pick<IngestOptions, 'segmentChars' | 'signal'> = {},
   ): Promise<IngestReport> {
     const started = performance.now();
-    const report = await importInto(this.target({}), produce, opts);
+    const target = this.pipeline([]);
+    const report = await target.finish(importInto(target, produce, opts));
     return this.finishReport(report, started);
-  }
-
-  private target(opts: IngestOptions): IngestTarget {
-    return {
-      document: (id) => this.document(id),
-      documents: () => this.documents(),
-      writeBatch: async (docs, report, drop) => {
-        await this.writeBatch(docs, opts.tags ?? [], report, drop);
-      },
-      forget: (docs) => this.forget(docs.map((d) => d.id)),
-    };
   }
 
   private async finishReport(report: IngestReport, started: number): Promise<IngestReport> {
@@ -420,29 +409,21 @@ export class PostgresBase implements ChunkStoreApi {
     drop: string[],
     also?: (sql: Sql, written: DocumentRecord[]) => Promise<void>,
   ): Promise<DocumentRecord[]> {
-    const createdAt = new Date().toISOString();
-    const vectors = await this.embedBatch(
-      docs.flatMap((d) => d.drafts.map((c, i) => ({ id: `${d.record.id}:${i}`, text: c.text }))),
-      report,
-    );
-    const { skipped, written, terms } = await this.db.tx(async (sql) => {
-      const ids = [...docs.map((d) => d.record.id), ...drop];
-      await lockDocuments(sql, this.db.target.schema, ids);
-      const stored = await documentsById(sql, ids);
-      const skipped = docs.filter((d) => {
-        const s = stored.get(d.record.id);
-        return s !== undefined && sameDocument(s, d);
-      });
-      const write = docs.filter((d) => !skipped.includes(d));
-      const replaced = [...write.map((d) => d.record.id), ...drop].filter((id) => stored.has(id));
-      await deleteDocuments(sql, replaced);
-      const batch = await insertBatch(sql, buildRecords('postgres', createdAt, write, tags), vectors);
-      await also?.(sql, batch.documents);
-      return { skipped, written: batch, terms: batch.terms };
-    });
-    if (report) for (const d of skipped) countSkipped(report, d);
-    await this.afterWrite(terms, written.records.length);
+    const prepared = await prepareWrite(this.db, this.live, docs, tags, await this.embedDocs(docs, report));
+    const written = await commitWrite(this.db, this.live, prepared, tags, report, drop, also);
+    await this.afterWrite(written.chunks);
     return written.documents;
+  }
+
+  /** An ingest's writes, pipelined (see {@link pipelinedWrites}). */
+  private pipeline(tags: string[]): ReturnType<typeof pipelinedWrites> {
+    return pipelinedWrites(this.db, this.live, tags, {
+      document: (id) => this.document(id),
+      documents: () => this.documents(),
+      forget: (ids) => this.forget(ids),
+      afterWrite: (chunks) => this.afterWrite(chunks),
+      embed: (docs, report) => this.embedDocs(docs, report),
+    });
   }
 
   /**
@@ -451,15 +432,23 @@ export class PostgresBase implements ChunkStoreApi {
    */
   async writeRecords(items: ExactDocument[]): Promise<void> {
     const vectors = await this.embedBatch(items.flatMap((i) => i.chunks));
-    const { terms, chunks } = await this.db.tx(async (sql) => {
+    const chunks = await writeTx(this.db, this.live, async (sql, track) => {
       const ids = items.map((i) => i.document.id);
       await lockDocuments(sql, this.db.target.schema, ids);
       const stored = await documentsById(sql, ids);
       await deleteDocuments(sql, [...stored.keys()]);
-      const batch = await insertBatch(sql, exactRecords('postgres', items), vectors);
-      return { terms: batch.terms, chunks: batch.records.length };
+      const batch = await insertBatch(sql, this.live, exactRecords('postgres', items), track, vectors);
+      return batch.records.length;
     });
-    await this.afterWrite(terms, chunks);
+    await this.afterWrite(chunks);
+  }
+
+  /** The vectors of the chunks of documents about to be written (see {@link embedBatch}). */
+  protected embedDocs(docs: PendingDoc[], report?: IngestReport): Promise<BatchVectors> {
+    return this.embedBatch(
+      docs.flatMap((d) => d.drafts.map((c, i) => ({ id: `${d.record.id}:${i}`, text: c.text }))),
+      report,
+    );
   }
 
   /**
@@ -550,27 +539,22 @@ export class PostgresBase implements ChunkStoreApi {
       await deleteDocuments(sql, [...stored.keys()]);
       await forgetAccess(sql, [...stored.keys()]);
     });
-    await this.afterWrite([], 0);
+    await this.afterWrite(0);
   }
 
   /**
-   * Keeps the term-count rows few (best effort: a failed compaction changes no count), and after a big
-   * write refreshes the planner's statistics, so searches right after a first ingest are planned for
-   * the tables' real size (autovacuum would, a minute later).
+   * Merges small index segments and rewrites those holding removed chunks (merge.ts; best effort: a
+   * failed merge changes nothing), and after a big write refreshes the planner's statistics, so reads
+   * right after a first ingest are planned for the tables' real size (autovacuum would, a minute later).
    */
-  protected async afterWrite(terms: string[], chunks: number): Promise<void> {
-    this.vocabulary.invalidate();
+  protected async afterWrite(chunks: number): Promise<void> {
     if (chunks >= BIG_WRITE_CHUNKS && Date.now() - this.#analyzedAt > ANALYZE_EVERY_MS) {
       this.#analyzedAt = Date.now();
-      await this.db.query('ANALYZE documents, chunks, postings, term_counts').catch(() => undefined);
+      await this.db.query('ANALYZE documents, chunks').catch(() => undefined);
     }
-    if (chunks < BIG_WRITE_CHUNKS && ++this.#smallWrites < COMPACT_EVERY) return;
-    this.#smallWrites = 0;
-    await this.db
-      .tx(async (sql) => {
-        await sql.query(sharedStoreLock(1), [storeLockKey(this.db.target.schema)]);
-        await compactCounts(sql, terms);
-      })
+    await this.live
+      .sync(this.db)
+      .then(() => mergeSegments(this.db, this.live))
       .catch(() => undefined);
   }
 
@@ -591,7 +575,7 @@ export class PostgresBase implements ChunkStoreApi {
       await deleteDocuments(sql, [...stored.keys()]);
       await forgetAccess(sql, [...stored.keys()]);
     });
-    await this.afterWrite([], 0);
+    await this.afterWrite(0);
     return removed;
   }
 

@@ -1,22 +1,12 @@
 /**
- * The search filters of the PostgreSQL store in SQL, shared by the two rankings (BM25 over postings,
- * memory/postgres/search.ts, and cosine over vectors, memory/postgres/vectors.ts): each scores chunks by
- * sequence number, and these turn the best of them into rows that pass the filters, best first.
+ * The search filters of the PostgreSQL store in SQL, for the ranking of vectors (memory/postgres/
+ * vectors.ts), which pgvector runs on the server: it scores chunks by sequence number, and these turn
+ * the best of them into rows that pass the filters, best first. BM25 ranks in the process's copy of the
+ * index, which applies the same filters itself (memory/postgres/search.ts).
  */
-import type { ChunkType, SearchOptions } from '../types.ts';
-import { CHUNK_COLUMNS, type ChunkRow, type DocumentRow, documentOf } from './rows.ts';
-
-/** One ranked chunk with its row and its document's row. */
-export interface RankedRow extends ChunkRow {
-  score: number;
-  doc: DocumentRow;
-  /** The chunk's access stats (null when never read). */
-  access_count: number | null;
-  access_last: number | null;
-}
-
-/** What a ranking is asked for: the search options, how many rows, and a last check in JavaScript. */
-export type RankOptions = SearchOptions & { k: number; accept?: (row: RankedRow) => boolean };
+import type { ChunkType, MemorySettings, SearchOptions } from '../types.ts';
+import { CHUNK_COLUMNS, type DocumentRow, documentOf } from './rows.ts';
+import type { RankedRow, RankOptions } from './search.ts';
 
 /** Adds a statement parameter and returns its placeholder (`$N`). */
 export type Param = (value: unknown) => string;
@@ -76,12 +66,24 @@ export function candidateRows(scored: string, filters: string[]): string {
           ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''}`;
 }
 
-/** The first `opts.k` of `rows` (best first) that the caller's own checks keep. */
-export function acceptRows(rows: RankedRow[], opts: RankOptions): RankedRow[] {
+/**
+ * The first `opts.k` of `rows` (best first) that the caller's own checks keep, with this process's
+ * access counts not yet written added to theirs.
+ */
+export function acceptRows(
+  rows: RankedRow[],
+  opts: RankOptions,
+  settings: MemorySettings | null,
+): RankedRow[] {
   const out: RankedRow[] = [];
   for (const r of rows) {
-    if (opts.where && !opts.where(documentOf(r.doc))) continue;
-    if (opts.accept && !opts.accept(r)) continue;
+    if (opts.where && !opts.where(documentOf(r.doc as DocumentRow))) continue;
+    const pending = opts.pendingAccess?.get(`${r.document}:${r.ordinal}`);
+    if (pending) {
+      r.access_count = (r.access_count ?? 0) + pending[0];
+      r.access_last = Math.max(r.access_last ?? 0, pending[1]);
+    }
+    if (opts.accept && !opts.accept(r, settings)) continue;
     out.push(r);
     if (out.length === opts.k) break;
   }

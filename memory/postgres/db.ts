@@ -76,7 +76,9 @@ export class Db implements Sql {
       idleTimeoutMillis: 60_000,
       allowExitOnIdle: true,
       application_name: 'rlm',
-      options: `-c search_path=${target.schema},public`,
+      // The statements every search runs are prepared (named) and written so that their plan does not
+      // depend on the values: planning them anew each time cost more than running them.
+      options: `-c search_path=${target.schema},public -c plan_cache_mode=force_generic_plan`,
       // int8 and numeric (counts, sums, sequence values) as numbers: a store stays far below 2^53.
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -95,15 +97,28 @@ export class Db implements Sql {
     return new Db(target, pool, size);
   }
 
+  /**
+   * Runs one statement on a connection of the pool. A `name` makes it a prepared statement, parsed and
+   * planned once per connection: for the statements every search runs. The name is made the
+   * connection's own (process and connection numbers): a server that runs every client in one session
+   * (PGlite's socket server) would otherwise find a second connection preparing a name another has.
+   */
   async query<R extends QueryResultRow = QueryResultRow>(
     text: string,
     values?: unknown[],
+    name?: string,
   ): Promise<{ rows: R[] }> {
     return this.#slot(async () => {
       const client = await this.#connect();
       let broken: Error | undefined;
       try {
-        return await client.query<R>(text, values);
+        return await (name
+          ? client.query<R>({
+              name: `${name}_${process.pid}_${connectionNumber(client)}`,
+              text,
+              values: values ?? [],
+            })
+          : client.query<R>(text, values));
       } catch (err) {
         // An error without a SQLSTATE is the connection's own: that connection is not reused.
         if (!/^[0-9A-Z]{5}$/.test(String((err as { code?: unknown }).code))) broken = err as Error;
@@ -230,4 +245,17 @@ function shortCause(code: string, detail: string): string {
     default:
       return detail;
   }
+}
+
+/** A number for each connection, for the names of its prepared statements. */
+const connectionNumbers = new WeakMap<PoolClient, number>();
+let connections = 0;
+
+function connectionNumber(client: PoolClient): number {
+  let n = connectionNumbers.get(client);
+  if (n === undefined) {
+    n = ++connections;
+    connectionNumbers.set(client, n);
+  }
+  return n;
 }

@@ -3,16 +3,16 @@
  * shape, caps, count mode, document filter and timeout), fed page by page from the chunks table, each
  * document whole on one page so that it is read as one text (matches and context across chunk edges).
  * When the pattern holds a literal run of three characters or more that every match must contain,
- * pg_trgm's indexes on the chunk text and on the chunk seams (the text around each chunk edge) narrow
- * the scan to the documents that can hold a match, across chunk edges too, so a selective grep reads
- * few rows. Statements run under a timeout derived from the grep's own.
+ * pg_trgm's index on each document's tokens (grams.ts) narrows the scan to the documents holding all of
+ * the literal's tokens, so a selective grep reads few rows. Statements run under a timeout derived from
+ * the grep's own.
  */
 import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import type { GrepChunk, GrepRunner } from '../grep/grep.ts';
 import type { GrepCounts, GrepMatch, GrepOptions, GrepResult } from '../types.ts';
 import type { Db, Sql } from './db.ts';
-import { grepChunkOf, SEAM_CHARS } from './seams.ts';
+import { grepChunkOf, literalTokens } from './grams.ts';
 
 /** Text per page handed to the scanner, characters. */
 const PAGE_CHARS = 4 * 1024 * 1024;
@@ -198,14 +198,14 @@ export async function grepStore(
       where.push(`c.document = ANY($${params.length}::text[])`);
     }
     if (literal !== null) {
-      // Documents with a chunk or a chunk seam holding the literal's first SEAM_CHARS characters (the
-      // indexes find those rows; memory/postgres/seams.ts says why that finds every match, chunk edges
-      // included), and those whose seams are not known yet, read whole.
-      params.push(containsPattern(literal.slice(0, SEAM_CHARS)));
-      const like = `${opts.ignoreCase ? 'ILIKE' : 'LIKE'} $${params.length}`;
-      where.push(
-        `c.document IN (SELECT h.document FROM chunks h WHERE h.text ${like} OR h.seam ${like} OR h.seam IS NULL)`,
-      );
+      // Documents whose tokens hold each of the literal's (the trigram index finds them), read whole.
+      const like = opts.ignoreCase ? 'ILIKE' : 'LIKE';
+      const tests = literalTokens(literal).map((t) => {
+        params.push(containsPattern(t));
+        return `g.grams ${like} $${params.length}`;
+      });
+      if (tests.length > 0)
+        where.push(`c.document IN (SELECT g.id FROM documents g WHERE ${tests.join(' AND ')})`);
     }
     let order: Candidate[];
     try {

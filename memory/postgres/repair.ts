@@ -1,24 +1,34 @@
 /**
  * `rlm repair` for a PostgreSQL store. Documents and chunks are the source of truth, as the chunk
- * files are for a folder; everything else is derived and rebuilt from them: postings, term counts,
- * totals, signatures and related links (by the ingest's own indexing, memory/postgres/write.ts), each
- * chunk's BM25 length and seam, each document's order and token count; hand-made links and access stats
- * of chunks that are gone are removed, and vectors are added where missing, rebuilt with another
- * embedder, or removed. A document whose chunks are not all there (rows removed by hand) is dropped,
+ * files are for a folder; everything else is derived and rebuilt from them: the search index segments
+ * and related links (built and linked in store order as the writes do, memory/postgres/write.ts), each
+ * chunk's BM25 length, each document's tokens for grep (grams.ts), order and token count; hand-made
+ * links and access stats of chunks that are gone are removed, and vectors are added where missing,
+ * rebuilt with another embedder, or removed. A document whose chunks are not all there (rows removed by hand) is dropped,
  * once confirmed, as the folder repair drops one whose chunks are unreadable.
  *
  * It runs while the store is in use. Vectors are embedded first, in small transactions beside the
  * store's own (a remote embedder may take long). The rest is one transaction under the store-wide
- * lock (memory/postgres/locks.ts): writers wait for it and find everything rebuilt; readers keep
- * reading the tables as they were until it commits, then read the new ones.
+ * lock (memory/postgres/locks.ts) and the merge lock (merge.ts): writers wait for it and find everything
+ * rebuilt; readers keep ranking with their copy of the index as it was until it commits, then the change
+ * feed tells them the segments were replaced (as after a merge) and they read the new ones.
  */
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import { plural } from '../../core/plural.ts';
 import { createEmbedder, embedderConfig } from '../search/embedders/index.ts';
 import type { RepairOptions, RepairReport } from '../types.ts';
 import type { Db, Sql } from './db.ts';
+import { documentGrams, type GramsChunk } from './grams.ts';
+import { LiveIndex } from './live-index.ts';
 import { lockStore } from './locks.ts';
-import { documentSeams } from './seams.ts';
+import { COUNT_MERGE, mergeLockKey } from './merge.ts';
+import {
+  buildIndexSegment,
+  SEGMENT_CHUNK_COLUMNS,
+  type SegmentChunkRow,
+  segmentChunkOf,
+  segmentRow,
+} from './segments.ts';
 import {
   type EmbedderSetting,
   embedderSetting,
@@ -28,7 +38,7 @@ import {
   type StoreVectors,
   saveEmbedderSetting,
 } from './vectors.ts';
-import { analyzeTexts, deleteDocuments, forgetAccess, indexChunks, lockDocuments } from './write.ts';
+import { deleteDocuments, forgetAccess, lockDocuments } from './write.ts';
 
 /** The embedder spec that removes vector search. */
 const NO_EMBEDDER = 'none';
@@ -77,7 +87,7 @@ export async function repairTables(db: Db, opts: RepairOptions): Promise<RepairR
     }
     report = await db.tx(async (sql) => {
       await lockStore(sql, db.target.schema);
-      return rebuild(sql, { dropped, current, target, actions: [...actions] });
+      return rebuild(sql, { dropped, current, target, actions: [...actions], schema: db.target.schema });
     });
   } catch (err) {
     // Vectors of a new embedder are of no use until the swap the rebuild commits: take them out again.
@@ -85,9 +95,7 @@ export async function repairTables(db: Db, opts: RepairOptions): Promise<RepairR
       await db.query('DELETE FROM vectors WHERE embedder = $1', [target.spec]).catch(() => undefined);
     throw target && isRlmError(err, 'PROVIDER') ? embedderFailed(target.spec, err) : err;
   }
-  await db
-    .query('ANALYZE documents, chunks, postings, term_counts, signatures, related, vectors')
-    .catch(() => undefined);
+  await db.query('ANALYZE documents, chunks, bm25_segments, related, vectors').catch(() => undefined);
   return report;
 }
 
@@ -177,25 +185,16 @@ async function embedChunks(db: Db, target: StoreVectors, all: boolean): Promise<
 
 /** Rows of the derived tables before the rebuild, to say what changed. */
 interface Before {
-  postings: number;
-  terms: Map<string, number>;
-  chunks: number;
-  termTotal: number;
+  segments: number;
+  indexed: number;
 }
 
 async function before(sql: Sql): Promise<Before> {
-  const { rows } = await sql.query<{ postings: number; chunks: number | null; terms: number | null }>(
-    'SELECT (SELECT count(*) FROM postings) AS postings, sum(chunks) AS chunks, sum(terms) AS terms FROM totals',
+  const { rows } = await sql.query<Before>(
+    `SELECT (SELECT count(*) FROM bm25_segments) AS segments,
+            (SELECT coalesce(sum(chunks), 0) FROM bm25_segments) AS indexed`,
   );
-  const df = await sql.query<{ term: string; df: number }>(
-    'SELECT term, sum(df) AS df FROM term_counts GROUP BY term HAVING sum(df) <> 0',
-  );
-  return {
-    postings: rows[0]?.postings ?? 0,
-    chunks: rows[0]?.chunks ?? 0,
-    termTotal: rows[0]?.terms ?? 0,
-    terms: new Map(df.rows.map((r) => [r.term, r.df])),
-  };
+  return rows[0]!;
 }
 
 async function counts(sql: Sql): Promise<{ documents: number; chunks: number }> {
@@ -205,16 +204,13 @@ async function counts(sql: Sql): Promise<{ documents: number; chunks: number }> 
   return rows[0]!;
 }
 
-/** A chunk row as the rebuild reads it. */
-interface ChunkRow {
-  seq: number;
-  document: string;
-  ordinal: number;
+/** A chunk row as the rebuild reads it: what a segment is built of, and what it checks. */
+interface ChunkRow extends SegmentChunkRow {
   start_at: number;
   end_at: number;
-  text: string;
   terms: number;
-  seam: string | null;
+  chunker: string;
+  grams: string | null;
 }
 
 /** Everything but the vectors' embedding, in the repair's transaction, under the store-wide lock. */
@@ -225,6 +221,7 @@ async function rebuild(
     current: EmbedderSetting | null;
     target: StoreVectors | null;
     actions: string[];
+    schema: string;
   },
 ): Promise<RepairReport> {
   const { actions } = plan;
@@ -240,15 +237,16 @@ async function rebuild(
     actions.push(`dropped document ${d.id}${d.path ? ` (${d.path})` : ''}: some of its chunks were missing`);
 
   const old = await before(sql);
-  for (const table of ['postings', 'term_counts', 'totals', 'signatures', 'related'])
-    await sql.query(`DELETE FROM ${table}`);
-  const fixed = { terms: 0, seams: 0, unknownSeams: 0 };
-  const df = new Map<string, number>();
+  // Alone with the segments: no merge runs meanwhile, and one waiting finds its segments gone.
+  await sql.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [mergeLockKey(plan.schema)]);
+  for (const table of ['bm25_segments', 'bm25_dead', 'related']) await sql.query(`DELETE FROM ${table}`);
+  const live = LiveIndex.empty();
+  const fixed = { terms: 0, grams: 0 };
   let chunks = 0;
-  let termTotal = 0;
+  let segments = 0;
   for (let after = -1; ; ) {
-    const { rows: docs } = await sql.query<{ id: string; chunker: string; bytes: number; first_seq: number }>(
-      'SELECT id, chunker, bytes, first_seq FROM documents WHERE first_seq > $1 ORDER BY first_seq LIMIT 1000',
+    const { rows: docs } = await sql.query<{ id: string; bytes: number; first_seq: number }>(
+      'SELECT id, bytes, first_seq FROM documents WHERE first_seq > $1 ORDER BY first_seq LIMIT 1000',
       [after],
     );
     if (docs.length === 0) break;
@@ -259,82 +257,95 @@ async function rebuild(
     }
     after = page[page.length - 1]!.first_seq;
     const { rows } = await sql.query<ChunkRow>(
-      `SELECT seq, document, ordinal, start_at, end_at, text, terms, seam FROM chunks
-       WHERE document = ANY($1::text[]) ORDER BY array_position($1::text[], document), ordinal`,
+      `SELECT ${SEGMENT_CHUNK_COLUMNS}, c.start_at, c.end_at, c.terms, d.chunker, d.grams
+       FROM chunks c JOIN documents d ON d.id = c.document
+       WHERE c.document = ANY($1::text[]) ORDER BY array_position($1::text[], c.document), c.ordinal`,
       [page.map((d) => d.id)],
     );
-    const analysis = analyzeTexts(rows.map((r) => r.text));
-    await indexChunks(
-      sql,
-      rows.map((r) => ({ id: `${r.document}:${r.ordinal}`, document: r.document, ordinal: r.ordinal })),
-      rows.map((r) => r.seq),
-      analysis,
+    fixed.grams += await fixGrams(sql, page, rows);
+    if (rows.length === 0) continue;
+    const { rows: id } = await sql.query<{ id: number }>("SELECT nextval('bm25_segment_seq') AS id");
+    const seg = buildIndexSegment(
+      Number(id[0]!.id),
+      rows.map((r) => segmentChunkOf(r, [])),
     );
-    for (const [t, n] of analysis.df) df.set(t, (df.get(t) ?? 0) + n);
+    const related = live.link(seg);
+    const row = segmentRow(seg);
+    await sql.query(
+      `WITH s AS (INSERT INTO bm25_segments (id, chunks, data, info) VALUES ($1, $2, $3, $4))
+       INSERT INTO related (from_seq, to_seq, strength) SELECT * FROM unnest($5::bigint[], $6::bigint[], $7::float8[])`,
+      [
+        row.id,
+        rows.length,
+        row.data,
+        row.info,
+        related.map((r) => r[0]),
+        related.map((r) => r[1]),
+        related.map((r) => r[2]),
+      ],
+    );
+    segments++;
     chunks += rows.length;
-    termTotal += analysis.lengths.reduce((a, b) => a + b, 0);
-    // Each chunk's BM25 length and seam, where they differ from what they should be.
-    const seams: string[] = [];
-    for (const d of page) {
-      const own = rows.filter((r) => r.document === d.id);
-      seams.push(
-        ...documentSeams(
-          own.map((r) => ({ ...r, start: r.start_at, end: r.end_at })),
-          d.chunker,
-        ),
-      );
-    }
-    const changed = rows.flatMap((r, i) =>
-      r.terms !== analysis.lengths[i] || r.seam !== seams[i] ? [i] : [],
-    );
-    for (const i of changed) {
-      if (rows[i]!.terms !== analysis.lengths[i]) fixed.terms++;
-      if (rows[i]!.seam === null) fixed.unknownSeams++;
-      else if (rows[i]!.seam !== seams[i]) fixed.seams++;
-    }
+    // Each chunk's BM25 length (the segment's), where the row says otherwise.
+    const lengths = seg.bm25.lengths;
+    const changed = rows.flatMap((r, i) => (r.terms !== lengths[i] ? [i] : []));
+    fixed.terms += changed.length;
     if (changed.length > 0)
       await sql.query(
-        `UPDATE chunks c SET terms = u.terms, seam = u.seam
-         FROM unnest($1::bigint[], $2::integer[], $3::text[]) AS u(seq, terms, seam) WHERE c.seq = u.seq`,
-        [
-          changed.map((i) => rows[i]!.seq),
-          changed.map((i) => analysis.lengths[i]),
-          changed.map((i) => seams[i]),
-        ],
+        'UPDATE chunks c SET terms = u.terms FROM unnest($1::bigint[], $2::integer[]) AS u(seq, terms) WHERE c.seq = u.seq',
+        [changed.map((i) => rows[i]!.seq), changed.map((i) => lengths[i])],
       );
   }
-  // The term counts as one row per term (the rebuild added one per batch).
-  await sql.query(
-    `WITH gone AS (DELETE FROM term_counts RETURNING term, df)
-     INSERT INTO term_counts (term, df) SELECT term, sum(df) FROM gone GROUP BY term`,
-  );
-  await sql.query(
-    `WITH gone AS (DELETE FROM totals RETURNING chunks, terms)
-     INSERT INTO totals (chunks, terms) SELECT sum(chunks), sum(terms) FROM gone HAVING count(*) > 0`,
-  );
-  const after = await sql.query<{ postings: number; related: number }>(
-    'SELECT (SELECT count(*) FROM postings) AS postings, (SELECT count(*) FROM related) AS related',
-  );
-  const { postings, related } = after.rows[0]!;
-  let wrongDf = 0;
-  for (const [t, n] of df) if (old.terms.get(t) !== n) wrongDf++;
-  for (const t of old.terms.keys()) if (!df.has(t)) wrongDf++;
-  if (postings !== old.postings) actions.push(`postings: ${postings} rows, there were ${old.postings}`);
-  if (wrongDf > 0) actions.push(`term counts: fixed the document frequency of ${plural(wrongDf, 'term')}`);
-  if (chunks !== old.chunks || termTotal !== old.termTotal)
-    actions.push(
-      `totals: ${plural(chunks, 'chunk')} of ${plural(termTotal, 'term')}, recorded as ${old.chunks} and ${old.termTotal}`,
-    );
+  // Every process's copy drops the old segments and reads these, as after a merge.
+  await sql.query(COUNT_MERGE);
+  const { rows: now } = await sql.query<{ related: number }>('SELECT count(*) AS related FROM related');
+  const { related } = now[0]!;
+  if (old.indexed !== chunks)
+    actions.push(`search index: ${plural(chunks, 'chunk')}, it held ${plural(old.indexed, 'chunk')}`);
   if (fixed.terms > 0) actions.push(`fixed the BM25 length of ${plural(fixed.terms, 'chunk')}`);
-  if (fixed.unknownSeams > 0)
-    actions.push(`computed the seams of ${plural(fixed.unknownSeams, 'chunk')} written before schema 4`);
-  if (fixed.seams > 0) actions.push(`fixed the seams of ${plural(fixed.seams, 'chunk')}`);
+  if (fixed.grams > 0) actions.push(`fixed grep's tokens of ${plural(fixed.grams, 'document')}`);
   actions.push(
-    `rebuilt postings, term counts, totals, signatures and related links of ${plural(chunks, 'chunk')} (${plural(related, 'related link')})`,
+    `rebuilt the search index (${plural(segments, 'segment')}, there were ${old.segments}), grep's tokens and related links of ${plural(chunks, 'chunk')} (${plural(related, 'related link')})`,
   );
   await fixDocuments(sql, actions);
   await fixVectors(sql, plan);
   return { segments: 0, ...(await counts(sql)), actions, dropped: broken, applied: true };
+}
+
+/**
+ * Sets the grep tokens (grams.ts) of a page of documents whose chunks are `rows` (each document's in
+ * ordinal order) where they differ from what the chunks make; returns how many were fixed.
+ */
+async function fixGrams(sql: Sql, page: { id: string }[], rows: ChunkRow[]): Promise<number> {
+  const byDoc = new Map<string, { chunker: string; stored: string | null; chunks: GramsChunk[] }>();
+  for (const r of rows) {
+    const d = byDoc.get(r.document) ?? { chunker: r.chunker, stored: r.grams, chunks: [] };
+    d.chunks.push({ ...r, start: r.start_at, end: r.end_at });
+    byDoc.set(r.document, d);
+  }
+  const ids: string[] = [];
+  const grams: string[] = [];
+  const { rows: empty } = await sql.query<{ id: string; grams: string | null }>(
+    'SELECT id, grams FROM documents WHERE id = ANY($1::text[]) AND chunks = 0',
+    [page.map((d) => d.id)],
+  );
+  for (const e of empty)
+    if (e.grams !== '') {
+      ids.push(e.id);
+      grams.push('');
+    }
+  for (const [id, d] of byDoc) {
+    const want = documentGrams(d.chunks, d.chunker);
+    if (want === d.stored) continue;
+    ids.push(id);
+    grams.push(want);
+  }
+  if (ids.length > 0)
+    await sql.query(
+      'UPDATE documents d SET grams = u.grams FROM unnest($1::text[], $2::text[]) AS u(id, grams) WHERE d.id = u.id',
+      [ids, grams],
+    );
+  return ids.length;
 }
 
 /** Documents' order and token counts, links and access stats of chunks that are gone. */

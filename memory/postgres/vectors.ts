@@ -13,9 +13,11 @@ import { isRlmError, RlmError } from '../../core/errors.ts';
 import { plural } from '../../core/plural.ts';
 import { embedderConfig } from '../search/embedders/index.ts';
 import type { Embedder } from '../search/embedders/types.ts';
-import { acceptRows, candidateRows, candidateSql, type RankedRow, type RankOptions } from './candidates.ts';
+import type { MemorySettings } from '../types.ts';
+import { acceptRows, candidateRows, candidateSql } from './candidates.ts';
 import type { Db, Sql } from './db.ts';
 import { lockStore } from './locks.ts';
+import type { Ranked, RankedRow, RankOptions } from './search.ts';
 
 /** Texts per request to the embedder. */
 const EMBED_BATCH = 256;
@@ -144,9 +146,9 @@ export async function insertVectors(
 
 /**
  * The chunks nearest to `vector` (cosine similarity, best first, ties to the older chunk) that pass
- * the search filters, like {@link rankChunks} does for words: restrictions to documents or a topic
- * apply while ranking, the other filters to the best, fetched in growing rounds until `k` pass.
- * `schema` is where pgvector is installed.
+ * the search filters, as BM25's ranking (search.ts) returns them: restrictions to documents or a topic
+ * apply while ranking, the other filters to the best, fetched in growing rounds until `k` pass; the
+ * memory settings are read in the same statement when asked. `schema` is where pgvector is installed.
  */
 export async function vectorChunks(
   sql: Sql,
@@ -154,7 +156,7 @@ export async function vectorChunks(
   spec: string,
   vector: number[],
   opts: RankOptions,
-): Promise<RankedRow[]> {
+): Promise<Ranked> {
   const params: unknown[] = [`[${vector.join(',')}]`, spec];
   const p = (v: unknown) => {
     params.push(v);
@@ -172,13 +174,20 @@ export async function vectorChunks(
     r AS (${candidateRows('s', [...filters, "s.score IS NOT NULL AND s.score <> 'NaN'"])})
     SELECT (SELECT count(*) FROM s) AS scored,
       (SELECT count(*) FROM vectors WHERE embedder = $2) AS total,
-      (SELECT coalesce(json_agg(r ORDER BY r.score DESC, r.seq), '[]') FROM r) AS rows`;
+      (SELECT coalesce(json_agg(r ORDER BY r.score DESC, r.seq), '[]') FROM r) AS rows,
+      ${opts.settings === true ? "(SELECT value FROM store_settings WHERE key = 'memory')" : 'NULL::jsonb'} AS settings`;
   for (let depth = Math.max(opts.k, 50); ; depth *= 4) {
     params[params.length - 1] = depth;
-    const { rows } = await sql.query<{ scored: number; total: number; rows: RankedRow[] }>(text, params);
+    const { rows } = await sql.query<{
+      scored: number;
+      total: number;
+      rows: RankedRow[];
+      settings: MemorySettings | null;
+    }>(text, params);
     const result = rows[0]!;
-    const out = acceptRows(result.rows, opts);
-    if (out.length === opts.k || result.scored < depth || depth >= result.total) return out;
+    const out = acceptRows(result.rows, opts, result.settings);
+    if (out.length === opts.k || result.scored < depth || depth >= result.total)
+      return { rows: out, settings: result.settings };
   }
 }
 

@@ -1,26 +1,20 @@
 /**
  * The write path of the PostgreSQL store: one transaction per batch of documents (an ingest step, a
- * memory) that replaces their old versions, inserts documents, chunks, postings, term counts and
- * signatures, and links the new chunks to related ones. No global lock: a writer locks only the
+ * memory) that replaces their old versions, inserts documents, chunks and the batch's search index
+ * segment (and vectors, with an embedder), and links the new chunks to related ones. No global lock: a
+ * writer takes the store-wide lock shared (only `rlm repair` takes it alone) and locks only the
  * documents it writes (transaction-scoped advisory locks, taken in one order), so two writers of the same
  * file queue, and writers of different documents run side by side.
  */
 import type { PendingDoc } from '../ingest/prepare.ts';
-import { defaultAnalyzer } from '../search/analyzer.ts';
-import { bm25Idf, rankTerms } from '../search/bm25.ts';
-import { linkSegment, SignatureIndex } from '../search/linker.ts';
 import type { ChunkRecord, DocumentRecord, IngestReport } from '../types.ts';
 import type { Sql } from './db.ts';
+import { documentGrams } from './grams.ts';
+import type { LiveIndex } from './live-index.ts';
 import { checkEmbedder, sharedStoreLock, storeLockKey } from './locks.ts';
 import { DOCUMENT_COLUMNS, type DocumentRow, documentOf } from './rows.ts';
-import { seamsOf } from './seams.ts';
+import { buildIndexSegment, type LoadedSegment, segmentRow } from './segments.ts';
 import { insertVectors } from './vectors.ts';
-
-/** Signature terms per chunk and the minimum df of one, as the folder store's linker uses them. */
-const SIGNATURE_TERMS = 8;
-/** Rows per INSERT … SELECT unnest(…) statement. */
-const INSERT_ROWS = 20_000;
-const NUMBER = /^\p{N}+$/u;
 
 /**
  * The first statement of every write transaction: takes the store-wide lock shared (memory/postgres/
@@ -46,29 +40,20 @@ export async function documentsById(sql: Sql, ids: string[]): Promise<Map<string
 }
 
 /**
- * Removes documents with their chunks, postings, signatures, links and vectors (which go with their
- * chunks), and counts their terms out of the statistics. Call with the documents locked.
+ * Removes documents with their chunks, links and vectors (which go with their chunks), in one
+ * statement, and marks their chunks dead in the search index (`bm25_dead`, read by the change feed;
+ * merge.ts rewrites the segments that hold them). Call with the documents locked.
  */
 export async function deleteDocuments(sql: Sql, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  const seqs = 'SELECT seq FROM chunks WHERE document = ANY($1::text[])';
   await sql.query(
-    `INSERT INTO term_counts (term, df)
-     SELECT p.term, -count(*) FROM postings p WHERE p.seq IN (${seqs}) GROUP BY p.term`,
+    `WITH gone AS (SELECT seq FROM chunks WHERE document = ANY($1::text[])),
+       dead AS (INSERT INTO bm25_dead (seq) SELECT seq FROM gone),
+       rel AS (DELETE FROM related WHERE from_seq IN (SELECT seq FROM gone) OR to_seq IN (SELECT seq FROM gone)),
+       man AS (DELETE FROM manual_links WHERE from_doc = ANY($1::text[]) OR to_doc = ANY($1::text[]))
+     DELETE FROM documents WHERE id = ANY($1::text[])`,
     [ids],
   );
-  await sql.query(
-    `INSERT INTO totals (chunks, terms)
-     SELECT -count(*), -coalesce(sum(terms), 0) FROM chunks WHERE document = ANY($1::text[]) HAVING count(*) > 0`,
-    [ids],
-  );
-  await sql.query(`DELETE FROM postings WHERE seq IN (${seqs})`, [ids]);
-  await sql.query(`DELETE FROM signatures WHERE seq IN (${seqs})`, [ids]);
-  await sql.query(`DELETE FROM related WHERE from_seq IN (${seqs}) OR to_seq IN (${seqs})`, [ids]);
-  await sql.query('DELETE FROM manual_links WHERE from_doc = ANY($1::text[]) OR to_doc = ANY($1::text[])', [
-    ids,
-  ]);
-  await sql.query('DELETE FROM documents WHERE id = ANY($1::text[])', [ids]);
 }
 
 /** Access stats of removed documents' chunks go with them (ids are `DOCUMENT:N`). */
@@ -80,15 +65,6 @@ export async function forgetAccess(sql: Sql, ids: string[]): Promise<void> {
   );
 }
 
-/** What one written batch leaves for the caller: the new records and their sequence numbers. */
-export interface WrittenBatch {
-  documents: DocumentRecord[];
-  records: ChunkRecord[];
-  seqs: number[];
-  /** Distinct index terms of the batch (for the term-count compaction after the commit). */
-  terms: string[];
-}
-
 /**
  * What a batch was embedded with: the writer's embedder (null without one, checked against the store's
  * in the transaction), and each chunk's vector by chunk id (none when it has no embedder or it failed).
@@ -98,98 +74,161 @@ export interface BatchVectors {
   byId?: Map<string, number[]>;
 }
 
+/** A batch numbered, indexed and linked, ready to be written in one statement. */
+export interface PreparedBatch {
+  documents: DocumentRecord[];
+  records: ChunkRecord[];
+  /** The chunks' sequence numbers, in record order. */
+  seqs: number[];
+  /** The batch's search index segment (none without chunks), already in the process's index. */
+  segment: LoadedSegment | undefined;
+  /** related_to links of its chunks: [from seq, to seq, strength]. */
+  related: [number, number, number][];
+  /** Each document's tokens, for grep's index (grams.ts). */
+  grams: string[];
+  vectors: BatchVectors;
+}
+
 /**
- * Writes documents and their chunk records (whose ids the caller has locked, old versions deleted), with
- * their vectors when given, and links their chunks. The caller commits.
+ * Numbers documents and their chunk records (sequence numbers are taken outside any transaction's
+ * rollback, so `sql` may be the pool), builds their search index segment and links their chunks: `live`
+ * (brought up to date by the caller) gives the linker its statistics and signatures and holds the segment
+ * from then on; `track` receives it first, for the caller to take it out again if it is not committed.
+ */
+export async function prepareBatch(
+  sql: Sql,
+  live: LiveIndex,
+  built: { records: ChunkRecord[]; documents: DocumentRecord[] },
+  track: (seg: LoadedSegment) => void,
+  vectors: BatchVectors,
+): Promise<PreparedBatch> {
+  const { records, documents } = built;
+  const { rows: numbered } = await sql.query<{ seqs: number[]; segment: number }>(
+    `SELECT array(SELECT nextval('chunk_seq') FROM generate_series(1, $1::integer)) AS seqs,
+            nextval('bm25_segment_seq') AS segment`,
+    [records.length + documents.length],
+  );
+  const all = numbered[0]!.seqs.map(Number).sort((a, b) => a - b);
+  const seqs = all.slice(0, records.length);
+  const spare = all.slice(records.length);
+  // Each document's place in the store's order: the sequence number of its first chunk (a spare one if empty).
+  for (const [i, d] of documents.entries()) d.first = d.chunks > 0 ? seqs[d.first]! : spare[i]!;
+  const chunks = new Map<string, ChunkRecord[]>(documents.map((d) => [d.id, []]));
+  for (const r of records) chunks.get(r.document)?.push(r);
+  const grams = documents.map((d) => documentGrams(chunks.get(d.id) ?? [], d.chunker));
+  if (records.length === 0)
+    return { documents, records, seqs, segment: undefined, related: [], grams, vectors };
+  const byId = new Map(documents.map((d) => [d.id, d]));
+  const segment = buildIndexSegment(
+    Number(numbered[0]!.segment),
+    records.map((r, i) => {
+      const d = byId.get(r.document)!;
+      return {
+        seq: seqs[i]!,
+        document: r.document,
+        ordinal: r.ordinal,
+        topic: d.memory?.topic ?? null,
+        type: r.type,
+        tags: r.tags,
+        tokens: r.tokens,
+        text: r.text,
+        facts: {
+          path: d.path,
+          tags: d.tags ?? null,
+          created: d.ingestedAt,
+          memory: d.memory ? { importance: d.memory.importance, source: d.memory.source } : null,
+        },
+      };
+    }),
+  );
+  track(segment);
+  return { documents, records, seqs, segment, related: live.link(segment), grams, vectors };
+}
+
+/**
+ * Writes documents and their chunk records (whose ids the caller has locked, old versions deleted) as
+ * {@link prepareBatch} left them. The caller commits.
  */
 export async function insertBatch(
   sql: Sql,
+  live: LiveIndex,
   built: { records: ChunkRecord[]; documents: DocumentRecord[] },
+  track: (seg: LoadedSegment) => void,
   vectors: BatchVectors,
-): Promise<WrittenBatch> {
-  const { records, documents } = built;
-  // The store's embedder is read with the sequence numbers, after the transaction's locks.
-  const seqRows = await sql.query<{ seq: number; spec: string | null }>(
-    `SELECT nextval('chunk_seq') AS seq, (SELECT value->>'spec' FROM store_settings WHERE key = 'embedder') AS spec
-     FROM generate_series(1, $1::integer)`,
-    [records.length + documents.length],
-  );
-  if (seqRows.rows.length > 0) checkEmbedder(seqRows.rows[0]!.spec, vectors.spec);
-  const seqs = seqRows.rows.map((r) => r.seq).sort((a, b) => a - b);
-  const chunkSeqs = seqs.slice(0, records.length);
-  const spare = seqs.slice(records.length);
-  // Each document's place in the store's order: the sequence number of its first chunk (a spare one if empty).
-  for (const [i, d] of documents.entries()) d.first = d.chunks > 0 ? chunkSeqs[d.first]! : spare[i]!;
+): Promise<PreparedBatch> {
+  const prepared = await prepareBatch(sql, live, built, track, vectors);
+  await writePrepared(sql, prepared);
+  return prepared;
+}
 
-  const analysis = analyzeTexts(records.map((r) => r.text));
-  const { lengths } = analysis;
-
-  await sql.query(
-    `INSERT INTO documents (${DOCUMENT_COLUMNS})
-     SELECT d.id, d.path, d.hash, d.bytes, d.chunker, d.chunks, d.tokens, d.ingested_at,
-            CASE WHEN d.tags IS NULL THEN NULL ELSE ARRAY(SELECT json_array_elements_text(d.tags)) END,
-            CASE WHEN d.notes IS NULL THEN NULL ELSE ARRAY(SELECT json_array_elements_text(d.notes)) END,
-            d.meta, d.topic, d.importance, d.source, d.archived_at, d.first_seq, d.chars
-     FROM json_to_recordset($1::json) AS d(id text, path text, hash text, bytes bigint, chunker text,
-       chunks integer, tokens bigint, ingested_at text, tags json, notes json, meta json, topic text,
-       importance text, source text, archived_at text, first_seq bigint, chars bigint)`,
-    [
-      JSON.stringify(
-        documents.map((d) => ({
-          id: d.id,
-          path: d.path,
-          hash: d.hash,
-          bytes: d.bytes,
-          chunker: d.chunker,
-          chunks: d.chunks,
-          tokens: d.tokens,
-          ingested_at: d.ingestedAt,
-          tags: d.tags ?? null,
-          notes: d.notes ?? null,
-          meta: d.meta ?? null,
-          topic: d.memory?.topic ?? null,
-          importance: d.memory?.importance ?? null,
-          source: d.memory?.source ?? null,
-          archived_at: d.memory?.archivedAt ?? null,
-          first_seq: d.first,
-          chars: d.chars ?? null,
-        })),
-      ),
-    ],
+/**
+ * Inserts a prepared batch's documents, chunks, index segment and links in one statement, then its
+ * vectors. The statement also reads the store's embedder: one that is not the batch's (`rlm repair
+ * --embedder` changed it meanwhile) fails the write, and the caller's transaction rolls back.
+ */
+export async function writePrepared(sql: Sql, batch: PreparedBatch): Promise<void> {
+  const { documents, records, seqs: chunkSeqs, segment, related, grams, vectors } = batch;
+  const row = segment ? segmentRow(segment) : undefined;
+  const params: unknown[] = [];
+  const p = (v: unknown, type: string) => {
+    params.push(v);
+    return `$${params.length}::${type}`;
+  };
+  // Arrays of plain values rather than JSON for the chunks: the server reads them twice as fast.
+  const chunkArrays: [unknown[], string][] = [
+    [chunkSeqs, 'bigint[]'],
+    [records.map((r) => r.document), 'text[]'],
+    [records.map((r) => r.ordinal), 'integer[]'],
+    [records.map((r) => r.start), 'integer[]'],
+    [records.map((r) => r.end), 'integer[]'],
+    [records.map((r) => r.tokens), 'integer[]'],
+    [records.map((r) => r.type), 'text[]'],
+    [records.map((r) => JSON.stringify(r.tags)), 'text[]'],
+    [records.map((r) => r.section ?? null), 'text[]'],
+    [records.map((r) => r.createdAt), 'text[]'],
+    [records.map((r) => r.time ?? null), 'text[]'],
+    [segment?.bm25.lengths ?? [], 'integer[]'],
+    [records.map((r) => r.text), 'text[]'],
+  ];
+  const chunkColumns = chunkArrays.map(([values, type]) => p(values, type));
+  const relatedColumns = [0, 1, 2].map((i) =>
+    p(
+      related.map((r) => r[i]),
+      i < 2 ? 'bigint[]' : 'float8[]',
+    ),
   );
-  const chunkers = new Map(documents.map((d) => [d.id, d.chunker]));
-  const seams = seamsOf(records, (id) => chunkers.get(id) ?? '');
-  for (let i = 0; i < records.length; i += 2000) {
-    const part = records.slice(i, i + 2000);
-    await sql.query(
-      `INSERT INTO chunks (seq, document, ordinal, start_at, end_at, tokens, type, tags, section, created_at, time, terms, text, seam)
+  const { rows } = await sql.query<{ xid: string; spec: string | null }>(
+    `WITH d AS (
+       INSERT INTO documents (${DOCUMENT_COLUMNS}, grams)
+       SELECT d.id, d.path, d.hash, d.bytes, d.chunker, d.chunks, d.tokens, d.ingested_at,
+              CASE WHEN d.tags IS NULL THEN NULL ELSE ARRAY(SELECT json_array_elements_text(d.tags)) END,
+              CASE WHEN d.notes IS NULL THEN NULL ELSE ARRAY(SELECT json_array_elements_text(d.notes)) END,
+              d.meta, d.topic, d.importance, d.source, d.archived_at, d.first_seq, d.chars, d.grams
+       FROM json_to_recordset(${p(JSON.stringify(documents.map((d, i) => ({ ...documentJson(d), grams: grams[i] }))), 'json')})
+         AS d(id text, path text, hash text, bytes bigint, chunker text, chunks integer, tokens bigint,
+         ingested_at text, tags json, notes json, meta json, topic text, importance text, source text,
+         archived_at text, first_seq bigint, chars bigint, grams text)),
+     c AS (
+       INSERT INTO chunks (seq, document, ordinal, start_at, end_at, tokens, type, tags, section, created_at, time, terms, text)
        SELECT c.seq, c.document, c.ordinal, c.start_at, c.end_at, c.tokens, c.type,
-              ARRAY(SELECT json_array_elements_text(c.tags)), c.section, c.created_at, c.time, c.terms, c.text, c.seam
-       FROM json_to_recordset($1::json) AS c(seq bigint, document text, ordinal integer, start_at integer,
-         end_at integer, tokens integer, type text, tags json, section text, created_at text, time text,
-         terms integer, text text, seam text)`,
-      [
-        JSON.stringify(
-          part.map((r, j) => ({
-            seq: chunkSeqs[i + j],
-            document: r.document,
-            ordinal: r.ordinal,
-            start_at: r.start,
-            end_at: r.end,
-            tokens: r.tokens,
-            type: r.type,
-            tags: r.tags,
-            section: r.section ?? null,
-            created_at: r.createdAt,
-            time: r.time ?? null,
-            terms: lengths[i + j],
-            text: r.text,
-            seam: seams[i + j],
-          })),
-        ),
-      ],
-    );
-  }
+              CASE WHEN c.tags = '[]' THEN '{}'::text[] ELSE ARRAY(SELECT json_array_elements_text(c.tags::json)) END,
+              c.section, c.created_at, c.time, c.terms, c.text
+       FROM unnest(${chunkColumns.join(', ')})
+         AS c(seq, document, ordinal, start_at, end_at, tokens, type, tags, section, created_at, time, terms, text)),
+     s AS (
+       INSERT INTO bm25_segments (id, chunks, data, info)
+       SELECT ${p(row?.id ?? null, 'bigint')}, ${p(records.length, 'integer')}, ${p(row?.data ?? null, 'text')},
+              ${p(row?.info ?? null, 'text')}
+       WHERE ${p(row !== undefined, 'boolean')}
+       RETURNING xid),
+     r AS (
+       INSERT INTO related (from_seq, to_seq, strength)
+       SELECT * FROM unnest(${relatedColumns.join(', ')}))
+     SELECT (SELECT xid::text FROM s) AS xid,
+            (SELECT value->>'spec' FROM store_settings WHERE key = 'embedder') AS spec`,
+    params,
+  );
+  checkEmbedder(rows[0]!.spec, vectors.spec);
   const { spec, byId } = vectors;
   if (spec !== null && byId) {
     const at = records.flatMap((r, i) => (byId.has(r.id) ? [i] : []));
@@ -200,193 +239,30 @@ export async function insertBatch(
       at.map((i) => byId.get(records[i]!.id)!),
     );
   }
-  const terms = await indexChunks(sql, records, chunkSeqs, analysis);
-  return { documents, records, seqs: chunkSeqs, terms };
+  // Known from now on, so the feed can tell this segment from one merged away (live-index.ts).
+  if (segment) segment.xid = Number(rows[0]!.xid);
 }
 
-/** What the analyzer makes of chunk texts: each one's term frequencies and length, and how many have each term. */
-export interface Analysis {
-  tfs: Map<string, number>[];
-  lengths: number[];
-  df: Map<string, number>;
-}
-
-/** Analyses chunk texts with the shared analyzer (memory/search/analyzer.ts). */
-export function analyzeTexts(texts: string[]): Analysis {
-  const analyzer = defaultAnalyzer();
-  const tfs: Map<string, number>[] = [];
-  const lengths: number[] = [];
-  const df = new Map<string, number>();
-  for (const text of texts) {
-    const terms = analyzer.analyze(text);
-    const tf = new Map<string, number>();
-    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
-    for (const t of tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-    tfs.push(tf);
-    lengths.push(terms.length);
-  }
-  return { tfs, lengths, df };
-}
-
-/** A chunk as the index and the linker name it. */
-type ChunkName = Pick<ChunkRecord, 'id' | 'document' | 'ordinal'>;
-
-/**
- * Indexes chunks whose rows are written (`seqs` their sequence numbers, `analysis` of their texts):
- * their postings, their terms in the term counts and the totals, their signatures and related links to
- * the chunks before them. Returns the distinct terms.
- */
-export async function indexChunks(
-  sql: Sql,
-  chunks: ChunkName[],
-  chunkSeqs: number[],
-  analysis: Analysis,
-): Promise<string[]> {
-  const { tfs, lengths, df } = analysis;
-  const pTerm: string[] = [];
-  const pSeq: number[] = [];
-  const pTf: number[] = [];
-  const pLen: number[] = [];
-  const flushPostings = async () => {
-    if (pTerm.length === 0) return;
-    await sql.query(
-      'INSERT INTO postings (term, seq, tf, len) SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::integer[])',
-      [pTerm, pSeq, pTf, pLen],
-    );
-    pTerm.length = pSeq.length = pTf.length = pLen.length = 0;
+function documentJson(d: DocumentRecord): Record<string, unknown> {
+  return {
+    id: d.id,
+    path: d.path,
+    hash: d.hash,
+    bytes: d.bytes,
+    chunker: d.chunker,
+    chunks: d.chunks,
+    tokens: d.tokens,
+    ingested_at: d.ingestedAt,
+    tags: d.tags ?? null,
+    notes: d.notes ?? null,
+    meta: d.meta ?? null,
+    topic: d.memory?.topic ?? null,
+    importance: d.memory?.importance ?? null,
+    source: d.memory?.source ?? null,
+    archived_at: d.memory?.archivedAt ?? null,
+    first_seq: d.first,
+    chars: d.chars ?? null,
   };
-  for (const [i, tf] of tfs.entries()) {
-    for (const [term, n] of tf) {
-      pTerm.push(term);
-      pSeq.push(chunkSeqs[i]!);
-      pTf.push(n);
-      pLen.push(lengths[i]!);
-    }
-    if (pTerm.length >= INSERT_ROWS) await flushPostings();
-  }
-  await flushPostings();
-  const terms = [...df.keys()];
-  if (terms.length > 0) {
-    await sql.query('INSERT INTO term_counts (term, df) SELECT * FROM unnest($1::text[], $2::bigint[])', [
-      terms,
-      terms.map((t) => df.get(t)!),
-    ]);
-  }
-  if (chunks.length > 0) {
-    await sql.query('INSERT INTO totals (chunks, terms) VALUES ($1, $2)', [
-      chunks.length,
-      lengths.reduce((a, b) => a + b, 0),
-    ]);
-    await linkBatch(sql, chunks, chunkSeqs, tfs, terms);
-  }
-  return terms;
-}
-
-/**
- * related_to links of the batch's chunks, by the shared linker (memory/search/linker.ts): each chunk's
- * signature is its 8 best tf·idf terms among those another chunk also has; it is compared with the most
- * recent chunks whose signature shares a term, read from the signatures table.
- */
-async function linkBatch(
-  sql: Sql,
-  records: ChunkName[],
-  seqs: number[],
-  tfs: Map<string, number>[],
-  terms: string[],
-): Promise<void> {
-  const stats = await sql.query<{ term: string; df: number }>(
-    'SELECT term, sum(df) AS df FROM term_counts WHERE term = ANY($1::text[]) GROUP BY term',
-    [terms],
-  );
-  const df = new Map(stats.rows.map((r) => [r.term, r.df]));
-  const total =
-    (await sql.query<{ n: number | null }>('SELECT sum(chunks) AS n FROM totals')).rows[0]?.n ?? 0;
-  const idf = (t: string) => bm25Idf(total, df.get(t) ?? 0);
-  const signatures = tfs.map((tf) =>
-    rankTerms(
-      [...tf]
-        .filter(([t]) => (df.get(t) ?? 0) >= 2 && !NUMBER.test(t))
-        .map(([term, n]) => ({ term, score: n * idf(term) })),
-      SIGNATURE_TERMS,
-    ),
-  );
-  const wanted = [...new Set(signatures.flat())];
-  const index = new SignatureIndex();
-  if (wanted.length > 0) {
-    const found = await sql.query<{ term: string; seq: number; document: string; ordinal: number }>(
-      `SELECT t.term, s.seq, c.document, c.ordinal
-       FROM unnest($1::text[]) AS t(term)
-       CROSS JOIN LATERAL (SELECT count(*) AS n FROM (SELECT 1 FROM signatures WHERE term = t.term LIMIT 401) x) k
-       CROSS JOIN LATERAL (SELECT seq FROM signatures WHERE term = t.term AND k.n <= 400 ORDER BY seq DESC LIMIT 48) s
-       JOIN chunks c ON c.seq = s.seq
-       ORDER BY s.seq`,
-      [wanted],
-    );
-    // Existing chunks enter the index in store order with the signature terms this batch asks about.
-    const byChunk = new Map<number, { document: string; ordinal: number; terms: string[] }>();
-    for (const r of found.rows) {
-      const c = byChunk.get(r.seq) ?? { document: r.document, ordinal: r.ordinal, terms: [] };
-      c.terms.push(r.term);
-      byChunk.set(r.seq, c);
-    }
-    for (const [seq, c] of byChunk)
-      index.add({ id: `${c.document}:${c.ordinal}`, segment: String(seq), ...c });
-  }
-  const batch = 'new';
-  const top = { idf, segmentTopTerms: () => signatures };
-  const { related } = linkSegment(top, index, batch, records, () => true);
-  const seqOf = new Map(records.map((r, i) => [r.id, seqs[i]!]));
-  const from: number[] = [];
-  const to: number[] = [];
-  const strength: number[] = [];
-  const seen = new Set<string>();
-  for (const [fromId, toId, toSegment, s] of related) {
-    const target = toSegment === batch ? seqOf.get(toId) : Number(toSegment);
-    const key = `${seqOf.get(fromId)} ${target}`;
-    if (target === undefined || seen.has(key)) continue;
-    seen.add(key);
-    from.push(seqOf.get(fromId)!);
-    to.push(target);
-    strength.push(s);
-  }
-  if (from.length > 0) {
-    await sql.query(
-      'INSERT INTO related (from_seq, to_seq, strength) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::float8[])',
-      [from, to, strength],
-    );
-  }
-  const sTerm: string[] = [];
-  const sSeq: number[] = [];
-  signatures.forEach((list, i) => {
-    for (const t of list) {
-      sTerm.push(t);
-      sSeq.push(seqs[i]!);
-    }
-  });
-  if (sTerm.length > 0)
-    await sql.query('INSERT INTO signatures (term, seq) SELECT * FROM unnest($1::text[], $2::bigint[])', [
-      sTerm,
-      sSeq,
-    ]);
-}
-
-/**
- * Folds the per-transaction rows of term counts (and totals) into one row per term. Every writer adds
- * rows instead of updating shared counters, so writers never wait on each other there; this keeps the
- * rows few. Each run deletes exactly the rows it read and inserts their sum, so runs at once stay exact.
- */
-export async function compactCounts(sql: Sql, terms: string[]): Promise<void> {
-  if (terms.length > 0) {
-    await sql.query(
-      `WITH gone AS (DELETE FROM term_counts WHERE term = ANY($1::text[]) RETURNING term, df)
-       INSERT INTO term_counts (term, df) SELECT term, sum(df) FROM gone GROUP BY term HAVING sum(df) <> 0`,
-      [terms],
-    );
-  }
-  await sql.query(
-    `WITH gone AS (DELETE FROM totals RETURNING chunks, terms)
-     INSERT INTO totals (chunks, terms) SELECT sum(chunks), sum(terms) FROM gone HAVING count(*) > 0`,
-  );
 }
 
 /** Whether a stored document is the same as a prepared one (another writer committed it meanwhile). */

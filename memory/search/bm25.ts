@@ -15,7 +15,7 @@ export { type Bm25Segment, buildSegment } from './segment.ts';
 /** Term-frequency saturation. */
 export const BM25_K1 = 1.2;
 /** Length normalisation strength. */
-export const BM25_B = 0.75;
+const BM25_B = 0.75;
 /** Score factor per edit for a fuzzy (typo) match. */
 export const FUZZY_WEIGHT = 0.7;
 /** Vocabulary terms a misspelt query term expands to, at most. */
@@ -363,7 +363,7 @@ export class Bm25Index {
 }
 
 /** BM25 idf of a term found in `df` of `total` chunks: ln(1 + (N − df + 0.5) / (df + 0.5)), always positive. */
-export function bm25Idf(total: number, df: number): number {
+function bm25Idf(total: number, df: number): number {
   return Math.log(1 + (total - df + 0.5) / (df + 0.5));
 }
 
@@ -374,7 +374,7 @@ export function bm25Idf(total: number, df: number): number {
  * 8 letters or more; not for terms under 4 letters or with digits), nearest and then most frequent first,
  * each weighing 0.7 per edit.
  */
-export function queryWeights(
+function queryWeights(
   groups: readonly (readonly string[])[],
   df: (term: string) => number,
   near?: (term: string, maxDistance: number) => FuzzyMatch[],
@@ -392,7 +392,7 @@ export function queryWeights(
 }
 
 /** Terms a query word needs spelling candidates for (see {@link queryWeights}). */
-export function fuzzyCandidates(group: readonly string[]): { term: string; maxDistance: number }[] {
+function fuzzyCandidates(group: readonly string[]): { term: string; maxDistance: number }[] {
   return group
     .filter((term) => term.length >= 4 && !HAS_DIGIT.test(term))
     .map((term) => ({ term, maxDistance: term.length >= 8 ? 2 : 1 }));
@@ -413,11 +413,6 @@ function fuzzyExpansions(
     for (const m of found) out.set(m.term, Math.max(out.get(m.term) ?? 0, FUZZY_WEIGHT ** m.distance));
   }
   return out;
-}
-
-/** The `n` best-scoring terms, best first (ties by term): a chunk's top terms, whatever holds the index. */
-export function rankTerms(scored: { term: string; score: number }[], n: number): string[] {
-  return bestTerms(scored, n);
 }
 
 function bestTerms(scored: { term: string; score: number }[], n: number): string[] {

@@ -103,8 +103,8 @@ record by record: documents whose chunks are all readable are kept. Before dropp
 repair lists them with the files to ingest again and asks (on a terminal) or needs --yes; otherwise
 nothing is changed and it exits 1. --store falls back to $RLM_STORE.
 
-On a PostgreSQL store (a postgres:// URL) it rebuilds the derived tables (postings, term counts,
-totals, signatures, related links, chunk seams) from documents and chunks, removes links and access
+On a PostgreSQL store (a postgres:// URL) it rebuilds the derived tables (search index segments,
+related links, each document's words for grep) from documents and chunks, removes links and access
 stats of chunks that are gone, adds missing vectors, and drops (after asking, as above) documents
 whose chunks are not all there. It runs while the store is in use: writers wait while it commits.
 

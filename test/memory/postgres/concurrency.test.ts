@@ -85,11 +85,12 @@ describe.skipIf(!postgresAvailable('postgres concurrency'))('PostgreSQL store, m
     });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_c, s) => resolve(s)));
     let seen = '';
-    // Killed right after its second batch started: one batch committed, one in flight.
+    // Killed as its third batch starts: an ingest commits a batch while it prepares the next, and
+    // prepares the third once the first is committed; so one batch is in, and one may be in flight.
     await new Promise<void>((resolve) => {
       child.stdout.on('data', (d) => {
         seen += String(d);
-        if ((seen.match(/commit/g) ?? []).length >= 2) resolve();
+        if ((seen.match(/commit/g) ?? []).length >= 3) resolve();
       });
       child.on('exit', () => resolve());
     });

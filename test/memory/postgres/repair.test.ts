@@ -23,7 +23,7 @@ async function open(url: string, create = false): Promise<PostgresStore> {
   return store;
 }
 
-/** A store of generated files and a long document cut back to back (it has seams). */
+/** A store of generated files and a long document cut back to back, mid-word. */
 async function filled(): Promise<{ url: string; store: PostgresStore }> {
   const url = freshSchemaUrl();
   const store = await open(url, true);
@@ -46,7 +46,8 @@ function same(a: SearchHit[][], b: SearchHit[][]): void {
 }
 
 /** The one line a repair of a consistent store reports. */
-const REBUILT = /^rebuilt postings, term counts, totals, signatures and related links of \d+ chunks/;
+const REBUILT =
+  /^rebuilt the search index \(\d+ segments?, there were \d+\), grep's tokens and related links of \d+ chunks/;
 
 describe.skipIf(!postgresAvailable('postgres repair'))('rlm repair on a PostgreSQL store', () => {
   it('finds nothing to fix in a consistent store, and search ranks as before', async () => {
@@ -64,34 +65,40 @@ describe.skipIf(!postgresAvailable('postgres repair'))('rlm repair on a PostgreS
     const { url, store } = await filled();
     const ranked = await results(store);
     const s = schemaOf(url);
-    await adminQuery(`DELETE FROM ${s}.postings WHERE term = 'glacier'`);
-    await adminQuery(`INSERT INTO ${s}.term_counts (term, df) VALUES ('river', 7), ('nowhere', 3)`);
-    await adminQuery(`INSERT INTO ${s}.totals (chunks, terms) VALUES (4, 100)`);
+    const noiseText = (await store.readDocument('noise'))!.text;
+    const edge = (await store.documentChunks('noise'))[0]!.end;
+    const literal = noiseText.slice(edge - 5, edge + 5);
+    const { rows: first } = await adminQuery(`SELECT min(id) AS id FROM ${s}.bm25_segments`);
+    await adminQuery(`DELETE FROM ${s}.bm25_segments WHERE id = $1`, [first[0].id]);
+    await adminQuery(`DELETE FROM ${s}.related WHERE from_seq IN (SELECT min(from_seq) FROM ${s}.related)`);
     await adminQuery(`UPDATE ${s}.chunks SET terms = terms + 1 WHERE ordinal = 0`);
-    await adminQuery(`UPDATE ${s}.chunks SET seam = NULL WHERE document = 'noise' AND ordinal > 0`);
+    await adminQuery(`UPDATE ${s}.documents SET grams = '' WHERE id = 'noise'`);
     await adminQuery(`UPDATE ${s}.documents SET tokens = tokens + 1 WHERE id = 'noise'`);
-    await adminQuery(`DELETE FROM ${s}.signatures`);
     await adminQuery(
       `INSERT INTO ${s}.manual_links (from_doc, from_ordinal, to_doc, to_ordinal, type, strength) VALUES ('noise', 0, 'gone', 0, 'supports', 1)`,
     );
     await adminQuery(
       `INSERT INTO ${s}.access (id, count, last_ms) VALUES ('gone:3', 2, 1), ('noise:0', 1, 1)`,
     );
-    expect(await results(store)).not.toEqual(ranked);
+    // A process that reads the store now finds it damaged: a segment missing, grep's tokens wrong.
+    const damaged = await open(url);
+    expect(await results(damaged)).not.toEqual(ranked);
+    expect((await damaged.grep(literal, { literal: true })).matches).toEqual([]);
 
     const report = await PostgresStore.repair(url);
     const said = report.actions.join('\n');
-    expect(said).toMatch(/^postings: \d+ rows, there were \d+$/m);
-    expect(said).toMatch(/^term counts: fixed the document frequency of 2 terms$/m);
-    expect(said).toMatch(/^totals: \d+ chunks of \d+ terms, recorded as \d+ and \d+$/m);
+    expect(said).toMatch(/^search index: \d+ chunks, it held \d+ chunks$/m);
     expect(said).toMatch(/^fixed the BM25 length of 6 chunks$/m);
-    expect(said).toMatch(/^computed the seams of \d+ chunks written before schema 4$/m);
+    expect(said).toMatch(/^fixed grep's tokens of 1 document$/m);
     expect(said).toMatch(/^fixed the token count of 1 document$/m);
     expect(said).toMatch(/^removed 1 hand-made link to or from chunks that are gone$/m);
     expect(said).toMatch(/^removed the access stats of 1 chunk that are gone$/m);
+    // Both the process that had read the store before and the one that read it damaged rank as before.
     same(ranked, await results(store));
-    const { rows } = await adminQuery(`SELECT count(*)::int AS n FROM ${s}.chunks WHERE seam IS NULL`);
-    expect(rows[0].n).toBe(0);
+    same(ranked, await results(damaged));
+    expect((await damaged.grep(literal, { literal: true })).matches.map((m) => m.documentOffset)).toEqual([
+      edge - 5,
+    ]);
     expect((await store.accessStats('noise:0')).count).toBe(1);
     // Fixed for good: a second repair finds nothing.
     expect((await PostgresStore.repair(url)).actions).toEqual([expect.stringMatching(REBUILT)]);
@@ -102,13 +109,11 @@ describe.skipIf(!postgresAvailable('postgres repair'))('rlm repair on a PostgreS
     const s = schemaOf(url);
     const victim = (await store.documents()).find((d) => d.chunks > 2)!;
     await adminQuery(`DELETE FROM ${s}.chunks WHERE document = $1 AND ordinal = 1`, [victim.id]);
-    await adminQuery(`INSERT INTO ${s}.totals (chunks, terms) VALUES (1, 1)`);
+    await adminQuery(`UPDATE ${s}.documents SET grams = 'x' WHERE id = $1`, [victim.id]);
     const refused = await PostgresStore.repair(url);
     expect(refused.applied).toBe(false);
     expect(refused.dropped).toEqual([{ id: victim.id, path: victim.path }]);
-    const { rows } = await adminQuery(
-      `SELECT count(*)::int AS n FROM ${s}.totals WHERE chunks = 1 AND terms = 1`,
-    );
+    const { rows } = await adminQuery(`SELECT count(*)::int AS n FROM ${s}.documents WHERE grams = 'x'`);
     expect(rows[0].n).toBe(1);
     let asked: unknown;
     const done = await PostgresStore.repair(url, {
