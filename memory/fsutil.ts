@@ -18,7 +18,7 @@ const WRITE_BUFFER_BYTES = 256 * 1024;
  */
 export async function writeFileAtomic(
   file: string,
-  data: string | Uint8Array | Iterable<string>,
+  data: string | Uint8Array | Iterable<string | Uint8Array>,
 ): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const handle = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
@@ -41,14 +41,28 @@ export async function writeFileAtomic(
   await syncDir(path.dirname(file));
 }
 
-/** Writes the UTF-8 of `pieces` in order, gathered into writes of about {@link WRITE_BUFFER_BYTES}. */
-async function writePieces(handle: fs.FileHandle, pieces: Iterable<string>): Promise<void> {
+/**
+ * Writes `pieces` in order (strings as UTF-8), small ones gathered into writes of about
+ * {@link WRITE_BUFFER_BYTES}; a big byte piece is written as it is.
+ */
+async function writePieces(handle: fs.FileHandle, pieces: Iterable<string | Uint8Array>): Promise<void> {
   const buf = Buffer.allocUnsafe(WRITE_BUFFER_BYTES);
   let used = 0;
   const writeAll = async (bytes: Uint8Array, length: number) => {
     for (let done = 0; done < length; ) done += (await handle.write(bytes, done, length - done)).bytesWritten;
   };
   for (const piece of pieces) {
+    if (typeof piece !== 'string') {
+      if (used + piece.length <= buf.length) {
+        buf.set(piece, used);
+        used += piece.length;
+        continue;
+      }
+      await writeAll(buf, used);
+      used = 0;
+      await writeAll(piece, piece.length);
+      continue;
+    }
     // Three bytes per UTF-16 unit at most, so a piece that passes this check always fits.
     if (used + piece.length * 3 > buf.length) {
       await writeAll(buf, used);

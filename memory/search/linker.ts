@@ -3,7 +3,7 @@
  * A new chunk is compared only with chunks that share a signature term (an inverted map of signatures),
  * so linking costs a bounded number of lookups per chunk instead of a scan of the store.
  */
-const SIGNATURE_TERMS = 8;
+export const SIGNATURE_TERMS = 8;
 /** Links kept per new chunk. */
 const RELATED_FANOUT = 5;
 /** Signature terms shared by more chunks than this say little about relatedness; skip them. */
@@ -20,25 +20,35 @@ export interface SignedChunk {
   document: string;
   ordinal: number;
   terms: string[];
+  /** Position of the chunk in its segment, when the caller keeps it (carried to {@link RelatedEdge.toIdx}). */
+  idx?: number;
 }
 
 export interface RelatedEdge {
   from: string;
   to: string;
   toSegment: string;
+  /** Position of the `to` chunk in its segment, when known. */
+  toIdx?: number;
   strength: number;
 }
 
-/** The chunks (positions in {@link SignatureIndex}) whose signature has `term`. */
+/**
+ * The chunks (positions in {@link SignatureIndex}) whose signature has `term`; those before `start` were
+ * dropped with the oldest chunks.
+ */
 interface TermChunks {
   term: string;
   chunks: number[];
+  start: number;
 }
 
 /** The inverted map term → chunks whose signature has it, grown as chunks are linked. */
 export class SignatureIndex {
-  private readonly byTerm = new Map<string, TermChunks>();
-  private readonly chunks: SignedChunk[] = [];
+  private byTerm = new Map<string, TermChunks>();
+  private chunks: SignedChunk[] = [];
+  /** Chunks before this position were dropped ({@link dropOldest}). */
+  private base = 0;
   private scores = new Float64Array(1024);
   private shared = new Uint8Array(1024);
 
@@ -56,12 +66,31 @@ export class SignatureIndex {
       if (entry) {
         entry.chunks.push(n);
         terms[i] = entry.term;
-      } else this.byTerm.set(terms[i]!, { term: terms[i]!, chunks: [n] });
+      } else this.byTerm.set(terms[i]!, { term: terms[i]!, chunks: [n], start: 0 });
     }
   }
 
   get size(): number {
-    return this.chunks.length;
+    return this.chunks.length - this.base;
+  }
+
+  /**
+   * Drops the `n` chunks added first: they are no longer compared nor counted, as if never added. Lets a
+   * caller keep a bounded window of the most recent chunks.
+   */
+  dropOldest(n: number): void {
+    this.base = Math.min(this.chunks.length, this.base + n);
+    if (this.base < 4096 || this.base * 2 < this.chunks.length) return;
+    // Most of the arrays are dropped chunks: rebuild them without those.
+    const base = this.base;
+    const byTerm = new Map<string, TermChunks>();
+    for (const [term, entry] of this.byTerm) {
+      const kept = entry.chunks.filter((p) => p >= base).map((p) => p - base);
+      if (kept.length > 0) byTerm.set(term, { term: entry.term, chunks: kept, start: 0 });
+    }
+    this.byTerm = byTerm;
+    this.chunks = this.chunks.slice(base);
+    this.base = 0;
   }
 
   /**
@@ -83,9 +112,12 @@ export class SignatureIndex {
     for (const t of chunk.terms) {
       const w = idf(t);
       total += w;
-      const list = this.byTerm.get(t)?.chunks;
-      if (!list || list.length > COMMON_TERM_LIMIT) continue;
-      for (let i = list.length - 1, seen = 0; i >= 0 && seen < SCAN_PER_TERM; i--, seen++) {
+      const entry = this.byTerm.get(t);
+      if (!entry) continue;
+      const list = entry.chunks;
+      while (entry.start < list.length && list[entry.start]! < this.base) entry.start++;
+      if (list.length - entry.start > COMMON_TERM_LIMIT) continue;
+      for (let i = list.length - 1, seen = 0; i >= entry.start && seen < SCAN_PER_TERM; i--, seen++) {
         const other = list[i]!;
         if (this.shared[other] === 0) touched.push(other);
         this.shared[other]!++;
@@ -110,6 +142,7 @@ export class SignatureIndex {
       from: chunk.id,
       to: other.id,
       toSegment: other.segment,
+      ...(other.idx !== undefined ? { toIdx: other.idx } : {}),
       strength: total > 0 ? Math.round((score / total) * 1000) / 1000 : 0,
     }));
   }
