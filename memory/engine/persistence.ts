@@ -31,6 +31,8 @@ export interface Persistence {
   readonly source: SegmentSource;
   /** Whether segments are kept in files (grep then reads them in its worker, one at a time). */
   readonly inFiles: boolean;
+  /** The schema {@link commit} writes (memory/SCHEMA.md). */
+  readonly schema: number;
   /** The latest committed state (a writer calls it under the lock). */
   readState(): Promise<CommittedState>;
   /** The latest committed generation: a cheap check before {@link readState}. */

@@ -67,6 +67,7 @@ class DirectorySource implements SegmentSource {
 export class DirectoryPersistence implements Persistence {
   readonly source: DirectorySource;
   readonly inFiles = true;
+  readonly schema = SCHEMA_VERSION;
   private readonly access: AccessLog;
 
   readonly dir: string;

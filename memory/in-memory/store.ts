@@ -19,6 +19,7 @@ const MEMORY_SCHEMA = 3;
 class MemoryPersistence implements Persistence, SegmentSource {
   readonly source: SegmentSource = this;
   readonly inFiles = false;
+  readonly schema = MEMORY_SCHEMA;
   private readonly segments = new Map<string, Segment>();
   private readonly access = new AccessLog(null);
   private readonly journals = new Map<string, string[]>();

@@ -71,9 +71,9 @@ describe('store file schemas', () => {
   it('refuse a newer schema with BAD_INPUT before judging fields it may have changed', async () => {
     const { manifest } = await realStore();
     const err = thrown(() =>
-      checkManifest({ format: manifest.format, schema: 3, segments: 'new shape' }, '/s/rlm-store.json'),
+      checkManifest({ format: manifest.format, schema: 4, segments: 'new shape' }, '/s/rlm-store.json'),
     );
     expect(err.code).toBe('BAD_INPUT');
-    expect(err.message).toMatch(/schema 3, newer than this rlm understands \(2\); upgrade rlm/);
+    expect(err.message).toMatch(/schema 4, newer than this rlm understands \(3\); upgrade rlm/);
   });
 });
