@@ -14,6 +14,20 @@ const FIRST_READ = 64 * 1024;
 
 export { crc32 };
 
+/** Numbers are stored little-endian; on such a machine (all Node runs on) typed arrays are written as they are. */
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+/** Unsigned 32-bit integers as little-endian bytes. */
+export function u32Bytes(values: ArrayLike<number>): Buffer {
+  if (LITTLE_ENDIAN) {
+    const array = values instanceof Uint32Array ? values : Uint32Array.from(values as ArrayLike<number>);
+    return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+  }
+  const out = Buffer.allocUnsafe(values.length * 4);
+  for (let i = 0; i < values.length; i++) out.writeUInt32LE(values[i]! >>> 0, i * 4);
+  return out;
+}
+
 /** A file whose bytes do not check out; the caller turns it into STORE_CORRUPT naming the file. */
 export class DamagedFile extends Error {}
 
@@ -38,9 +52,7 @@ export class Layout {
   }
 
   u32(values: ArrayLike<number>): this {
-    const out = Buffer.allocUnsafe(values.length * 4);
-    for (let i = 0; i < values.length; i++) out.writeUInt32LE(values[i]!, i * 4);
-    this.push(out);
+    this.push(u32Bytes(values));
     return this;
   }
 
@@ -99,7 +111,7 @@ export class Sections {
   u32(count: number): Uint32Array {
     const start = this.take(count * 4);
     const offset = this.bytes.byteOffset + start;
-    if (offset % 4 === 0) return new Uint32Array(this.bytes.buffer, offset, count);
+    if (LITTLE_ENDIAN && offset % 4 === 0) return new Uint32Array(this.bytes.buffer, offset, count);
     const out = new Uint32Array(count);
     for (let i = 0; i < count; i++) out[i] = this.bytes.readUInt32LE(start + i * 4);
     return out;

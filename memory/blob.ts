@@ -15,8 +15,13 @@ export interface Blob {
   readonly name: string;
   /** Total length in bytes. */
   size(): number;
-  /** `length` bytes from `offset` (fewer at the end). The buffer may be shared: do not keep it past the next read when it came from memory. */
+  /** `length` bytes from `offset` (fewer at the end). Immutable: do not write into it. */
   read(offset: number, length: number): Buffer;
+  /**
+   * Like {@link read}, into memory shared by every blob of the process: valid only until the next
+   * `readTemp` anywhere, so the caller decodes it at once. Saves the garbage of a fresh buffer per read.
+   */
+  readTemp(offset: number, length: number): Buffer;
   /** Releases what the blob holds open (a file descriptor); reading again reopens. */
   close(): void;
 }
@@ -36,8 +41,15 @@ export class BufferBlob implements Blob {
   read(offset: number, length: number): Buffer {
     return this.bytes.subarray(offset, Math.min(this.bytes.length, offset + length));
   }
+  readTemp(offset: number, length: number): Buffer {
+    return this.read(offset, length);
+  }
   close(): void {}
 }
+
+/** The memory behind {@link FileBlob.readTemp}: grown as needed, shrunk back after a big read. */
+let scratch = Buffer.allocUnsafe(1 << 20);
+const SCRATCH_KEEP = 8 << 20;
 
 /** Descriptors kept open across the process; Windows cannot delete a file that is open, so it keeps none. */
 const MAX_OPEN = process.platform === 'win32' ? 0 : 192;
@@ -75,17 +87,27 @@ export class FileBlob implements Blob {
   }
 
   read(offset: number, length: number): Buffer {
+    const n = Math.max(0, Math.min(length, this.size() - offset));
+    return this.readIntoBuffer(Buffer.allocUnsafe(n), offset, n);
+  }
+
+  readTemp(offset: number, length: number): Buffer {
+    const n = Math.max(0, Math.min(length, this.size() - offset));
+    if (n > scratch.length || (scratch.length > SCRATCH_KEEP && n <= SCRATCH_KEEP))
+      scratch = Buffer.allocUnsafe(Math.max(n, 1 << 20));
+    return this.readIntoBuffer(scratch, offset, n);
+  }
+
+  private readIntoBuffer(out: Buffer, offset: number, n: number): Buffer {
     const fd = this.descriptor();
     try {
-      const n = Math.max(0, Math.min(length, this.length - offset));
-      const out = Buffer.allocUnsafe(n);
       let done = 0;
       while (done < n) {
         const got = readSync(fd, out, done, n - done, offset + done);
         if (got === 0) break;
         done += got;
       }
-      return done === n ? out : out.subarray(0, done);
+      return out.subarray(0, done);
     } finally {
       this.release(fd);
     }

@@ -8,7 +8,7 @@
  */
 import { bm25Idf, topTermsOf } from '../search/bm25.ts';
 import { SIGNATURE_TERMS, SignatureIndex, type SignedChunk } from '../search/linker.ts';
-import { decodePostings } from '../search/postings.ts';
+import { decodePostings, postingsDf } from '../search/postings.ts';
 import type { SegmentTerms } from '../search/segment.ts';
 import type { ChunkRecord } from '../types.ts';
 import type { OutEdge } from './links-file.ts';
@@ -20,8 +20,9 @@ export const LINK_WINDOW_CHUNKS = 65_536;
 interface Part {
   name: string;
   count: number;
-  /** The segment's terms and their dfs, taken back when it leaves the window. */
-  terms: [string, number][];
+  /** The segment's terms (their slots) and their dfs, taken back when it leaves the window. */
+  slots: Int32Array;
+  dfs: Int32Array;
   /** False once the store dropped the segment: its dfs no longer count, its chunks are not alive. */
   counted: boolean;
 }
@@ -29,7 +30,11 @@ interface Part {
 export class LinkWindow {
   private readonly limit: number;
   private readonly index = new SignatureIndex();
-  private readonly df = new Map<string, number>();
+  /** Document frequencies over the window: a slot per distinct term (slots of terms gone are reused). */
+  private readonly slotOf = new Map<string, number>();
+  private termOf: string[] = [];
+  private dfOf = new Int32Array(1024);
+  private readonly free: number[] = [];
   /** Chunks of the counted parts: the N of the idf weights. */
   private total = 0;
   private readonly parts: Part[] = [];
@@ -47,7 +52,13 @@ export class LinkWindow {
     for (const name of segments.slice(first)) {
       const seg = open(name);
       const columns = seg.columns();
-      window.addPart(name, columns.count, seg.bm25().terms());
+      const terms: string[] = [];
+      const dfs: number[] = [];
+      for (const [term, df] of seg.bm25().terms()) {
+        terms.push(term);
+        dfs.push(df);
+      }
+      window.addPart(name, columns.count, terms, dfs);
       const signatures = seg.links().signatures();
       for (const d of columns.docs) {
         for (let i = 0; i < d.count; i++) {
@@ -70,21 +81,48 @@ export class LinkWindow {
     return this.parts.map((p) => p.name);
   }
 
-  private addPart(name: string, count: number, terms: Iterable<[string, number]>): void {
-    const list = [...terms];
-    for (const [term, df] of list) this.df.set(term, (this.df.get(term) ?? 0) + df);
+  /** The df of `term` in the window. */
+  private df(term: string): number {
+    const slot = this.slotOf.get(term);
+    return slot === undefined ? 0 : this.dfOf[slot]!;
+  }
+
+  /** Adds a segment of `count` chunks whose terms are `terms` with their dfs `dfs`. */
+  private addPart(name: string, count: number, terms: readonly string[], dfs: ArrayLike<number>): void {
+    const slots = new Int32Array(terms.length);
+    for (let i = 0; i < terms.length; i++) {
+      const term = terms[i]!;
+      let slot = this.slotOf.get(term);
+      if (slot === undefined) {
+        slot = this.free.pop() ?? this.termOf.length;
+        if (slot === this.termOf.length) this.termOf.push(term);
+        else this.termOf[slot] = term;
+        if (slot >= this.dfOf.length) {
+          const grown = new Int32Array(this.dfOf.length * 2);
+          grown.set(this.dfOf);
+          this.dfOf = grown;
+        }
+        this.dfOf[slot] = 0;
+        this.slotOf.set(term, slot);
+      }
+      this.dfOf[slot]! += dfs[i]!;
+      slots[i] = slot;
+    }
     this.total += count;
-    this.parts.push({ name, count, terms: list, counted: true });
+    this.parts.push({ name, count, slots, dfs: Int32Array.from(dfs), counted: true });
   }
 
   private uncount(part: Part): void {
     if (!part.counted) return;
     part.counted = false;
     this.total -= part.count;
-    for (const [term, df] of part.terms) {
-      const left = (this.df.get(term) ?? 0) - df;
-      if (left > 0) this.df.set(term, left);
-      else this.df.delete(term);
+    for (let i = 0; i < part.slots.length; i++) {
+      const slot = part.slots[i]!;
+      this.dfOf[slot]! -= part.dfs[i]!;
+      if (this.dfOf[slot]! > 0) continue;
+      this.slotOf.delete(this.termOf[slot]!);
+      this.termOf[slot] = '';
+      this.free.push(slot);
     }
   }
 
@@ -112,13 +150,12 @@ export class LinkWindow {
     terms: SegmentTerms,
     alive: (c: SignedChunk) => boolean,
   ): { edges: OutEdge[]; signatures: string[][] } {
-    const dfs: [string, number][] = terms.terms.map((t, i) => {
-      const start = i === 0 ? 0 : terms.ends[i - 1]!;
-      return [t, readDf(terms.lists, start)];
-    });
-    this.addPart(name, records.length, dfs);
+    const dfs = new Int32Array(terms.terms.length);
+    for (let i = 0; i < dfs.length; i++) dfs[i] = postingsDf(terms.lists, i === 0 ? 0 : terms.ends[i - 1]!, terms.ends[i]!);
+    this.addPart(name, records.length, terms.terms, dfs);
+    const slots = this.parts[this.parts.length - 1]!.slots;
     this.evict();
-    const idf = (t: string) => bm25Idf(this.total, this.df.get(t) ?? 0);
+    const idf = (t: string) => bm25Idf(this.total, this.df(t));
     const top = topTermsOf(
       {
         chunks: records.length,
@@ -128,7 +165,10 @@ export class LinkWindow {
       },
       SIGNATURE_TERMS,
       // A term no other chunk has cannot tell which chunks are related.
-      (term) => ((this.df.get(term) ?? 0) < 2 ? null : idf(term)),
+      (_term, t) => {
+        const df = this.dfOf[slots[t]!]!;
+        return df < 2 ? null : bm25Idf(this.total, df);
+      },
       true,
     );
     const edges: OutEdge[] = [];
@@ -147,15 +187,4 @@ export class LinkWindow {
     });
     return { edges, signatures: top };
   }
-}
-
-/** The df at the head of a postings list. */
-function readDf(lists: Buffer, start: number): number {
-  let v = 0;
-  for (let pos = start, shift = 1; pos < lists.length; shift *= 0x80) {
-    const b = lists[pos++]!;
-    v += (b & 0x7f) * shift;
-    if (b < 0x80) break;
-  }
-  return v;
 }

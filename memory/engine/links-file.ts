@@ -9,7 +9,7 @@
  * Every area of the body has its CRC-32 (each in-edge group its own), checked when the area is read.
  */
 import type { Blob } from '../blob.ts';
-import { crc32, DamagedFile, Layout, readFramed, Sections } from '../binary.ts';
+import { crc32, DamagedFile, Layout, readFramed, Sections, u32Bytes } from '../binary.ts';
 import type { DocRun } from '../grep/chunk-file.ts';
 
 export const LINKS_FILE_MAGIC = 'rlmlnk3\n';
@@ -53,11 +53,6 @@ export function segmentOfNumber(n: number): string {
 /** Strengths are kept in thousandths, as the linker rounds them. */
 const permille = (s: number) => Math.max(0, Math.round(s * 1000));
 
-function u32Bytes(values: ArrayLike<number>): Buffer {
-  const out = Buffer.allocUnsafe(values.length * 4);
-  for (let i = 0; i < values.length; i++) out.writeUInt32LE(values[i]! >>> 0, i * 4);
-  return out;
-}
 
 function jsonBytes(value: unknown): Buffer {
   const json = Buffer.from(JSON.stringify(value), 'utf8');
@@ -67,16 +62,24 @@ function jsonBytes(value: unknown): Buffer {
 /** The bytes of a links file: the framed header, then the body areas. */
 export function encodeLinksFile(input: LinksInput): Buffer[] {
   const n = input.signatures.length;
-  const edges = [...input.edges].sort((a, b) => a.fromIdx - b.fromIdx);
+  const count = input.edges.length;
+  const toSeg = Uint32Array.from(input.edges, (e) => segmentNumber(e.toSegment));
   // Out area: per chunk where its edges start, then per edge (segment, target document, ordinal,
-  // strength), then the table of target documents.
+  // strength) in `from` order (as given within a chunk), then the table of target documents.
   const outStart = new Uint32Array(n + 1);
-  for (const e of edges) outStart[e.fromIdx + 1]!++;
+  for (const e of input.edges) outStart[e.fromIdx + 1]!++;
   for (let i = 0; i < n; i++) outStart[i + 1]! += outStart[i]!;
+  const fill = outStart.slice(0, n);
+  const byFrom = new Uint32Array(count);
+  input.edges.forEach((e, k) => {
+    byFrom[fill[e.fromIdx]!++] = k;
+  });
   const targets: string[] = [];
   const targetIndex = new Map<string, number>();
-  const out: number[] = [];
-  for (const e of edges) {
+  const out = new Uint32Array(count * 4);
+  for (let j = 0; j < count; j++) {
+    const k = byFrom[j]!;
+    const e = input.edges[k]!;
     const colon = e.to.lastIndexOf(':');
     const doc = e.to.slice(0, colon);
     let ref = targetIndex.get(doc);
@@ -85,35 +88,41 @@ export function encodeLinksFile(input: LinksInput): Buffer[] {
       targetIndex.set(doc, ref);
       targets.push(doc);
     }
-    out.push(segmentNumber(e.toSegment), ref, Number(e.to.slice(colon + 1)), permille(e.strength));
+    out[j * 4] = toSeg[k]!;
+    out[j * 4 + 1] = ref;
+    out[j * 4 + 2] = Number(e.to.slice(colon + 1));
+    out[j * 4 + 3] = permille(e.strength);
   }
   const outArea = Buffer.concat([u32Bytes(outStart), u32Bytes(out), jsonBytes(targets)]);
   // In area: edges grouped by target segment (by number), each group by target position.
-  const byTarget = [...edges].sort(
+  const byTarget = Array.from(byFrom);
+  byTarget.sort(
     (a, b) =>
-      segmentNumber(a.toSegment) - segmentNumber(b.toSegment) || a.toIdx - b.toIdx || a.fromIdx - b.fromIdx,
+      toSeg[a]! - toSeg[b]! ||
+      input.edges[a]!.toIdx - input.edges[b]!.toIdx ||
+      input.edges[a]!.fromIdx - input.edges[b]!.fromIdx,
   );
   const groupSeg: number[] = [];
   const groupStart: number[] = [];
   const groupCrc: number[] = [];
-  const inParts: Buffer[] = [];
-  for (let i = 0; i < byTarget.length; ) {
-    const seg = segmentNumber(byTarget[i]!.toSegment);
+  const inEdges = new Uint32Array(count * 3);
+  for (let j = 0; j < count; j++) {
+    const e = input.edges[byTarget[j]!]!;
+    inEdges[j * 3] = e.toIdx;
+    inEdges[j * 3 + 1] = e.fromIdx;
+    inEdges[j * 3 + 2] = permille(e.strength);
+  }
+  const inArea = u32Bytes(inEdges);
+  for (let i = 0; i < count; ) {
+    const seg = toSeg[byTarget[i]!]!;
     let j = i;
-    const group: number[] = [];
-    while (j < byTarget.length && segmentNumber(byTarget[j]!.toSegment) === seg) {
-      const e = byTarget[j]!;
-      group.push(e.toIdx, e.fromIdx, permille(e.strength));
-      j++;
-    }
-    const bytes = u32Bytes(group);
+    while (j < count && toSeg[byTarget[j]!] === seg) j++;
     groupSeg.push(seg);
     groupStart.push(i);
-    groupCrc.push(crc32(bytes));
-    inParts.push(bytes);
+    groupCrc.push(crc32(inArea.subarray(i * 12, j * 12)));
     i = j;
   }
-  groupStart.push(byTarget.length);
+  groupStart.push(count);
   // Signatures: per chunk where its terms start, the term references, the term table.
   const terms: string[] = [];
   const termIndex = new Map<string, number>();
@@ -133,9 +142,8 @@ export function encodeLinksFile(input: LinksInput): Buffer[] {
   });
   const sigArea = Buffer.concat([u32Bytes(sigStart), u32Bytes(refs), jsonBytes(terms)]);
   const docsArea = jsonBytes({ ids: input.docs.map((d) => d.id), counts: input.docs.map((d) => d.count) });
-  const inArea = Buffer.concat(inParts);
   const head = new Layout()
-    .u32([VERSION, n, edges.length, groupSeg.length])
+    .u32([VERSION, n, count, groupSeg.length])
     .u32(groupSeg)
     .u32(groupStart)
     .u32(groupCrc)

@@ -15,12 +15,12 @@ import type { Segment } from '../engine/segment.ts';
 import { corrupt, exists, parseJson, readJson, writeFileAtomic } from '../fsutil.ts';
 import { TOKENIZER } from '../ingest/tokens.ts';
 import { jsonPieces } from '../json-pieces.ts';
+import { DocumentsWriter, readDocuments } from './documents-log.ts';
 import { appendJournalLine, readJournalFile } from './journal.ts';
 import { LegacySegment } from './legacy-segment.ts';
 import { acquireLock, isLeftoverLockFile, LOCK_FILE, type LockOptions } from './lock.ts';
 import {
   BINARY_SCHEMA,
-  checkDocuments,
   checkLinks,
   checkManifest,
   generationFile,
@@ -67,6 +67,7 @@ class DirectorySource implements SegmentSource {
 export class DirectoryPersistence implements Persistence {
   readonly source: DirectorySource;
   readonly inFiles = true;
+  private readonly documents = new DocumentsWriter();
   readonly schema = SCHEMA_VERSION;
   private readonly access: AccessLog;
 
@@ -107,10 +108,10 @@ export class DirectoryPersistence implements Persistence {
   }
 
   private async readGeneration(m: Manifest): Promise<CommittedState> {
-    const docsFile = path.join(this.dir, m.documents);
     const linksFile = path.join(this.dir, m.links);
-    const docs = checkDocuments(await readJsonOrCorrupt(docsFile), docsFile);
+    const { documents, sizes } = await readDocuments(this.dir, m);
     const links = checkLinks(await readJsonOrCorrupt(linksFile), linksFile);
+    this.documents.committed(documents, m, sizes);
     // Before schema 3 every segment is in the JSON format; since, the manifest lists those left.
     const legacy = m.schema < BINARY_SCHEMA ? m.segments : (m.legacy ?? []);
     for (const name of legacy) this.source.legacy.add(name);
@@ -118,7 +119,7 @@ export class DirectoryPersistence implements Persistence {
       generation: m.generation,
       nextSegment: m.nextSegment,
       segments: m.segments,
-      documents: new Map(docs.documents.map((d) => [d.id, d])),
+      documents,
       manual: links.links,
       embedder: m.embedder,
       schema: m.schema,
@@ -161,12 +162,8 @@ export class DirectoryPersistence implements Persistence {
   }
 
   async commit(state: CommittedState): Promise<void> {
-    const documents = generationFile('documents', state.generation);
+    const docs = await this.documents.write(this.dir, state.generation, state.documents);
     const links = generationFile('links', state.generation);
-    await writeFileAtomic(
-      path.join(this.dir, documents),
-      jsonPieces({ version: 1, documents: [...state.documents.values()] }),
-    );
     await writeFileAtomic(path.join(this.dir, links), jsonPieces({ version: 1, links: state.manual }));
     let createdAt = new Date().toISOString();
     try {
@@ -185,7 +182,7 @@ export class DirectoryPersistence implements Persistence {
       tokenizer: TOKENIZER,
       nextSegment: state.nextSegment,
       segments: state.segments,
-      documents,
+      ...docs.files,
       links,
       embedder: state.embedder,
       ...(state.memory ? { memory: state.memory } : {}),
@@ -194,6 +191,7 @@ export class DirectoryPersistence implements Persistence {
     };
     for (const name of legacy) this.source.legacy.add(name);
     await writeFileAtomic(this.manifestPath, JSON.stringify(manifest, null, 2));
+    docs.done();
     await this.access.compact();
     await this.removeUnreferenced(manifest);
   }
@@ -203,6 +201,7 @@ export class DirectoryPersistence implements Persistence {
     const keep = new Set([
       MANIFEST_FILE,
       manifest.documents,
+      ...(manifest.documentLog ?? []),
       manifest.links,
       ACCESS_FILE,
       ACCESS_LOG,
@@ -214,7 +213,7 @@ export class DirectoryPersistence implements Persistence {
     for (const name of await fs.readdir(this.dir)) {
       if (keep.has(name)) continue;
       if (
-        /^(documents|links)-\d+\.json$|^memories-\d+\.jsonl$/.test(name) ||
+        /^(documents|links)-\d+\.json$|^documents-\d+\.delta\.json$|^memories-\d+\.jsonl$/.test(name) ||
         /\.tmp-\d+-[0-9a-f]+$/.test(name) ||
         isLeftoverLockFile(name)
       ) {

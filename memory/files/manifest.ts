@@ -50,6 +50,8 @@ export interface Manifest {
   related?: number;
   /** Schema 3: live segments still in the schema 1/2 JSON format, until `rlm repair` rewrites them. */
   legacy?: string[];
+  /** Schema 3: changes to apply over `documents`, oldest first (memory/files/documents-log.ts). */
+  documentLog?: string[];
 }
 
 export interface DocumentsFile {
@@ -129,22 +131,26 @@ const manifestShape = object({
     }),
   ),
   related: optional(whole),
+  documentLog: optional(array(matching(/^documents-\d+\.delta\.json$/, 'must be a documents log file name'))),
   legacy: optional(array(matching(/^seg-\d{6,}$/, 'must be a segment name (seg-NNNNNN)'))),
 });
 
 /** `documents-G.json`: the current documents; each record needs what reading its chunks needs. */
-const documentsShape = object({
+const documentRecordShape = object({
+  id: string(),
+  path: nullable(string()),
+  hash: string(),
+  segment: string(),
+  first: whole,
+  chunks: whole,
+});
+const documentsShape = object({ version: integer, documents: array(documentRecordShape) });
+
+/** `documents-G.delta.json`: the records a commit added or changed, and the ids it removed. */
+const documentsDeltaShape = object({
   version: integer,
-  documents: array(
-    object({
-      id: string(),
-      path: nullable(string()),
-      hash: string(),
-      segment: string(),
-      first: whole,
-      chunks: whole,
-    }),
-  ),
+  put: array(documentRecordShape),
+  remove: array(string()),
 });
 
 /** `links-G.json`: the hand-set links. */
@@ -181,6 +187,11 @@ export function checkManifest(value: unknown, file: string): Manifest {
 /** Validates a parsed documents file, or throws STORE_CORRUPT naming the file. */
 export function checkDocuments(value: unknown, file: string): DocumentsFile {
   return check<DocumentsFile>(documentsShape, value, file);
+}
+
+/** Validates a parsed documents log file, or throws STORE_CORRUPT naming the file. */
+export function checkDocumentsDelta(value: unknown, file: string): { put: DocumentRecord[]; remove: string[] } {
+  return check<{ put: DocumentRecord[]; remove: string[] }>(documentsDeltaShape, value, file);
 }
 
 /** Validates a parsed links file, or throws STORE_CORRUPT naming the file. */

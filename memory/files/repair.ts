@@ -32,8 +32,8 @@ import type { ChunkRecord, DocumentRecord, Link } from '../types.ts';
 import { DirectoryPersistence } from './directory.ts';
 import { readJournalFile } from './journal.ts';
 import { chunksProblem, jsonLinks, type SegmentChunksFile, type SegmentLinks } from './legacy-segment.ts';
+import { readDocuments } from './documents-log.ts';
 import {
-  checkDocuments,
   checkLinks,
   checkManifest,
   MANIFEST_FILE,
@@ -254,8 +254,11 @@ async function rebuild(
   // 2. Documents: from the manifest's documents file, or rebuilt from the chunk files.
   let documents: Map<string, DocumentRecord> | null = null;
   if (manifest) {
-    const docs = await tryRead(path.join(dir, manifest.documents), checkDocuments, actions);
-    if (docs) documents = new Map(docs.documents.map((d) => [d.id, d]));
+    try {
+      documents = (await readDocuments(dir, manifest)).documents;
+    } catch (err) {
+      actions.push((err as Error).message.split('. Run')[0]!.replace(/^store file (\S+) is corrupt: /, (_, f: string) => `${path.basename(f)}: `));
+    }
   }
   if (!documents) {
     documents = documentsFromChunks(inspected);

@@ -6,9 +6,10 @@
  * Layout: the framed header region (memory/binary.ts) holds the counts, every chunk's analysed length,
  * where each dictionary block starts, its CRC-32 and its first term. The body holds the dictionary
  * blocks (per term: UTF-8 bytes, df, the postings list's length and either the list itself, when short,
- * or its CRC-32), then the long postings lists in term order, then each term's length and letter mask
- * (the typo lookup's filter, fuzzy.ts) with their CRC-32. Every byte a reader uses is checked against a
- * CRC before use; a mismatch is {@link DamagedFile}, which the store reports as STORE_CORRUPT.
+ * or its CRC-32), then the long postings lists in term order, then the terms again, bucketed by length
+ * with their letter masks (the typo lookup, fuzzy.ts): a misspelt word reads only the buckets of its
+ * length give or take the edits allowed, each with its CRC-32. Every byte a reader uses is checked
+ * against a CRC before use; a mismatch is {@link DamagedFile}, which the store reports as STORE_CORRUPT.
  */
 import type { Blob } from '../blob.ts';
 import { crc32, DamagedFile, framedFrom, Layout, readFramed, Sections } from '../binary.ts';
@@ -46,6 +47,13 @@ class Bytes {
     this.buf.set(bytes, this.pos);
     this.pos += bytes.length;
   }
+  /** A string as its UTF-8 length (varint) and bytes. */
+  text(value: string): void {
+    const n = Buffer.byteLength(value, 'utf8');
+    this.varint(n);
+    this.ensure(n);
+    this.pos += this.buf.write(value, this.pos, 'utf8');
+  }
   u32(v: number): void {
     this.ensure(4);
     this.buf.writeUInt32LE(v >>> 0, this.pos);
@@ -66,18 +74,14 @@ export function encodeBm25File(built: SegmentTerms): Buffer[] {
   const blockPost = new Uint32Array(blocks + 1);
   const blockCrc = new Uint32Array(blocks);
   const keys: string[] = [];
-  const lens = new Uint8Array(terms.length);
-  const masks = new Uint32Array(terms.length);
   for (let b = 0; b < blocks; b++) {
     blockDict[b] = dict.pos;
     blockPost[b] = long.pos;
     keys.push(terms[b * BLOCK]!);
     for (let i = b * BLOCK; i < Math.min(terms.length, (b + 1) * BLOCK); i++) {
-      const term = Buffer.from(terms[i]!, 'utf8');
       const from = i === 0 ? 0 : ends[i - 1]!;
       const list = lists.subarray(from, ends[i]!);
-      dict.varint(term.length);
-      dict.raw(term);
+      dict.text(terms[i]!);
       dict.varint(readVarint(list, { pos: 0 }, list.length));
       dict.varint(list.length);
       if (list.length <= INLINE) dict.raw(list);
@@ -85,14 +89,12 @@ export function encodeBm25File(built: SegmentTerms): Buffer[] {
         dict.u32(crc32(list));
         long.raw(list);
       }
-      lens[i] = Math.min(255, terms[i]!.length);
-      masks[i] = letterMask(terms[i]!);
     }
     blockCrc[b] = crc32(dict.buf.subarray(blockDict[b]!, dict.pos));
   }
   blockDict[blocks] = dict.pos;
   blockPost[blocks] = long.pos;
-  const fuzzy = Buffer.concat([Buffer.from(lens), Buffer.alloc((4 - (lens.length % 4)) % 4), u32Bytes(masks)]);
+  const fuzzy = fuzzyBuckets(terms);
   let totalLength = 0;
   for (const n of built.lengths) totalLength += n;
   const head = new Layout()
@@ -102,16 +104,55 @@ export function encodeBm25File(built: SegmentTerms): Buffer[] {
     .u32(blockDict)
     .u32(blockPost)
     .u32(blockCrc)
-    .u32([dict.pos, long.pos, fuzzy.length, crc32(fuzzy)])
+    .u32([dict.pos, long.pos, fuzzy.lengths.length])
+    .u32(fuzzy.lengths)
+    .u32(fuzzy.at)
+    .u32(fuzzy.counts)
+    .u32(fuzzy.crcs)
     .json(keys);
-  return [head.frame(BM25_FILE_MAGIC), dict.take(), long.take(), fuzzy];
+  return [head.frame(BM25_FILE_MAGIC), dict.take(), long.take(), ...fuzzy.parts];
 }
 
-function u32Bytes(values: Uint32Array): Buffer {
-  const out = Buffer.allocUnsafe(values.length * 4);
-  for (let i = 0; i < values.length; i++) out.writeUInt32LE(values[i]!, i * 4);
+/**
+ * The terms by length (UTF-16 units, as fuzzy.ts measures them), one bucket per length: the masks, where
+ * each term's bytes end, then the bytes. `at` has one more entry than there are buckets: the end.
+ */
+function fuzzyBuckets(terms: readonly string[]): {
+  lengths: number[];
+  at: number[];
+  counts: number[];
+  crcs: number[];
+  parts: Buffer[];
+} {
+  const byLength = new Map<number, string[]>();
+  for (const t of terms) {
+    const list = byLength.get(t.length);
+    if (list) list.push(t);
+    else byLength.set(t.length, [t]);
+  }
+  const out = { lengths: [] as number[], at: [0], counts: [] as number[], crcs: [] as number[], parts: [] as Buffer[] };
+  for (const len of [...byLength.keys()].sort((a, b) => a - b)) {
+    const list = byLength.get(len)!;
+    const n = list.length;
+    let text = 0;
+    for (const t of list) text += Buffer.byteLength(t, 'utf8');
+    // Masks, ends, then the bytes, padded to 4: one buffer per bucket.
+    const bucket = Buffer.alloc(8 * n + text + ((4 - (text % 4)) % 4));
+    let at = 8 * n;
+    list.forEach((t, i) => {
+      bucket.writeUInt32LE(letterMask(t) >>> 0, 4 * i);
+      at += bucket.write(t, at, 'utf8');
+      bucket.writeUInt32LE(at - 8 * n, 4 * (n + i));
+    });
+    out.lengths.push(len);
+    out.counts.push(n);
+    out.crcs.push(crc32(bucket));
+    out.at.push(out.at[out.at.length - 1]! + bucket.length);
+    out.parts.push(bucket);
+  }
   return out;
 }
+
 
 /** A term found in a segment: its df and where its postings list is. */
 export interface TermHit {
@@ -122,13 +163,14 @@ export interface TermHit {
 
 /** A decoded dictionary block: its terms, dfs and the postings lists they point at. */
 interface Block {
+  /** The block's bytes (short lists are read from here). */
+  bytes: Buffer;
   terms: string[];
   dfs: number[];
-  /** Inline list bytes, or null when the list is in the postings area. */
-  inline: (Buffer | null)[];
-  /** For lists in the postings area: offset (from the area's start), length and CRC. */
+  /** Where each list is: in `bytes` for a short one, else from the postings area's start. */
   at: number[];
   len: number[];
+  /** CRC of a list in the postings area; -1 for a short one (the block's CRC covers it). */
   crc: number[];
 }
 
@@ -150,10 +192,11 @@ export class Bm25File {
   private readonly dictStart: number;
   private readonly postStart: number;
   private readonly fuzzyStart: number;
-  private readonly fuzzyBytes: number;
-  private readonly fuzzyCrc: number;
+  private readonly fuzzyLengths: Uint32Array;
+  private readonly fuzzyAt: Uint32Array;
+  private readonly fuzzyCounts: Uint32Array;
+  private readonly fuzzyCrcs: Uint32Array;
   private readonly blocks = new Map<number, Block>();
-  private fuzzy: { lens: Uint8Array; masks: Uint32Array } | undefined;
 
   constructor(blob: Blob, first?: Buffer) {
     this.blob = blob;
@@ -169,14 +212,16 @@ export class Bm25File {
     this.blockDict = s.u32(blocks + 1);
     this.blockPost = s.u32(blocks + 1);
     this.blockCrc = s.u32(blocks);
-    const [dictBytes, postBytes, fuzzyBytes, fuzzyCrc] = s.u32(4);
+    const [dictBytes, postBytes, lengths] = [s.one(), s.one(), s.one()];
+    this.fuzzyLengths = s.u32(lengths);
+    this.fuzzyAt = s.u32(lengths + 1);
+    this.fuzzyCounts = s.u32(lengths);
+    this.fuzzyCrcs = s.u32(lengths);
     this.keys = s.json<string[]>();
     if (!Array.isArray(this.keys) || this.keys.length !== blocks) throw new DamagedFile('bad block table');
     this.dictStart = body;
-    this.postStart = body + dictBytes!;
-    this.fuzzyStart = this.postStart + postBytes!;
-    this.fuzzyBytes = fuzzyBytes!;
-    this.fuzzyCrc = fuzzyCrc!;
+    this.postStart = body + dictBytes;
+    this.fuzzyStart = this.postStart + postBytes;
   }
 
   private block(b: number): Block {
@@ -187,7 +232,7 @@ export class Bm25File {
     const bytes = this.blob.read(this.dictStart + from, to - from);
     if (bytes.length !== to - from || crc32(bytes) !== this.blockCrc[b])
       throw new DamagedFile(`dictionary block ${b} fails its CRC check`);
-    const block: Block = { terms: [], dfs: [], inline: [], at: [], len: [], crc: [] };
+    const block: Block = { bytes, terms: [], dfs: [], at: [], len: [], crc: [] };
     const cursor = { pos: 0 };
     let post = this.blockPost[b]!;
     while (cursor.pos < bytes.length) {
@@ -198,12 +243,10 @@ export class Bm25File {
       const len = readVarint(bytes, cursor, bytes.length);
       block.len.push(len);
       if (len <= INLINE) {
-        block.inline.push(Buffer.from(bytes.subarray(cursor.pos, cursor.pos + len)));
-        block.at.push(0);
-        block.crc.push(0);
+        block.at.push(cursor.pos);
+        block.crc.push(-1);
         cursor.pos += len;
       } else {
-        block.inline.push(null);
         block.at.push(post);
         block.crc.push(bytes.readUInt32LE(cursor.pos));
         cursor.pos += 4;
@@ -226,10 +269,9 @@ export class Bm25File {
 
   /** The postings list of term `i` of `block`, checked against its CRC. */
   private listBytes(block: Block, i: number): Buffer {
-    const inline = block.inline[i];
-    if (inline) return inline;
     const len = block.len[i]!;
-    const bytes = this.blob.read(this.postStart + block.at[i]!, len);
+    if (block.crc[i] === -1) return block.bytes.subarray(block.at[i]!, block.at[i]! + len);
+    const bytes = this.blob.readTemp(this.postStart + block.at[i]!, len);
     if (bytes.length !== len || crc32(bytes) !== block.crc[i])
       throw new DamagedFile(`the postings of "${block.terms[i]}" fail their CRC check`);
     return bytes;
@@ -262,35 +304,42 @@ export class Bm25File {
 
   /** Terms of this segment within `maxDistance` edits of `term` (not `term` itself). */
   near(term: string, maxDistance: number): FuzzyMatch[] {
-    const { lens, masks } = this.fuzzyColumns();
-    const mask = letterMask(term);
     const out: FuzzyMatch[] = [];
-    for (let i = 0; i < lens.length; i++) {
-      const len = lens[i]!;
-      if (len < term.length - maxDistance || len > term.length + maxDistance) continue;
-      if (popcount(mask ^ masks[i]!) > 2 * maxDistance) continue;
-      const block = this.block(Math.floor(i / BLOCK));
-      const candidate = block.terms[i % BLOCK]!;
-      if (candidate === term) continue;
-      const distance = damerauLevenshtein(term, candidate, maxDistance);
-      if (distance <= maxDistance) out.push({ term: candidate, distance });
-    }
+    const mask = letterMask(term);
+    const maxBits = 2 * maxDistance;
+    this.buckets(term.length - maxDistance, term.length + maxDistance, (bucket, n) => {
+      const text = 8 * n;
+      for (let i = 0; i < n; i++) {
+        if (popcount(mask ^ bucket.readUInt32LE(4 * i)) > maxBits) continue;
+        const from = i === 0 ? 0 : bucket.readUInt32LE(4 * (n + i - 1));
+        const candidate = bucket.toString('utf8', text + from, text + bucket.readUInt32LE(4 * (n + i)));
+        if (candidate === term) continue;
+        const distance = damerauLevenshtein(term, candidate, maxDistance);
+        if (distance <= maxDistance) out.push({ term: candidate, distance });
+      }
+    });
     return out;
   }
 
-  private fuzzyColumns(): { lens: Uint8Array; masks: Uint32Array } {
-    if (!this.fuzzy) {
-      const bytes = this.blob.read(this.fuzzyStart, this.fuzzyBytes);
-      if (bytes.length !== this.fuzzyBytes || crc32(bytes) !== this.fuzzyCrc)
-        throw new DamagedFile('the typo lookup columns fail their CRC check');
-      const n = this.termCount;
-      const lens = Uint8Array.from(bytes.subarray(0, n));
-      const masks = new Uint32Array(n);
-      const at = n + ((4 - (n % 4)) % 4);
-      for (let i = 0; i < n; i++) masks[i] = bytes.readUInt32LE(at + i * 4);
-      this.fuzzy = { lens, masks };
+  /**
+   * Calls `each` with every typo-lookup bucket of terms `min` to `max` units long, checked against its
+   * CRC (valid only during the call), and its term count. The buckets are one run of the file: one read.
+   */
+  private buckets(min: number, max: number, each: (bucket: Buffer, count: number) => void): void {
+    const lengths = this.fuzzyLengths;
+    let first = 0;
+    while (first < lengths.length && lengths[first]! < min) first++;
+    let last = first;
+    while (last < lengths.length && lengths[last]! <= max) last++;
+    if (first === last) return;
+    const base = this.fuzzyAt[first]!;
+    const bytes = this.blob.readTemp(this.fuzzyStart + base, this.fuzzyAt[last]! - base);
+    for (let b = first; b < last; b++) {
+      const bucket = bytes.subarray(this.fuzzyAt[b]! - base, this.fuzzyAt[b + 1]! - base);
+      if (bucket.length !== this.fuzzyAt[b + 1]! - this.fuzzyAt[b]! || crc32(bucket) !== this.fuzzyCrcs[b])
+        throw new DamagedFile(`the typo lookup of length ${lengths[b]} fails its CRC check`);
+      each(bucket, this.fuzzyCounts[b]!);
     }
-    return this.fuzzy;
   }
 
   /** Checks every byte of the file against its CRCs (repair); throws {@link DamagedFile}. */
@@ -299,8 +348,8 @@ export class Bm25File {
       const block = this.block(b);
       for (let i = 0; i < block.terms.length; i++) this.listBytes(block, i);
     }
-    this.fuzzyColumns();
-    const end = this.fuzzyStart + this.fuzzyBytes;
+    this.buckets(0, Number.MAX_SAFE_INTEGER, () => {});
+    const end = this.fuzzyStart + this.fuzzyAt[this.fuzzyLengths.length]!;
     if (this.blob.size() !== end) throw new DamagedFile(`the file should be ${end} bytes long`);
   }
 }

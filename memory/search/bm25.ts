@@ -428,12 +428,13 @@ export interface SegmentPostings {
 
 /**
  * The `n` best terms of every chunk of a segment by tf·idf, in chunk order (ties by term), read from its
- * postings. `idf` returns null for a term that must not count (too rare to relate chunks).
+ * postings. `idf` (of term `term`, the segment's term `t`) returns null for a term that must not count
+ * (too rare to relate chunks).
  */
 export function topTermsOf(
   seg: SegmentPostings,
   n: number,
-  idf: (term: string) => number | null,
+  idf: (term: string, t: number) => number | null,
   skipNumbers: boolean,
 ): string[][] {
   const chunks = seg.chunks;
@@ -447,7 +448,7 @@ export function topTermsOf(
     const term = seg.termAt(t);
     // A bare number cannot tell which chunks are related.
     if (skipNumbers && NUMBER.test(term)) continue;
-    const weight = idf(term);
+    const weight = idf(term, t);
     if (weight === null) continue;
     const df = seg.postings(t, out);
     const { docs, tfs } = out;
@@ -474,12 +475,27 @@ export function topTermsOf(
       }
     }
   }
+  // Each chunk's kept terms in rank order (score, then term), as bestTerms orders them.
+  const order = new Int32Array(width);
   return Array.from({ length: chunks }, (_, doc) => {
-    const kept: { term: string; score: number }[] = [];
-    for (let j = doc * width; j < doc * width + filled[doc]!; j++) {
-      kept.push({ term: seg.termAt(terms[j]!), score: scores[j]! });
+    const base = doc * width;
+    const m = filled[doc]!;
+    for (let j = 0; j < m; j++) {
+      let k = j;
+      while (k > 0) {
+        const a = base + order[k - 1]!;
+        const b = base + j;
+        const before =
+          scores[b]! > scores[a]! || (scores[b] === scores[a] && seg.termAt(terms[b]!) < seg.termAt(terms[a]!));
+        if (!before) break;
+        order[k] = order[k - 1]!;
+        k--;
+      }
+      order[k] = j;
     }
-    return bestTerms(kept, width);
+    const out: string[] = new Array(m);
+    for (let j = 0; j < m; j++) out[j] = seg.termAt(terms[base + order[j]!]!);
+    return out;
   });
 }
 

@@ -43,6 +43,9 @@ interface TermChunks {
   start: number;
 }
 
+/** The terms of a chunk once added to a {@link SignatureIndex} (never changed). */
+const NO_TERMS: string[] = [];
+
 /** The inverted map term → chunks whose signature has it, grown as chunks are linked. */
 export class SignatureIndex {
   private byTerm = new Map<string, TermChunks>();
@@ -51,6 +54,7 @@ export class SignatureIndex {
   private base = 0;
   private scores = new Float64Array(1024);
   private shared = new Uint8Array(1024);
+  private touched = new Int32Array(1024);
 
   /**
    * Adds a chunk. Its signature's terms are replaced by the index's own copies of equal strings: each
@@ -59,7 +63,9 @@ export class SignatureIndex {
    */
   add(chunk: SignedChunk): void {
     const n = this.chunks.length;
-    this.chunks.push(chunk);
+    // Kept without its terms: only the caller needs them once the chunk is in the map.
+    const { id, segment, document, ordinal, idx } = chunk;
+    this.chunks.push(idx === undefined ? { id, segment, document, ordinal, terms: NO_TERMS } : { id, segment, document, ordinal, terms: NO_TERMS, idx });
     const terms = chunk.terms;
     for (let i = 0; i < terms.length; i++) {
       const entry = this.byTerm.get(terms[i]!);
@@ -107,7 +113,11 @@ export class SignatureIndex {
       this.scores = new Float64Array(size);
       this.shared = new Uint8Array(size);
     }
-    const touched: number[] = [];
+    // Reused from call to call: a chunk touches at most SCAN_PER_TERM others per signature term.
+    const need = chunk.terms.length * SCAN_PER_TERM;
+    if (this.touched.length < need) this.touched = new Int32Array(Math.max(need, this.touched.length * 2));
+    const touched = this.touched;
+    let count = 0;
     let total = 0;
     for (const t of chunk.terms) {
       const w = idf(t);
@@ -119,13 +129,14 @@ export class SignatureIndex {
       if (list.length - entry.start > COMMON_TERM_LIMIT) continue;
       for (let i = list.length - 1, seen = 0; i >= entry.start && seen < SCAN_PER_TERM; i--, seen++) {
         const other = list[i]!;
-        if (this.shared[other] === 0) touched.push(other);
+        if (this.shared[other] === 0) touched[count++] = other;
         this.shared[other]!++;
         this.scores[other]! += w;
       }
     }
     const out: { other: SignedChunk; score: number }[] = [];
-    for (const n of touched) {
+    for (let k = 0; k < count; k++) {
+      const n = touched[k]!;
       const score = this.scores[n]!;
       const shared = this.shared[n]!;
       this.scores[n] = 0;

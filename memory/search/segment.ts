@@ -154,37 +154,27 @@ export function buildTerms(texts: readonly string[], analyzer: Analyzer = defaul
   });
 }
 
-/** Slots ordered by text when some texts repeat (rare: see sortTerms). */
-function sortedSlotsWithDuplicates(texts: readonly string[]): Int32Array {
-  const slots = texts.map((_, i) => i);
-  slots.sort((a, b) => (texts[a]! < texts[b]! ? -1 : texts[a]! > texts[b]! ? 1 : a - b));
-  return Int32Array.from(slots);
-}
-
 function sortTerms(
   lengths: number[],
   seen: readonly Term[],
   postingsOf: (slot: number, out: PostingsBuffer) => number,
 ): SegmentTerms {
-  // Sort the texts natively (no comparator callback), then find each text's slot(s) again.
-  const texts = seen.map((t) => t.text);
-  const slotOf = new Map<string, number>();
-  let duplicates = false;
-  texts.forEach((text, slot) => {
-    if (slotOf.has(text)) duplicates = true;
-    else slotOf.set(text, slot);
+  // The slots in text order (UTF-16 units); equal texts stay in slot order (the sort is stable).
+  const bySlot = Array.from(seen.keys());
+  bySlot.sort((a, b) => {
+    const x = seen[a]!.text;
+    const y = seen[b]!.text;
+    return x < y ? -1 : x > y ? 1 : 0;
   });
-  const bySlot = duplicates
-    ? sortedSlotsWithDuplicates(texts)
-    : Int32Array.from(texts.slice().sort(), (text) => slotOf.get(text)!);
   const terms: string[] = [];
   const ends: number[] = [];
   const lists = new PostingsWriter();
   const out = new PostingsBuffer();
   for (let i = 0; i < bySlot.length; ) {
     // Two Term objects share a text only when the analyzer's memo was cleared mid-build: merge them.
+    const text = seen[bySlot[i]!]!.text;
     let j = i + 1;
-    if (duplicates) while (j < bySlot.length && texts[bySlot[j]!] === texts[bySlot[i]!]) j++;
+    while (j < bySlot.length && seen[bySlot[j]!]!.text === text) j++;
     let df: number;
     if (j === i + 1) {
       df = postingsOf(bySlot[i]!, out);
@@ -204,7 +194,7 @@ function sortTerms(
     }
     lists.list(out.docs, out.tfs, df);
     ends.push(lists.length);
-    terms.push(texts[bySlot[i]!]!);
+    terms.push(text);
     i = j;
   }
   return { lengths, terms, lists: lists.bytes(), ends: Uint32Array.from(ends) };
