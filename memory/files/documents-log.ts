@@ -1,9 +1,10 @@
 /**
  * The documents of a commit as a base file and a log of changes (schema 3, memory/SCHEMA.md): a commit
- * writes only the records it added, changed or removed (`documents-G.delta.json`), so the cost of a commit
- * does not grow with the store; once the log outweighs half the base (or holds 32 files) the next commit
- * writes a whole new base (`documents-G.json`) and starts an empty log. Over an ingest every record is
- * written a few times, not once per commit.
+ * writes only the records it added or changed (`documents-G.delta.json`), so the cost of a commit does
+ * not grow with the store; once the log outweighs half the base (or holds 32 files), and at every commit
+ * that removes a document (whose record must then be in no file), the commit writes a whole new base
+ * (`documents-G.json`) and starts an empty log. Over an ingest every record is written a few times, not
+ * once per commit.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -98,7 +99,8 @@ export class DocumentsWriter {
       for (const [id, d] of documents) if (before.get(id) !== d) put.push(d);
       for (const id of before.keys()) if (!documents.has(id)) remove.push(id);
       const json = JSON.stringify({ version: 1, put, remove });
-      if (this.logBytes + json.length <= Math.max(MIN_LOG_BYTES, this.baseBytes / 2)) {
+      // A removal writes a whole base: what was deleted must leave no file (memory/SCHEMA.md).
+      if (remove.length === 0 && this.logBytes + json.length <= Math.max(MIN_LOG_BYTES, this.baseBytes / 2)) {
         const name = deltaFile(generation);
         await writeFileAtomic(path.join(dir, name), json);
         const next = { documents: files.documents, documentLog: [...(files.documentLog ?? []), name] };
