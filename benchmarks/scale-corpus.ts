@@ -200,6 +200,28 @@ export function writeDocCorpus(dir: string, bytes: number, seed = 24): { files: 
   return { files, bytes: written };
 }
 
+/**
+ * Search queries over such a corpus: 1–3 words drawn as the corpus draws them (common, package and rare
+ * words); with `typos`, one word of each query (of 5 letters or more) has one letter changed, so the
+ * search expands it to near spellings.
+ */
+export function scaleQueries(n: number, typos = false, seed = 99): string[] {
+  const rng = new Rng(seed);
+  const w = new Words(rng.fork('queries'));
+  return Array.from({ length: n }, () => {
+    const words = Array.from({ length: rng.int(1, 3) }, () => w.word().toLowerCase().replace(/[^a-z]/g, ''));
+    if (typos) {
+      const at = words.findIndex((x) => x.length >= 5);
+      const word = at >= 0 ? words[at]! : 'packages';
+      const i = rng.int(1, word.length - 2);
+      const typo = `${word.slice(0, i)}${word[i] === 'x' ? 'q' : 'x'}${word.slice(i + 1)}`;
+      if (at >= 0) words[at] = typo;
+      else words.push(typo);
+    }
+    return words.filter((x) => x !== '').join(' ');
+  });
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [dir, mb] = process.argv.slice(2);
   console.log(writeDocCorpus(dir!, Number(mb) * 1e6));
