@@ -123,8 +123,18 @@ function damage(file: string): void {
   writeFileSync(file, bytes);
 }
 
+/** Compiles the sources into dist/, which bin/rlm.js runs. */
+function buildDist(log: (s: string) => void): void {
+  log('building dist/ for bin/rlm.js');
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
+}
+
 /** Makes the corpora and the 1 GB figures (slow; no timing that needs the bench lock). */
 export function prepare(log: (s: string) => void = () => {}): void {
+  buildDist(log);
   const { dir } = workDir();
   for (const mb of Object.values(SIZES)) corpus(dir, mb, log);
   hugeIngest(dir, log);
@@ -132,11 +142,7 @@ export function prepare(log: (s: string) => void = () => {}): void {
 
 export async function benchStoreAtScale(log: (s: string) => void = () => {}): Promise<Figures> {
   const loadAverage = os.loadavg()[0]!;
-  log('building dist/ for bin/rlm.js');
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: ROOT,
-    stdio: 'pipe',
-  });
+  buildDist(log);
   const { dir, keep } = workDir();
   const f: Figures = { loadAverage };
   try {

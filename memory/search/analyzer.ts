@@ -66,7 +66,7 @@ interface TokenInfo {
 }
 
 export interface AnalyzerOptions {
-  /** Distinct tokens memoised before the memo is cleared (default 300k, a few tens of MB at most). */
+  /** Distinct tokens memoised before the memo is cleared (default 100k, about 15 MB). */
   cacheSize?: number;
 }
 

@@ -154,6 +154,47 @@ export function buildTerms(texts: readonly string[], analyzer: Analyzer = defaul
   });
 }
 
+/** Scratch for {@link mergeLists}. */
+const merging = { a: new PostingsBuffer(), b: new PostingsBuffer() };
+
+/**
+ * The postings of several slots of one text merged into `out` (chunks increasing, term frequencies of a
+ * chunk summed); returns their count. Each list is in increasing chunk order already.
+ */
+function mergeLists(
+  slots: readonly number[],
+  postingsOf: (slot: number, out: PostingsBuffer) => number,
+  out: PostingsBuffer,
+): number {
+  let n = 0;
+  for (const slot of slots) {
+    // out holds the merge so far; a takes a copy of it, b the next list, and they merge back into out.
+    const { a, b } = merging;
+    a.reserve(n);
+    a.docs.set(out.docs.subarray(0, n));
+    a.tfs.set(out.tfs.subarray(0, n));
+    const m = postingsOf(slot, b);
+    out.reserve(n + m);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < n || j < m) {
+      if (j >= m || (i < n && a.docs[i]! < b.docs[j]!)) {
+        out.docs[k] = a.docs[i]!;
+        out.tfs[k++] = a.tfs[i++]!;
+      } else if (i >= n || b.docs[j]! < a.docs[i]!) {
+        out.docs[k] = b.docs[j]!;
+        out.tfs[k++] = b.tfs[j++]!;
+      } else {
+        out.docs[k] = a.docs[i]!;
+        out.tfs[k++] = a.tfs[i++]! + b.tfs[j++]!;
+      }
+    }
+    n = k;
+  }
+  return n;
+}
+
 function sortTerms(
   lengths: number[],
   seen: readonly Term[],
@@ -179,18 +220,7 @@ function sortTerms(
     if (j === i + 1) {
       df = postingsOf(bySlot[i]!, out);
     } else {
-      const tf = new Map<number, number>();
-      for (let k = i; k < j; k++) {
-        const n = postingsOf(bySlot[k]!, out);
-        for (let p = 0; p < n; p++) tf.set(out.docs[p]!, (tf.get(out.docs[p]!) ?? 0) + out.tfs[p]!);
-      }
-      const merged = [...tf].sort((a, b) => a[0] - b[0]);
-      df = merged.length;
-      out.reserve(df);
-      merged.forEach(([doc, n], p) => {
-        out.docs[p] = doc;
-        out.tfs[p] = n;
-      });
+      df = mergeLists(bySlot.slice(i, j), postingsOf, out);
     }
     lists.list(out.docs, out.tfs, df);
     ends.push(lists.length);

@@ -11,6 +11,7 @@ import { ask, type CliIO, canAsk, EXIT_FAILURE, EXIT_OK, shown, writeJson } from
 import { formatBytes } from '../progress.ts';
 import { openStore, positionals, storeDir } from '../store-arg.ts';
 import { shownPath } from './query.ts';
+import { keepHeapNearLiveSet } from '../batch-heap.ts';
 
 export async function stats(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals: pos } = parseCommandArgs(argv, {
@@ -127,6 +128,7 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
       'BAD_INPUT',
       'rlm repair rebuilds the files of a store folder; a PostgreSQL store keeps its tables consistent itself (copy it with rlm store copy to rebuild it)',
     );
+  keepHeapNearLiveSet();
   const report = await repairStore(dir, {
     env: io.env,
     ...(values.embedder ? { embedder: values.embedder } : {}),

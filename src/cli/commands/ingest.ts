@@ -9,6 +9,7 @@ import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, shown, writeJson } from '../io.ts';
 import { formatBytes, ProgressBar } from '../progress.ts';
 import { checkNewStoreDir, storeDir, withStore } from '../store-arg.ts';
+import { keepHeapNearLiveSet } from '../batch-heap.ts';
 
 const HELP = `usage: rlm ingest PATH... --store DIR [options]
 
@@ -78,6 +79,7 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
   for (const p of paths)
     if (!existsSync(p)) throw new RlmError('BAD_INPUT', `no such file or directory: ${p}`);
   checkNewStoreDir(storeDir(values.store, io), values.create);
+  keepHeapNearLiveSet();
   const bar = new ProgressBar(io.stderr);
   const controller = new AbortController();
   const onSignal = () => controller.abort();
