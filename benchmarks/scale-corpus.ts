@@ -209,7 +209,12 @@ export function scaleQueries(n: number, typos = false, seed = 99): string[] {
   const rng = new Rng(seed);
   const w = new Words(rng.fork('queries'));
   return Array.from({ length: n }, () => {
-    const words = Array.from({ length: rng.int(1, 3) }, () => w.word().toLowerCase().replace(/[^a-z]/g, ''));
+    const words = Array.from({ length: rng.int(1, 3) }, () =>
+      w
+        .word()
+        .toLowerCase()
+        .replace(/[^a-z]/g, ''),
+    );
     if (typos) {
       const at = words.findIndex((x) => x.length >= 5);
       const word = at >= 0 ? words[at]! : 'packages';

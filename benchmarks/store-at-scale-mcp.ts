@@ -83,7 +83,9 @@ export async function measureServer(store: string, prefix: string): Promise<Reco
   } finally {
     await opened.close();
   }
-  const manifest = JSON.parse(readFileSync(path.join(store, 'rlm-store.json'), 'utf8')) as { segments: string[] };
+  const manifest = JSON.parse(readFileSync(path.join(store, 'rlm-store.json'), 'utf8')) as {
+    segments: string[];
+  };
   out[`${prefix}.segments`] = manifest.segments.length;
   return out;
 }

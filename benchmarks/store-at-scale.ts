@@ -11,13 +11,22 @@
  * there and reused, and `node benchmarks/store-at-scale.ts prepare` makes them ahead of a locked run.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readEnv } from '../core/env.ts';
-import { measureServer } from './store-at-scale-mcp.ts';
 import { writeDocCorpus } from './scale-corpus.ts';
+import { measureServer } from './store-at-scale-mcp.ts';
 import { median, timed } from './timed.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -58,7 +67,10 @@ function rlm(args: string[]): ReturnType<typeof timed> {
 }
 
 /** Ingests `from` into a fresh `store`: wall, CPU, peak RSS and the report. */
-function ingest(from: string, store: string): { run: ReturnType<typeof timed>; report: Record<string, number> } {
+function ingest(
+  from: string,
+  store: string,
+): { run: ReturnType<typeof timed>; report: Record<string, number> } {
   rmSync(store, { recursive: true, force: true });
   const run = rlm(['ingest', from, '--store', store, '--json']);
   return { run, report: JSON.parse(run.stdout) as Record<string, number> };
@@ -73,7 +85,13 @@ function hugeIngest(dir: string, log: (s: string) => void): Figures {
   const store = path.join(dir, 'store-huge');
   const { run, report } = ingest(from, store);
   rmSync(store, { recursive: true, force: true });
-  const figures = { ms: run.ms, cpuMs: run.cpuMs, rssMB: run.rssMB, chunks: report.chunks!, loadAverage: os.loadavg()[0]! };
+  const figures = {
+    ms: run.ms,
+    cpuMs: run.cpuMs,
+    rssMB: run.rssMB,
+    chunks: report.chunks!,
+    loadAverage: os.loadavg()[0]!,
+  };
   writeFileSync(cache, JSON.stringify(figures));
   return figures;
 }
@@ -92,7 +110,9 @@ function bytesOf(dir: string, match: (name: string) => boolean): number {
 /** A chunk id from the middle of a store (a document with a few chunks), for peek and links. */
 function middleChunk(store: string): string {
   const out = rlm(['ls', '--store', store, '--json']).stdout;
-  const docs = (JSON.parse(out) as { documents: { id: string; chunks: number }[] }).documents.filter((d) => d.chunks > 3);
+  const docs = (JSON.parse(out) as { documents: { id: string; chunks: number }[] }).documents.filter(
+    (d) => d.chunks > 3,
+  );
   return `${docs[docs.length >> 1]!.id}:2`;
 }
 
@@ -126,10 +146,14 @@ function damage(file: string): void {
 /** Compiles the sources into dist/, which bin/rlm.js runs. */
 function buildDist(log: (s: string) => void): void {
   log('building dist/ for bin/rlm.js');
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: ROOT,
-    stdio: 'pipe',
-  });
+  execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: ROOT,
+      stdio: 'pipe',
+    },
+  );
 }
 
 /** Makes the corpora and the 1 GB figures (slow; no timing that needs the bench lock). */
@@ -188,9 +212,15 @@ export async function benchStoreAtScale(log: (s: string) => void = () => {}): Pr
 
     log('repair: a healthy store, then one damaged index and one damaged links file');
     const healthy = rlm(['repair', '--store', big, '--json']);
-    Object.assign(f, { 'repair.ms': healthy.ms, 'repair.cpuMs': healthy.cpuMs, 'repair.rssMB': healthy.rssMB });
+    Object.assign(f, {
+      'repair.ms': healthy.ms,
+      'repair.cpuMs': healthy.cpuMs,
+      'repair.rssMB': healthy.rssMB,
+    });
     const segments = path.join(big, 'segments');
-    const names = readdirSync(segments).filter((n) => n.endsWith('.bm25')).sort();
+    const names = readdirSync(segments)
+      .filter((n) => n.endsWith('.bm25'))
+      .sort();
     damage(path.join(segments, names[names.length >> 1]!));
     damage(path.join(segments, names[names.length >> 2]!.replace('.bm25', '.links')));
     const damaged = rlm(['repair', '--store', big, '--json']);
@@ -202,7 +232,8 @@ export async function benchStoreAtScale(log: (s: string) => void = () => {}): Pr
     f.loadAfter = os.loadavg()[0]!;
     return f;
   } finally {
-    for (const name of ['store-big', 'store-small']) if (!keep) rmSync(path.join(dir, name), { recursive: true, force: true });
+    for (const name of ['store-big', 'store-small'])
+      if (!keep) rmSync(path.join(dir, name), { recursive: true, force: true });
     if (!keep) rmSync(dir, { recursive: true, force: true });
   }
 }

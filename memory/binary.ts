@@ -8,7 +8,7 @@ import { crc32 } from 'node:zlib';
 import type { Blob } from './blob.ts';
 
 /** Bytes before a header region: magic (8), header length (4), header CRC-32 (4). */
-export const PREAMBLE = 16;
+const PREAMBLE = 16;
 /** Read at once when a file is opened: most header regions fit, so opening costs one read. */
 const FIRST_READ = 64 * 1024;
 

@@ -5,5 +5,5 @@
  */
 export function ownString(s: string): string {
   // Slicing a concatenation flattens it into a string of its own first; the result views that.
-  return s.length < 13 ? s : (` ${s}`).slice(1);
+  return s.length < 13 ? s : ` ${s}`.slice(1);
 }

@@ -388,7 +388,11 @@ export class BaseStore implements ChunkStoreApi {
   /** Drops segments that no longer hold a live chunk, then commits. */
   protected async commit(next: CommittedState): Promise<void> {
     const used = new Set([...next.documents.values()].map((d) => d.segment));
-    const state = { ...next, segments: next.segments.filter((s) => used.has(s)), schema: this.persistence.schema };
+    const state = {
+      ...next,
+      segments: next.segments.filter((s) => used.has(s)),
+      schema: this.persistence.schema,
+    };
     await this.persistence.commit(state);
     this.setState(state);
   }

@@ -3,8 +3,9 @@
  * pieces through {@link Blob}s (files on disk, or the same bytes in memory). Bytes that fail a CRC check
  * raise STORE_CORRUPT naming the file, so `rlm repair` knows what to rebuild.
  */
-import type { Blob } from '../blob.ts';
+
 import { DamagedFile } from '../binary.ts';
+import type { Blob } from '../blob.ts';
 import { corrupt } from '../fsutil.ts';
 import { type ChunkFileHeader, chunkFileHeader, encodeChunkFile } from '../grep/chunk-file.ts';
 import type { TermSegment } from '../search/bm25.ts';
@@ -13,7 +14,13 @@ import type { FuzzyMatch } from '../search/fuzzy.ts';
 import type { SegmentTerms } from '../search/segment.ts';
 import type { ChunkRecord } from '../types.ts';
 import { encodeLinksFile, LinksFile, type OutEdge } from './links-file.ts';
-import { docRunsOf, type Segment, type SegmentFilePaths, type SegmentLinkReader, type StoredLink } from './segment.ts';
+import {
+  docRunsOf,
+  type Segment,
+  type SegmentFilePaths,
+  type SegmentLinkReader,
+  type StoredLink,
+} from './segment.ts';
 
 /** The three files of a segment, as bytes to write in order. */
 export interface SegmentFiles {

@@ -180,7 +180,9 @@ export class ChunkGraph {
   private liveAt(segment: string, idx: number): DocumentRecord | undefined {
     if (!this.live) {
       const live = new Map<string, LiveRuns>();
-      const sorted = [...this.state.documents.values()].filter((d) => d.chunks > 0).sort((a, b) => a.first - b.first);
+      const sorted = [...this.state.documents.values()]
+        .filter((d) => d.chunks > 0)
+        .sort((a, b) => a.first - b.first);
       for (const d of sorted) {
         let runs = live.get(d.segment);
         if (!runs) {
@@ -218,7 +220,9 @@ export class ChunkGraph {
     if (!doc || doc.chunks === 0) return [];
     const seg = this.segment(doc.segment);
     const columns = seg.columns();
-    return seg.texts(doc.first, doc.first + doc.chunks).map((text, i) => recordAt(columns, doc.first + i, text));
+    return seg
+      .texts(doc.first, doc.first + doc.chunks)
+      .map((text, i) => recordAt(columns, doc.first + i, text));
   }
 
   /**
@@ -312,7 +316,10 @@ export class ChunkGraph {
         for (const e of links.into(segment, idx, id)) {
           const from = this.locate(e.from);
           if (from?.segment === name)
-            found.push({ from: from.idx, link: { from: e.from, to: id, type: 'related_to', strength: e.strength } });
+            found.push({
+              from: from.idx,
+              link: { from: e.from, to: id, type: 'related_to', strength: e.strength },
+            });
         }
       }
       found.sort((a, b) => a.from - b.from);

@@ -15,7 +15,7 @@ import type { OutEdge } from './links-file.ts';
 import type { Segment } from './segment.ts';
 
 /** Chunks the window holds at least (whole segments: up to one segment more). */
-export const LINK_WINDOW_CHUNKS = 65_536;
+const LINK_WINDOW_CHUNKS = 65_536;
 
 interface Part {
   name: string;
@@ -44,7 +44,11 @@ export class LinkWindow {
   }
 
   /** The window over the newest of `segments` (in write order), read through `open`. */
-  static load(segments: readonly string[], open: (name: string) => Segment, limit = LINK_WINDOW_CHUNKS): LinkWindow {
+  static load(
+    segments: readonly string[],
+    open: (name: string) => Segment,
+    limit = LINK_WINDOW_CHUNKS,
+  ): LinkWindow {
     const window = new LinkWindow(limit);
     let covered = 0;
     let first = segments.length;
@@ -128,7 +132,10 @@ export class LinkWindow {
 
   /** Takes the oldest segments out while the rest still cover the window. */
   private evict(): void {
-    while (this.parts.length > 1 && this.total - (this.parts[0]!.counted ? this.parts[0]!.count : 0) >= this.limit) {
+    while (
+      this.parts.length > 1 &&
+      this.total - (this.parts[0]!.counted ? this.parts[0]!.count : 0) >= this.limit
+    ) {
       const part = this.parts.shift()!;
       this.uncount(part);
       this.index.dropOldest(part.count);
@@ -151,7 +158,8 @@ export class LinkWindow {
     alive: (c: SignedChunk) => boolean,
   ): { edges: OutEdge[]; signatures: string[][] } {
     const dfs = new Int32Array(terms.terms.length);
-    for (let i = 0; i < dfs.length; i++) dfs[i] = postingsDf(terms.lists, i === 0 ? 0 : terms.ends[i - 1]!, terms.ends[i]!);
+    for (let i = 0; i < dfs.length; i++)
+      dfs[i] = postingsDf(terms.lists, i === 0 ? 0 : terms.ends[i - 1]!, terms.ends[i]!);
     this.addPart(name, records.length, terms.terms, dfs);
     const slots = this.parts[this.parts.length - 1]!.slots;
     this.evict();
@@ -161,7 +169,8 @@ export class LinkWindow {
         chunks: records.length,
         termCount: terms.terms.length,
         termAt: (t) => terms.terms[t]!,
-        postings: (t, out) => decodePostings(terms.lists, t === 0 ? 0 : terms.ends[t - 1]!, terms.ends[t]!, out),
+        postings: (t, out) =>
+          decodePostings(terms.lists, t === 0 ? 0 : terms.ends[t - 1]!, terms.ends[t]!, out),
       },
       SIGNATURE_TERMS,
       // A term no other chunk has cannot tell which chunks are related.
@@ -182,7 +191,13 @@ export class LinkWindow {
         idx: i,
       };
       for (const e of this.index.relate(chunk, idf, alive))
-        edges.push({ fromIdx: i, to: e.to, toSegment: e.toSegment, toIdx: e.toIdx ?? -1, strength: e.strength });
+        edges.push({
+          fromIdx: i,
+          to: e.to,
+          toSegment: e.toSegment,
+          toIdx: e.toIdx ?? -1,
+          strength: e.strength,
+        });
       this.index.add(chunk);
     });
     return { edges, signatures: top };

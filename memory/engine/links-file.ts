@@ -8,11 +8,12 @@
  *
  * Every area of the body has its CRC-32 (each in-edge group its own), checked when the area is read.
  */
-import type { Blob } from '../blob.ts';
+
 import { crc32, DamagedFile, Layout, readFramed, Sections, u32Bytes } from '../binary.ts';
+import type { Blob } from '../blob.ts';
 import type { DocRun } from '../grep/chunk-file.ts';
 
-export const LINKS_FILE_MAGIC = 'rlmlnk3\n';
+const LINKS_FILE_MAGIC = 'rlmlnk3\n';
 const VERSION = 3;
 
 /** A related_to link leaving a chunk of the segment. */
@@ -42,17 +43,16 @@ export interface LinksInput {
 }
 
 /** The number in a segment name (`seg-000042` → 42): links name segments by number. */
-export function segmentNumber(name: string): number {
+function segmentNumber(name: string): number {
   return Number(name.slice(4));
 }
 
-export function segmentOfNumber(n: number): string {
+function segmentOfNumber(n: number): string {
   return `seg-${String(n).padStart(6, '0')}`;
 }
 
 /** Strengths are kept in thousandths, as the linker rounds them. */
 const permille = (s: number) => Math.max(0, Math.round(s * 1000));
-
 
 function jsonBytes(value: unknown): Buffer {
   const json = Buffer.from(JSON.stringify(value), 'utf8');
@@ -253,7 +253,8 @@ export class LinksFile {
 
   /** Every link out of this segment, by `from` position (counting, rewriting a segment). */
   *all(): Generator<{ fromIdx: number; to: string; toSegment: string; strength: number }> {
-    for (let idx = 0; idx < this.chunkCount; idx++) for (const e of this.from(idx)) yield { fromIdx: idx, ...e };
+    for (let idx = 0; idx < this.chunkCount; idx++)
+      for (const e of this.from(idx)) yield { fromIdx: idx, ...e };
   }
 
   /** Whether this segment links into segment `target` at all (read from the header only). */

@@ -44,7 +44,11 @@ function buildOne(e: JournalEntry): Built {
 /** A segment held in memory: its files' bytes, read through the same readers as files on disk. */
 export function memorySegment(name: string, files: SegmentFiles): Segment {
   const blob = (parts: Buffer[]) => new BufferBlob(Buffer.concat(parts), `(memory ${name})`);
-  return new FormatSegment(name, { chunks: blob(files.chunks), bm25: blob(files.bm25), links: blob(files.links) });
+  return new FormatSegment(name, {
+    chunks: blob(files.chunks),
+    bm25: blob(files.bm25),
+    links: blob(files.links),
+  });
 }
 
 /** A tail block as a segment (no links: a fold computes them) and its document records. */

@@ -17,6 +17,7 @@ export interface SegmentLinks {
   edges: OutEdge[];
   signatures: string[][];
 }
+
 import { parseChunkId, recordAt, type Segment, segmentName } from './segment.ts';
 
 /** What a delete writes besides the documents file. */
@@ -44,7 +45,11 @@ export async function purgeSegments(
   // Live segments holding any version of a deleted document (a replaced one stays until compacted).
   const liveIn = liveDocuments(after);
   const targets = segments.filter(
-    (s) => liveIn.has(s) && open(s).columns().docs.some((run) => deleted.has(run.id)),
+    (s) =>
+      liveIn.has(s) &&
+      open(s)
+        .columns()
+        .docs.some((run) => deleted.has(run.id)),
   );
   const renamed = new Map<string, string>();
   for (const s of targets) renamed.set(s, segmentName(nextSegment++));
@@ -104,7 +109,9 @@ export async function rewriteSegments(
   const place = (id: string): { segment: string; idx: number } | undefined => {
     const parsed = parseChunkId(id);
     const doc = parsed && after.get(parsed.document);
-    return doc && parsed.ordinal < doc.chunks ? { segment: doc.segment, idx: doc.first + parsed.ordinal } : undefined;
+    return doc && parsed.ordinal < doc.chunks
+      ? { segment: doc.segment, idx: doc.first + parsed.ordinal }
+      : undefined;
   };
   const kept = segments.filter((s) => !renamed.has(s));
   const moved: [string, string][] = [];
@@ -115,7 +122,8 @@ export async function rewriteSegments(
     const add = (a: string, b: string, strength: number) => {
       const p = place(a);
       const q = place(b);
-      if (p && q && p.segment === name) edges.push({ fromIdx: p.idx, to: b, toSegment: q.segment, toIdx: q.idx, strength });
+      if (p && q && p.segment === name)
+        edges.push({ fromIdx: p.idx, to: b, toSegment: q.segment, toIdx: q.idx, strength });
     };
     for (const doc of docs) {
       const oldFirst = before.get(doc.id)!.first;
@@ -132,7 +140,8 @@ export async function rewriteSegments(
         const oldFirst = before.get(doc.id)!.first;
         for (let i = 0; i < doc.chunks; i++) {
           const id = `${doc.id}:${i}`;
-          for (const e of theirs.into(from, oldFirst + i, id)) if (live(s, e.from)) add(id, e.from, e.strength);
+          for (const e of theirs.into(from, oldFirst + i, id))
+            if (live(s, e.from)) add(id, e.from, e.strength);
         }
       }
     }

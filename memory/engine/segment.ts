@@ -97,7 +97,7 @@ export function recordAt(columns: ChunkColumns, idx: number, text: string): Chun
 }
 
 /** Index of the run (in `docs`) that holds chunk `idx`. */
-export function docIndexOf(docs: readonly DocRun[], idx: number): number {
+function docIndexOf(docs: readonly DocRun[], idx: number): number {
   let lo = 0;
   let hi = docs.length - 1;
   while (lo < hi) {

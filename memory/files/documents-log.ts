@@ -25,7 +25,7 @@ export interface DocumentFiles {
 }
 
 /** The name of the log file a commit of generation `g` writes. */
-export function deltaFile(generation: number): string {
+function deltaFile(generation: number): string {
   return `documents-${String(generation).padStart(8, '0')}.delta.json`;
 }
 
@@ -75,7 +75,11 @@ export class DocumentsWriter {
   private logBytes = 0;
 
   /** The documents as committed (read or written): what the next commit is compared with. */
-  committed(documents: ReadonlyMap<string, DocumentRecord>, files: DocumentFiles, sizes?: { base: number; log: number }): void {
+  committed(
+    documents: ReadonlyMap<string, DocumentRecord>,
+    files: DocumentFiles,
+    sizes?: { base: number; log: number },
+  ): void {
     this.before = documents;
     this.files = files;
     this.baseBytes = sizes?.base ?? Number.POSITIVE_INFINITY;

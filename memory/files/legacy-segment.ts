@@ -4,11 +4,11 @@
  * rewrites them as schema 3 segments (memory/SCHEMA.md).
  */
 import { readFileSync } from 'node:fs';
+import type { ChunkColumns, DocRun, Segment, SegmentLinkReader, StoredLink } from '../engine/segment.ts';
 import { corrupt, parseJson } from '../fsutil.ts';
 import { decodeSegmentText } from '../grep/segment-text.ts';
 import { type Bm25Segment, jsonTermSegment, type TermSegment } from '../search/bm25.ts';
 import { CHUNK_TYPES, type ChunkRecord, type ChunkType } from '../types.ts';
-import type { ChunkColumns, DocRun, Segment, SegmentLinkReader, StoredLink } from '../engine/segment.ts';
 import { type SegmentPart, segmentFile, segmentTextFile } from './manifest.ts';
 
 const LEGACY_VERSION = 1;
@@ -48,7 +48,7 @@ export interface SegmentLinks {
 }
 
 /** Checks the shape of a parsed meta file; returns a reason when it is not usable. */
-export function metaProblem(meta: SegmentMeta, segment: string): string | null {
+function metaProblem(meta: SegmentMeta, segment: string): string | null {
   if (typeof meta !== 'object' || meta === null) return 'not an object';
   if (meta.segment !== segment) return `names segment ${String(meta.segment)}`;
   if (meta.version !== LEGACY_VERSION) return `unsupported version ${String(meta.version)}`;
@@ -223,7 +223,11 @@ export class LegacySegment implements Segment {
     if (!this.textList) {
       // The text column when it is there and checks out; else the chunk file, which holds the same text.
       try {
-        const texts = decodeSegmentText(readFileSync(segmentTextFile(this.dir, this.name)), this.name, this.columns().docs);
+        const texts = decodeSegmentText(
+          readFileSync(segmentTextFile(this.dir, this.name)),
+          this.name,
+          this.columns().docs,
+        );
         if (texts) this.textList = texts;
       } catch {
         // A missing or unreadable column: the chunk file decides.

@@ -190,7 +190,10 @@ export function checkDocuments(value: unknown, file: string): DocumentsFile {
 }
 
 /** Validates a parsed documents log file, or throws STORE_CORRUPT naming the file. */
-export function checkDocumentsDelta(value: unknown, file: string): { put: DocumentRecord[]; remove: string[] } {
+export function checkDocumentsDelta(
+  value: unknown,
+  file: string,
+): { put: DocumentRecord[]; remove: string[] } {
   return check<{ put: DocumentRecord[]; remove: string[] }>(documentsDeltaShape, value, file);
 }
 

@@ -30,9 +30,9 @@ import { buildTerms } from '../search/segment.ts';
 import { VectorIndex } from '../search/vectors.ts';
 import type { ChunkRecord, DocumentRecord, Link } from '../types.ts';
 import { DirectoryPersistence } from './directory.ts';
+import { readDocuments } from './documents-log.ts';
 import { readJournalFile } from './journal.ts';
 import { chunksProblem, jsonLinks, type SegmentChunksFile, type SegmentLinks } from './legacy-segment.ts';
-import { readDocuments } from './documents-log.ts';
 import {
   checkLinks,
   checkManifest,
@@ -257,7 +257,11 @@ async function rebuild(
     try {
       documents = (await readDocuments(dir, manifest)).documents;
     } catch (err) {
-      actions.push((err as Error).message.split('. Run')[0]!.replace(/^store file (\S+) is corrupt: /, (_, f: string) => `${path.basename(f)}: `));
+      actions.push(
+        (err as Error).message
+          .split('. Run')[0]!
+          .replace(/^store file (\S+) is corrupt: /, (_, f: string) => `${path.basename(f)}: `),
+      );
     }
   }
   if (!documents) {
@@ -310,7 +314,8 @@ async function rebuild(
     compacted += seg.chunkCount - live;
     let rewrite = seg.kind === 'json' || seg.salvaged || live < seg.chunkCount || seg.bad.size > 0;
     if (seg.kind === 'binary') {
-      const binary = openBinary(name);
+      // Checked through an object of its own: reading every byte fills caches no later step needs.
+      const binary = binarySegment(dir, name);
       const linksOk = binary.linksIntact();
       if (!linksOk) {
         lostLinks.add(name);
@@ -322,13 +327,17 @@ async function rebuild(
         actions.push(`${name}.bm25 does not check out (or has older analysis rules): rebuilt`);
       }
       rewrite ||= !linksOk || !indexOk;
+      binary.close();
     }
     if (rewrite) renamed.set(name, segmentName(nextSegment++));
   }
   if (compacted > 0)
-    actions.push(`compacted: removed ${plural(compacted, 'chunk')} of replaced, removed or dropped documents`);
+    actions.push(
+      `compacted: removed ${plural(compacted, 'chunk')} of replaced, removed or dropped documents`,
+    );
   const converted = order.filter((s) => inspected.get(s)!.kind === 'json').length;
-  if (converted > 0) actions.push(`rewrote ${plural(converted, 'segment')} of the schema 1/2 format as schema 3`);
+  if (converted > 0)
+    actions.push(`rewrote ${plural(converted, 'segment')} of the schema 1/2 format as schema 3`);
 
   // 4. Segments written again, in order, one at a time.
   const final = order.map((s) => renamed.get(s) ?? s);
@@ -337,7 +346,8 @@ async function rebuild(
     if (!renamed.has(name)) return openBinary(name);
     const seg = inspected.get(name)!;
     if (seg.kind === 'binary') {
-      const binary = openBinary(name);
+      // Read once, for its own rewrite: not kept.
+      const binary = binarySegment(dir, name);
       return lostLinks.has(name) ? withoutLinks(binary) : binary;
     }
     return legacyRecords(dir, name, seg, lostLinks, actions);
@@ -358,7 +368,12 @@ async function rebuild(
       const at = final.indexOf(name);
       const window = LinkWindow.load(final.slice(0, at), finalOpen);
       const docs = documents!;
-      return window.link(name, records, terms, (c: SignedChunk) => docs.get(c.document)?.segment === c.segment);
+      return window.link(
+        name,
+        records,
+        terms,
+        (c: SignedChunk) => docs.get(c.document)?.segment === c.segment,
+      );
     },
   );
   for (const seg of opened.values()) seg.close();
@@ -390,8 +405,16 @@ async function rebuild(
       const terms = buildTerms(built.records.map((r) => r.text));
       const window = LinkWindow.load(final, openBinary);
       const docs = documents;
-      const links = window.link(name, built.records, terms, (c) => docs.get(c.document)?.segment === c.segment);
-      await persistence.writeSegment(name, segmentFiles(name, built.records[0]!.createdAt, built.records, terms, links));
+      const links = window.link(
+        name,
+        built.records,
+        terms,
+        (c) => docs.get(c.document)?.segment === c.segment,
+      );
+      await persistence.writeSegment(
+        name,
+        segmentFiles(name, built.records[0]!.createdAt, built.records, terms, links),
+      );
       final.push(name);
       memory = { ...memory, journal: journalName((manifest?.generation ?? 0) + 1) };
       actions.push(`folded ${plural(entries.length, 'journaled memory', 'journaled memories')} into ${name}`);
@@ -403,7 +426,7 @@ async function rebuild(
   // 5. Manual links, and the live related_to links counted again.
   let manual: Link[] = [];
   if (manifest) manual = (await tryRead(path.join(dir, manifest.links), checkLinks, actions))?.links ?? [];
-  const related = countLinks(final, openBinary, documents);
+  const related = countLinks(final, (name) => binarySegment(dir, name), documents);
   for (const seg of opened.values()) seg.close();
   opened.clear();
 
@@ -503,7 +526,11 @@ function legacyRecords(
   let links: SegmentLinks | null = null;
   try {
     const raw = parseJson<SegmentLinks>(readFileSync(segmentFile(dir, name, 'links'), 'utf8'), name);
-    if (Array.isArray(raw?.related) && Array.isArray(raw.signatures) && raw.signatures.length === seg.chunkCount)
+    if (
+      Array.isArray(raw?.related) &&
+      Array.isArray(raw.signatures) &&
+      raw.signatures.length === seg.chunkCount
+    )
       links = raw;
   } catch {
     // lost: computed again below

@@ -14,7 +14,7 @@
 import { crc32, DamagedFile, framedFrom, Layout, Sections } from '../binary.ts';
 import { CHUNK_TYPES, type ChunkRecord, type ChunkType } from '../types.ts';
 
-export const CHUNK_FILE_MAGIC = 'rlmchk3\n';
+const CHUNK_FILE_MAGIC = 'rlmchk3\n';
 const VERSION = 3;
 /** Column value for "no section" / "no time". */
 const NONE = 0xffffffff;
@@ -55,7 +55,11 @@ function interner(table: string[]): (s: string) => number {
  * The bytes of a chunk file for `records` (in segment order, each document's chunks together and in
  * order): the framed header, then the texts. Two buffers, so the texts are not copied again.
  */
-export function encodeChunkFile(segment: string, createdAt: string, records: readonly ChunkRecord[]): Buffer[] {
+export function encodeChunkFile(
+  segment: string,
+  createdAt: string,
+  records: readonly ChunkRecord[],
+): Buffer[] {
   const n = records.length;
   const json: HeaderJson = { segment, createdAt, docs: [], tags: [], sections: [], times: [] };
   const docChunks: number[] = [];
@@ -148,7 +152,8 @@ export class ChunkFileHeader {
     const [version, n, docCount] = [s.one(), s.one(), s.one()];
     if (version !== VERSION) throw new DamagedFile(`unknown chunk file version ${version}`);
     const json = s.json<HeaderJson>();
-    if (!Array.isArray(json.docs) || json.docs.length !== docCount) throw new DamagedFile('bad document table');
+    if (!Array.isArray(json.docs) || json.docs.length !== docCount)
+      throw new DamagedFile('bad document table');
     this.segment = json.segment;
     this.createdAt = json.createdAt;
     this.count = n;
@@ -227,7 +232,8 @@ export class ChunkFileHeader {
   }
   tags(i: number): string[] {
     const out: string[] = [];
-    for (let k = this.tagStart[i]!; k < this.tagStart[i + 1]!; k++) out.push(this.tagTable[this.tagRefs[k]!]!);
+    for (let k = this.tagStart[i]!; k < this.tagStart[i + 1]!; k++)
+      out.push(this.tagTable[this.tagRefs[k]!]!);
     return out;
   }
   section(i: number): string | null {

@@ -9,7 +9,9 @@
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+import { DamagedFile } from '../binary.ts';
 import type { ChunkRecord, GrepDocumentCount, GrepMatch } from '../types.ts';
+import { type ChunkFileHeader, chunkFileHeader } from './chunk-file.ts';
 import {
   type Finder,
   type GrepChunk,
@@ -21,8 +23,6 @@ import {
   scanDocument,
   scanState,
 } from './grep-scan.ts';
-import { DamagedFile } from '../binary.ts';
-import { type ChunkFileHeader, chunkFileHeader } from './chunk-file.ts';
 import { readTextColumn, type TextColumn, type TextDocRun } from './segment-text.ts';
 
 /**

@@ -474,7 +474,11 @@ export class GrepRunner {
         reject(
           reply.corrupt
             ? corrupt(reply.corrupt, reply.message)
-            : new RlmError('RUNTIME', `grep failed: ${reply.message}`, reply.code ? { errno: reply.code } : {}),
+            : new RlmError(
+                'RUNTIME',
+                `grep failed: ${reply.message}`,
+                reply.code ? { errno: reply.code } : {},
+              ),
         );
       else if (reply.type === 'done') {
         try {

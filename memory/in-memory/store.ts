@@ -7,8 +7,8 @@
 import { RlmError } from '../../core/errors.ts';
 import { AccessLog } from '../engine/access.ts';
 import type { SegmentSource } from '../engine/graph.ts';
-import { memorySegment } from '../engine/memory-tail.ts';
 import { RememberingStore } from '../engine/memories.ts';
+import { memorySegment } from '../engine/memory-tail.ts';
 import type { CommittedState, Persistence, SegmentFiles, StoreLock } from '../engine/persistence.ts';
 import type { Segment } from '../engine/segment.ts';
 import type { Store } from '../store-api.ts';

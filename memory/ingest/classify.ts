@@ -58,20 +58,39 @@ function cue(re: RegExp, any: readonly string[], opts: { cased?: boolean; lineSt
 const cues = once(
   (): Record<CueType, Cue[]> => ({
     decision: [
-      cue(/\bwe(?:'ve| have)? (?:decided|agreed|chose|opted|settled on)\b/i, ['decided', 'agreed', 'chose', 'opted', 'settled on']),
+      cue(/\bwe(?:'ve| have)? (?:decided|agreed|chose|opted|settled on)\b/i, [
+        'decided',
+        'agreed',
+        'chose',
+        'opted',
+        'settled on',
+      ]),
       cue(/\b(?:decided|agreed) to\b/i, ['decided to', 'agreed to']),
       cue(/\bdecision\s*:/i, ['decision']),
-      cue(/\bwe(?:'ll| will| are going to) (?:use|go with|adopt|switch to|move to|keep)\b/i, ["we'll", 'we will', 'we are going to']),
+      cue(/\bwe(?:'ll| will| are going to) (?:use|go with|adopt|switch to|move to|keep)\b/i, [
+        "we'll",
+        'we will',
+        'we are going to',
+      ]),
       cue(/\bchose \S+(?: \S+){0,4} over\b/i, ['chose ']),
       cue(/\bin favou?r of\b/i, ['in favor of', 'in favour of']),
       cue(/\bnous avons (?:décidé|choisi|convenu|opté)\b/i, ['nous avons ']),
       cue(/\bon a (?:décidé|choisi|opté)\b/i, ['on a ']),
       cue(/\bdécision\s*:/i, ['décision']),
       cue(/\b(?:il est |c'est )?décidé (?:de|que)\b/i, ['décidé ']),
-      cue(/\bnous (?:utiliserons|allons utiliser|adopterons)\b/i, ['nous utiliserons', 'nous allons utiliser', 'nous adopterons']),
+      cue(/\bnous (?:utiliserons|allons utiliser|adopterons)\b/i, [
+        'nous utiliserons',
+        'nous allons utiliser',
+        'nous adopterons',
+      ]),
     ],
     preference: [
-      cue(/\bI (?:really |strongly )?(?:prefer|like|love|hate|dislike)\b/i, ['prefer', 'like', 'love', 'hate']),
+      cue(/\bI (?:really |strongly )?(?:prefer|like|love|hate|dislike)\b/i, [
+        'prefer',
+        'like',
+        'love',
+        'hate',
+      ]),
       cue(/\bI (?:don't|do not) (?:like|want)\b/i, ["i don't", 'i do not']),
       cue(/\b(?:always|never) use\b/i, ['always use', 'never use']),
       cue(/\bprefer(?:s|red)? \S+(?: \S+){0,4} (?:over|to|instead of)\b/i, ['prefer']),
@@ -174,14 +193,31 @@ const ORDER = ['decision', 'preference', 'pattern', 'note'] as const;
 /** Statement shapes that read as facts: "X is Y", definitions, dated or numbered claims. */
 const DIGITS = '0123456789'.split('');
 const factShapes = once((): Cue[] => [
-  cue(/\b(?:is|are|was|were) (?:a|an|the|located|born|founded|made|called|known|defined)\b/i, ['is ', 'are ', 'was ', 'were ']),
+  cue(/\b(?:is|are|was|were) (?:a|an|the|located|born|founded|made|called|known|defined)\b/i, [
+    'is ',
+    'are ',
+    'was ',
+    'were ',
+  ]),
   cue(
     /\b(?:est|sont|était|étaient) (?:un|une|le|la|les|situé|située|né|née|fondé|fondée|appelé|appelée|défini)\b/i,
     ['est ', 'sont ', 'était ', 'étaient '],
   ),
   cue(/\bthe (?:capital|population|height|length|size|name|author|founder) of\b/i, ['the ']),
-  cue(/\b(?:la capitale|la population|l'auteur|le fondateur) de\b/i, ['la capitale', 'la population', "l'auteur", 'le fondateur']),
-  cue(/\b(?:means|refers to|consists of|stands for|désigne|signifie)\b/i, ['means', 'refers to', 'consists of', 'stands for', 'désigne', 'signifie']),
+  cue(/\b(?:la capitale|la population|l'auteur|le fondateur) de\b/i, [
+    'la capitale',
+    'la population',
+    "l'auteur",
+    'le fondateur',
+  ]),
+  cue(/\b(?:means|refers to|consists of|stands for|désigne|signifie)\b/i, [
+    'means',
+    'refers to',
+    'consists of',
+    'stands for',
+    'désigne',
+    'signifie',
+  ]),
   cue(/\b(?:1[0-9]{3}|20[0-9]{2})\b/, ['1', '2'], { cased: true }),
   cue(/\b\d+(?:[.,]\d+)?\s?(?:%|km|kg|m|cm|mb|gb|ms|s|years?|ans|mètres|people|habitants)\b/i, DIGITS),
 ]);

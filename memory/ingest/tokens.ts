@@ -13,9 +13,9 @@
  * per slice). Every other piece is counted exactly as tiktoken would.
  */
 
-import { ownString } from '../own-string.ts';
 import { createRequire } from 'node:module';
 import type { Tiktoken } from 'tiktoken';
+import { ownString } from '../own-string.ts';
 
 /** Name of the encoding every token figure in rlm refers to. */
 export const TOKENIZER = 'cl100k_base';

@@ -11,14 +11,15 @@
  * length give or take the edits allowed, each with its CRC-32. Every byte a reader uses is checked
  * against a CRC before use; a mismatch is {@link DamagedFile}, which the store reports as STORE_CORRUPT.
  */
-import type { Blob } from '../blob.ts';
+
 import { crc32, DamagedFile, framedFrom, Layout, readFramed, Sections } from '../binary.ts';
+import type { Blob } from '../blob.ts';
 import { ANALYZER_VERSION } from './analyzer.ts';
 import { damerauLevenshtein, type FuzzyMatch, letterMask, popcount } from './fuzzy.ts';
 import { decodePostings, type PostingsBuffer, readVarint } from './postings.ts';
 import type { SegmentTerms } from './segment.ts';
 
-export const BM25_FILE_MAGIC = 'rlmbm25\n';
+const BM25_FILE_MAGIC = 'rlmbm25\n';
 const VERSION = 3;
 const BLOCK = 64;
 /** Postings lists up to this many bytes sit in their dictionary entry, under the block's CRC. */
@@ -130,7 +131,13 @@ function fuzzyBuckets(terms: readonly string[]): {
     if (list) list.push(t);
     else byLength.set(t.length, [t]);
   }
-  const out = { lengths: [] as number[], at: [0], counts: [] as number[], crcs: [] as number[], parts: [] as Buffer[] };
+  const out = {
+    lengths: [] as number[],
+    at: [0],
+    counts: [] as number[],
+    crcs: [] as number[],
+    parts: [] as Buffer[],
+  };
   for (const len of [...byLength.keys()].sort((a, b) => a - b)) {
     const list = byLength.get(len)!;
     const n = list.length;
@@ -152,7 +159,6 @@ function fuzzyBuckets(terms: readonly string[]): {
   }
   return out;
 }
-
 
 /** A term found in a segment: its df and where its postings list is. */
 export interface TermHit {

@@ -5,8 +5,8 @@
  */
 import { RlmError } from '../../core/errors.ts';
 import { type Analyzer, defaultAnalyzer } from './analyzer.ts';
-import { type FuzzyMatch, FuzzyVocabulary } from './fuzzy.ts';
 import type { TermHit } from './bm25-file.ts';
+import { type FuzzyMatch, FuzzyVocabulary } from './fuzzy.ts';
 import { PostingsBuffer } from './postings.ts';
 import { type Bm25Segment, checkSegment, SegmentReader } from './segment.ts';
 import { TopK } from './topk.ts';
@@ -486,7 +486,8 @@ export function topTermsOf(
         const a = base + order[k - 1]!;
         const b = base + j;
         const before =
-          scores[b]! > scores[a]! || (scores[b] === scores[a] && seg.termAt(terms[b]!) < seg.termAt(terms[a]!));
+          scores[b]! > scores[a]! ||
+          (scores[b] === scores[a] && seg.termAt(terms[b]!) < seg.termAt(terms[a]!));
         if (!before) break;
         order[k] = order[k - 1]!;
         k--;

@@ -65,7 +65,11 @@ export class SignatureIndex {
     const n = this.chunks.length;
     // Kept without its terms: only the caller needs them once the chunk is in the map.
     const { id, segment, document, ordinal, idx } = chunk;
-    this.chunks.push(idx === undefined ? { id, segment, document, ordinal, terms: NO_TERMS } : { id, segment, document, ordinal, terms: NO_TERMS, idx });
+    this.chunks.push(
+      idx === undefined
+        ? { id, segment, document, ordinal, terms: NO_TERMS }
+        : { id, segment, document, ordinal, terms: NO_TERMS, idx },
+    );
     const terms = chunk.terms;
     for (let i = 0; i < terms.length; i++) {
       const entry = this.byTerm.get(terms[i]!);

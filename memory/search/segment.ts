@@ -67,9 +67,10 @@ export function buildSegment(
 }
 
 /** The JSON form of an index segment (schema 1 and 2 stores, and tests). */
-export function jsonSegment(ids: string[], built: SegmentTerms): Bm25Segment {
+function jsonSegment(ids: string[], built: SegmentTerms): Bm25Segment {
   const header = new PostingsWriter();
-  for (let i = 0; i < built.terms.length; i++) header.varint(built.ends[i]! - (i === 0 ? 0 : built.ends[i - 1]!));
+  for (let i = 0; i < built.terms.length; i++)
+    header.varint(built.ends[i]! - (i === 0 ? 0 : built.ends[i - 1]!));
   header.append(built.lists, built.lists.length);
   return {
     version: 1,

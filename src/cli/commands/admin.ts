@@ -7,11 +7,11 @@ import { isPostgresUrl } from '../../../memory/open.ts';
 import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import { documentList } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
+import { keepHeapNearLiveSet } from '../batch-heap.ts';
 import { ask, type CliIO, canAsk, EXIT_FAILURE, EXIT_OK, shown, writeJson } from '../io.ts';
 import { formatBytes } from '../progress.ts';
 import { openStore, positionals, storeDir } from '../store-arg.ts';
 import { shownPath } from './query.ts';
-import { keepHeapNearLiveSet } from '../batch-heap.ts';
 
 export async function stats(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals: pos } = parseCommandArgs(argv, {

@@ -6,10 +6,10 @@ import { BINARY_NOTE } from '../../../memory/ingest/files.ts';
 import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import type { ChunkerName, IngestReport } from '../../../memory/types.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
+import { keepHeapNearLiveSet } from '../batch-heap.ts';
 import { type CliIO, EXIT_OK, shown, writeJson } from '../io.ts';
 import { formatBytes, ProgressBar } from '../progress.ts';
 import { checkNewStoreDir, storeDir, withStore } from '../store-arg.ts';
-import { keepHeapNearLiveSet } from '../batch-heap.ts';
 
 const HELP = `usage: rlm ingest PATH... --store DIR [options]
 

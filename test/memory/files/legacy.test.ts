@@ -56,9 +56,9 @@ describe('stores written before schema 3', () => {
       const manifest = await manifestOf(dir);
       expect(manifest.schema).toBe(3);
       expect(manifest.legacy).toBeUndefined();
-      expect(readdirSync(path.join(dir, 'segments')).filter((f) => f.endsWith('.json') || f.endsWith('.text'))).toEqual(
-        [],
-      );
+      expect(
+        readdirSync(path.join(dir, 'segments')).filter((f) => f.endsWith('.json') || f.endsWith('.text')),
+      ).toEqual([]);
       // Repair folds the memories still in the journal into a segment, where they get links of their own.
       const journaled = new Set(g.documents.filter((d) => d.segment.startsWith('jrn-')).map((d) => d.id));
       const touchesJournal = (l: Link) =>
@@ -71,7 +71,9 @@ describe('stores written before schema 3', () => {
       expect(manifest.related).toBe(
         store.documents().reduce((n, d) => {
           for (let i = 0; i < d.chunks; i++)
-            n += store.neighbors(`${d.id}:${i}`, 'related_to').filter((l) => l.from === `${d.id}:${i}`).length;
+            n += store
+              .neighbors(`${d.id}:${i}`, 'related_to')
+              .filter((l) => l.from === `${d.id}:${i}`).length;
           return n;
         }, 0),
       );
@@ -124,7 +126,10 @@ describe('the text columns of schema 1/2 segments', () => {
     const torn = await fs.readFile(path.join(segments, columns[1]!));
     await fs.writeFile(path.join(segments, columns[1]!), torn.subarray(0, torn.length - 4));
     const other = await fs.readFile(path.join(segments, columns[3]!), 'utf8');
-    await fs.writeFile(path.join(segments, columns[2]!), other.replace(/"segment":"seg-\d+"/, `"segment":"${columns[2]!.slice(0, 10)}"`));
+    await fs.writeFile(
+      path.join(segments, columns[2]!),
+      other.replace(/"segment":"seg-\d+"/, `"segment":"${columns[2]!.slice(0, 10)}"`),
+    );
     const reopened = await ChunkStore.open(dir);
     expect(await reopened.grep('quasar \\w+', { context: 3 })).toEqual(expected);
     expect(reopened.getChunk(id)!.text).toBe(text);
@@ -136,14 +141,24 @@ describe('the text columns of schema 1/2 segments', () => {
 describe('linking by this rlm', () => {
   it('gives the links and search results the rlm before schema 3 gave, for a store smaller than the link window', async () => {
     const g = golden('ingest-text');
-    for (const store of [await ChunkStore.open(path.join(tempDir(), 'store'), { create: true }), new MemoryChunkStore()]) {
+    for (const store of [
+      await ChunkStore.open(path.join(tempDir(), 'store'), { create: true }),
+      new MemoryChunkStore(),
+    ]) {
       for (let i = 0; i < 18; i++)
-        await store.ingestText(`doc-${i}`, docText(i), { chunkTokens: 60, overlapTokens: 0, chunker: 'paragraph' });
+        await store.ingestText(`doc-${i}`, docText(i), {
+          chunkTokens: 60,
+          overlapTokens: 0,
+          chunker: 'paragraph',
+        });
       const { schema: _s, ...stats } = g.stats;
       expect(store.stats()).toMatchObject(stats);
       for (const [id, links] of Object.entries(g.neighbors)) expect(store.neighbors(id), id).toEqual(links);
       for (const [q, hits] of Object.entries(g.searches))
-        expect((await store.search(q, { k: 8 })).map((h) => ({ id: h.id, score: h.score })), q).toEqual(hits);
+        expect(
+          (await store.search(q, { k: 8 })).map((h) => ({ id: h.id, score: h.score })),
+          q,
+        ).toEqual(hits);
       await store.close();
     }
   });

@@ -82,7 +82,8 @@ describe('store grep over chunk files', () => {
     await store.close();
     // The BM25 and links files play no part in a grep.
     const segments = path.join(dir, 'segments');
-    for (const f of readdirSync(segments).filter((f) => !f.endsWith('.chunks'))) await fs.writeFile(path.join(segments, f), 'x');
+    for (const f of readdirSync(segments).filter((f) => !f.endsWith('.chunks')))
+      await fs.writeFile(path.join(segments, f), 'x');
     const chunksOnly = await ChunkStore.open(dir);
     expect(await chunksOnly.grep('needle \\d', { context: 3 })).toEqual(expected);
     await chunksOnly.close();
@@ -146,6 +147,5 @@ describe('store grep over chunk files', () => {
     const reopened = await ChunkStore.open(dir);
     expect(await read(reopened)).toEqual(expected);
     await reopened.close();
-
   });
 });
