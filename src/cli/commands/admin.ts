@@ -98,11 +98,13 @@ export function summaryNote(r: DeleteReport): string {
 
 const REPAIR_HELP = `usage: rlm repair --store DIR [--embedder SPEC|none] [--yes] [--json]
 
-Rebuilds derived files (manifest, documents, indexes, links, vectors) from the chunk files, and
-compacts segments (drops the chunks of replaced or removed documents). A damaged chunk file is read
-record by record: documents whose chunks are all readable are kept. Before dropping any document,
-repair lists them with the files to ingest again and asks (on a terminal) or needs --yes; otherwise
-nothing is changed and it exits 1. --store falls back to $RLM_STORE.
+Checks every segment file against its CRCs and rebuilds what does not check out (indexes, links) from
+the chunk files; writes the documents, link count and manifest anew; compacts segments (drops the
+chunks of replaced or removed documents); rewrites the segments of a store written before schema 3.
+Intact segments are kept as they are. A chunk whose text fails its CRC (or, in a schema 1/2 chunk
+file, a record that does not parse) loses its document; the others are kept. Before dropping any
+document, repair lists them with the files to ingest again and asks (on a terminal) or needs --yes;
+otherwise nothing is changed and it exits 1. --store falls back to $RLM_STORE.
 
   --embedder SPEC   rebuild vectors with this embedder (${EMBEDDER_SPECS}); none removes vectors
                     (the memory journal is folded first, so memories get vectors too)
