@@ -8,6 +8,10 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { RlmError } from '../core/errors.ts';
 
+import { corrupt } from './corrupt.ts';
+
+export { corrupt };
+
 /** Bytes gathered before one write when the data comes in pieces. */
 const WRITE_BUFFER_BYTES = 256 * 1024;
 
@@ -103,16 +107,6 @@ export function parseJson<T>(raw: string, file: string): T {
   } catch (err) {
     throw corrupt(file, `invalid JSON (${(err as Error).message})`);
   }
-}
-
-/** The STORE_CORRUPT error, always naming the file and the way out. */
-export function corrupt(file: string, reason: string): RlmError {
-  const dir = path.dirname(file).replace(/[\\/]segments$/, '');
-  return new RlmError(
-    'STORE_CORRUPT',
-    `store file ${file} is corrupt: ${reason.replace(/\s+/g, ' ').slice(0, 200)}. Run \`rlm repair --store ${dir}\` to rebuild derived files.`,
-    { file },
-  );
 }
 
 /** Throws BAD_INPUT when `dir` exists but is not a folder (a store path given by mistake). */

@@ -17,7 +17,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { RlmError } from '../../core/errors.ts';
-import { corrupt } from '../fsutil.ts';
+import { corrupt } from '../corrupt.ts';
 import type { GrepDocumentCount, GrepMatch, GrepOptions, GrepResult } from '../types.ts';
 import {
   escapeRegExp,
