@@ -50,6 +50,7 @@ export function describeStoreAtScale(f: Figures): string[] {
     cold('stats', 2),
     cold('search', 3),
     `| cold \`rlm peek\` peak RSS | ${fmt(f['bigCli.peek.rssMB'], 0)} MB | | | < 200 MB: ${verdict((f['bigCli.peek.rssMB'] ?? Infinity) < 200)} |`,
+    `| cold \`rlm remember\` | ${fmt(f['bigCli.remember.ms'], 0)} ms wall, ${fmt(f['bigCli.remember.cpuMs'], 0)} ms CPU, ${fmt(f['bigCli.remember.rssMB'], 0)} MB | ${fmt(f['smallCli.remember.ms'], 0)} ms wall, ${fmt(f['smallCli.remember.cpuMs'], 0)} ms CPU | ${fmt((f['bigCli.remember.cpuMs'] ?? NaN) / (f['smallCli.remember.cpuMs'] ?? NaN))}× CPU | |`,
     mcp('peek', '`rlm_peek` of a chunk (text and links)', 10),
     mcp('links', 'the links of a chunk (`neighbors`)', 10),
     mcp('search', '`rlm_search`, 1–3 words', 20),

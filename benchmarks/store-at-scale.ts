@@ -124,6 +124,7 @@ function coldCommands(store: string, prefix: string): Figures {
     ['links', ['links', id]],
     ['stats', ['stats']],
     ['search', ['search', QUERY]],
+    ['remember', ['remember', 'The benchmark store keeps generated documentation.', '--topic', 'bench']],
   ];
   const out: Figures = {};
   for (const [name, args] of commands) {
