@@ -130,7 +130,7 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
       'BAD_INPUT',
       'rlm repair rebuilds the files of a store folder; a PostgreSQL store keeps its tables consistent itself (copy it with rlm store copy to rebuild it)',
     );
-  keepHeapNearLiveSet();
+  const heapSettled = keepHeapNearLiveSet();
   const report = await repairStore(dir, {
     env: io.env,
     ...(values.embedder ? { embedder: values.embedder } : {}),
@@ -143,7 +143,7 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
       if (!canAsk(io)) return false;
       return /^y(es)?$/i.test((await ask(io, 'drop them and repair the rest? [y/N] ')).trim());
     },
-  });
+  }).finally(heapSettled);
   if (values.json) writeJson(io, report);
   else {
     for (const a of report.actions) io.stderr.write(`- ${a}\n`);
