@@ -49,7 +49,18 @@ const NO_TERMS: string[] = [];
 /** The inverted map term → chunks whose signature has it, grown as chunks are linked. */
 export class SignatureIndex {
   private byTerm = new Map<string, TermChunks>();
-  private chunks: SignedChunk[] = [];
+  /**
+   * The chunks added, by position, as columns: no object and no id string per chunk (an id is
+   * `document:ordinal`; one that is not is kept in `ids`). An ingest holds tens of thousands of chunks
+   * here; objects with their ids were most of its link window's memory.
+   */
+  private docs: string[] = [];
+  private segs: string[] = [];
+  private ords: number[] = [];
+  /** Position in the segment, or -1 when the caller did not give one. */
+  private idxs: number[] = [];
+  /** Ids that are not `document:ordinal` (none from the stores' own records), by position. */
+  private ids = new Map<number, string>();
   /** Chunks before this position were dropped ({@link dropOldest}). */
   private base = 0;
   private scores = new Float64Array(1024);
@@ -62,14 +73,12 @@ export class SignatureIndex {
    * ingest keeps from one segment to the next.
    */
   add(chunk: SignedChunk): void {
-    const n = this.chunks.length;
-    // Kept without its terms: only the caller needs them once the chunk is in the map.
-    const { id, segment, document, ordinal, idx } = chunk;
-    this.chunks.push(
-      idx === undefined
-        ? { id, segment, document, ordinal, terms: NO_TERMS }
-        : { id, segment, document, ordinal, terms: NO_TERMS, idx },
-    );
+    const n = this.docs.length;
+    this.docs.push(chunk.document);
+    this.segs.push(chunk.segment);
+    this.ords.push(chunk.ordinal);
+    this.idxs.push(chunk.idx ?? -1);
+    if (chunk.id !== `${chunk.document}:${chunk.ordinal}`) this.ids.set(n, chunk.id);
     const terms = chunk.terms;
     for (let i = 0; i < terms.length; i++) {
       const entry = this.byTerm.get(terms[i]!);
@@ -81,7 +90,18 @@ export class SignatureIndex {
   }
 
   get size(): number {
-    return this.chunks.length - this.base;
+    return this.docs.length - this.base;
+  }
+
+  /** The chunk at position `n` (without its terms). */
+  private chunkAt(n: number): SignedChunk {
+    const document = this.docs[n]!;
+    const ordinal = this.ords[n]!;
+    const idx = this.idxs[n]!;
+    const id = this.ids.get(n) ?? `${document}:${ordinal}`;
+    const chunk: SignedChunk = { id, segment: this.segs[n]!, document, ordinal, terms: NO_TERMS };
+    if (idx >= 0) chunk.idx = idx;
+    return chunk;
   }
 
   /**
@@ -89,9 +109,9 @@ export class SignatureIndex {
    * caller keep a bounded window of the most recent chunks.
    */
   dropOldest(n: number): void {
-    this.base = Math.min(this.chunks.length, this.base + n);
-    if (this.base < 4096 || this.base * 2 < this.chunks.length) return;
-    // Most of the arrays are dropped chunks: rebuild them without those.
+    this.base = Math.min(this.docs.length, this.base + n);
+    // Rebuilt once a third is dropped chunks: a window holds at most half its size more than it needs.
+    if (this.base < 4096 || this.base * 3 < this.docs.length) return;
     const base = this.base;
     const byTerm = new Map<string, TermChunks>();
     for (const [term, entry] of this.byTerm) {
@@ -99,7 +119,13 @@ export class SignatureIndex {
       if (kept.length > 0) byTerm.set(term, { term: entry.term, chunks: kept, start: 0 });
     }
     this.byTerm = byTerm;
-    this.chunks = this.chunks.slice(base);
+    this.docs = this.docs.slice(base);
+    this.segs = this.segs.slice(base);
+    this.ords = this.ords.slice(base);
+    this.idxs = this.idxs.slice(base);
+    const ids = new Map<number, string>();
+    for (const [p, id] of this.ids) if (p >= base) ids.set(p - base, id);
+    this.ids = ids;
     this.base = 0;
   }
 
@@ -112,8 +138,8 @@ export class SignatureIndex {
     idf: (term: string) => number,
     alive: (c: SignedChunk) => boolean,
   ): RelatedEdge[] {
-    if (this.scores.length < this.chunks.length) {
-      const size = Math.max(this.chunks.length, this.scores.length * 2);
+    if (this.scores.length < this.docs.length) {
+      const size = Math.max(this.docs.length, this.scores.length * 2);
       this.scores = new Float64Array(size);
       this.shared = new Uint8Array(size);
     }
@@ -146,7 +172,7 @@ export class SignatureIndex {
       this.scores[n] = 0;
       this.shared[n] = 0;
       if (shared < MIN_SHARED) continue;
-      const other = this.chunks[n]!;
+      const other = this.chunkAt(n);
       if (other.id === chunk.id) continue;
       if (other.document === chunk.document && Math.abs(other.ordinal - chunk.ordinal) <= 1) continue;
       if (!alive(other)) continue;
