@@ -66,7 +66,10 @@ interface TokenInfo {
 }
 
 export interface AnalyzerOptions {
-  /** Distinct tokens memoised before the memo is cleared (default 100k, about 15 MB). */
+  /**
+   * Distinct tokens memoised before the memo is cleared (default 50k, about 10 MB). Twice that held 10 MB
+   * more through an ingest for 10% fewer analyses (a 40 MB ingest: 225k against 250k).
+   */
   cacheSize?: number;
 }
 
@@ -83,7 +86,7 @@ export class Analyzer {
   readonly termBuffer: Term[] = [];
 
   constructor(opts: AnalyzerOptions = {}) {
-    this.cacheSize = Math.max(16, opts.cacheSize ?? 100_000);
+    this.cacheSize = Math.max(16, opts.cacheSize ?? 50_000);
   }
 
   /** Lowercase tokens of `text`, before stop words and stemming. */
