@@ -48,7 +48,10 @@ function youngMiB(): number {
 
 /** Lets the young generation double until it reaches YOUNG_MIB, then stops its growth (checked after each GC). */
 function boundYoungGeneration(): void {
-  if (youngMiB() >= YOUNG_MIB) return stopYoungGrowth();
+  if (youngMiB() >= YOUNG_MIB) {
+    stopYoungGrowth();
+    return;
+  }
   setFlagsFromString('--semi-space-growth-factor=2');
   observer = new PerformanceObserver(() => {
     if (youngMiB() >= YOUNG_MIB) stopYoungGrowth();
