@@ -7,13 +7,14 @@
  *
  * Size: `RLM_BENCH_SCALE_MB` (default 100). Runs the compiled CLI (bin/rlm.js → dist/), built first.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readEnv } from '../core/env.ts';
 import { Rng } from './rng.ts';
+import { median, timed } from './timed.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'rlm.js');
@@ -62,35 +63,6 @@ function tinyFile(work: string): string {
   const file = path.join(work, 'tiny.md');
   writeFileSync(file, '# tiny\n');
   return file;
-}
-
-/** `n` runs of the same command: the median of each figure, taken on its own. */
-function median(n: number, run: (i: number) => ReturnType<typeof timed>): ReturnType<typeof timed> {
-  const runs = Array.from({ length: n }, (_, i) => run(i));
-  const mid = (key: 'ms' | 'cpuMs' | 'rssMB') => runs.map((r) => r[key]).sort((a, b) => a - b)[n >> 1]!;
-  return { ms: mid('ms'), cpuMs: mid('cpuMs'), rssMB: mid('rssMB'), stdoutLines: runs[0]!.stdoutLines };
-}
-
-/**
- * Runs a command under /usr/bin/time: wall ms, CPU ms (user + system: what the command itself cost,
- * less sensitive than wall time to other load on the machine) and peak RSS in MB.
- */
-function timed(
-  command: string,
-  args: string[],
-): { ms: number; cpuMs: number; rssMB: number; stdoutLines: number } {
-  const r = spawnSync('/usr/bin/time', ['-f', 'TIME %e %U %S %M', command, ...args], {
-    encoding: 'utf8',
-    maxBuffer: 1024 * 1024 * 1024,
-  });
-  const m = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(r.stderr);
-  if (r.status !== 0 || !m) throw new Error(`${command} ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
-  return {
-    ms: Number(m[1]) * 1000,
-    cpuMs: (Number(m[2]) + Number(m[3])) * 1000,
-    rssMB: Number(m[4]) / 1024,
-    stdoutLines: r.stdout === '' ? 0 : r.stdout.trimEnd().split('\n').length,
-  };
 }
 
 export async function benchCliScale(log: (s: string) => void = () => {}): Promise<Record<string, number>> {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [memory|memories|sandbox|cli|loop|scaling|claude|hostile|postgres|context ...]`: runs the runtime micro-benchmarks and rewrites the
+ * `npm run bench [memory|memories|sandbox|cli|scale|loop|scaling|claude|hostile|postgres|context ...]`: runs the runtime micro-benchmarks and rewrites the
  * matching sections of BENCHMARKS.md, with the machine and the date. Sections not run are kept. With
  * `--prepare`, only builds what those sections reuse between runs (outside the benchmark lock).
  */
@@ -8,6 +8,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { writePrelude } from '../build-prelude.ts';
 import { SHAPES } from './hostile.ts';
+import { describeStoreAtScale } from './store-at-scale-report.ts';
 
 type Figures = Record<string, number>;
 
@@ -146,6 +147,12 @@ SECTIONS.cli = {
     '(`seg-N.text`, memory/SCHEMA.md) in a worker thread and decodes it chunk by chunk; beyond its fixed part',
     `(Node, modules, store, worker) it spends ${fmt((f.rlmGrepMs ?? 0) - (f.rlmGrepTinyStoreMs ?? 0), 0)} ms on the ${fmt(f.corpusMB, 0)} MB.`,
   ],
+};
+
+SECTIONS.scale = {
+  title: 'The folder store at 100M tokens (`rlm peek`, `links`, `stats`, `search`, MCP, ingest, repair)',
+  run: async (log) => (await import('./store-at-scale.ts')).benchStoreAtScale(log),
+  describe: (f) => describeStoreAtScale(f),
 };
 
 SECTIONS.loop = {

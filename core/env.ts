@@ -122,6 +122,11 @@ const VARIABLES = [
     meaning: 'size of the generated corpus of `npm run bench:cli`, in MB (default 100; repository only)',
   },
   {
+    names: ['RLM_BENCH_STORE_DIR'],
+    meaning:
+      'folder where `npm run bench -- scale` keeps its generated corpora and cached 1 GB figures between runs (default: a temp folder, removed; repository only)',
+  },
+  {
     names: ['RLM_BENCH_POSTGRES', 'RLM_BENCH_PG_MB', 'RLM_BENCH_PG_MEMORIES', 'RLM_BENCH_PG_FIXTURES'],
     meaning:
       'the PostgreSQL benchmark: its server URL (default: a throwaway cluster it starts), the corpus size in MB (default 100), the memories (default 100000), and a folder where it keeps its corpus and memory stores between runs (with a server that keeps them; `npm run bench -- --prepare postgres` builds them) (repository only)',
@@ -189,6 +194,8 @@ export interface EnvValues {
   readonly debug: boolean;
   /** RLM_BENCH_SCALE_MB, as text. */
   readonly benchScaleMb: string | undefined;
+  /** RLM_BENCH_STORE_DIR. */
+  readonly benchStoreDir: string | undefined;
   /** PGUSER: the PostgreSQL client's default user (named in messages; the client reads it itself). */
   readonly pgUser: string | undefined;
   /** RLM_BENCH_POSTGRES, RLM_BENCH_PG_MB, RLM_BENCH_PG_MEMORIES, RLM_BENCH_PG_FIXTURES, as text. */
@@ -250,6 +257,7 @@ export function readEnv(source: Env = process.env): EnvValues {
     debug: get('RLM_DEBUG') !== undefined,
     modelCall: get('RLM_MODEL_CALL') !== undefined,
     benchScaleMb: get('RLM_BENCH_SCALE_MB'),
+    benchStoreDir: get('RLM_BENCH_STORE_DIR'),
     pgUser: get('PGUSER'),
     benchPostgres: {
       url: get('RLM_BENCH_POSTGRES'),

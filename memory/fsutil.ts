@@ -8,6 +8,10 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { RlmError } from '../core/errors.ts';
 
+import { corrupt } from './corrupt.ts';
+
+export { corrupt };
+
 /** Bytes gathered before one write when the data comes in pieces. */
 const WRITE_BUFFER_BYTES = 256 * 1024;
 
@@ -18,7 +22,7 @@ const WRITE_BUFFER_BYTES = 256 * 1024;
  */
 export async function writeFileAtomic(
   file: string,
-  data: string | Uint8Array | Iterable<string>,
+  data: string | Uint8Array | Iterable<string | Uint8Array>,
 ): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const handle = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
@@ -41,14 +45,28 @@ export async function writeFileAtomic(
   await syncDir(path.dirname(file));
 }
 
-/** Writes the UTF-8 of `pieces` in order, gathered into writes of about {@link WRITE_BUFFER_BYTES}. */
-async function writePieces(handle: fs.FileHandle, pieces: Iterable<string>): Promise<void> {
+/**
+ * Writes `pieces` in order (strings as UTF-8), small ones gathered into writes of about
+ * {@link WRITE_BUFFER_BYTES}; a big byte piece is written as it is.
+ */
+async function writePieces(handle: fs.FileHandle, pieces: Iterable<string | Uint8Array>): Promise<void> {
   const buf = Buffer.allocUnsafe(WRITE_BUFFER_BYTES);
   let used = 0;
   const writeAll = async (bytes: Uint8Array, length: number) => {
     for (let done = 0; done < length; ) done += (await handle.write(bytes, done, length - done)).bytesWritten;
   };
   for (const piece of pieces) {
+    if (typeof piece !== 'string') {
+      if (used + piece.length <= buf.length) {
+        buf.set(piece, used);
+        used += piece.length;
+        continue;
+      }
+      await writeAll(buf, used);
+      used = 0;
+      await writeAll(piece, piece.length);
+      continue;
+    }
     // Three bytes per UTF-16 unit at most, so a piece that passes this check always fits.
     if (used + piece.length * 3 > buf.length) {
       await writeAll(buf, used);
@@ -89,16 +107,6 @@ export function parseJson<T>(raw: string, file: string): T {
   } catch (err) {
     throw corrupt(file, `invalid JSON (${(err as Error).message})`);
   }
-}
-
-/** The STORE_CORRUPT error, always naming the file and the way out. */
-export function corrupt(file: string, reason: string): RlmError {
-  const dir = path.dirname(file).replace(/[\\/]segments$/, '');
-  return new RlmError(
-    'STORE_CORRUPT',
-    `store file ${file} is corrupt: ${reason.replace(/\s+/g, ' ').slice(0, 200)}. Run \`rlm repair --store ${dir}\` to rebuild derived files.`,
-    { file },
-  );
 }
 
 /** Throws BAD_INPUT when `dir` exists but is not a folder (a store path given by mistake). */

@@ -31,7 +31,7 @@ describe('entry points', () => {
     expect(files).toContain('src/runtime/rlm.ts');
     expect(files).toContain('src/runtime/providers/anthropic.ts');
     // Token counting only; its tokenizer (tiktoken) loads on the first count.
-    expect(under(files, 'memory/')).toEqual(['memory/ingest/tokens.ts']);
+    expect(under(files, 'memory/').sort()).toEqual(['memory/ingest/tokens.ts', 'memory/own-string.ts']);
     // The document list the prompt shows (plain data: no isolate, no native addon).
     expect(under(files, 'src/sandbox/').sort()).toEqual([
       'src/sandbox/documents.ts',
@@ -73,6 +73,7 @@ describe('entry points', () => {
     // The grep engine over the context and the reading of ids (over the ChunkReader interface) are
     // shared with the store; the store itself is not loaded.
     expect(under(files, 'memory/').sort()).toEqual([
+      'memory/corrupt.ts',
       'memory/grep/grep-scan.ts',
       'memory/grep/grep.ts',
       'memory/read.ts',

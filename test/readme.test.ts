@@ -26,8 +26,8 @@ describe('README', () => {
     expect(bin).toBe('rlm');
     const r = await cli(args, { cwd: ROOT });
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('2\n');
-    expect(README).toContain('It prints `2` on stdout');
+    expect(r.stdout).toBe('3\n');
+    expect(README).toContain('It prints `3` on stdout');
     // The summary it shows is the one printed, word for word but for the time taken.
     const shown = /and a summary on stderr:\s*`(rlm: [^`]+)`/.exec(README)?.[1];
     const anyTime = (line: string) => line.replace(/ · \d+(\.\d+)? s$/, ' · N s');

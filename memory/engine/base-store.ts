@@ -18,9 +18,9 @@ import {
 } from '../ingest/prepare.ts';
 import { type IngestTarget, importInto, ingestPathsInto, throwIfAborted } from '../ingest/run.ts';
 import { linkEnd, unknownId } from '../read.ts';
-import { buildSegment } from '../search/bm25.ts';
 import type { Embedder } from '../search/embedders/types.ts';
-import { linkSegment, SignatureIndex, type SignedChunk } from '../search/linker.ts';
+import type { SignedChunk } from '../search/linker.ts';
+import { buildTerms } from '../search/segment.ts';
 import type { VectorIndex } from '../search/vectors.ts';
 import type {
   AccessStats,
@@ -40,19 +40,22 @@ import type {
   StoreStats,
   TextRange,
 } from '../types.ts';
+import { segmentFiles } from './format-segment.ts';
 import { ChunkGraph, chunkKey } from './graph.ts';
+import { LinkWindow } from './link-window.ts';
 import { MemoryTail } from './memory-tail.ts';
 import type { CommittedState, Persistence } from './persistence.ts';
 import { purgeSegments } from './purge.ts';
-import { buildMeta, SEGMENT_VERSION, segmentName } from './segment.ts';
+import { segmentName } from './segment.ts';
 import { embedRecords } from './segment-builder.ts';
 
 export class BaseStore implements ChunkStoreApi {
   protected readonly graph: ChunkGraph;
   protected state: CommittedState;
   private writing: Promise<unknown> = Promise.resolve();
-  private signatures: SignatureIndex | undefined;
-  private signaturesAt = -1;
+  /** The chunks new ones are linked against, kept across the commits of one writer. */
+  private window: LinkWindow | undefined;
+  private windowAt = -1;
 
   protected readonly persistence: Persistence;
   protected readonly vectors: { index: VectorIndex; embedder: Embedder } | undefined;
@@ -69,7 +72,9 @@ export class BaseStore implements ChunkStoreApi {
     this.state = state;
     this.tail = new MemoryTail(persistence.source);
     this.tail.reset(state.memory?.journal ?? null);
-    this.graph = new ChunkGraph(this.tail, this.tail.view(state), (ids) => persistence.touch(ids));
+    this.graph = new ChunkGraph(this.tail, this.tail.view(state), (ids) => persistence.touch(ids), {
+      filesBacked: persistence.inFiles,
+    });
     if (vectors) this.graph.vectors = vectors;
   }
 
@@ -81,7 +86,7 @@ export class BaseStore implements ChunkStoreApi {
   }
 
   stats(): StoreStats {
-    return { ...this.graph.stats(), schema: this.state.memory ? 2 : 1 };
+    return { ...this.graph.stats(), schema: this.state.schema };
   }
   documents(): DocumentRecord[] {
     return this.graph.documents();
@@ -277,16 +282,13 @@ export class BaseStore implements ChunkStoreApi {
     const dropped = drop.flatMap((id) => documents.get(id) ?? []);
     for (const id of drop) documents.delete(id);
     for (const d of built.documents) documents.set(d.id, d);
-    const bm25 = buildSegment(records.map((r) => ({ id: chunkKey(name, r.id), text: r.text })));
-    const index = this.graph.indexWith(name, bm25);
+    const terms = buildTerms(records.map((r) => r.text));
     const alive = (c: SignedChunk) => documents.get(c.document)?.segment === c.segment;
-    const links = linkSegment(index, this.signatureIndex(), name, records, alive);
-    await this.persistence.writeSegment(name, {
-      chunks: { version: SEGMENT_VERSION, segment: name, chunks: records },
-      meta: buildMeta(name, createdAt, records),
-      bm25,
-      links: { version: SEGMENT_VERSION, segment: name, ...links },
-    });
+    const window = this.linkWindow();
+    // The window learns the new chunks as it links them: a failed commit leaves it ahead of the store.
+    this.window = undefined;
+    const links = window.link(name, records, terms, alive);
+    await this.persistence.writeSegment(name, segmentFiles(name, createdAt, records, terms, links));
     if (this.vectors && report?.warnings === undefined) {
       const stale = [...docs.map((d) => d.record.id), ...dropped.map((d) => d.id)].flatMap((id) => {
         const old = state.documents.get(id);
@@ -306,6 +308,8 @@ export class BaseStore implements ChunkStoreApi {
       }
     }
     const replaced = new Set([...docs.filter((d) => d.replaced).map((d) => d.record.id), ...drop]);
+    // The links of the versions this commit replaces or drops go with them; the new chunks' links come.
+    const lost = this.graph.liveLinksTouching([...replaced].flatMap((id) => state.documents.get(id) ?? []));
     await this.commit(
       patch({
         ...state,
@@ -314,27 +318,20 @@ export class BaseStore implements ChunkStoreApi {
         documents,
         segments: [...state.segments, name],
         manual: state.manual.filter((l) => !touchesDocument(l, replaced)),
+        related: this.graph.countRelated() - lost + links.edges.length,
       }),
     );
-    this.signaturesAt = this.state.generation;
+    window.keepOnly(new Set(this.state.segments));
+    this.window = window;
+    this.windowAt = this.state.generation;
   }
 
-  /** Signatures of every chunk in the store, kept across the batches of one ingest. */
-  private signatureIndex(): SignatureIndex {
-    if (this.signatures && this.signaturesAt === this.state.generation) return this.signatures;
-    const signatures = new SignatureIndex();
-    for (const segment of this.state.segments) {
-      const file = this.persistence.source.links(segment);
-      for (const d of this.persistence.source.meta(segment).docs) {
-        for (let i = 0; i < d.count; i++) {
-          const terms = file.signatures[d.first + i] ?? [];
-          signatures.add({ id: `${d.id}:${i}`, segment, document: d.id, ordinal: i, terms });
-        }
-      }
-    }
-    this.signatures = signatures;
-    this.signaturesAt = this.state.generation;
-    return signatures;
+  /** The link window over the store as committed, kept across the batches of one ingest. */
+  private linkWindow(): LinkWindow {
+    if (this.window && this.windowAt === this.state.generation) return this.window;
+    this.window = LinkWindow.load(this.state.segments, (name) => this.graph.segment(name));
+    this.windowAt = this.state.generation;
+    return this.window;
   }
 
   /**
@@ -391,7 +388,11 @@ export class BaseStore implements ChunkStoreApi {
   /** Drops segments that no longer hold a live chunk, then commits. */
   protected async commit(next: CommittedState): Promise<void> {
     const used = new Set([...next.documents.values()].map((d) => d.segment));
-    const state = { ...next, segments: next.segments.filter((s) => used.has(s)) };
+    const state = {
+      ...next,
+      segments: next.segments.filter((s) => used.has(s)),
+      schema: this.persistence.schema,
+    };
     await this.persistence.commit(state);
     this.setState(state);
   }
@@ -452,8 +453,16 @@ export class BaseStore implements ChunkStoreApi {
     for (const doc of docs) documents.delete(doc.id);
     patch?.(documents);
     const ids = new Set(docs.map((d) => d.id));
-    const purge = purgeSegments(this.persistence.source, state.segments, ids, documents, state.nextSegment);
-    for (const [name, files] of purge.files) await this.persistence.writeSegment(name, files);
+    const lost = this.graph.liveLinksTouching(docs);
+    const related = this.graph.countRelated() - lost;
+    const purge = await purgeSegments(
+      (name) => this.graph.segment(name),
+      state.segments,
+      ids,
+      documents,
+      state.nextSegment,
+      (name, files) => this.persistence.writeSegment(name, files),
+    );
     if (this.vectors) await this.vectors.index.copy(purge.moved);
     this.persistence.forgetAccess(ids);
     await this.commit({
@@ -463,6 +472,7 @@ export class BaseStore implements ChunkStoreApi {
       documents,
       segments: state.segments.map((s) => purge.renamed.get(s) ?? s),
       manual: state.manual.filter((l) => !touchesDocument(l, ids)),
+      related,
     });
     // After the commit, so a crash before it leaves the store as it was, vectors included.
     if (this.vectors) {

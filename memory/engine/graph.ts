@@ -14,38 +14,28 @@ import {
   GrepRunner,
   type GrepSegment,
 } from '../grep/grep.ts';
-import { Bm25Index, type Bm25Segment } from '../search/bm25.ts';
+import { Bm25Index } from '../search/bm25.ts';
 import type { Embedder } from '../search/embedders/types.ts';
 import { reciprocalRankFusion } from '../search/fusion.ts';
 import { passage } from '../search/passage.ts';
 import type { VectorIndex } from '../search/vectors.ts';
-import {
-  CHUNK_TYPES,
-  type ChunkRecord,
-  type ChunkType,
-  type DocumentRecord,
-  type GrepOptions,
-  type GrepResult,
-  type Link,
-  type LinkType,
-  type SearchHit,
-  type SearchOptions,
-  type StoreStats,
+import type {
+  ChunkRecord,
+  DocumentRecord,
+  GrepOptions,
+  GrepResult,
+  Link,
+  LinkType,
+  SearchHit,
+  SearchOptions,
+  StoreStats,
 } from '../types.ts';
-import { docIndexOf, parseChunkId, recordAt, type SegmentLinks, type SegmentMeta } from './segment.ts';
+import { parseChunkId, recordAt, type Segment } from './segment.ts';
 
-/** Where segment files come from: the store folder, or memory. Loads are synchronous and cached here. */
+/** Where segments come from: the store folder, or memory. Reads are synchronous; the graph caches segments. */
 export interface SegmentSource {
-  meta(segment: string): SegmentMeta;
-  /** The segment's chunk texts in chunk order; `meta` is its meta file, which the caller has already read. */
-  texts(segment: string, meta: SegmentMeta): string[];
-  bm25(segment: string): Bm25Segment;
-  links(segment: string): SegmentLinks;
-  /**
-   * The segment's text column and chunk file, when the segment lives in files (grep then reads them in
-   * its worker, one at a time); undefined for a segment held in memory.
-   */
-  filePaths?: ((segment: string) => { text: string; chunks: string } | undefined) | undefined;
+  /** The segment of this name, unopened (its parts load on first use). */
+  segment(name: string): Segment;
 }
 
 export interface GraphState {
@@ -54,6 +44,8 @@ export interface GraphState {
   /** supports / contradicts links set by hand. */
   manual: Link[];
   generation: number;
+  /** Live related_to links, when the state knows their number (schema 3 keeps it); counted otherwise. */
+  related?: number | undefined;
 }
 
 export interface VectorSearch {
@@ -73,15 +65,19 @@ function splitKey(key: string): { segment: string; id: string } {
   return { segment: key.slice(0, slash), id: key.slice(slash + 1) };
 }
 
+/** The live documents of one segment, by the position of their first chunk there. */
+interface LiveRuns {
+  firsts: number[];
+  docs: DocumentRecord[];
+}
+
 export class ChunkGraph {
   private state: GraphState;
-  private readonly metas = new Map<string, SegmentMeta>();
-  private readonly texts = new Map<string, string[]>();
+  private readonly opened = new Map<string, Segment>();
   private bm25: Bm25Index | undefined;
-  /** Segments in the BM25 index, which may run ahead of the committed state during an ingest. */
-  private readonly indexed = new Set<string>();
-  private related: Map<string, Link[]> | undefined;
-  /** Live related_to links; -1 until counted for the current state. */
+  /** Live documents per segment, built for the current state on first need. */
+  private live: Map<string, LiveRuns> | undefined;
+  /** Live related_to links counted for the current state (stores that do not keep the number); -1: not yet. */
   private relatedCount = -1;
   private grepRunner: GrepRunner | undefined;
   vectors: VectorSearch | undefined;
@@ -89,10 +85,19 @@ export class ChunkGraph {
   private readonly source: SegmentSource;
   private readonly onTouch: (ids: string[]) => void;
 
-  constructor(source: SegmentSource, state: GraphState, onTouch: (ids: string[]) => void = () => {}) {
+  /** Whether segments live in files: grep then tunes its worker for reading them. */
+  private readonly filesBacked: boolean;
+
+  constructor(
+    source: SegmentSource,
+    state: GraphState,
+    onTouch: (ids: string[]) => void = () => {},
+    opts: { filesBacked?: boolean } = {},
+  ) {
     this.source = source;
     this.onTouch = onTouch;
     this.state = state;
+    this.filesBacked = opts.filesBacked === true;
   }
 
   get generation(): number {
@@ -107,24 +112,18 @@ export class ChunkGraph {
     return this.state.manual;
   }
 
-  /** Moves to a newer state; caches of segments that are still there are kept (segments never change). */
+  /** Moves to a newer state; segments that are still there stay open (segments never change). */
   update(state: GraphState): void {
     const keep = new Set(state.segments);
-    for (const name of this.state.segments) {
-      if (!keep.has(name)) {
-        this.metas.delete(name);
-        this.texts.delete(name);
-      }
+    for (const [name, seg] of this.opened) {
+      if (keep.has(name)) continue;
+      seg.close();
+      this.opened.delete(name);
+      this.bm25?.removeSegment(name);
     }
-    for (const name of this.indexed) {
-      if (!keep.has(name)) {
-        this.bm25?.removeSegment(name);
-        this.indexed.delete(name);
-      }
-    }
-    if (this.bm25) for (const name of state.segments) this.addToIndex(this.bm25, name);
     this.state = state;
-    this.related = undefined;
+    if (this.bm25) for (const name of state.segments) this.addToIndex(this.bm25, name);
+    this.live = undefined;
     this.relatedCount = -1;
   }
 
@@ -134,6 +133,16 @@ export class ChunkGraph {
 
   document(id: string): DocumentRecord | undefined {
     return this.state.documents.get(id);
+  }
+
+  /** The segment of this name, opened once. */
+  segment(name: string): Segment {
+    let seg = this.opened.get(name);
+    if (!seg) {
+      seg = this.source.segment(name);
+      this.opened.set(name, seg);
+    }
+    return seg;
   }
 
   stats(): StoreStats {
@@ -149,24 +158,6 @@ export class ChunkGraph {
     let links = this.state.manual.length + this.countRelated();
     for (const d of this.state.documents.values()) links += Math.max(0, d.chunks - 1);
     return { documents: this.state.documents.size, chunks, links, tokens, bytes, schema: 1 };
-  }
-
-  private meta(segment: string): SegmentMeta {
-    let m = this.metas.get(segment);
-    if (!m) {
-      m = this.source.meta(segment);
-      this.metas.set(segment, m);
-    }
-    return m;
-  }
-
-  private segmentTexts(segment: string): string[] {
-    let t = this.texts.get(segment);
-    if (!t) {
-      t = this.source.texts(segment, this.meta(segment));
-      this.texts.set(segment, t);
-    }
-    return t;
   }
 
   /** Position of a live chunk: its segment and index there. */
@@ -185,77 +176,110 @@ export class ChunkGraph {
     return doc !== undefined && doc.segment === segment && parsed.ordinal < doc.chunks;
   }
 
+  /** The live document whose chunks hold position `idx` of `segment`, if any. */
+  private liveAt(segment: string, idx: number): DocumentRecord | undefined {
+    if (!this.live) {
+      const live = new Map<string, LiveRuns>();
+      const sorted = [...this.state.documents.values()]
+        .filter((d) => d.chunks > 0)
+        .sort((a, b) => a.first - b.first);
+      for (const d of sorted) {
+        let runs = live.get(d.segment);
+        if (!runs) {
+          runs = { firsts: [], docs: [] };
+          live.set(d.segment, runs);
+        }
+        runs.firsts.push(d.first);
+        runs.docs.push(d);
+      }
+      this.live = live;
+    }
+    const runs = this.live.get(segment);
+    if (!runs) return undefined;
+    let lo = 0;
+    let hi = runs.firsts.length - 1;
+    if (hi < 0 || runs.firsts[0]! > idx) return undefined;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (runs.firsts[mid]! <= idx) lo = mid;
+      else hi = mid - 1;
+    }
+    const doc = runs.docs[lo]!;
+    return idx < doc.first + doc.chunks ? doc : undefined;
+  }
+
   getChunk(id: string): ChunkRecord | undefined {
     const at = this.locate(id);
     if (!at) return undefined;
-    const meta = this.meta(at.segment);
-    return recordAt(meta, at.idx, docIndexOf(meta, at.idx), this.segmentTexts(at.segment)[at.idx] ?? '');
+    const seg = this.segment(at.segment);
+    return recordAt(seg.columns(), at.idx, seg.text(at.idx));
   }
 
   documentChunks(documentId: string): ChunkRecord[] {
     const doc = this.state.documents.get(documentId);
-    if (!doc) return [];
-    const out: ChunkRecord[] = [];
-    for (let i = 0; i < doc.chunks; i++) {
-      const c = this.getChunk(`${doc.id}:${i}`);
-      if (c) out.push(c);
-    }
-    return out;
-  }
-
-  /** Every live chunk as `{segment, id, text}`, in store order (for grep and repair). */
-  *liveChunks(): Generator<{ segment: string; id: string; idx: number; text: string }> {
-    for (const doc of [...this.state.documents.values()].sort(byPath)) {
-      if (doc.chunks === 0) continue;
-      const texts = this.segmentTexts(doc.segment);
-      for (let i = 0; i < doc.chunks; i++) {
-        yield {
-          segment: doc.segment,
-          id: `${doc.id}:${i}`,
-          idx: doc.first + i,
-          text: texts[doc.first + i] ?? '',
-        };
-      }
-    }
+    if (!doc || doc.chunks === 0) return [];
+    const seg = this.segment(doc.segment);
+    const columns = seg.columns();
+    return seg
+      .texts(doc.first, doc.first + doc.chunks)
+      .map((text, i) => recordAt(columns, doc.first + i, text));
   }
 
   /**
-   * The number of live related_to links, without building {@link relatedLinks}' map: an ingest reports
-   * the count at its end, where that map (an object per link) would raise the peak memory for nothing.
+   * The number of live related_to links: kept by the state of a schema 3 store, counted over every
+   * segment's links for older stores (once per state).
    */
-  private countRelated(): number {
+  countRelated(): number {
+    if (this.state.related !== undefined) return this.state.related;
     if (this.relatedCount < 0) {
       let count = 0;
       for (const segment of this.state.segments) {
-        for (const [from, to, toSegment] of this.source.links(segment).related)
-          if (this.isLiveKey(segment, from) && this.isLiveKey(toSegment, to)) count++;
+        for (const e of this.segment(segment).links().all())
+          if (this.liveAt(segment, e.fromIdx) && this.isLiveKey(e.toSegment, e.to)) count++;
       }
       this.relatedCount = count;
     }
     return this.relatedCount;
   }
 
-  private relatedLinks(): Map<string, Link[]> {
-    if (this.related) return this.related;
-    const map = new Map<string, Link[]>();
-    let count = 0;
-    const add = (key: string, link: Link) => {
-      const list = map.get(key);
-      if (list) list.push(link);
-      else map.set(key, [link]);
-    };
-    for (const segment of this.state.segments) {
-      for (const [from, to, toSegment, strength] of this.source.links(segment).related) {
-        if (!this.isLiveKey(segment, from) || !this.isLiveKey(toSegment, to)) continue;
-        const link: Link = { from, to, type: 'related_to', strength };
-        add(from, link);
-        add(to, link);
-        count++;
+  /**
+   * The live related_to links that touch a chunk of `docs` (records as the current state has them), each
+   * once: what a commit that removes or replaces those documents takes from the count.
+   */
+  liveLinksTouching(docs: readonly DocumentRecord[]): number {
+    const dying = new Map<string, Set<number>>();
+    for (const d of docs) {
+      if (d.chunks === 0 || this.state.documents.get(d.id)?.segment !== d.segment) continue;
+      let set = dying.get(d.segment);
+      if (!set) {
+        set = new Set();
+        dying.set(d.segment, set);
+      }
+      for (let i = 0; i < d.chunks; i++) set.add(d.first + i);
+    }
+    if (dying.size === 0) return 0;
+    const seen = new Set<string>();
+    for (const [segment, positions] of dying) {
+      const links = this.segment(segment).links();
+      for (const idx of positions) {
+        for (const e of links.from(idx))
+          if (this.isLiveKey(e.toSegment, e.to)) seen.add(`${segment}/${idx}>${e.toSegment}/${e.to}`);
+      }
+      for (const other of this.state.segments) {
+        const theirs = this.segment(other).links();
+        if (!theirs.linksInto(segment)) continue;
+        for (const idx of positions) {
+          const doc = this.liveAt(segment, idx);
+          if (!doc) continue;
+          const id = `${doc.id}:${idx - doc.first}`;
+          for (const e of theirs.into(segment, idx, id)) {
+            const from = this.locate(e.from);
+            if (from?.segment === other) seen.add(`${other}/${from.idx}>${segment}/${id}`);
+          }
+        }
       }
     }
-    this.related = map;
-    this.relatedCount = count;
-    return map;
+    return seen.size;
   }
 
   neighbors(id: string, type?: LinkType): Link[] {
@@ -265,9 +289,41 @@ export class ChunkGraph {
     const ordinal = at.idx - doc.first;
     const out = positionLinks(doc.id, ordinal, doc.chunks, type);
     const want = (t: LinkType) => type === undefined || type === t;
-    if (want('related_to')) out.push(...(this.relatedLinks().get(id) ?? []));
+    if (want('related_to')) out.push(...this.relatedOf(id, at.segment, at.idx));
     for (const link of this.state.manual) {
       if ((link.from === id || link.to === id) && want(link.type)) out.push(link);
+    }
+    return out;
+  }
+
+  /**
+   * The live related_to links of one chunk: those stored with it (out of it) and those the segments
+   * holding links into its segment store (into it), in segment order and, within a segment, by the
+   * position of the chunk they leave.
+   */
+  private relatedOf(id: string, segment: string, idx: number): Link[] {
+    const out: Link[] = [];
+    for (const name of this.state.segments) {
+      const links = this.segment(name).links();
+      const found: { from: number; link: Link }[] = [];
+      if (name === segment) {
+        for (const e of links.from(idx)) {
+          if (this.isLiveKey(e.toSegment, e.to))
+            found.push({ from: idx, link: { from: id, to: e.to, type: 'related_to', strength: e.strength } });
+        }
+      }
+      if (links.linksInto(segment)) {
+        for (const e of links.into(segment, idx, id)) {
+          const from = this.locate(e.from);
+          if (from?.segment === name)
+            found.push({
+              from: from.idx,
+              link: { from: e.from, to: id, type: 'related_to', strength: e.strength },
+            });
+        }
+      }
+      found.sort((a, b) => a.from - b.from);
+      for (const f of found) out.push(f.link);
     }
     return out;
   }
@@ -281,21 +337,9 @@ export class ChunkGraph {
     return this.bm25;
   }
 
-  private addToIndex(index: Bm25Index, name: string, seg?: Bm25Segment): void {
-    if (this.indexed.has(name)) return;
-    index.addSegment(name, seg ?? this.source.bm25(name));
-    this.indexed.add(name);
-  }
-
-  /**
-   * The BM25 index including a segment that is being written (not yet committed), so the linker sees
-   * document frequencies with the new chunks counted. Its chunks stay invisible to search until the
-   * commit makes their documents point at the segment.
-   */
-  indexWith(name: string, seg: Bm25Segment): Bm25Index {
-    const index = this.index();
-    this.addToIndex(index, name, seg);
-    return index;
+  private addToIndex(index: Bm25Index, name: string): void {
+    if (index.has(name)) return;
+    index.addSegment(name, this.segment(name).bm25());
   }
 
   /** Loads the search index now (store open stays cheap; this is the first search's cost). */
@@ -303,35 +347,41 @@ export class ChunkGraph {
     this.index();
   }
 
+  /** Whether chunk `idx` of `segment` (of live document `doc`) passes a search's filters. */
+  private passes(doc: DocumentRecord, segment: string, idx: number, f: SearchFilter): boolean {
+    if (f.docs && !f.docs.has(doc.id)) return false;
+    if (doc.memory?.archivedAt !== undefined && f.opts.archived !== true) return false;
+    if ((f.memoriesOnly || f.opts.topic !== undefined) && !doc.memory) return false;
+    if (f.opts.topic !== undefined && doc.memory?.topic !== f.opts.topic) return false;
+    if (f.opts.where && !f.opts.where(doc)) return false;
+    if (!f.types && !f.tags) return true;
+    const columns = this.segment(segment).columns();
+    if (f.types && !f.types.has(columns.type(idx))) return false;
+    if (f.tags) {
+      const have = new Set(columns.tags(idx));
+      if (!f.tags.every((t) => have.has(t))) return false;
+    }
+    return true;
+  }
+
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
     const k = opts.k ?? 10;
     if (!Number.isInteger(k) || k < 1)
       throw new RlmError('BAD_INPUT', `k must be a positive integer, got ${k}`);
-    const docs = toSet(opts.document);
     const wanted = toSet(opts.type);
     // `memory` is not a chunk type but a kind of document: it keeps memories, the rest filter chunks.
     const memoriesOnly = wanted?.delete('memory') === true;
-    const types = wanted && wanted.size > 0 ? wanted : undefined;
-    const tags = opts.tags && opts.tags.length > 0 ? opts.tags : undefined;
-    const filter = (key: string): boolean => {
+    const f: SearchFilter = {
+      opts,
+      docs: toSet(opts.document),
+      memoriesOnly,
+      types: wanted && wanted.size > 0 ? wanted : undefined,
+      tags: opts.tags && opts.tags.length > 0 ? opts.tags : undefined,
+    };
+    const byKey = (key: string): boolean => {
       const { segment, id } = splitKey(key);
-      if (!this.isLiveKey(segment, id)) return false;
-      const parsed = parseChunkId(id)!;
-      if (docs && !docs.has(parsed.document)) return false;
-      const doc = this.state.documents.get(parsed.document)!;
-      if (doc.memory?.archivedAt !== undefined && opts.archived !== true) return false;
-      if ((memoriesOnly || opts.topic !== undefined) && !doc.memory) return false;
-      if (opts.topic !== undefined && doc.memory?.topic !== opts.topic) return false;
-      if (opts.where && !opts.where(doc)) return false;
-      if (!types && !tags) return true;
-      const meta = this.meta(segment);
-      const idx = doc.first + parsed.ordinal;
-      if (types && !types.has(typeNameOf(meta, idx))) return false;
-      if (tags) {
-        const have = new Set(meta.tags[idx]!.map((t) => meta.tagTable[t]));
-        if (!tags.every((t) => have.has(t))) return false;
-      }
-      return true;
+      const at = this.locate(id);
+      return at !== undefined && at.segment === segment && this.passes(at.doc, segment, at.idx, f);
     };
     const mode = opts.mode ?? (this.vectors ? 'hybrid' : 'bm25');
     if (mode !== 'bm25' && !this.vectors) {
@@ -343,7 +393,18 @@ export class ChunkGraph {
     const depth = mode === 'hybrid' ? Math.max(k * 4, 50) : k;
     let ranked: { id: string; score: number }[] = [];
     if (mode !== 'vector') {
-      ranked = this.index().search(query, { k: depth, filter, fuzzy: opts.fuzzy ?? true });
+      const hits = this.index().searchChunks(query, {
+        k: depth,
+        fuzzy: opts.fuzzy ?? true,
+        where: (segment, idx) => {
+          const doc = this.liveAt(segment, idx);
+          return doc !== undefined && this.passes(doc, segment, idx, f);
+        },
+      });
+      ranked = hits.map((h) => {
+        const doc = this.liveAt(h.segment, h.idx)!;
+        return { id: chunkKey(h.segment, `${doc.id}:${h.idx - doc.first}`), score: h.score };
+      });
     }
     if (mode !== 'bm25' && this.vectors) {
       let vector: ArrayLike<number> | undefined;
@@ -357,7 +418,7 @@ export class ChunkGraph {
         );
       }
       if (vector !== undefined) {
-        const hits = await this.vectors.index.query(Array.from(vector), depth, filter);
+        const hits = await this.vectors.index.query(Array.from(vector), depth, byKey);
         ranked = mode === 'vector' ? hits : reciprocalRankFusion([ranked, hits]);
       }
     }
@@ -367,17 +428,17 @@ export class ChunkGraph {
       const parsed = parseChunkId(id)!;
       const doc = this.state.documents.get(parsed.document)!;
       const idx = doc.first + parsed.ordinal;
-      const meta = this.meta(segment);
-      const text = this.segmentTexts(segment)[idx] ?? '';
+      const seg = this.segment(segment);
+      const columns = seg.columns();
       out.push({
         id,
         score: hit.score,
-        preview: passage(text, query, PREVIEW_CHARS),
+        preview: passage(seg.text(idx), query, PREVIEW_CHARS),
         document: parsed.document,
         path: doc.path,
-        tokens: meta.tokens[idx]!,
-        tags: meta.tags[idx]!.map((t) => meta.tagTable[t]!),
-        type: typeNameOf(meta, idx),
+        tokens: columns.tokens(idx),
+        tags: columns.tags(idx),
+        type: columns.type(idx),
       });
     }
     if (opts.touch !== false) this.onTouch(out.map((h) => h.id));
@@ -420,35 +481,31 @@ export class ChunkGraph {
 
   /**
    * Chunk offsets a grep needs for a document: only where its chunks are not its text back to back
-   * (`size` overlaps them, `turn` renders JSONL), so other segments' meta files are not read for it.
+   * (`size` overlaps them, `turn` renders JSONL), so other segments' headers are not read for it.
    */
   private offsetsFor(doc: DocumentRecord): { starts: number[]; ends: number[] } | undefined {
     if (doc.chunker !== 'size' && doc.chunker !== 'turn') return undefined;
-    const meta = this.meta(doc.segment);
-    return {
-      starts: meta.start.slice(doc.first, doc.first + doc.chunks),
-      ends: meta.end.slice(doc.first, doc.first + doc.chunks),
-    };
+    const columns = this.segment(doc.segment).columns();
+    const starts: number[] = [];
+    const ends: number[] = [];
+    for (let i = doc.first; i < doc.first + doc.chunks; i++) {
+      starts.push(columns.start(i));
+      ends.push(columns.end(i));
+    }
+    return { starts, ends };
   }
 
   async grep(pattern: string, opts: GrepOptions = {}): Promise<GrepResult> {
     const docs = this.namedDocuments(toSet(opts.document));
-    const inFiles = this.state.segments.some((s) => this.source.filePaths?.(s));
+    const inFiles = this.state.segments.some((s) => this.segment(s).paths !== undefined);
     // Decided by where segments live, not by whether there are any yet: the runner keeps its worker.
-    this.grepRunner ??= new GrepRunner(
-      [],
-      this.source.filePaths ? { workerYoungMb: FILE_GREP_YOUNG_MB } : {},
-    );
+    this.grepRunner ??= new GrepRunner([], this.filesBacked ? { workerYoungMb: FILE_GREP_YOUNG_MB } : {});
     const { document: _named, ...rest } = opts;
     if (!inFiles) {
       // A store held in memory: the worker keeps a copy of the corpus between greps (the `document`
       // filter applies there, so one copy serves every filter).
       const chunks: GrepChunk[] = [];
-      for (const doc of this.sortedDocuments()) {
-        const texts = this.segmentTexts(doc.segment);
-        const offsets = this.offsetsFor(doc);
-        for (let i = 0; i < doc.chunks; i++) chunks.push(grepChunk(doc, i, texts, offsets));
-      }
+      for (const doc of this.sortedDocuments()) chunks.push(...this.grepChunks(doc));
       const filter = docs ? { ...rest, document: [...docs] } : rest;
       return this.grepRunner.grep({ version: this.state.generation, chunks }, pattern, filter);
     }
@@ -465,11 +522,11 @@ export class ChunkGraph {
     for (const s of this.state.segments) {
       const live = bySegment.get(s);
       if (!live) continue;
-      const files = this.source.filePaths?.(s);
+      const paths = this.segment(s).paths;
       segments.push(
-        files
-          ? { segment: s, ...files, runs: live.map((d) => this.grepRun(d)) }
-          : { documents: live.map((d) => d.id), inline: this.liveChunksOf(s, live) },
+        paths
+          ? { segment: s, ...paths, runs: live.map((d) => this.grepRun(d)) }
+          : { documents: live.map((d) => d.id), inline: live.flatMap((d) => this.grepChunks(d)) },
       );
     }
     return this.grepRunner.grepSegments(
@@ -495,42 +552,37 @@ export class ChunkGraph {
     return run;
   }
 
-  /** The live chunks of `documents` in an in-memory segment, as grep needs them. */
-  private liveChunksOf(segment: string, documents: DocumentRecord[]): GrepChunk[] {
-    const texts = this.segmentTexts(segment);
-    const out: GrepChunk[] = [];
-    for (const doc of documents) {
-      const offsets = this.offsetsFor(doc);
-      for (let i = 0; i < doc.chunks; i++) out.push(grepChunk(doc, i, texts, offsets));
-    }
-    return out;
+  /** The chunks of a document held in memory, as grep needs them. */
+  private grepChunks(doc: DocumentRecord): GrepChunk[] {
+    const texts = this.segment(doc.segment).texts(doc.first, doc.first + doc.chunks);
+    const offsets = this.offsetsFor(doc);
+    return texts.map((text, i) => {
+      const chunk: GrepChunk = { id: `${doc.id}:${i}`, text, document: doc.id };
+      const start = offsets?.starts[i];
+      const end = offsets?.ends[i];
+      if (start !== undefined && end !== undefined) {
+        chunk.start = start;
+        chunk.end = end;
+      }
+      return chunk;
+    });
   }
 
   close(): void {
     this.grepRunner?.close();
     this.grepRunner = undefined;
+    for (const seg of this.opened.values()) seg.close();
+    this.opened.clear();
   }
 }
 
-/** Chunk `i` of `doc` as grep reads it. */
-function grepChunk(
-  doc: DocumentRecord,
-  i: number,
-  texts: string[],
-  offsets: { starts: number[]; ends: number[] } | undefined,
-): GrepChunk {
-  const chunk: GrepChunk = { id: `${doc.id}:${i}`, text: texts[doc.first + i] ?? '', document: doc.id };
-  const start = offsets?.starts[i];
-  const end = offsets?.ends[i];
-  if (start !== undefined && end !== undefined) {
-    chunk.start = start;
-    chunk.end = end;
-  }
-  return chunk;
-}
-
-function typeNameOf(meta: SegmentMeta, idx: number): ChunkType {
-  return CHUNK_TYPES[meta.type[idx]!] ?? 'text';
+/** A search's filters, worked out once per search. */
+interface SearchFilter {
+  opts: SearchOptions;
+  docs: Set<string> | undefined;
+  memoriesOnly: boolean;
+  types: Set<string> | undefined;
+  tags: string[] | undefined;
 }
 
 function toSet<T extends string>(v: T | T[] | undefined): Set<T> | undefined {

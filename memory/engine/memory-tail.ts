@@ -4,13 +4,15 @@
  * entries from entry S on), so search, grep, get_chunk and neighbors see a memory the moment
  * `remember` returns, without rewriting any store file.
  */
+import { BufferBlob } from '../blob.ts';
 import { buildRecords, memoryPending } from '../ingest/prepare.ts';
 import { isJournalEntry, type JournalEntry } from '../memories/memory-model.ts';
-import { buildSegment } from '../search/bm25.ts';
+import { buildTerms } from '../search/segment.ts';
 import type { ChunkRecord, DocumentRecord } from '../types.ts';
-import { chunkKey, type GraphState, type SegmentSource } from './graph.ts';
-import type { CommittedState, Persistence, SegmentFiles } from './persistence.ts';
-import { buildMeta, SEGMENT_VERSION, type SegmentMeta } from './segment.ts';
+import { FormatSegment, type SegmentFiles, segmentFiles } from './format-segment.ts';
+import type { GraphState, SegmentSource } from './graph.ts';
+import type { CommittedState, Persistence } from './persistence.ts';
+import type { Segment } from './segment.ts';
 
 /** Tail block sizes: closed blocks of 64 and of 8 entries, then one open block of fewer than 8. */
 const BIG = 64;
@@ -39,18 +41,27 @@ function buildOne(e: JournalEntry): Built {
   return { record: records[0]!, doc: documents[0]! };
 }
 
-/** The four files of a tail block (no links: a fold computes them) and its document records. */
-function tailFiles(name: string, part: Built[]): { files: SegmentFiles; documents: DocumentRecord[] } {
+/** A segment held in memory: its files' bytes, read through the same readers as files on disk. */
+export function memorySegment(name: string, files: SegmentFiles): Segment {
+  const blob = (parts: Buffer[]) => new BufferBlob(Buffer.concat(parts), `(memory ${name})`);
+  return new FormatSegment(name, {
+    chunks: blob(files.chunks),
+    bm25: blob(files.bm25),
+    links: blob(files.links),
+  });
+}
+
+/** A tail block as a segment (no links: a fold computes them) and its document records. */
+function tailBlock(name: string, part: Built[]): { segment: Segment; documents: DocumentRecord[] } {
   const createdAt = part[0]?.record.createdAt ?? new Date(0).toISOString();
-  const records = part.map((b) => b.record);
+  const records: ChunkRecord[] = part.map((b) => b.record);
+  const files = segmentFiles(name, createdAt, records, buildTerms(records.map((r) => r.text)), {
+    edges: [],
+    signatures: records.map(() => []),
+  });
   return {
     documents: part.map((b, i) => ({ ...b.doc, segment: name, first: i })),
-    files: {
-      chunks: { version: SEGMENT_VERSION, segment: name, chunks: records },
-      meta: buildMeta(name, createdAt, records),
-      bm25: buildSegment(records.map((r) => ({ id: chunkKey(name, r.id), text: r.text }))),
-      links: { version: SEGMENT_VERSION, segment: name, related: [], signatures: records.map(() => []) },
-    },
+    segment: memorySegment(name, files),
   };
 }
 
@@ -60,7 +71,7 @@ export class MemoryTail implements SegmentSource {
   end = 0;
   private entries: JournalEntry[] = [];
   private built: Built[] = [];
-  private readonly blocks = new Map<string, SegmentFiles>();
+  private readonly blocks = new Map<string, Segment>();
   /** Document records of each block, by block name (they name their segment). */
   private readonly blockDocs = new Map<string, DocumentRecord[]>();
   /** Blocks added since the graph's view last took their documents. */
@@ -72,16 +83,8 @@ export class MemoryTail implements SegmentSource {
 
   private readonly base: SegmentSource;
 
-  /**
-   * Where the base keeps a segment's files (a block lives in memory: undefined). Only there when the base
-   * keeps segments in files, so a graph over memory alone can tell without a segment to ask about.
-   */
-  readonly filePaths: SegmentSource['filePaths'];
-
   constructor(base: SegmentSource) {
     this.base = base;
-    const basePaths = base.filePaths?.bind(base);
-    this.filePaths = basePaths && ((segment) => (this.files(segment) ? undefined : basePaths(segment)));
   }
 
   get size(): number {
@@ -145,8 +148,8 @@ export class MemoryTail implements SegmentSource {
     }
     for (const [name, [at, n]] of wanted) {
       if (this.blocks.has(name)) continue;
-      const built = tailFiles(name, this.built.slice(at!, at! + n!));
-      this.blocks.set(name, built.files);
+      const built = tailBlock(name, this.built.slice(at!, at! + n!));
+      this.blocks.set(name, built.segment);
       this.blockDocs.set(name, built.documents);
       this.fresh.push(name);
     }
@@ -169,23 +172,11 @@ export class MemoryTail implements SegmentSource {
       segments: [...state.segments, ...this.order],
       manual: state.manual,
       generation: state.generation * MAX_TAIL + this.entries.length,
+      related: state.related,
     };
   }
 
-  private files(segment: string): SegmentFiles | undefined {
-    return segment.startsWith('jrn-') ? this.blocks.get(segment) : undefined;
-  }
-  meta(segment: string) {
-    return this.files(segment)?.meta ?? this.base.meta(segment);
-  }
-  texts(segment: string, meta: SegmentMeta): string[] {
-    const f = this.files(segment);
-    return f ? f.chunks.chunks.map((c) => c.text) : this.base.texts(segment, meta);
-  }
-  bm25(segment: string) {
-    return this.files(segment)?.bm25 ?? this.base.bm25(segment);
-  }
-  links(segment: string) {
-    return this.files(segment)?.links ?? this.base.links(segment);
+  segment(name: string): Segment {
+    return (name.startsWith('jrn-') ? this.blocks.get(name) : undefined) ?? this.base.segment(name);
   }
 }

@@ -1,12 +1,13 @@
 /**
- * The seam between a chunk store and where its bytes live: a folder of JSON files
+ * The seam between a chunk store and where its bytes live: a folder of segment files
  * (memory/files/directory.ts) or memory (memory/in-memory/store.ts).
  */
 
-import type { Bm25Segment } from '../search/bm25.ts';
 import type { AccessStats, MemoryConfig } from '../types.ts';
+import type { SegmentFiles } from './format-segment.ts';
 import type { GraphState, SegmentSource } from './graph.ts';
-import type { SegmentChunksFile, SegmentLinks, SegmentMeta } from './segment.ts';
+
+export type { SegmentFiles } from './format-segment.ts';
 
 /** The committed state of a store: what its manifest names. */
 export interface CommittedState extends GraphState {
@@ -14,14 +15,10 @@ export interface CommittedState extends GraphState {
   embedder: { spec: string; dimensions: number } | null;
   /** Memory settings and journal; absent until the first memory. */
   memory?: MemoryConfig | undefined;
-}
-
-/** The four files of one segment. */
-export interface SegmentFiles {
-  chunks: SegmentChunksFile;
-  meta: SegmentMeta;
-  bm25: Bm25Segment;
-  links: SegmentLinks;
+  /** The schema the store was last committed with (memory/SCHEMA.md): what stats report. */
+  schema: number;
+  /** Live segments in the schema 1/2 format, which `rlm repair` rewrites (folder stores only). */
+  legacy?: readonly string[] | undefined;
 }
 
 /** A writer's hold on a store; released once its commit is done (or abandoned). */
@@ -32,6 +29,10 @@ export interface StoreLock {
 /** Where a store keeps its data. */
 export interface Persistence {
   readonly source: SegmentSource;
+  /** Whether segments are kept in files (grep then reads them in its worker, one at a time). */
+  readonly inFiles: boolean;
+  /** The schema {@link commit} writes (memory/SCHEMA.md). */
+  readonly schema: number;
   /** The latest committed state (a writer calls it under the lock). */
   readState(): Promise<CommittedState>;
   /** The latest committed generation: a cheap check before {@link readState}. */

@@ -6,24 +6,22 @@
  * one gets a new name (segments are immutable by name; readers cache them) holding the live chunks only,
  * with their BM25 index, signatures and related_to links carried over, in the delete's own commit.
  */
-import { buildSegment } from '../search/bm25.ts';
+import { buildTerms, type SegmentTerms } from '../search/segment.ts';
 import type { ChunkRecord, DocumentRecord } from '../types.ts';
-import { chunkKey, type SegmentSource } from './graph.ts';
-import type { SegmentFiles } from './persistence.ts';
-import {
-  buildMeta,
-  docIndexOf,
-  parseChunkId,
-  recordAt,
-  SEGMENT_VERSION,
-  type SegmentLinks,
-  segmentName,
-} from './segment.ts';
+import { type SegmentFiles, segmentFiles } from './format-segment.ts';
+import { chunkKey } from './graph.ts';
+import type { OutEdge } from './links-file.ts';
+
+/** A segment's links as written: edges out of its chunks, and each chunk's signature. */
+export interface SegmentLinks {
+  edges: OutEdge[];
+  signatures: string[][];
+}
+
+import { parseChunkId, recordAt, type Segment, segmentName } from './segment.ts';
 
 /** What a delete writes besides the documents file. */
 export interface Purge {
-  /** New segment files by name, to write before the commit. */
-  files: Map<string, SegmentFiles>;
   /** Old segment name → the name of its rewrite. */
   renamed: Map<string, string>;
   /** Vector keys of chunks that moved: [old, new]. */
@@ -32,76 +30,141 @@ export interface Purge {
 }
 
 /**
- * Plans the rewrite of every segment (of `segments`) that holds a chunk of a `deleted` document and also
- * live chunks of others. `after` is the documents map without the deleted ones: the records of documents
- * that move are replaced in it (new segment, new first index).
+ * Rewrites every segment (of `segments`) that holds a chunk of a `deleted` document and also live chunks
+ * of others, writing each through `write` before the caller commits. `after` is the documents map without
+ * the deleted ones: the records of documents that move are replaced in it (new segment, new first index).
  */
-export function purgeSegments(
-  source: SegmentSource,
+export async function purgeSegments(
+  open: (name: string) => Segment,
   segments: readonly string[],
   deleted: ReadonlySet<string>,
   after: Map<string, DocumentRecord>,
   nextSegment: number,
-): Purge {
+  write: (name: string, files: SegmentFiles) => Promise<void>,
+): Promise<Purge> {
+  // Live segments holding any version of a deleted document (a replaced one stays until compacted).
+  const liveIn = liveDocuments(after);
+  const targets = segments.filter(
+    (s) =>
+      liveIn.has(s) &&
+      open(s)
+        .columns()
+        .docs.some((run) => deleted.has(run.id)),
+  );
+  const renamed = new Map<string, string>();
+  for (const s of targets) renamed.set(s, segmentName(nextSegment++));
+  const moved = await rewriteSegments(open, segments, renamed, after, write);
+  return { renamed, moved, nextSegment };
+}
+
+/** The documents of `documents` by the segment holding them. */
+export function liveDocuments(documents: ReadonlyMap<string, DocumentRecord>): Map<string, DocumentRecord[]> {
   const liveIn = new Map<string, DocumentRecord[]>();
-  for (const d of after.values()) {
+  for (const d of documents.values()) {
     const list = liveIn.get(d.segment);
     if (list) list.push(d);
     else liveIn.set(d.segment, [d]);
   }
-  // Live segments holding any version of a deleted document (a replaced one stays until compacted).
-  const targets = segments.filter(
-    (s) => liveIn.has(s) && source.meta(s).docs.some((run) => deleted.has(run.id)),
-  );
-  const purge: Purge = { files: new Map(), renamed: new Map(), moved: [], nextSegment };
-  if (targets.length === 0) return purge;
-  for (const s of targets) purge.renamed.set(s, segmentName(purge.nextSegment++));
+  return liveIn;
+}
 
+/**
+ * Writes the segments `renamed` names again under their new names, one at a time, with the chunks of the
+ * documents `after` places in them, and moves those records in `after`; returns the vector keys that
+ * moved. Links carried over: the moved chunks' own live links, and the live links other segments (those
+ * not rewritten) hold into them, turned around (the relation is symmetric). Deletes and repair share it.
+ * `open` gives a segment whose columns and texts the documents' records (`first`, `chunks`) describe.
+ */
+export async function rewriteSegments(
+  open: (name: string) => Segment,
+  segments: readonly string[],
+  renamed: ReadonlyMap<string, string>,
+  after: Map<string, DocumentRecord>,
+  write: (name: string, files: SegmentFiles) => Promise<void>,
+  /**
+   * Links computed anew for a segment whose own links were lost (repair), added to those carried over;
+   * undefined keeps what the segment had.
+   */
+  relink?: (name: string, records: ChunkRecord[], terms: SegmentTerms) => SegmentLinks | undefined,
+): Promise<[string, string][]> {
+  const before = new Map(after);
+  const liveIn = liveDocuments(before);
   const live = (segment: string, id: string): boolean => {
     const parsed = parseChunkId(id);
     if (!parsed) return false;
-    const doc = after.get(parsed.document);
+    const doc = before.get(parsed.document);
     return doc !== undefined && doc.segment === segment && parsed.ordinal < doc.chunks;
   };
-  // related_to links of the chunks that move: their own, and those pointing at them from other
-  // segments, turned around (the relation is symmetric) since those segments are not rewritten.
-  const related = new Map<string, SegmentLinks['related']>([...purge.renamed.values()].map((n) => [n, []]));
-  for (const s of segments) {
-    const into = purge.renamed.get(s);
-    for (const [from, to, toSegment, strength] of source.links(s).related) {
-      if (!live(s, from) || !live(toSegment, to)) continue;
-      if (into) related.get(into)!.push([from, to, purge.renamed.get(toSegment) ?? toSegment, strength]);
-      else {
-        const target = purge.renamed.get(toSegment);
-        if (target) related.get(target)!.push([to, from, s, strength]);
+  // New places first, so links between two moved chunks point at the right position.
+  const plans: { from: string; name: string; docs: DocumentRecord[] }[] = [];
+  for (const [from, name] of renamed) {
+    const docs = [...(liveIn.get(from) ?? [])].sort((a, b) => a.first - b.first);
+    let first = 0;
+    for (const doc of docs) {
+      after.set(doc.id, { ...doc, segment: name, first });
+      first += doc.chunks;
+    }
+    plans.push({ from, name, docs });
+  }
+  const place = (id: string): { segment: string; idx: number } | undefined => {
+    const parsed = parseChunkId(id);
+    const doc = parsed && after.get(parsed.document);
+    return doc && parsed.ordinal < doc.chunks
+      ? { segment: doc.segment, idx: doc.first + parsed.ordinal }
+      : undefined;
+  };
+  const kept = segments.filter((s) => !renamed.has(s));
+  const moved: [string, string][] = [];
+  for (const { from, name, docs } of plans) {
+    const seg = open(from);
+    const links = seg.links();
+    const edges: OutEdge[] = [];
+    const add = (a: string, b: string, strength: number) => {
+      const p = place(a);
+      const q = place(b);
+      if (p && q && p.segment === name)
+        edges.push({ fromIdx: p.idx, to: b, toSegment: q.segment, toIdx: q.idx, strength });
+    };
+    for (const doc of docs) {
+      const oldFirst = before.get(doc.id)!.first;
+      for (let i = 0; i < doc.chunks; i++) {
+        const id = `${doc.id}:${i}`;
+        for (const e of links.from(oldFirst + i)) if (live(e.toSegment, e.to)) add(id, e.to, e.strength);
       }
     }
-  }
-
-  for (const s of targets) {
-    const name = purge.renamed.get(s)!;
-    const meta = source.meta(s);
-    const texts = source.texts(s, meta);
-    const signatures = source.links(s).signatures;
+    // Links into moved chunks from segments that stay as they are.
+    for (const s of kept) {
+      const theirs = open(s).links();
+      if (!theirs.linksInto(from)) continue;
+      for (const doc of docs) {
+        const oldFirst = before.get(doc.id)!.first;
+        for (let i = 0; i < doc.chunks; i++) {
+          const id = `${doc.id}:${i}`;
+          for (const e of theirs.into(from, oldFirst + i, id))
+            if (live(s, e.from)) add(id, e.from, e.strength);
+        }
+      }
+    }
+    const columns = seg.columns();
+    const signatures = links.signatures();
     const records: ChunkRecord[] = [];
     const signed: string[][] = [];
-    const docs = liveIn.get(s)!.sort((a, b) => a.first - b.first);
     for (const doc of docs) {
-      const first = records.length;
+      const oldFirst = before.get(doc.id)!.first;
+      const texts = seg.texts(oldFirst, oldFirst + doc.chunks);
       for (let i = 0; i < doc.chunks; i++) {
-        const idx = doc.first + i;
-        records.push(recordAt(meta, idx, docIndexOf(meta, idx), texts[idx] ?? ''));
-        signed.push(signatures[idx] ?? []);
-        purge.moved.push([chunkKey(s, `${doc.id}:${i}`), chunkKey(name, `${doc.id}:${i}`)]);
+        records.push(recordAt(columns, oldFirst + i, texts[i]!));
+        signed.push(signatures[oldFirst + i] ?? []);
+        moved.push([chunkKey(from, `${doc.id}:${i}`), chunkKey(name, `${doc.id}:${i}`)]);
       }
-      after.set(doc.id, { ...doc, segment: name, first });
     }
-    purge.files.set(name, {
-      chunks: { version: SEGMENT_VERSION, segment: name, chunks: records },
-      meta: buildMeta(name, meta.createdAt, records),
-      bm25: buildSegment(records.map((r) => ({ id: chunkKey(name, r.id), text: r.text }))),
-      links: { version: SEGMENT_VERSION, segment: name, related: related.get(name)!, signatures: signed },
+    const terms = buildTerms(records.map((r) => r.text));
+    const anew = relink?.(name, records, terms);
+    const files = segmentFiles(name, columns.createdAt, records, terms, {
+      edges: anew ? [...edges, ...anew.edges] : edges,
+      signatures: anew ? anew.signatures : signed,
     });
+    await write(name, files);
   }
-  return purge;
+  return moved;
 }

@@ -1,151 +1,122 @@
 /**
- * A segment is an immutable batch of chunks written by one ingest step. Its chunk file is the source of
- * truth; the meta (columnar, no text), BM25 and links files beside it are derived and can be rebuilt by
- * `rlm repair`. See memory/SCHEMA.md.
+ * A segment is an immutable batch of chunks written by one ingest step. This is how the engine reads
+ * one, whatever holds it: the binary files of schema 3 (format-segment.ts, on disk or in memory) or the
+ * JSON files of schema 1 and 2 stores (memory/files/legacy-segment.ts). See memory/SCHEMA.md.
  */
-import { CHUNK_TYPES, type ChunkRecord, type ChunkType } from '../types.ts';
+import type { DocRun } from '../grep/chunk-file.ts';
+import type { TermSegment } from '../search/bm25.ts';
+import type { ChunkRecord, ChunkType } from '../types.ts';
 
-export const SEGMENT_VERSION = 1;
+export type { DocRun } from '../grep/chunk-file.ts';
 
-export interface SegmentChunksFile {
-  version: number;
-  segment: string;
-  chunks: ChunkRecord[];
+/** Every field of a segment's chunk records but the text, by position. */
+export interface ChunkColumns {
+  readonly count: number;
+  readonly createdAt: string;
+  /** Documents in the segment, in order: id, index of their first chunk, chunk count. */
+  readonly docs: readonly DocRun[];
+  start(i: number): number;
+  end(i: number): number;
+  tokens(i: number): number;
+  type(i: number): ChunkType;
+  tags(i: number): string[];
+  section(i: number): string | null;
+  time(i: number): string | null;
 }
 
-/** Everything about a segment's chunks except their text, in columns so it parses fast. */
-export interface SegmentMeta {
-  version: number;
-  segment: string;
-  createdAt: string;
-  count: number;
-  /** Documents in this segment, in order: id and index of their first chunk. */
-  docs: { id: string; first: number; count: number }[];
-  start: number[];
-  end: number[];
-  tokens: number[];
-  /** Index into CHUNK_TYPES. */
-  type: number[];
-  tagTable: string[];
-  /** Per chunk, indexes into tagTable. */
-  tags: number[][];
-  section: (string | null)[];
-  time: (string | null)[];
+/** A related_to link out of a chunk, as the segment holding it stores it. */
+export interface StoredLink {
+  to: string;
+  toSegment: string;
+  strength: number;
 }
 
-/** related_to edges computed when the segment was written: from a chunk here to a chunk of any segment. */
-export interface SegmentLinks {
-  version: number;
-  segment: string;
-  /** [from chunk id, to chunk id, to segment, strength 0..1] */
-  related: [string, string, string, number][];
-  /** Per chunk of this segment, in order: its signature terms (see linker.ts). */
-  signatures: string[][];
+/** A segment's related_to links and its chunks' linker signatures. */
+export interface SegmentLinkReader {
+  /** Links stored in this segment in all. */
+  readonly edgeCount: number;
+  /** Links out of the chunk at `idx`. */
+  from(idx: number): StoredLink[];
+  /** Every link stored in this segment, with the position of its `from` chunk. */
+  all(): Iterable<StoredLink & { fromIdx: number }>;
+  /** Whether this segment stores links into segment `target` (cheap: a header lookup). */
+  linksInto(target: string): boolean;
+  /** Links of this segment into the chunk `id`, at `idx` of segment `target`. */
+  into(target: string, idx: number, id: string): { from: string; strength: number }[];
+  /** Per chunk, its signature terms (linker.ts). */
+  signatures(): string[][];
+}
+
+/** Where grep reads a segment kept in files. */
+export type SegmentFilePaths =
+  /** A schema 3 chunk file. */
+  | { file: string }
+  /** A schema 1/2 segment: the text column when it checks out, else the chunk file. */
+  | { text: string; chunks: string };
+
+/** One segment as the engine reads it. Parts load on first use. */
+export interface Segment {
+  readonly name: string;
+  columns(): ChunkColumns;
+  /** Text of the chunk at `idx`. */
+  text(idx: number): string;
+  /** Texts of the chunks in `[from, to)`. */
+  texts(from: number, to: number): string[];
+  bm25(): TermSegment;
+  links(): SegmentLinkReader;
+  /** The segment's files, for grep to read in its worker; undefined for a segment in memory. */
+  readonly paths: SegmentFilePaths | undefined;
+  /** Releases open files. */
+  close(): void;
 }
 
 export function segmentName(n: number): string {
   return `seg-${String(n).padStart(6, '0')}`;
 }
 
-export function buildMeta(segment: string, createdAt: string, chunks: ChunkRecord[]): SegmentMeta {
-  const meta: SegmentMeta = {
-    version: SEGMENT_VERSION,
-    segment,
-    createdAt,
-    count: chunks.length,
-    docs: [],
-    start: [],
-    end: [],
-    tokens: [],
-    type: [],
-    tagTable: [],
-    tags: [],
-    section: [],
-    time: [],
-  };
-  const tagIndex = new Map<string, number>();
-  chunks.forEach((c, i) => {
-    const last = meta.docs[meta.docs.length - 1];
-    if (last && last.id === c.document) last.count++;
-    else meta.docs.push({ id: c.document, first: i, count: 1 });
-    meta.start.push(c.start);
-    meta.end.push(c.end);
-    meta.tokens.push(c.tokens);
-    meta.type.push(Math.max(0, CHUNK_TYPES.indexOf(c.type)));
-    meta.tags.push(
-      c.tags.map((t) => {
-        let k = tagIndex.get(t);
-        if (k === undefined) {
-          k = meta.tagTable.length;
-          tagIndex.set(t, k);
-          meta.tagTable.push(t);
-        }
-        return k;
-      }),
-    );
-    meta.section.push(c.section ?? null);
-    meta.time.push(c.time ?? null);
-  });
-  return meta;
-}
-
-/** Checks the shape of a parsed meta file; returns a reason when it is not usable. */
-export function metaProblem(meta: SegmentMeta, segment: string): string | null {
-  if (typeof meta !== 'object' || meta === null) return 'not an object';
-  if (meta.segment !== segment) return `names segment ${String(meta.segment)}`;
-  if (meta.version !== SEGMENT_VERSION) return `unsupported version ${String(meta.version)}`;
-  const n = meta.count;
-  for (const col of ['start', 'end', 'tokens', 'type', 'tags', 'section', 'time'] as const) {
-    if (!Array.isArray(meta[col]) || meta[col].length !== n)
-      return `column ${col} does not have ${n} entries`;
-  }
-  if (!Array.isArray(meta.docs)) return 'docs is not an array';
-  return null;
-}
-
-export function chunksProblem(file: SegmentChunksFile, segment: string): string | null {
-  if (typeof file !== 'object' || file === null || !Array.isArray(file.chunks)) return 'no chunks array';
-  if (file.segment !== segment) return `names segment ${String(file.segment)}`;
-  for (const [i, c] of file.chunks.entries()) {
-    if (typeof c?.id !== 'string' || typeof c.text !== 'string' || typeof c.document !== 'string') {
-      return `chunk ${i} lacks id, document or text`;
-    }
-  }
-  return null;
-}
-
-/** Reassembles one chunk record (without access stats) from meta + text. */
-export function recordAt(meta: SegmentMeta, idx: number, docIdx: number, text: string): ChunkRecord {
-  const doc = meta.docs[docIdx]!;
+/** Reassembles one chunk record (without access stats) from the columns and its text. */
+export function recordAt(columns: ChunkColumns, idx: number, text: string): ChunkRecord {
+  const doc = columns.docs[docIndexOf(columns.docs, idx)]!;
   const rec: ChunkRecord = {
     id: `${doc.id}:${idx - doc.first}`,
     document: doc.id,
     ordinal: idx - doc.first,
-    start: meta.start[idx]!,
-    end: meta.end[idx]!,
-    tokens: meta.tokens[idx]!,
-    type: (CHUNK_TYPES[meta.type[idx]!] ?? 'text') as ChunkType,
-    tags: meta.tags[idx]!.map((t) => meta.tagTable[t]!),
-    createdAt: meta.createdAt,
+    start: columns.start(idx),
+    end: columns.end(idx),
+    tokens: columns.tokens(idx),
+    type: columns.type(idx),
+    tags: columns.tags(idx),
+    createdAt: columns.createdAt,
     text,
   };
-  const section = meta.section[idx];
+  const section = columns.section(idx);
   if (section) rec.section = section;
-  const time = meta.time[idx];
+  const time = columns.time(idx);
   if (time) rec.time = time;
   return rec;
 }
 
-/** Index of the document (in meta.docs) that owns chunk `idx`. */
-export function docIndexOf(meta: SegmentMeta, idx: number): number {
+/** Index of the run (in `docs`) that holds chunk `idx`. */
+function docIndexOf(docs: readonly DocRun[], idx: number): number {
   let lo = 0;
-  let hi = meta.docs.length - 1;
+  let hi = docs.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (meta.docs[mid]!.first <= idx) lo = mid;
+    if (docs[mid]!.first <= idx) lo = mid;
     else hi = mid - 1;
   }
   return lo;
+}
+
+/** The runs of documents of `records` (in segment order). */
+export function docRunsOf(records: readonly { document: string }[]): DocRun[] {
+  const runs: DocRun[] = [];
+  records.forEach((r, i) => {
+    const last = runs[runs.length - 1];
+    if (last && last.id === r.document) last.count++;
+    else runs.push({ id: r.document, first: i, count: 1 });
+  });
+  return runs;
 }
 
 export { parseChunkId } from '../graph-rules.ts';

@@ -6,26 +6,21 @@
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isRlmError } from '../../core/errors.ts';
+import { FileBlob } from '../blob.ts';
 import { ACCESS_FILE, ACCESS_LOG, AccessLog } from '../engine/access.ts';
+import { FormatSegment } from '../engine/format-segment.ts';
 import type { SegmentSource } from '../engine/graph.ts';
 import type { CommittedState, Persistence, SegmentFiles, StoreLock } from '../engine/persistence.ts';
-import {
-  chunksProblem,
-  metaProblem,
-  type SegmentChunksFile,
-  type SegmentLinks,
-  type SegmentMeta,
-} from '../engine/segment.ts';
+import type { Segment } from '../engine/segment.ts';
 import { corrupt, exists, parseJson, readJson, writeFileAtomic } from '../fsutil.ts';
-import { decodeSegmentText, segmentTextPieces } from '../grep/segment-text.ts';
 import { TOKENIZER } from '../ingest/tokens.ts';
 import { jsonPieces } from '../json-pieces.ts';
-import type { Bm25Segment } from '../search/bm25.ts';
+import { DocumentsWriter, readDocuments } from './documents-log.ts';
 import { appendJournalLine, readJournalFile } from './journal.ts';
+import { LegacySegment } from './legacy-segment.ts';
 import { acquireLock, isLeftoverLockFile, LOCK_FILE, type LockOptions } from './lock.ts';
 import {
-  BASE_SCHEMA_VERSION,
-  checkDocuments,
+  BINARY_SCHEMA,
   checkLinks,
   checkManifest,
   generationFile,
@@ -33,10 +28,8 @@ import {
   type Manifest,
   SCHEMA_VERSION,
   SEGMENTS_DIR,
-  type SegmentPart,
   STORE_FORMAT,
-  segmentFile,
-  segmentTextFile,
+  segmentPath,
   VECTORS_DIR,
 } from './manifest.ts';
 
@@ -47,77 +40,35 @@ export interface DirectoryOptions {
   onLockWait?: LockOptions['onWait'];
 }
 
-/** Loads segment files on demand, validating each; a bad one is STORE_CORRUPT naming it. */
+/**
+ * Opens segments by name: schema 3 segments through positioned reads of their three files, segments of a
+ * schema 1/2 store (named in `legacy`) through their JSON files. A bad file is STORE_CORRUPT naming it.
+ */
 class DirectorySource implements SegmentSource {
   private readonly dir: string;
+  /** Segments in the JSON format: only ever grows (a rewritten segment gets a new name). */
+  readonly legacy = new Set<string>();
 
   constructor(dir: string) {
     this.dir = dir;
   }
 
-  private read<T>(segment: string, part: SegmentPart): T {
-    const file = segmentFile(this.dir, segment, part);
-    let raw: string;
-    try {
-      raw = readFileSync(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw corrupt(file, 'file is missing');
-      throw err;
-    }
-    return parseJson<T>(raw, file);
-  }
-
-  filePaths(segment: string): { text: string; chunks: string } {
-    return { text: segmentTextFile(this.dir, segment), chunks: segmentFile(this.dir, segment, 'chunks') };
-  }
-
-  meta(segment: string): SegmentMeta {
-    const meta = this.read<SegmentMeta>(segment, 'meta');
-    const problem = metaProblem(meta, segment);
-    if (problem) throw corrupt(segmentFile(this.dir, segment, 'meta'), problem);
-    return meta;
-  }
-
-  texts(segment: string, meta: SegmentMeta): string[] {
-    // The text column when it is there and checks out; stores written before it (or a damaged one) use
-    // the chunk file, which holds the same text.
-    try {
-      const bytes = readFileSync(segmentTextFile(this.dir, segment));
-      const texts = decodeSegmentText(bytes, segment, meta.docs);
-      if (texts) return texts;
-    } catch {
-      // A missing or unreadable column: the chunk file decides.
-    }
-    const file = this.read<SegmentChunksFile>(segment, 'chunks');
-    const problem = chunksProblem(file, segment);
-    if (problem) throw corrupt(segmentFile(this.dir, segment, 'chunks'), problem);
-    return file.chunks.map((c) => c.text);
-  }
-
-  bm25(segment: string): Bm25Segment {
-    const seg = this.read<Bm25Segment>(segment, 'bm25');
-    if (typeof seg !== 'object' || seg === null || !Array.isArray(seg.ids) || typeof seg.terms !== 'object') {
-      throw corrupt(segmentFile(this.dir, segment, 'bm25'), 'not a BM25 segment');
-    }
-    return seg;
-  }
-
-  links(segment: string): SegmentLinks {
-    const links = this.read<SegmentLinks>(segment, 'links');
-    if (
-      typeof links !== 'object' ||
-      links === null ||
-      !Array.isArray(links.related) ||
-      !Array.isArray(links.signatures)
-    ) {
-      throw corrupt(segmentFile(this.dir, segment, 'links'), 'not a links file');
-    }
-    return links;
+  segment(name: string): Segment {
+    if (this.legacy.has(name)) return new LegacySegment(this.dir, name);
+    const file = (kind: 'chunks' | 'bm25' | 'links') => new FileBlob(segmentPath(this.dir, name, kind));
+    return new FormatSegment(
+      name,
+      { chunks: file('chunks'), bm25: file('bm25'), links: file('links') },
+      { file: segmentPath(this.dir, name, 'chunks') },
+    );
   }
 }
 
 export class DirectoryPersistence implements Persistence {
-  readonly source: SegmentSource;
+  readonly source: DirectorySource;
+  readonly inFiles = true;
+  private readonly documents = new DocumentsWriter();
+  readonly schema = SCHEMA_VERSION;
   private readonly access: AccessLog;
 
   readonly dir: string;
@@ -157,17 +108,23 @@ export class DirectoryPersistence implements Persistence {
   }
 
   private async readGeneration(m: Manifest): Promise<CommittedState> {
-    const docsFile = path.join(this.dir, m.documents);
     const linksFile = path.join(this.dir, m.links);
-    const docs = checkDocuments(await readJsonOrCorrupt(docsFile), docsFile);
+    const { documents, sizes } = await readDocuments(this.dir, m);
     const links = checkLinks(await readJsonOrCorrupt(linksFile), linksFile);
+    this.documents.committed(documents, m, sizes);
+    // Before schema 3 every segment is in the JSON format; since, the manifest lists those left.
+    const legacy = m.schema < BINARY_SCHEMA ? m.segments : (m.legacy ?? []);
+    for (const name of legacy) this.source.legacy.add(name);
     return {
       generation: m.generation,
       nextSegment: m.nextSegment,
       segments: m.segments,
-      documents: new Map(docs.documents.map((d) => [d.id, d])),
+      documents,
       manual: links.links,
       embedder: m.embedder,
+      schema: m.schema,
+      ...(legacy.length > 0 ? { legacy } : {}),
+      ...(m.related !== undefined && m.schema >= BINARY_SCHEMA ? { related: m.related } : {}),
       ...(m.memory ? { memory: m.memory } : {}),
     };
   }
@@ -198,28 +155,15 @@ export class DirectoryPersistence implements Persistence {
 
   async writeSegment(name: string, files: SegmentFiles): Promise<void> {
     await fs.mkdir(path.join(this.dir, SEGMENTS_DIR), { recursive: true });
-    // The chunks file last: a segment whose source of truth exists is complete.
-    // Streamed: the chunk file and the text column hold the segment's whole text, too big to build as
-    // one string.
-    await writeFileAtomic(segmentFile(this.dir, name, 'meta'), jsonPieces(files.meta));
-    await writeFileAtomic(segmentFile(this.dir, name, 'bm25'), jsonPieces(files.bm25));
-    await writeFileAtomic(segmentFile(this.dir, name, 'links'), jsonPieces(files.links));
-    // UTF-8 cannot hold a lone surrogate (it would be read back as U+FFFD, unlike the chunk file's
-    // JSON), so a segment with one has no column and is read from its chunk file.
-    const texts = files.chunks.chunks.map((c) => c.text);
-    if (texts.every((t) => t.isWellFormed()))
-      await writeFileAtomic(segmentTextFile(this.dir, name), segmentTextPieces(name, files.meta.docs, texts));
-    else await fs.rm(segmentTextFile(this.dir, name), { force: true }); // one of a rewrite's earlier version
-    await writeFileAtomic(segmentFile(this.dir, name, 'chunks'), jsonPieces(files.chunks));
+    // The chunk file last: a segment whose source of truth exists is complete.
+    await writeFileAtomic(segmentPath(this.dir, name, 'bm25'), files.bm25);
+    await writeFileAtomic(segmentPath(this.dir, name, 'links'), files.links);
+    await writeFileAtomic(segmentPath(this.dir, name, 'chunks'), files.chunks);
   }
 
   async commit(state: CommittedState): Promise<void> {
-    const documents = generationFile('documents', state.generation);
+    const docs = await this.documents.write(this.dir, state.generation, state.documents);
     const links = generationFile('links', state.generation);
-    await writeFileAtomic(
-      path.join(this.dir, documents),
-      jsonPieces({ version: 1, documents: [...state.documents.values()] }),
-    );
     await writeFileAtomic(path.join(this.dir, links), jsonPieces({ version: 1, links: state.manual }));
     let createdAt = new Date().toISOString();
     try {
@@ -227,22 +171,27 @@ export class DirectoryPersistence implements Persistence {
     } catch {
       // first commit, or repairing a broken manifest
     }
+    const live = new Set(state.segments);
+    const legacy = (state.legacy ?? []).filter((s) => live.has(s));
     const manifest: Manifest = {
       format: STORE_FORMAT,
-      // Only stores with memories need the newer schema; the others stay readable by older rlm.
-      schema: state.memory ? SCHEMA_VERSION : BASE_SCHEMA_VERSION,
+      schema: SCHEMA_VERSION,
       generation: state.generation,
       createdAt,
       updatedAt: new Date().toISOString(),
       tokenizer: TOKENIZER,
       nextSegment: state.nextSegment,
       segments: state.segments,
-      documents,
+      ...docs.files,
       links,
       embedder: state.embedder,
       ...(state.memory ? { memory: state.memory } : {}),
+      ...(state.related !== undefined ? { related: state.related } : {}),
+      ...(legacy.length > 0 ? { legacy } : {}),
     };
+    for (const name of legacy) this.source.legacy.add(name);
     await writeFileAtomic(this.manifestPath, JSON.stringify(manifest, null, 2));
+    docs.done();
     await this.access.compact();
     await this.removeUnreferenced(manifest);
   }
@@ -252,6 +201,7 @@ export class DirectoryPersistence implements Persistence {
     const keep = new Set([
       MANIFEST_FILE,
       manifest.documents,
+      ...(manifest.documentLog ?? []),
       manifest.links,
       ACCESS_FILE,
       ACCESS_LOG,
@@ -263,7 +213,7 @@ export class DirectoryPersistence implements Persistence {
     for (const name of await fs.readdir(this.dir)) {
       if (keep.has(name)) continue;
       if (
-        /^(documents|links)-\d+\.json$|^memories-\d+\.jsonl$/.test(name) ||
+        /^(documents|links)-\d+\.json$|^documents-\d+\.delta\.json$|^memories-\d+\.jsonl$/.test(name) ||
         /\.tmp-\d+-[0-9a-f]+$/.test(name) ||
         isLeftoverLockFile(name)
       ) {

@@ -19,10 +19,14 @@ import {
 import type { DocumentRecord, Link, MemoryConfig } from '../types.ts';
 
 export const STORE_FORMAT = 'rlm-chunk-graph';
-/** Newest schema this code reads and writes. A store without memories is still written as schema 1. */
-export const SCHEMA_VERSION = 2;
-/** Schema of a store that holds no memory configuration: readable by rlm versions before memories. */
-export const BASE_SCHEMA_VERSION = 1;
+/**
+ * The schema this code writes, and the newest it reads: 3 (binary segment files, counts in the manifest).
+ * Schema 1 and 2 stores (JSON segment files) open as they are; their first commit by this code makes them
+ * schema 3, new segments written as such, old ones listed in `legacy` until `rlm repair` rewrites them.
+ */
+export const SCHEMA_VERSION = 3;
+/** The first schema with binary segment files; older stores' segments are all in the JSON format. */
+export const BINARY_SCHEMA = 3;
 export const MANIFEST_FILE = 'rlm-store.json';
 export const SEGMENTS_DIR = 'segments';
 export const VECTORS_DIR = 'vectors';
@@ -42,6 +46,12 @@ export interface Manifest {
   embedder: { spec: string; dimensions: number } | null;
   /** Schema 2: memory settings and the journal of memories not yet folded into a segment. */
   memory?: MemoryConfig;
+  /** Schema 3: the number of live related_to links (stats read it here instead of every links file). */
+  related?: number;
+  /** Schema 3: live segments still in the schema 1/2 JSON format, until `rlm repair` rewrites them. */
+  legacy?: string[];
+  /** Schema 3: changes to apply over `documents`, oldest first (memory/files/documents-log.ts). */
+  documentLog?: string[];
 }
 
 export interface DocumentsFile {
@@ -58,13 +68,22 @@ export function generationFile(kind: 'documents' | 'links', generation: number):
   return `${kind}-${String(generation).padStart(8, '0')}.json`;
 }
 
+/** The three files of a schema 3 segment. */
+export type SegmentKind = 'chunks' | 'bm25' | 'links';
+
+/** `seg-N.chunks`, `seg-N.bm25` or `seg-N.links`: a file of a schema 3 segment. */
+export function segmentPath(dir: string, segment: string, kind: SegmentKind): string {
+  return path.join(dir, SEGMENTS_DIR, `${segment}.${kind}`);
+}
+
+/** The JSON files of a schema 1/2 segment (memory/files/legacy-segment.ts). */
 export type SegmentPart = 'chunks' | 'meta' | 'bm25' | 'links';
 
 export function segmentFile(dir: string, segment: string, part: SegmentPart): string {
   return path.join(dir, SEGMENTS_DIR, `${segment}.${part}.json`);
 }
 
-/** The segment's derived text column (memory/grep/segment-text.ts). */
+/** A schema 1/2 segment's text column (memory/grep/segment-text.ts). */
 export function segmentTextFile(dir: string, segment: string): string {
   return path.join(dir, SEGMENTS_DIR, `${segment}.text`);
 }
@@ -111,21 +130,27 @@ const manifestShape = object({
       settings: object({}),
     }),
   ),
+  related: optional(whole),
+  documentLog: optional(array(matching(/^documents-\d+\.delta\.json$/, 'must be a documents log file name'))),
+  legacy: optional(array(matching(/^seg-\d{6,}$/, 'must be a segment name (seg-NNNNNN)'))),
 });
 
 /** `documents-G.json`: the current documents; each record needs what reading its chunks needs. */
-const documentsShape = object({
+const documentRecordShape = object({
+  id: string(),
+  path: nullable(string()),
+  hash: string(),
+  segment: string(),
+  first: whole,
+  chunks: whole,
+});
+const documentsShape = object({ version: integer, documents: array(documentRecordShape) });
+
+/** `documents-G.delta.json`: the records a commit added or changed, and the ids it removed. */
+const documentsDeltaShape = object({
   version: integer,
-  documents: array(
-    object({
-      id: string(),
-      path: nullable(string()),
-      hash: string(),
-      segment: string(),
-      first: whole,
-      chunks: whole,
-    }),
-  ),
+  put: array(documentRecordShape),
+  remove: array(string()),
 });
 
 /** `links-G.json`: the hand-set links. */
@@ -162,6 +187,14 @@ export function checkManifest(value: unknown, file: string): Manifest {
 /** Validates a parsed documents file, or throws STORE_CORRUPT naming the file. */
 export function checkDocuments(value: unknown, file: string): DocumentsFile {
   return check<DocumentsFile>(documentsShape, value, file);
+}
+
+/** Validates a parsed documents log file, or throws STORE_CORRUPT naming the file. */
+export function checkDocumentsDelta(
+  value: unknown,
+  file: string,
+): { put: DocumentRecord[]; remove: string[] } {
+  return check<{ put: DocumentRecord[]; remove: string[] }>(documentsDeltaShape, value, file);
 }
 
 /** Validates a parsed links file, or throws STORE_CORRUPT naming the file. */

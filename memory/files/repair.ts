@@ -1,43 +1,49 @@
 /**
- * `rlm repair`: rebuilds every derived file (segment meta, BM25, links, vectors, manifest, documents)
- * from the chunk files, the source of truth. What cannot be recovered is dropped and reported, and the
- * files it came from can simply be ingested again.
+ * `rlm repair`: checks every segment against its CRCs and rebuilds what does not check out, from the
+ * chunk files (the source of truth): a segment whose files are intact and hold only live chunks is kept
+ * as it is; the others (a damaged BM25 or links file, chunks of replaced or removed documents, a schema
+ * 1/2 segment) are written again under a new name, their links carried over (those lost are computed
+ * again). The documents file, the link count and the manifest are written anew, and vectors rebuilt when
+ * there is an embedder. What cannot be recovered is dropped and reported, and the files it came from can
+ * simply be ingested again. Segments are read one at a time, so memory stays at about one segment.
  */
 
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../../core/errors.ts';
 import { plural } from '../../core/plural.ts';
-import { chunkKey } from '../engine/graph.ts';
-import {
-  buildMeta,
-  chunksProblem,
-  SEGMENT_VERSION,
-  type SegmentChunksFile,
-  segmentName,
-} from '../engine/segment.ts';
+import { FileBlob } from '../blob.ts';
+import { FormatSegment, segmentFiles } from '../engine/format-segment.ts';
+import { LinkWindow } from '../engine/link-window.ts';
+import { liveDocuments, rewriteSegments } from '../engine/purge.ts';
+import { type DocRun, parseChunkId, recordAt, type Segment, segmentName } from '../engine/segment.ts';
 import { embedRecords } from '../engine/segment-builder.ts';
 import { assertNotAFile, exists, parseJson } from '../fsutil.ts';
 import { buildRecords, memoryPending } from '../ingest/prepare.ts';
 import { isJournalEntry, journalName } from '../memories/memory-model.ts';
-import { Bm25Index, buildSegment } from '../search/bm25.ts';
+import { ANALYZER_VERSION } from '../search/analyzer.ts';
 import { createEmbedder, embedderConfig } from '../search/embedders/index.ts';
-import { linkSegment, SignatureIndex, type SignedChunk } from '../search/linker.ts';
+import type { SignedChunk } from '../search/linker.ts';
+import { buildTerms } from '../search/segment.ts';
 import { VectorIndex } from '../search/vectors.ts';
 import type { ChunkRecord, DocumentRecord, Link, RepairOptions, RepairReport } from '../types.ts';
 import { DirectoryPersistence } from './directory.ts';
+import { readDocuments } from './documents-log.ts';
 import { readJournalFile } from './journal.ts';
+import { chunksProblem, jsonLinks, type SegmentChunksFile, type SegmentLinks } from './legacy-segment.ts';
 import {
-  checkDocuments,
   checkLinks,
   checkManifest,
   MANIFEST_FILE,
   type Manifest,
+  SCHEMA_VERSION,
   SEGMENTS_DIR,
   segmentFile,
+  segmentPath,
   VECTORS_DIR,
 } from './manifest.ts';
+import { noLinks, RecordsSegment } from './records-segment.ts';
 import { salvageChunks } from './salvage.ts';
 
 /** A document repair cannot keep, and where it came from. */
@@ -78,6 +84,132 @@ async function tryRead<T>(
   }
 }
 
+/** What the chunk file of a segment holds, as far as it can be read. */
+interface Inspected {
+  /** `binary`: a schema 3 chunk file; `json`: a schema 1/2 one (then `records` were read from it). */
+  kind: 'binary' | 'json';
+  /** Document runs, from the header or the records; none when nothing could be read. */
+  docs: DocRun[];
+  /** Positions of chunks whose text cannot be read. */
+  bad: Set<number>;
+  /** JSON chunk files read record by record: positions no longer match the documents file. */
+  salvaged: boolean;
+  /** Per document of the segment: tokens, UTF-8 bytes, first chunk's time (rebuilding lost records). */
+  sums: Map<string, { tokens: number; bytes: number; createdAt: string; chunks: number }>;
+  chunkCount: number;
+}
+
+function sumsOf(
+  docs: DocRun[],
+  tokens: (i: number) => number,
+  bytes: (i: number) => number,
+  createdAt: (i: number) => string,
+): Inspected['sums'] {
+  const sums: Inspected['sums'] = new Map();
+  for (const d of docs) {
+    let t = 0;
+    let b = 0;
+    for (let i = d.first; i < d.first + d.count; i++) {
+      t += tokens(i);
+      b += bytes(i);
+    }
+    sums.set(d.id, { tokens: t, bytes: b, createdAt: createdAt(d.first), chunks: d.count });
+  }
+  return sums;
+}
+
+/** A schema 3 segment of the store folder. */
+function binarySegment(dir: string, name: string): FormatSegment {
+  const file = (kind: 'chunks' | 'bm25' | 'links') => new FileBlob(segmentPath(dir, name, kind));
+  return new FormatSegment(name, { chunks: file('chunks'), bm25: file('bm25'), links: file('links') });
+}
+
+/** The records of a schema 1/2 chunk file, read record by record when it does not parse. */
+async function jsonRecords(
+  dir: string,
+  name: string,
+  actions: string[] | null,
+): Promise<{ records: ChunkRecord[]; salvaged: boolean }> {
+  const file = segmentFile(dir, name, 'chunks');
+  const raw = await fs.readFile(file, 'utf8').catch(() => '');
+  try {
+    const parsed = JSON.parse(raw) as SegmentChunksFile;
+    const problem = chunksProblem(parsed, name);
+    if (problem) throw new Error(problem);
+    return { records: parsed.chunks, salvaged: false };
+  } catch (err) {
+    const records = salvageChunks(raw);
+    actions?.push(`${path.basename(file)}: ${(err as Error).message}`);
+    actions?.push(`salvaged ${records.length} readable chunks of segment ${name}`);
+    return { records, salvaged: true };
+  }
+}
+
+async function inspect(dir: string, name: string, binary: boolean, actions: string[]): Promise<Inspected> {
+  if (binary) {
+    const seg = binarySegment(dir, name);
+    try {
+      const bad = seg.damagedChunks();
+      if (bad === null) {
+        actions.push(`${name}.chunks: its header does not check out; none of its chunks can be read`);
+        return { kind: 'binary', docs: [], bad: new Set(), salvaged: false, sums: new Map(), chunkCount: 0 };
+      }
+      const h = seg.columns();
+      if (bad.size > 0) actions.push(`${name}.chunks: ${plural(bad.size, 'chunk')} fail their CRC check`);
+      const sums = sumsOf(
+        h.docs,
+        (i) => h.tokens(i),
+        (i) => (bad.has(i) ? 0 : h.utf8Bytes(i) >= 0 ? h.utf8Bytes(i) : Buffer.byteLength(seg.text(i))),
+        () => h.createdAt,
+      );
+      return { kind: 'binary', docs: [...h.docs], bad, salvaged: false, sums, chunkCount: h.count };
+    } finally {
+      seg.close();
+    }
+  }
+  const { records, salvaged } = await jsonRecords(dir, name, actions);
+  const docs: DocRun[] = [];
+  records.forEach((r, i) => {
+    const last = docs[docs.length - 1];
+    if (last && last.id === r.document) last.count++;
+    else docs.push({ id: r.document, first: i, count: 1 });
+  });
+  const sums = sumsOf(
+    docs,
+    (i) => records[i]!.tokens,
+    (i) => Buffer.byteLength(records[i]!.text),
+    (i) => records[i]!.createdAt,
+  );
+  return { kind: 'json', docs, bad: new Set(), salvaged, sums, chunkCount: records.length };
+}
+
+/** Segment names in the folder with a chunk file, and which are schema 3. */
+async function segmentNames(dir: string): Promise<Map<string, boolean>> {
+  const files = await fs.readdir(path.join(dir, SEGMENTS_DIR)).catch(() => [] as string[]);
+  const names = new Map<string, boolean>();
+  for (const f of files) {
+    const json = /^(seg-\d+)\.chunks\.json$/.exec(f)?.[1];
+    const binary = /^(seg-\d+)\.chunks$/.exec(f)?.[1];
+    if (binary) names.set(binary, true);
+    else if (json && !names.has(json)) names.set(json, false);
+  }
+  return new Map([...names].sort((a, b) => Number(a[0].slice(4)) - Number(b[0].slice(4))));
+}
+
+/**
+ * Whether `doc` can be kept as its segment holds it: its chunks are where its record says, all readable.
+ * A document of a segment read record by record gets its position there again.
+ */
+function placeDocument(doc: DocumentRecord, seg: Inspected | undefined): DocumentRecord | null {
+  if (!seg) return null;
+  if (doc.chunks === 0) return doc;
+  const run = seg.docs.find((r) => r.id === doc.id && (seg.salvaged || r.first === doc.first));
+  if (!run || run.count < doc.chunks) return null;
+  if (seg.salvaged) return run.count === doc.chunks ? { ...doc, first: run.first } : null;
+  for (let i = doc.first; i < doc.first + doc.chunks; i++) if (seg.bad.has(i)) return null;
+  return doc;
+}
+
 async function rebuild(
   dir: string,
   persistence: DirectoryPersistence,
@@ -86,59 +218,35 @@ async function rebuild(
   const actions: string[] = [];
   const manifest = await tryRead(path.join(dir, MANIFEST_FILE), checkManifest, actions);
 
-  // 1. Chunk files: the source of truth. What cannot be parsed is salvaged record by record.
-  const segDir = path.join(dir, SEGMENTS_DIR);
-  const names = (await fs.readdir(segDir).catch(() => [] as string[]))
-    .map((f) => /^(seg-\d+)\.chunks\.json$/.exec(f)?.[1])
-    .filter((s): s is string => s !== undefined)
-    .sort();
-  const segments = new Map<string, ChunkRecord[]>();
-  /** Segments read by salvage: their record positions no longer match the documents' `first`. */
-  const salvaged = new Set<string>();
-  for (const name of names) {
-    const file = segmentFile(dir, name, 'chunks');
-    const parsed = await tryRead(
-      file,
-      (v, f) => {
-        const problem = chunksProblem(v as SegmentChunksFile, name);
-        if (problem) throw new Error(`${f}: ${problem}`);
-        return v as SegmentChunksFile;
-      },
-      actions,
-    );
-    if (parsed) {
-      segments.set(name, parsed.chunks);
-      continue;
-    }
-    const raw = await fs.readFile(file, 'utf8').catch(() => '');
-    const records = salvageChunks(raw);
-    segments.set(name, records);
-    salvaged.add(name);
-    actions.push(`salvaged ${records.length} readable chunks of segment ${name}`);
-  }
+  // 1. Chunk files, the source of truth, checked one at a time.
+  const names = await segmentNames(dir);
+  const inspected = new Map<string, Inspected>();
+  for (const [name, binary] of names) inspected.set(name, await inspect(dir, name, binary, actions));
 
-  // 2. Documents: from the manifest's documents file, or rebuilt from the chunks.
+  // 2. Documents: from the manifest's documents file, or rebuilt from the chunk files.
   let documents: Map<string, DocumentRecord> | null = null;
   if (manifest) {
-    const docs = await tryRead(path.join(dir, manifest.documents), checkDocuments, actions);
-    if (docs) documents = new Map(docs.documents.map((d) => [d.id, d]));
+    try {
+      documents = (await readDocuments(dir, manifest)).documents;
+    } catch (err) {
+      actions.push(
+        (err as Error).message
+          .split('. Run')[0]!
+          .replace(/^store file (\S+) is corrupt: /, (_, f: string) => `${path.basename(f)}: `),
+      );
+    }
   }
   if (!documents) {
-    documents = documentsFromChunks(segments);
+    documents = documentsFromChunks(inspected);
     actions.push(
       `rebuilt ${documents.size} document records from chunk files (their next ingest re-reads them)`,
     );
   }
   const dropped: DroppedDocument[] = [];
   for (const [id, doc] of documents) {
-    const chunks = segments.get(doc.segment);
-    const ok =
-      chunks !== undefined &&
-      (salvaged.has(doc.segment)
-        ? hasAllChunks(chunks, doc)
-        : doc.chunks === 0 ||
-          (chunks[doc.first]?.document === id && chunks[doc.first + doc.chunks - 1]?.document === id));
-    if (!ok) {
+    const placed = placeDocument(doc, inspected.get(doc.segment));
+    if (placed) documents.set(id, placed);
+    else {
       documents.delete(id);
       dropped.push({ id, path: doc.path });
       actions.push(`dropped document ${id}${doc.path ? ` (${doc.path})` : ''}: its chunks are missing`);
@@ -148,39 +256,105 @@ async function rebuild(
     const chunkCount = [...documents.values()].reduce((n, d) => n + d.chunks, 0);
     return { segments: 0, documents: documents.size, chunks: chunkCount, actions, dropped, applied: false };
   }
-  const used = new Set([...documents.values()].map((d) => d.segment));
   let nextSegment = Math.max(
     manifest?.nextSegment ?? 1,
-    1 + Math.max(0, ...names.map((n) => Number(n.slice(4)))),
+    1 + Math.max(0, ...[...names.keys()].map((n) => Number(n.slice(4)))),
   );
 
-  // Compaction: chunks of replaced or removed documents leave the segments they were sharing. A
-  // compacted segment gets a new name, because readers cache segments by name as immutable.
+  // 3. Which segments stay as they are, in the manifest's order (then by name).
+  const liveIn = liveDocuments(documents);
+  const order = [
+    ...(manifest?.segments ?? []).filter((s) => liveIn.has(s) && inspected.has(s)),
+    ...[...inspected.keys()].filter((s) => liveIn.has(s) && !manifest?.segments.includes(s)),
+  ];
+  const opened = new Map<string, FormatSegment>();
+  const openBinary = (name: string): FormatSegment => {
+    let seg = opened.get(name);
+    if (!seg) {
+      seg = binarySegment(dir, name);
+      opened.set(name, seg);
+    }
+    return seg;
+  };
+  const renamed = new Map<string, string>();
+  const lostLinks = new Set<string>();
   let compacted = 0;
-  const live: string[] = [];
-  for (const name of [...segments.keys()].filter((s) => used.has(s))) {
-    const records = segments.get(name)!;
-    const kept = records.filter((r) => documents.get(r.document)?.segment === name);
-    if (kept.length === records.length && !salvaged.has(name)) {
-      live.push(name);
-      continue;
+  let rebuiltIndexes = 0;
+  for (const name of order) {
+    const seg = inspected.get(name)!;
+    const live = liveIn.get(name)!.reduce((n, d) => n + d.chunks, 0);
+    compacted += seg.chunkCount - live;
+    let rewrite = seg.kind === 'json' || seg.salvaged || live < seg.chunkCount || seg.bad.size > 0;
+    if (seg.kind === 'binary') {
+      // Checked through an object of its own: reading every byte fills caches no later step needs.
+      const binary = binarySegment(dir, name);
+      const linksOk = binary.linksIntact();
+      if (!linksOk) {
+        lostLinks.add(name);
+        actions.push(`${name}.links does not check out: its links are computed again`);
+      }
+      const indexOk = binary.indexIntact(ANALYZER_VERSION);
+      if (!indexOk) {
+        rebuiltIndexes++;
+        actions.push(`${name}.bm25 does not check out (or has older analysis rules): rebuilt`);
+      }
+      rewrite ||= !linksOk || !indexOk;
+      binary.close();
     }
-    compacted += records.length - kept.length;
-    const renamed = segmentName(nextSegment++);
-    segments.set(renamed, kept);
-    live.push(renamed);
-    for (const doc of documents.values()) {
-      if (doc.segment === name && doc.chunks === 0) documents.set(doc.id, { ...doc, segment: renamed });
-    }
-    for (const [i, r] of kept.entries()) {
-      const doc = documents.get(r.document)!;
-      if (r.ordinal === 0) documents.set(doc.id, { ...doc, segment: renamed, first: i });
-    }
+    if (rewrite) renamed.set(name, segmentName(nextSegment++));
   }
   if (compacted > 0)
     actions.push(
       `compacted: removed ${plural(compacted, 'chunk')} of replaced, removed or dropped documents`,
     );
+  const converted = order.filter((s) => inspected.get(s)!.kind === 'json').length;
+  if (converted > 0)
+    actions.push(`rewrote ${plural(converted, 'segment')} of the schema 1/2 format as schema 3`);
+
+  // 4. Segments written again, in order, one at a time.
+  const final = order.map((s) => renamed.get(s) ?? s);
+  const written = new Set<string>();
+  const open = (name: string): Segment => {
+    if (!renamed.has(name)) return openBinary(name);
+    const seg = inspected.get(name)!;
+    if (seg.kind === 'binary') {
+      // Read once, for its own rewrite: not kept.
+      const binary = binarySegment(dir, name);
+      return lostLinks.has(name) ? withoutLinks(binary) : binary;
+    }
+    return legacyRecords(dir, name, seg, lostLinks, actions);
+  };
+  const finalOpen = (name: string): Segment => (written.has(name) ? openBinary(name) : open(name));
+  await rewriteSegments(
+    open,
+    order,
+    renamed,
+    documents,
+    async (name, files) => {
+      await persistence.writeSegment(name, files);
+      written.add(name);
+    },
+    (name, records, terms) => {
+      const from = [...renamed].find(([, to]) => to === name)?.[0];
+      if (from === undefined || !lostLinks.has(from)) return undefined;
+      const at = final.indexOf(name);
+      const window = LinkWindow.load(final.slice(0, at), finalOpen);
+      const docs = documents!;
+      return window.link(
+        name,
+        records,
+        terms,
+        (c: SignedChunk) => docs.get(c.document)?.segment === c.segment,
+      );
+    },
+  );
+  for (const seg of opened.values()) seg.close();
+  opened.clear();
+  const kept = order.length - renamed.size;
+  actions.push(
+    `checked ${plural(order.length, 'segment')}: ${kept} intact, ${plural(renamed.size, 'segment')} written again` +
+      (rebuiltIndexes > 0 ? ` (${plural(rebuiltIndexes, 'index', 'indexes')} rebuilt)` : ''),
+  );
 
   // The memory journal is folded into a segment of its own, as a store's fold does: the rebuilt indexes
   // and vectors then cover those memories too (vector search only sees what a segment holds). The
@@ -199,40 +373,36 @@ async function rebuild(
     if (entries.length > 0) {
       const name = segmentName(nextSegment++);
       const built = buildRecords(name, new Date().toISOString(), entries.map(memoryPending), []);
-      segments.set(name, built.records);
-      live.push(name);
       for (const d of built.documents) documents.set(d.id, d);
+      const terms = buildTerms(built.records.map((r) => r.text));
+      const window = LinkWindow.load(final, openBinary);
+      const docs = documents;
+      const links = window.link(
+        name,
+        built.records,
+        terms,
+        (c) => docs.get(c.document)?.segment === c.segment,
+      );
+      await persistence.writeSegment(
+        name,
+        segmentFiles(name, built.records[0]!.createdAt, built.records, terms, links),
+      );
+      final.push(name);
       memory = { ...memory, journal: journalName((manifest?.generation ?? 0) + 1) };
       actions.push(`folded ${plural(entries.length, 'journaled memory', 'journaled memories')} into ${name}`);
     }
   }
+  for (const seg of opened.values()) seg.close();
+  opened.clear();
 
-  // 3. Manual links.
+  // 5. Manual links, and the live related_to links counted again.
   let manual: Link[] = [];
   if (manifest) manual = (await tryRead(path.join(dir, manifest.links), checkLinks, actions))?.links ?? [];
+  const related = countLinks(final, (name) => binarySegment(dir, name), documents);
+  for (const seg of opened.values()) seg.close();
+  opened.clear();
 
-  // 4. Derived files of every live segment, relinked in order.
-  const index = new Bm25Index();
-  const signatures = new SignatureIndex();
-  const alive = (c: SignedChunk) => documents.get(c.document)?.segment === c.segment;
-  for (const name of live) {
-    const records = segments.get(name)!;
-    const bm25 = buildSegment(records.map((r) => ({ id: chunkKey(name, r.id), text: r.text })));
-    index.addSegment(name, bm25);
-    await persistence.writeSegment(name, {
-      chunks: { version: SEGMENT_VERSION, segment: name, chunks: records },
-      meta: buildMeta(name, records[0]?.createdAt ?? new Date().toISOString(), records),
-      bm25,
-      links: {
-        version: SEGMENT_VERSION,
-        segment: name,
-        ...linkSegment(index, signatures, name, records, alive),
-      },
-    });
-  }
-  actions.push(`rebuilt meta, BM25 and links of ${plural(live.length, 'segment')}`);
-
-  // 5. Vectors, when the store has (or is given) an embedder. They are built beside the old ones and
+  // 6. Vectors, when the store has (or is given) an embedder. They are built beside the old ones and
   // swapped in, so an embedder that fails midway leaves the store as it was.
   const spec = opts.embedder ?? manifest?.embedder?.spec;
   let embedder: Manifest['embedder'] = null;
@@ -249,9 +419,15 @@ async function rebuild(
         dimensions: embedder.dimensions,
         embedder: embedder.spec,
       });
-      for (const doc of documents.values()) {
-        const records = segments.get(doc.segment)!.slice(doc.first, doc.first + doc.chunks);
-        await embedRecords({ index, embedder: emb }, doc.segment, records, []);
+      for (const [segment, docs] of liveDocuments(documents)) {
+        const seg = openBinary(segment);
+        for (const doc of docs) {
+          const texts = seg.texts(doc.first, doc.first + doc.chunks);
+          const records = texts.map((text, i) => recordAt(seg.columns(), doc.first + i, text));
+          await embedRecords({ index, embedder: emb }, segment, records, []);
+        }
+        seg.close();
+        opened.delete(segment);
       }
     } catch (err) {
       await fs.rm(building, { recursive: true, force: true });
@@ -271,15 +447,18 @@ async function rebuild(
   await persistence.commit({
     generation: (manifest?.generation ?? 0) + 1,
     nextSegment,
-    segments: live,
+    segments: final,
     documents,
     manual: manual.filter((l) => documents.has(docOf(l.from)) && documents.has(docOf(l.to))),
     embedder,
+    schema: SCHEMA_VERSION,
+    related,
+    legacy: [],
     ...(memory ? { memory } : {}),
   });
   const chunkCount = [...documents.values()].reduce((n, d) => n + d.chunks, 0);
   return {
-    segments: live.length,
+    segments: final.length,
     documents: documents.size,
     chunks: chunkCount,
     actions,
@@ -288,43 +467,119 @@ async function rebuild(
   };
 }
 
-/** Every chunk 0..chunks-1 of `doc` is among `records`. */
-function hasAllChunks(records: ChunkRecord[], doc: DocumentRecord): boolean {
-  const seen = new Set<number>();
-  for (const r of records) if (r.document === doc.id) seen.add(r.ordinal);
-  for (let i = 0; i < doc.chunks; i++) if (!seen.has(i)) return false;
-  return true;
+/** A segment whose links file was lost: its chunks as they are, no links, empty signatures. */
+function withoutLinks(seg: FormatSegment): Segment {
+  const links = noLinks(seg.columns().count);
+  return {
+    name: seg.name,
+    paths: undefined,
+    columns: () => seg.columns(),
+    text: (i) => seg.text(i),
+    texts: (a, b) => seg.texts(a, b),
+    bm25: () => seg.bm25(),
+    links: () => links,
+    close: () => seg.close(),
+  };
+}
+
+/**
+ * A schema 1/2 segment as its chunk file's records (record by record when it does not parse), with its
+ * links file when that reads and covers them; else its links are computed again.
+ */
+function legacyRecords(
+  dir: string,
+  name: string,
+  seg: Inspected,
+  lostLinks: Set<string>,
+  actions: string[],
+): Segment {
+  // Read again here (inspect dropped them): one segment's records are held at a time.
+  const records = readRecordsSync(dir, name, seg);
+  let links: SegmentLinks | null = null;
+  try {
+    const raw = parseJson<SegmentLinks>(readFileSync(segmentFile(dir, name, 'links'), 'utf8'), name);
+    if (
+      Array.isArray(raw?.related) &&
+      Array.isArray(raw.signatures) &&
+      raw.signatures.length === seg.chunkCount
+    )
+      links = raw;
+  } catch {
+    // lost: computed again below
+  }
+  if (!links && !lostLinks.has(name)) {
+    lostLinks.add(name);
+    actions.push(`${name}.links.json does not read: its links are computed again`);
+  }
+  const loaded = links;
+  return new RecordsSegment(name, records, loaded ? (columns) => jsonLinks(loaded, columns) : undefined);
+}
+
+function readRecordsSync(dir: string, name: string, seg: Inspected): ChunkRecord[] {
+  const raw = (() => {
+    try {
+      return readFileSync(segmentFile(dir, name, 'chunks'), 'utf8');
+    } catch {
+      return '';
+    }
+  })();
+  if (!seg.salvaged) {
+    try {
+      return (JSON.parse(raw) as SegmentChunksFile).chunks;
+    } catch {
+      // fall through to record by record
+    }
+  }
+  return salvageChunks(raw);
+}
+
+/** The live related_to links of the store, counted over every segment's links. */
+function countLinks(
+  segments: readonly string[],
+  open: (name: string) => Segment,
+  documents: ReadonlyMap<string, DocumentRecord>,
+): number {
+  const live = (segment: string, id: string) => {
+    const parsed = parseChunkId(id);
+    const doc = parsed && documents.get(parsed.document);
+    return !!doc && doc.segment === segment && parsed.ordinal < doc.chunks;
+  };
+  const runs = liveDocuments(documents);
+  let count = 0;
+  for (const name of segments) {
+    const seg = open(name);
+    const alive = new Uint8Array(seg.columns().count);
+    for (const d of runs.get(name) ?? []) alive.fill(1, d.first, d.first + d.chunks);
+    for (const e of seg.links().all()) if (alive[e.fromIdx] === 1 && live(e.toSegment, e.to)) count++;
+    seg.close();
+  }
+  return count;
 }
 
 function docOf(id: string): string {
   return id.slice(0, id.lastIndexOf(':'));
 }
 
-function documentsFromChunks(segments: Map<string, ChunkRecord[]>): Map<string, DocumentRecord> {
+/** Document records rebuilt from what the chunk files hold (the documents file was lost). */
+function documentsFromChunks(segments: Map<string, Inspected>): Map<string, DocumentRecord> {
   const docs = new Map<string, DocumentRecord>();
-  for (const [segment, records] of segments) {
-    records.forEach((r, idx) => {
-      if (r.ordinal === 0) {
-        docs.set(r.document, {
-          id: r.document,
-          path: null,
-          hash: '', // unknown: the next ingest of the file replaces this record
-          bytes: 0,
-          chunker: 'paragraph',
-          chunks: 0,
-          tokens: 0,
-          ingestedAt: r.createdAt,
-          segment,
-          first: idx,
-        });
-      }
-      const doc = docs.get(r.document);
-      if (doc && doc.segment === segment) {
-        doc.chunks++;
-        doc.tokens += r.tokens;
-        doc.bytes += Buffer.byteLength(r.text);
-      }
-    });
+  for (const [segment, seg] of segments) {
+    for (const run of seg.docs) {
+      const sum = seg.sums.get(run.id)!;
+      // A later segment holds a later version of a document: it wins.
+      docs.set(run.id, {
+        id: run.id,
+        path: null,
+        hash: '', // unknown: the next ingest of the file replaces this record
+        bytes: sum.bytes,
+        chunker: 'paragraph',
+        chunks: run.count,
+        tokens: sum.tokens,
+        ingestedAt: sum.createdAt,
+        segment,
+        first: run.first,
+      });
+    }
   }
   return docs;
 }

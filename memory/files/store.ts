@@ -14,7 +14,7 @@ import type { Embedder } from '../search/embedders/types.ts';
 import { VECTOR_META_FILE, VectorIndex } from '../search/vectors.ts';
 import type { Store } from '../store-api.ts';
 import { type DirectoryOptions, DirectoryPersistence } from './directory.ts';
-import { MANIFEST_FILE, SEGMENTS_DIR, segmentTextFile, VECTORS_DIR } from './manifest.ts';
+import { MANIFEST_FILE, SCHEMA_VERSION, SEGMENTS_DIR, segmentTextFile, VECTORS_DIR } from './manifest.ts';
 
 export interface OpenOptions {
   /** Create an empty store when the folder has none (default false). */
@@ -135,11 +135,11 @@ export class ChunkStore extends RememberingStore implements Store {
   }
 
   /**
-   * Live segments written before text columns existed (memory/SCHEMA.md, `seg-N.text`): grep reads them
-   * through their chunk files, several times slower, until `rlm repair` adds the columns.
+   * Live schema 1/2 segments written before text columns existed (memory/SCHEMA.md, `seg-N.text`): grep
+   * reads them through their chunk files, several times slower, until `rlm repair` rewrites them.
    */
   segmentsWithoutTextColumn(): string[] {
-    return this.state.segments.filter((s) => !existsSync(segmentTextFile(this.dir, s)));
+    return (this.state.legacy ?? []).filter((s) => !existsSync(segmentTextFile(this.dir, s)));
   }
 
   private static async create(
@@ -158,6 +158,8 @@ export class ChunkStore extends RememberingStore implements Store {
         documents: new Map(),
         manual: [],
         embedder: await checkedEmbedder(dir, opts),
+        schema: SCHEMA_VERSION,
+        related: 0,
       });
     } finally {
       await lock.release();

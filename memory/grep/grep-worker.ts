@@ -9,7 +9,9 @@
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+import { DamagedFile } from '../binary.ts';
 import type { ChunkRecord, GrepDocumentCount, GrepMatch } from '../types.ts';
+import { type ChunkFileHeader, chunkFileHeader } from './chunk-file.ts';
 import {
   type Finder,
   type GrepChunk,
@@ -33,17 +35,13 @@ export interface GrepRun extends TextDocRun {
 }
 
 /**
- * One segment to grep and the documents whose live chunks it holds: its files (the text column, else
- * the chunk file, read in the worker) or, for a segment held in memory, those chunks themselves.
+ * One segment to grep and the documents whose live chunks it holds: its chunk file (schema 3), its files
+ * (schema 1/2: the text column, else the chunk file, read in the worker) or, for a segment held in
+ * memory, those chunks themselves. `runs` say where the documents file puts each live document's chunks.
  */
 export type GrepSegment =
-  | {
-      segment: string;
-      text: string;
-      chunks: string;
-      /** Where the documents file says each live document's chunks are in the segment. */
-      runs: GrepRun[];
-    }
+  | { segment: string; file: string; runs: GrepRun[] }
+  | { segment: string; text: string; chunks: string; runs: GrepRun[] }
   | { documents: string[]; inline: GrepChunk[] };
 
 /** What every search request carries. */
@@ -93,6 +91,8 @@ export type GrepWorkerReply =
       message: string;
       /** The errno code when a file read failed (`ENOENT`: a writer removed the segment meanwhile). */
       code?: string;
+      /** The store file whose bytes did not check out (then the message says what failed). */
+      corrupt?: string;
     };
 
 /** Wall time between two progress messages at most (about). */
@@ -287,9 +287,64 @@ function scanColumn(
 }
 
 /**
- * Scans the live chunks of one segment. From the text column each document is decoded from the file's
- * bytes just before it is scanned and dropped after, so the worker's memory stays at one file's bytes;
- * the chunk file (stores written before text columns) has to be parsed whole.
+ * Scans the live runs of a schema 3 chunk file held in `bytes[0, size)`, each document decoded (and its
+ * chunks checked against their CRC) just before it is scanned.
+ */
+function scanChunkFile(
+  file: string,
+  segment: string,
+  size: number,
+  live: GrepRun[],
+  job: SegmentScan,
+): 'truncated' | 'timedOut' | null {
+  let header: ChunkFileHeader;
+  try {
+    header = chunkFileHeader(readBuffer.subarray(0, size));
+  } catch (err) {
+    throw err instanceof DamagedFile ? new CorruptFile(file, err.message) : err;
+  }
+  if (header.segment !== segment) throw new CorruptFile(file, `it names segment ${header.segment}`);
+  if (header.body + header.textBytes !== size) throw new CorruptFile(file, 'it has the wrong length');
+  job.onRead();
+  for (const run of [...live].sort(byRank(job.rank))) {
+    const chunks: GrepChunk[] = [];
+    for (let i = 0; i < run.count; i++) {
+      const k = run.first + i;
+      let text: string;
+      try {
+        text = header.text(k, readBuffer, header.range(k)[0]);
+      } catch (err) {
+        throw err instanceof DamagedFile ? new CorruptFile(file, err.message) : err;
+      }
+      const chunk: GrepChunk = { id: `${run.id}:${i}`, text, document: run.id };
+      const start = run.starts?.[i];
+      const end = run.ends?.[i];
+      if (start !== undefined && end !== undefined) {
+        chunk.start = start;
+        chunk.end = end;
+      }
+      chunks.push(chunk);
+    }
+    const stop = scanDocument(chunks, job.find, job.spec, job.state, job.onMatch);
+    if (stop !== null) return stop;
+    job.spec.onProgress?.();
+  }
+  return null;
+}
+
+/** A store file whose bytes do not check out. */
+class CorruptFile extends Error {
+  readonly file: string;
+  constructor(file: string, message: string) {
+    super(message);
+    this.file = file;
+  }
+}
+
+/**
+ * Scans the live chunks of one segment. From a chunk file or a text column each document is decoded
+ * from the file's bytes just before it is scanned and dropped after, so the worker's memory stays at
+ * one file's bytes; a schema 1/2 chunk file (stores written before text columns) has to be parsed whole.
  */
 function scanSegment(seg: GrepSegment, job: SegmentScan): 'truncated' | 'timedOut' | null {
   if ('inline' in seg) {
@@ -301,6 +356,7 @@ function scanSegment(seg: GrepSegment, job: SegmentScan): 'truncated' | 'timedOu
     }));
     return scanHeld(inOrder(chunks, new Set(seg.documents), job.rank), job);
   }
+  if ('file' in seg) return scanChunkFile(seg.file, seg.segment, readWhole(seg.file), seg.runs, job);
   let size = -1;
   try {
     size = readWhole(seg.text);
@@ -397,13 +453,14 @@ function grepSegments(
         },
       });
     } catch (err) {
-      const where = 'inline' in seg ? 'memories' : seg.chunks;
+      const where = 'inline' in seg ? 'memories' : 'file' in seg ? seg.file : seg.chunks;
       const code = (err as NodeJS.ErrnoException).code;
       post({
         type: 'failed',
         requestId: msg.requestId,
-        message: `${where}: ${(err as Error).message}`,
+        message: err instanceof CorruptFile ? err.message : `${where}: ${(err as Error).message}`,
         ...(code ? { code } : {}),
+        ...(err instanceof CorruptFile ? { corrupt: err.file } : {}),
       });
       return;
     }

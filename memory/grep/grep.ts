@@ -17,6 +17,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { RlmError } from '../../core/errors.ts';
+import { corrupt } from '../corrupt.ts';
 import type { GrepDocumentCount, GrepMatch, GrepOptions, GrepResult } from '../types.ts';
 import {
   escapeRegExp,
@@ -471,7 +472,13 @@ export class GrepRunner {
         arm();
       } else if (reply.type === 'failed')
         reject(
-          new RlmError('RUNTIME', `grep failed: ${reply.message}`, reply.code ? { errno: reply.code } : {}),
+          reply.corrupt
+            ? corrupt(reply.corrupt, reply.message)
+            : new RlmError(
+                'RUNTIME',
+                `grep failed: ${reply.message}`,
+                reply.code ? { errno: reply.code } : {},
+              ),
         );
       else if (reply.type === 'done') {
         try {

@@ -1,20 +1,26 @@
 /**
  * `MemoryChunkStore`: the same chunk graph and interface as {@link ChunkStore}, held in memory, for
- * ephemeral contexts (an `rlm answer --context FILE` run, tests). Nothing touches the disk.
+ * ephemeral contexts (an `rlm answer --context FILE` run, tests). Nothing touches the disk: segments are
+ * the bytes of the files a folder store would write, read through the same readers.
  */
 
 import { RlmError } from '../../core/errors.ts';
 import { AccessLog } from '../engine/access.ts';
 import type { SegmentSource } from '../engine/graph.ts';
 import { RememberingStore } from '../engine/memories.ts';
+import { memorySegment } from '../engine/memory-tail.ts';
 import type { CommittedState, Persistence, SegmentFiles, StoreLock } from '../engine/persistence.ts';
-import type { SegmentLinks, SegmentMeta } from '../engine/segment.ts';
-import type { Bm25Segment } from '../search/bm25.ts';
+import type { Segment } from '../engine/segment.ts';
 import type { Store } from '../store-api.ts';
+
+/** The schema a store in memory behaves as (memory/SCHEMA.md). */
+const MEMORY_SCHEMA = 3;
 
 class MemoryPersistence implements Persistence, SegmentSource {
   readonly source: SegmentSource = this;
-  private readonly files = new Map<string, SegmentFiles>();
+  readonly inFiles = false;
+  readonly schema = MEMORY_SCHEMA;
+  private readonly segments = new Map<string, Segment>();
   private readonly access = new AccessLog(null);
   private readonly journals = new Map<string, string[]>();
   state: CommittedState = {
@@ -24,24 +30,14 @@ class MemoryPersistence implements Persistence, SegmentSource {
     documents: new Map(),
     manual: [],
     embedder: null,
+    schema: MEMORY_SCHEMA,
+    related: 0,
   };
 
-  private get(segment: string): SegmentFiles {
-    const f = this.files.get(segment);
-    if (!f) throw new RlmError('NOT_FOUND', `segment ${segment} is not in this memory store`);
-    return f;
-  }
-  meta(segment: string): SegmentMeta {
-    return this.get(segment).meta;
-  }
-  texts(segment: string): string[] {
-    return this.get(segment).chunks.chunks.map((c) => c.text);
-  }
-  bm25(segment: string): Bm25Segment {
-    return this.get(segment).bm25;
-  }
-  links(segment: string): SegmentLinks {
-    return this.get(segment).links;
+  segment(name: string): Segment {
+    const seg = this.segments.get(name);
+    if (!seg) throw new RlmError('NOT_FOUND', `segment ${name} is not in this memory store`);
+    return seg;
   }
 
   async readState(): Promise<CommittedState> {
@@ -65,13 +61,13 @@ class MemoryPersistence implements Persistence, SegmentSource {
     return { release: async () => {} };
   }
   async writeSegment(name: string, files: SegmentFiles): Promise<void> {
-    this.files.set(name, files);
+    this.segments.set(name, memorySegment(name, files));
   }
   async commit(state: CommittedState): Promise<void> {
     this.state = state;
     for (const name of this.journals.keys()) if (name !== state.memory?.journal) this.journals.delete(name);
     const live = new Set(state.segments);
-    for (const name of this.files.keys()) if (!live.has(name)) this.files.delete(name);
+    for (const name of this.segments.keys()) if (!live.has(name)) this.segments.delete(name);
   }
   touch(ids: string[], at?: number): void {
     this.access.touch(ids, at);

@@ -15,6 +15,7 @@
 
 import { createRequire } from 'node:module';
 import type { Tiktoken } from 'tiktoken';
+import { ownString } from '../own-string.ts';
 
 /** Name of the encoding every token figure in rlm refers to. */
 export const TOKENIZER = 'cl100k_base';
@@ -23,7 +24,7 @@ export const TOKENIZER = 'cl100k_base';
 export const MAX_PIECE_CHARS = 256;
 
 /** Distinct pieces remembered before the cache is dropped and refilled. */
-const CACHE_LIMIT = 500_000;
+const CACHE_LIMIT = 150_000;
 
 // Rust's `\s` (used by tiktoken) is Unicode White_Space; JS `\s` differs on U+0085 and U+FEFF, so spell it out.
 const WS = '\\t-\\r \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000';
@@ -323,7 +324,7 @@ function pieceTokens(text: string, start: number, end: number): number {
   const base = slot * STRIDE;
   table[base] = h;
   table[base + 1] = len | (n << 10);
-  if (len > INLINE_CHARS) longKeys[slot] = text.slice(start, end);
+  if (len > INLINE_CHARS) longKeys[slot] = ownString(text.slice(start, end));
   else {
     for (let k = 0; k < len; k += 2) {
       const hi = k + 1 < len ? text.charCodeAt(start + k + 1) << 16 : 0;

@@ -12,6 +12,7 @@
  * so a known token costs no allocation at all. And every distinct term is one interned {@link Term}
  * object, which lets the segment builder keep per-term state without a second hash lookup.
  */
+import { ownString } from '../own-string.ts';
 import { charClass, SEP, SINGLE, WORD, WORD_ASCII } from './charclass.ts';
 import { foldDiacritics } from './fold.ts';
 import { stemEnglish } from './stem-en.ts';
@@ -65,7 +66,10 @@ interface TokenInfo {
 }
 
 export interface AnalyzerOptions {
-  /** Distinct tokens memoised before the memo is cleared (default 300k, a few tens of MB at most). */
+  /**
+   * Distinct tokens memoised before the memo is cleared (default 50k, about 10 MB). Twice that held 10 MB
+   * more through an ingest for 10% fewer analyses (a 40 MB ingest: 225k against 250k).
+   */
   cacheSize?: number;
 }
 
@@ -82,7 +86,7 @@ export class Analyzer {
   readonly termBuffer: Term[] = [];
 
   constructor(opts: AnalyzerOptions = {}) {
-    this.cacheSize = Math.max(16, opts.cacheSize ?? 300_000);
+    this.cacheSize = Math.max(16, opts.cacheSize ?? 50_000);
   }
 
   /** Lowercase tokens of `text`, before stop words and stemming. */
@@ -221,7 +225,7 @@ export class Analyzer {
       info.cased.length !== end - start ||
       !sameChars(info.cased, cased, start)
     ) {
-      const identifier = cased.slice(start, end);
+      const identifier = ownString(cased.slice(start, end));
       parts = this.splitIdentifier(identifier);
       info.cased = identifier;
       info.parts = parts;
@@ -260,7 +264,7 @@ export class Analyzer {
       mask = this.table.length - 1;
       slot = h & mask;
     }
-    const key = s.slice(start, end);
+    const key = ownString(s.slice(start, end));
     const stop = (ENGLISH_STOP_WORDS.has(key) ? STOP_EN : 0) | (FRENCH_STOP_WORDS.has(key) ? STOP_FR : 0);
     const info: TokenInfo = {
       key,

@@ -13,7 +13,8 @@ export interface FuzzyMatch {
   distance: number;
 }
 
-function letterMask(s: string): number {
+/** A 32-bit mask of the letters (and digit, other classes) in `s`: one edit changes at most two bits. */
+export function letterMask(s: string): number {
   let mask = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -26,7 +27,8 @@ function letterMask(s: string): number {
   return mask;
 }
 
-function popcount(x: number): number {
+/** Number of bits set in a 32-bit integer. */
+export function popcount(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
   return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;

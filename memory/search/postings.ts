@@ -70,11 +70,16 @@ export class PostingsWriter {
     this.pos = pos;
   }
 
-  /** Appends the bytes written to another writer. */
-  append(other: PostingsWriter): void {
-    this.ensure(other.pos);
-    other.buf.copy(this.buf, this.pos, 0, other.pos);
-    this.pos += other.pos;
+  /** Appends the first `length` bytes of `bytes`. */
+  append(bytes: Uint8Array, length: number): void {
+    this.ensure(length);
+    this.buf.set(bytes.subarray(0, length), this.pos);
+    this.pos += length;
+  }
+
+  /** Everything written, as a buffer of its own. */
+  bytes(): Buffer {
+    return Buffer.from(this.buf.subarray(0, this.pos));
   }
 
   /** Everything written, as base64. */

@@ -37,36 +37,73 @@ function grown(a: Int32Array<ArrayBuffer>, need: number): Int32Array<ArrayBuffer
 }
 
 /**
+ * The analysed terms of a batch of chunks: each chunk's analysed length, the distinct terms in vocabulary
+ * order (UTF-16 code units) and each term's postings list (postings.ts), back to back. Both index
+ * formats (the JSON segment below, the binary file of bm25-file.ts) are written from it.
+ */
+export interface SegmentTerms {
+  lengths: number[];
+  terms: string[];
+  lists: Buffer;
+  /** End of term i's list in `lists` (its start is the previous end). */
+  ends: Uint32Array;
+}
+
+/**
  * Builds the index segment of `chunks` (ids should be unique within the segment). Each chunk's
  * language is detected from its own stop words. `analyzer` must follow the rules searches will use.
- *
- * Postings go into flat typed arrays as (term slot, chunk, tf) in reading order, then a counting sort
- * by slot groups them per term with chunks still increasing: no per-term arrays, little garbage.
  */
 export function buildSegment(
   chunks: readonly { id: string; text: string }[],
   analyzer: Analyzer = defaultAnalyzer(),
 ): Bm25Segment {
+  return jsonSegment(
+    chunks.map((c) => c.id),
+    buildTerms(
+      chunks.map((c) => c.text),
+      analyzer,
+    ),
+  );
+}
+
+/** The JSON form of an index segment (schema 1 and 2 stores, and tests). */
+function jsonSegment(ids: string[], built: SegmentTerms): Bm25Segment {
+  const header = new PostingsWriter();
+  for (let i = 0; i < built.terms.length; i++)
+    header.varint(built.ends[i]! - (i === 0 ? 0 : built.ends[i - 1]!));
+  header.append(built.lists, built.lists.length);
+  return {
+    version: 1,
+    analyzer: ANALYZER_VERSION,
+    ids,
+    lengths: built.lengths,
+    terms: { vocabulary: built.terms.join('\n'), postings: header.base64() },
+  };
+}
+
+/**
+ * Analyses `texts` into {@link SegmentTerms}. Postings go into flat typed arrays as (term slot, chunk,
+ * tf) in reading order, then a counting sort by slot groups them per term with chunks still increasing:
+ * no per-term arrays, little garbage.
+ */
+export function buildTerms(texts: readonly string[], analyzer: Analyzer = defaultAnalyzer()): SegmentTerms {
   const build = ++buildCounter;
-  const ids: string[] = new Array(chunks.length);
-  const lengths: number[] = new Array(chunks.length);
+  const lengths: number[] = new Array(texts.length);
   const seen: Term[] = [];
   let lastDoc = new Int32Array(1024);
   let lastPos = new Int32Array(1024);
   // Sized for the input (a term takes at least two characters), so a tiny segment (a few journaled
   // memories) does not allocate and zero 768 KB; the arrays still grow when needed.
   let chars = 0;
-  for (const c of chunks) chars += c.text.length;
+  for (const t of texts) chars += t.length;
   const initial = Math.max(64, Math.min(1 << 16, Math.ceil(chars / 2)));
   let slots = new Int32Array(initial);
   let docs = new Int32Array(initial);
   let tfs = new Int32Array(initial);
   let count = 0;
   const buffer = analyzer.termBuffer;
-  for (let doc = 0; doc < chunks.length; doc++) {
-    const chunk = chunks[doc]!;
-    ids[doc] = chunk.id;
-    const n = analyzer.analyzeTerms(chunk.text);
+  for (let doc = 0; doc < texts.length; doc++) {
+    const n = analyzer.analyzeTerms(texts[doc]!);
     lengths[doc] = n;
     if (count + n > slots.length) {
       slots = grown(slots, count + n);
@@ -105,7 +142,7 @@ export function buildSegment(
   const fill = start.slice(0, seen.length);
   const order = new Int32Array(count);
   for (let p = 0; p < count; p++) order[fill[slots[p]!]!++] = p;
-  return encodeSegment(ids, lengths, seen, (slot, out) => {
+  return sortTerms(lengths, seen, (slot, out) => {
     const from = start[slot]!;
     const df = start[slot + 1]! - from;
     out.reserve(df);
@@ -118,69 +155,80 @@ export function buildSegment(
   });
 }
 
-/** Slots ordered by text when some texts repeat (rare: see encodeSegment). */
-function sortedSlotsWithDuplicates(texts: readonly string[]): Int32Array {
-  const slots = texts.map((_, i) => i);
-  slots.sort((a, b) => (texts[a]! < texts[b]! ? -1 : texts[a]! > texts[b]! ? 1 : a - b));
-  return Int32Array.from(slots);
+/** Scratch for {@link mergeLists}. */
+const merging = { a: new PostingsBuffer(), b: new PostingsBuffer() };
+
+/**
+ * The postings of several slots of one text merged into `out` (chunks increasing, term frequencies of a
+ * chunk summed); returns their count. Each list is in increasing chunk order already.
+ */
+function mergeLists(
+  slots: readonly number[],
+  postingsOf: (slot: number, out: PostingsBuffer) => number,
+  out: PostingsBuffer,
+): number {
+  let n = 0;
+  for (const slot of slots) {
+    // out holds the merge so far; a takes a copy of it, b the next list, and they merge back into out.
+    const { a, b } = merging;
+    a.reserve(n);
+    a.docs.set(out.docs.subarray(0, n));
+    a.tfs.set(out.tfs.subarray(0, n));
+    const m = postingsOf(slot, b);
+    out.reserve(n + m);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < n || j < m) {
+      if (j >= m || (i < n && a.docs[i]! < b.docs[j]!)) {
+        out.docs[k] = a.docs[i]!;
+        out.tfs[k++] = a.tfs[i++]!;
+      } else if (i >= n || b.docs[j]! < a.docs[i]!) {
+        out.docs[k] = b.docs[j]!;
+        out.tfs[k++] = b.tfs[j++]!;
+      } else {
+        out.docs[k] = a.docs[i]!;
+        out.tfs[k++] = a.tfs[i++]! + b.tfs[j++]!;
+      }
+    }
+    n = k;
+  }
+  return n;
 }
 
-function encodeSegment(
-  ids: string[],
+function sortTerms(
   lengths: number[],
   seen: readonly Term[],
   postingsOf: (slot: number, out: PostingsBuffer) => number,
-): Bm25Segment {
-  // Sort the texts natively (no comparator callback), then find each text's slot(s) again.
-  const texts = seen.map((t) => t.text);
-  const slotOf = new Map<string, number>();
-  let duplicates = false;
-  texts.forEach((text, slot) => {
-    if (slotOf.has(text)) duplicates = true;
-    else slotOf.set(text, slot);
+): SegmentTerms {
+  // The slots in text order (UTF-16 units); equal texts stay in slot order (the sort is stable).
+  const bySlot = Array.from(seen.keys());
+  bySlot.sort((a, b) => {
+    const x = seen[a]!.text;
+    const y = seen[b]!.text;
+    return x < y ? -1 : x > y ? 1 : 0;
   });
-  const bySlot = duplicates
-    ? sortedSlotsWithDuplicates(texts)
-    : Int32Array.from(texts.slice().sort(), (text) => slotOf.get(text)!);
-  const vocabulary: string[] = [];
+  const terms: string[] = [];
+  const ends: number[] = [];
   const lists = new PostingsWriter();
-  const header = new PostingsWriter();
   const out = new PostingsBuffer();
   for (let i = 0; i < bySlot.length; ) {
     // Two Term objects share a text only when the analyzer's memo was cleared mid-build: merge them.
+    const text = seen[bySlot[i]!]!.text;
     let j = i + 1;
-    if (duplicates) while (j < bySlot.length && texts[bySlot[j]!] === texts[bySlot[i]!]) j++;
+    while (j < bySlot.length && seen[bySlot[j]!]!.text === text) j++;
     let df: number;
     if (j === i + 1) {
       df = postingsOf(bySlot[i]!, out);
     } else {
-      const tf = new Map<number, number>();
-      for (let k = i; k < j; k++) {
-        const n = postingsOf(bySlot[k]!, out);
-        for (let p = 0; p < n; p++) tf.set(out.docs[p]!, (tf.get(out.docs[p]!) ?? 0) + out.tfs[p]!);
-      }
-      const merged = [...tf].sort((a, b) => a[0] - b[0]);
-      df = merged.length;
-      out.reserve(df);
-      merged.forEach(([doc, n], p) => {
-        out.docs[p] = doc;
-        out.tfs[p] = n;
-      });
+      df = mergeLists(bySlot.slice(i, j), postingsOf, out);
     }
-    const before = lists.length;
     lists.list(out.docs, out.tfs, df);
-    header.varint(lists.length - before);
-    vocabulary.push(texts[bySlot[i]!]!);
+    ends.push(lists.length);
+    terms.push(text);
     i = j;
   }
-  header.append(lists);
-  return {
-    version: 1,
-    analyzer: ANALYZER_VERSION,
-    ids,
-    lengths,
-    terms: { vocabulary: vocabulary.join('\n'), postings: header.base64() },
-  };
+  return { lengths, terms, lists: lists.bytes(), ends: Uint32Array.from(ends) };
 }
 
 /** Throws STORE_CORRUPT unless `seg` has the shape of a {@link Bm25Segment}. Cheap: nothing decoded. */

@@ -2,10 +2,10 @@
  * The k best-scoring entries of a stream, kept in a binary min-heap so a search costs O(n log k)
  * instead of sorting every match. Ties go to the smaller `order`, which keeps rankings stable.
  */
-export class TopK {
+export class TopK<T = string> {
   private readonly scores: Float64Array;
   private readonly orders: Float64Array;
-  private readonly ids: string[] = [];
+  private readonly ids: T[] = [];
   private size = 0;
   readonly k: number;
 
@@ -30,7 +30,7 @@ export class TopK {
   }
 
   /** Adds an entry; call only after {@link accepts} returned true. */
-  push(score: number, order: number, id: string): void {
+  push(score: number, order: number, id: T): void {
     if (this.size < this.k) {
       let i = this.size++;
       this.set(i, score, order, id);
@@ -57,13 +57,13 @@ export class TopK {
   }
 
   /** The entries, best first. */
-  sorted(): { id: string; score: number }[] {
+  sorted(): { id: T; score: number }[] {
     const idx = Array.from({ length: this.size }, (_, i) => i);
     idx.sort((a, b) => this.scores[b]! - this.scores[a]! || this.orders[a]! - this.orders[b]!);
     return idx.map((i) => ({ id: this.ids[i]!, score: this.scores[i]! }));
   }
 
-  private set(i: number, score: number, order: number, id: string): void {
+  private set(i: number, score: number, order: number, id: T): void {
     this.scores[i] = score;
     this.orders[i] = order;
     this.ids[i] = id;

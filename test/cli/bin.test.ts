@@ -62,7 +62,7 @@ describe('the rlm bin', () => {
     );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ answer: '2', status: 'final' });
+    expect(JSON.parse(r.stdout)).toMatchObject({ answer: '3', status: 'final' });
   });
 
   it('prints its version and exits 2 on an unknown command', () => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { tempDir } from '../helpers/temp.ts';
 import { writeSampleCorpus } from '../memory/helpers/corpus.ts';
+import { legacyStore } from '../memory/helpers/legacy.ts';
 import { cli } from './helpers.ts';
 
 describe('rlm store commands', () => {
@@ -77,7 +78,7 @@ describe('rlm store commands', () => {
     expect(listed.map((d) => d.path)).toContain(file);
 
     const stats = await cli(['stats', '--store', store, '--json']);
-    expect(stats.json()).toMatchObject({ documents: 4, schema: 1 });
+    expect(stats.json()).toMatchObject({ documents: 4, schema: 3 });
 
     const doc = peek.json<{ document: string }>().document;
     expect((await cli(['rm', doc, '--store', store, '--json'])).json()).toEqual({
@@ -144,10 +145,10 @@ describe('rlm store commands', () => {
     const root = tempDir();
     const store = path.join(root, 'store');
     await cli(['ingest', writeSampleCorpus(root), '--store', store]);
-    writeFileSync(path.join(store, 'segments', 'seg-000001.bm25.json'), '{');
+    writeFileSync(path.join(store, 'segments', 'seg-000001.bm25'), '{');
     const broken = await cli(['search', 'flimflam', '--store', store]);
     expect(broken.code).toBe(1);
-    expect(broken.stderr).toMatch(/seg-000001\.bm25\.json is corrupt.*\[STORE_CORRUPT\]/);
+    expect(broken.stderr).toMatch(/seg-000001\.bm25 is corrupt.*\[STORE_CORRUPT\]/);
     expect((await cli(['repair', '--store', store, '--json'])).json()).toMatchObject({ documents: 4 });
     expect(
       (await cli(['search', 'flimflam', '--store', store, '--json'])).json<{ results: unknown[] }>().results
@@ -198,22 +199,19 @@ describe('rlm store commands', () => {
   });
 
   it('grep on a store written before text columns says how to make it faster, and repair does', async () => {
-    const root = tempDir();
-    const corpus = writeSampleCorpus(root);
-    const store = path.join(root, 'store');
-    expect((await cli(['ingest', corpus, '--store', store])).code).toBe(0);
-    const fresh = await cli(['grep', 'quark\\w+', '--store', store]);
-    expect(fresh.stdout).toMatch(/quark/);
+    const { dir: store } = legacyStore('schema-1');
+    const fresh = await cli(['grep', 'quasar \\w+', '--store', store]);
+    expect(fresh.stdout).toMatch(/quasar/);
     expect(fresh.stderr).toBe('');
     const segments = path.join(store, 'segments');
     for (const f of readdirSync(segments).filter((f) => f.endsWith('.text'))) rmSync(path.join(segments, f));
-    const old = await cli(['grep', 'quark\\w+', '--store', store]);
+    const old = await cli(['grep', 'quasar \\w+', '--store', store]);
     expect(old.stdout).toBe(fresh.stdout);
     expect(old.stderr).toMatch(
       /written by an older rlm and read the slow way; `rlm repair --store .*` makes grep/,
     );
     expect((await cli(['repair', '--store', store])).code).toBe(0);
-    const repaired = await cli(['grep', 'quark\\w+', '--store', store]);
+    const repaired = await cli(['grep', 'quasar \\w+', '--store', store]);
     expect(repaired.stdout).toBe(fresh.stdout);
     expect(repaired.stderr).toBe('');
   });

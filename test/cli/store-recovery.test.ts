@@ -133,7 +133,7 @@ describe('rlm repair with unreadable chunks', () => {
   it('lists what it would drop and changes nothing without --yes; asks on a terminal; --yes drops', async () => {
     const { corpus, store } = damaged();
     expect((await cli(['ingest', corpus, '--store', store])).code).toBe(0);
-    writeFileSync(path.join(store, 'segments', 'seg-000001.chunks.json'), 'garbage');
+    writeFileSync(path.join(store, 'segments', 'seg-000001.chunks'), 'garbage');
 
     const refused = await cli(['repair', '--store', store]);
     expect(refused.code).toBe(1);

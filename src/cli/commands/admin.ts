@@ -7,6 +7,7 @@ import { isPostgresUrl } from '../../../memory/open.ts';
 import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import { documentList } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
+import { keepHeapNearLiveSet } from '../batch-heap.ts';
 import { ask, type CliIO, canAsk, EXIT_FAILURE, EXIT_OK, shown, writeJson } from '../io.ts';
 import { formatBytes } from '../progress.ts';
 import { openStore, positionals, storeDir } from '../store-arg.ts';
@@ -97,11 +98,13 @@ export function summaryNote(r: DeleteReport): string {
 
 const REPAIR_HELP = `usage: rlm repair --store DIR|URL [--embedder SPEC|none] [--yes] [--json]
 
-Rebuilds derived files (manifest, documents, indexes, links, vectors) from the chunk files, and
-compacts segments (drops the chunks of replaced or removed documents). A damaged chunk file is read
-record by record: documents whose chunks are all readable are kept. Before dropping any document,
-repair lists them with the files to ingest again and asks (on a terminal) or needs --yes; otherwise
-nothing is changed and it exits 1. --store falls back to $RLM_STORE.
+Checks every segment file against its CRCs and rebuilds what does not check out (indexes, links) from
+the chunk files; writes the documents, link count and manifest anew; compacts segments (drops the
+chunks of replaced or removed documents); rewrites the segments of a store written before schema 3.
+Intact segments are kept as they are. A chunk whose text fails its CRC (or, in a schema 1/2 chunk
+file, a record that does not parse) loses its document; the others are kept. Before dropping any
+document, repair lists them with the files to ingest again and asks (on a terminal) or needs --yes;
+otherwise nothing is changed and it exits 1. --store falls back to $RLM_STORE.
 
 On a PostgreSQL store (a postgres:// URL) it rebuilds the derived tables (search index segments,
 related links, each document's words for grep) from documents and chunks, removes links and access
@@ -131,6 +134,8 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
   const repairAt = postgres
     ? (await import('../../../memory/postgres/store.ts')).PostgresStore.repair
     : repairStore;
+  // A folder repair reads every segment; the heap is kept near its live set (batch-heap.ts).
+  const heapSettled = postgres ? () => {} : keepHeapNearLiveSet();
   const report = await repairAt(dir, {
     env: io.env,
     ...(values.embedder ? { embedder: values.embedder } : {}),
@@ -143,7 +148,7 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
       if (!canAsk(io)) return false;
       return /^y(es)?$/i.test((await ask(io, 'drop them and repair the rest? [y/N] ')).trim());
     },
-  });
+  }).finally(heapSettled);
   if (values.json) writeJson(io, report);
   else {
     for (const a of report.actions) io.stderr.write(`- ${a}\n`);

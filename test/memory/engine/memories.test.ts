@@ -105,14 +105,15 @@ describe('on disk', () => {
     await store.close();
   });
 
-  it('a store without memories is still written as schema 1; with memories as schema 2', async () => {
+  it('a store is written as schema 3, with memories or without', async () => {
     const dir = tempDir();
     const store = await ChunkStore.open(dir, { create: true });
     await store.ingestText('doc', 'plain text');
     const schema = async () => JSON.parse(await fs.readFile(path.join(dir, 'rlm-store.json'), 'utf8')).schema;
-    expect(await schema()).toBe(1);
+    expect(await schema()).toBe(3);
     await store.remember({ text: 'now with a memory' });
-    expect(await schema()).toBe(2);
+    expect(await schema()).toBe(3);
+    expect(store.stats().schema).toBe(3);
     await store.close();
   });
 });

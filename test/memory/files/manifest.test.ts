@@ -15,10 +15,14 @@ async function realStore() {
   const read = (name: string) =>
     JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as Record<string, unknown>;
   const manifest = read('rlm-store.json');
+  // The commit that added the document wrote it to the documents log, over the empty base.
+  const log = (manifest.documentLog as string[] | undefined) ?? [];
+  const put = log.flatMap((f) => read(f).put as unknown[]);
+  const base = read(manifest.documents as string);
   return {
     dir,
     manifest,
-    documents: read(manifest.documents as string),
+    documents: { ...base, documents: [...(base.documents as unknown[]), ...put] },
     links: read(manifest.links as string),
   };
 }
@@ -31,6 +35,7 @@ describe('store file schemas', () => {
       manifest.generation,
     );
     expect(checkDocuments(documents, 'd.json')).toBe(documents);
+    expect(documents.documents).toHaveLength(1);
     expect(checkLinks(links, 'l.json')).toBe(links);
   });
 
@@ -71,9 +76,9 @@ describe('store file schemas', () => {
   it('refuse a newer schema with BAD_INPUT before judging fields it may have changed', async () => {
     const { manifest } = await realStore();
     const err = thrown(() =>
-      checkManifest({ format: manifest.format, schema: 3, segments: 'new shape' }, '/s/rlm-store.json'),
+      checkManifest({ format: manifest.format, schema: 4, segments: 'new shape' }, '/s/rlm-store.json'),
     );
     expect(err.code).toBe('BAD_INPUT');
-    expect(err.message).toMatch(/schema 3, newer than this rlm understands \(2\); upgrade rlm/);
+    expect(err.message).toMatch(/schema 4, newer than this rlm understands \(3\); upgrade rlm/);
   });
 });

@@ -114,7 +114,7 @@ describe('crash safety', () => {
     const segDir = path.join(dir, 'segments');
     // One segment for the whole corpus: its chunk file (MBs, streamed in pieces, written last) is cut
     // off by the kill, which comes while the child waits after the file's first write.
-    const child = startChild(dir, 100_000_000, [corpus], { PAUSE_IN_WRITE: '.chunks.json.tmp-' });
+    const child = startChild(dir, 100_000_000, [corpus], { PAUSE_IN_WRITE: '.chunks.tmp-' });
     await child.waitFor((l) => l.some((x) => x.startsWith('writing ')));
     const cutOff = path.basename(child.lines.find((x) => x.startsWith('writing '))!.slice('writing '.length));
     expect(readdirSync(segDir)).toContain(cutOff);
@@ -215,18 +215,56 @@ describe('corruption and repair', () => {
 
   it('a corrupted derived file gives STORE_CORRUPT naming it, and repair rebuilds it', async () => {
     const { dir } = await builtStore();
-    const meta = path.join(dir, 'segments', 'seg-000001.meta.json');
-    writeFileSync(meta, '{"version": 1, "segm');
+    const index = path.join(dir, 'segments', 'seg-000001.bm25');
+    const bytes = await fs.readFile(index);
+    // One byte of the header region (after the 16-byte preamble) changed: its CRC no longer matches.
+    bytes.writeUInt8(bytes.readUInt8(40) ^ 0x20, 40);
+    writeFileSync(index, bytes);
     const store = await ChunkStore.open(dir);
     const err = await store.search('flimflam').catch((e: unknown) => e);
     expect(isRlmError(err, 'STORE_CORRUPT')).toBe(true);
-    expect((err as Error).message).toContain(meta);
+    expect((err as Error).message).toContain(index);
     expect((err as Error).message).toContain('rlm repair');
     await store.close();
     const report = await repairStore(dir);
     expect(report.documents).toBe(4);
+    expect(report.actions.join('\n')).toContain('seg-000001.bm25 does not check out');
     const fixed = await ChunkStore.open(dir);
     expect((await fixed.search('flimflam'))[0]?.preview).toContain('flimflam');
+    await fixed.close();
+  });
+
+  it('a damaged links file gives STORE_CORRUPT naming it; repair computes its links again', async () => {
+    const { dir } = await builtStore();
+    const store = await ChunkStore.open(dir);
+    const id = store.documents().find((d) => d.chunks > 1)!.id;
+    const before = store.neighbors(`${id}:0`);
+    await store.close();
+    const file = path.join(dir, 'segments', 'seg-000001.links');
+    const bytes = await fs.readFile(file);
+    // A byte of its header region (after the 16-byte preamble): every read of the file checks it.
+    bytes.writeUInt8(bytes.readUInt8(20) ^ 0x11, 20);
+    writeFileSync(file, bytes);
+    const damaged = await ChunkStore.open(dir);
+    const err = (() => {
+      try {
+        for (const d of damaged.documents())
+          for (let i = 0; i < d.chunks; i++) damaged.neighbors(`${d.id}:${i}`);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(isRlmError(err, 'STORE_CORRUPT')).toBe(true);
+    expect((err as Error).message).toContain(file);
+    await damaged.close();
+    const report = await repairStore(dir);
+    expect(report.actions.join('\n')).toContain(
+      'seg-000001.links does not check out: its links are computed again',
+    );
+    const fixed = await ChunkStore.open(dir);
+    // Computed again by the same rules from the same chunks: the same links.
+    expect(fixed.neighbors(`${id}:0`)).toEqual(before);
     await fixed.close();
   });
 
@@ -264,13 +302,13 @@ describe('corruption and repair', () => {
 
   it('an unreadable chunk file loses only its documents, listed with their files, and only when confirmed', async () => {
     const { dir } = await builtStore();
-    writeFileSync(path.join(dir, 'segments', 'seg-000001.chunks.json'), '\u0000\u0001garbage');
+    writeFileSync(path.join(dir, 'segments', 'seg-000001.chunks'), '\u0000\u0001garbage');
     const refused = await repairStore(dir);
     expect(refused.applied).toBe(false);
     expect(refused.dropped).toHaveLength(4);
     expect(refused.dropped.every((d) => d.path !== null && path.isAbsolute(d.path))).toBe(true);
     // Nothing was written: the damaged file is still there, as it was.
-    expect(await fs.readFile(path.join(dir, 'segments', 'seg-000001.chunks.json'), 'utf8')).toBe(
+    expect(await fs.readFile(path.join(dir, 'segments', 'seg-000001.chunks'), 'utf8')).toBe(
       '\u0000\u0001garbage',
     );
 
@@ -288,15 +326,21 @@ describe('corruption and repair', () => {
     await store.close();
   });
 
-  it('a chunk file damaged in one record keeps every document whose chunks are readable', async () => {
+  it('a chunk file damaged in one chunk keeps every document whose chunks are readable', async () => {
     const { dir } = await builtStore();
-    const file = path.join(dir, 'segments', 'seg-000001.chunks.json');
-    const raw = await fs.readFile(file, 'utf8');
-    const before = JSON.parse(raw) as { chunks: { id: string; document: string; text: string }[] };
-    const victim = before.chunks.find((c) => c.text.includes('quarkbeam'))!;
-    // Break the JSON inside the victim's record only.
-    const at = raw.indexOf(`{"id":"${victim.id}"`);
-    writeFileSync(file, `${raw.slice(0, at + 10)}\u0000"{{${raw.slice(at + 14)}`);
+    const file = path.join(dir, 'segments', 'seg-000001.chunks');
+    const raw = await fs.readFile(file);
+    const reader = await ChunkStore.open(dir);
+    const before = reader.documents().flatMap((d) => reader.documentChunks(d.id));
+    const victim = before.find((c) => c.text.includes('quarkbeam'))!;
+    // One byte of the victim's text changed: that chunk alone fails its CRC.
+    const at = raw.indexOf('quarkbeam');
+    raw.writeUInt8(raw.readUInt8(at) ^ 0x01, at);
+    writeFileSync(file, raw);
+    const err = await reader.search('quarkbeam').catch((e: unknown) => e);
+    expect(isRlmError(err, 'STORE_CORRUPT')).toBe(true);
+    expect((err as Error).message).toContain(file);
+    await reader.close();
     let listed: { id: string; path: string | null }[] = [];
     const report = await repairStore(dir, {
       confirm: (d) => {
@@ -305,7 +349,7 @@ describe('corruption and repair', () => {
       },
     });
     expect(listed.map((d) => d.id)).toEqual([victim.document]);
-    const docs = new Set(before.chunks.map((c) => c.document));
+    const docs = new Set(before.map((c) => c.document));
     expect(report.documents).toBe(docs.size - 1);
     const store = await ChunkStore.open(dir);
     expect(await store.search('quarkbeam')).toEqual([]);
@@ -343,8 +387,8 @@ describe('repair compaction', () => {
     expect((await reader.search('river stone garden'))[0]?.id).toBe(story!.id);
     await reader.close();
     // The compacted segment is written under a new name: readers cache segments by name as immutable.
-    const files = (await fs.readdir(path.join(dir, 'segments'))).filter((f) => f.endsWith('.chunks.json'));
-    expect(files).not.toContain('seg-000001.chunks.json');
+    const files = (await fs.readdir(path.join(dir, 'segments'))).filter((f) => f.endsWith('.chunks'));
+    expect(files).not.toContain('seg-000001.chunks');
     for (const f of files) {
       const text = await fs.readFile(path.join(dir, 'segments', f), 'utf8');
       expect(text.includes('zephyrine'), f).toBe(false);

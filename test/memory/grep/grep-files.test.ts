@@ -1,13 +1,8 @@
-import { existsSync, promises as fs } from 'node:fs';
+import { existsSync, promises as fs, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
-import type { SegmentSource } from '../../../memory/engine/graph.ts';
-import { MemoryTail } from '../../../memory/engine/memory-tail.ts';
-import { repairStore } from '../../../memory/files/repair.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
-import { segmentTextPieces } from '../../../memory/grep/segment-text.ts';
-import { checkRemember } from '../../../memory/memories/memory-model.ts';
 import { tempDir } from '../../helpers/temp.ts';
 
 /** A store of three documents in three segments, one of them with non-ASCII text. */
@@ -19,8 +14,8 @@ async function threeDocs(dir: string): Promise<ChunkStore> {
   return store;
 }
 
-async function textColumns(dir: string): Promise<string[]> {
-  return (await fs.readdir(path.join(dir, 'segments'))).filter((f) => f.endsWith('.text')).sort();
+async function chunkFiles(dir: string): Promise<string[]> {
+  return (await fs.readdir(path.join(dir, 'segments'))).filter((f) => f.endsWith('.chunks')).sort();
 }
 
 describe('store grep over chunk files', () => {
@@ -73,10 +68,10 @@ describe('store grep over chunk files', () => {
     await store.close();
   });
 
-  it('reads each segment from its text column, and from the chunk file when the column is missing or damaged', async () => {
+  it('reads each segment from its chunk file, checking every chunk it scans against its CRC', async () => {
     const dir = path.join(tempDir(), 'store');
     const store = await threeDocs(dir);
-    expect(await textColumns(dir)).toEqual(['seg-000001.text', 'seg-000002.text', 'seg-000003.text']);
+    expect(await chunkFiles(dir)).toEqual(['seg-000001.chunks', 'seg-000002.chunks', 'seg-000003.chunks']);
     const expected = await store.grep('needle \\d', { context: 3 });
     expect(expected.matches.map((m) => m.text)).toEqual([
       'alpha needle 1',
@@ -84,34 +79,25 @@ describe('store grep over chunk files', () => {
       'crème brûlée needle 2 🍮',
       'gamma needle 3',
     ]);
-    const peeked = store.getChunk('b-doc:0')!.text;
     await store.close();
-
-    // With its text column there, a segment's chunk file is not read at all: grep scans the column.
+    // The BM25 and links files play no part in a grep.
     const segments = path.join(dir, 'segments');
-    const aChunks = path.join(segments, 'seg-000003.chunks.json');
-    const aSaved = await fs.readFile(aChunks);
-    await fs.writeFile(aChunks, '{"damaged": true}');
-    const columnOnly = await ChunkStore.open(dir);
-    expect(await columnOnly.grep('needle \\d', { context: 3 })).toEqual(expected);
-    await columnOnly.close();
-    await fs.writeFile(aChunks, aSaved);
-
-    // A store written before text columns has none; a torn one does not add up.
-    await fs.rm(path.join(segments, 'seg-000001.text'));
-    const torn = await fs.readFile(path.join(segments, 'seg-000002.text'));
-    await fs.writeFile(path.join(segments, 'seg-000002.text'), torn.subarray(0, torn.length - 4));
-    const reopened = await ChunkStore.open(dir);
-    expect(await reopened.grep('needle \\d', { context: 3 })).toEqual(expected);
-    expect(reopened.getChunk('b-doc:0')!.text).toBe(peeked);
-    expect((await reopened.search('brûlée'))[0]?.preview).toContain('brûlée');
-    await reopened.close();
-
-    await repairStore(dir);
-    expect(await textColumns(dir)).toEqual(['seg-000001.text', 'seg-000002.text', 'seg-000003.text']);
-    const repaired = await ChunkStore.open(dir);
-    expect(await repaired.grep('needle \\d', { context: 3 })).toEqual(expected);
-    await repaired.close();
+    for (const f of readdirSync(segments).filter((f) => !f.endsWith('.chunks')))
+      await fs.writeFile(path.join(segments, f), 'x');
+    const chunksOnly = await ChunkStore.open(dir);
+    expect(await chunksOnly.grep('needle \\d', { context: 3 })).toEqual(expected);
+    await chunksOnly.close();
+    // A changed byte in a chunk's text: STORE_CORRUPT naming the file, not a match on damaged text.
+    const file = path.join(segments, 'seg-000002.chunks');
+    const bytes = await fs.readFile(file);
+    const at = bytes.indexOf('needle');
+    bytes.writeUInt8(bytes.readUInt8(at) ^ 0x01, at);
+    await fs.writeFile(file, bytes);
+    const damaged = await ChunkStore.open(dir);
+    const err = await damaged.grep('needle \\d').catch((e: unknown) => e);
+    expect(isRlmError(err, 'STORE_CORRUPT')).toBe(true);
+    expect((err as Error).message).toContain(file);
+    await damaged.close();
   });
 
   it('greps the memories not yet folded together with the segments in files', async () => {
@@ -131,54 +117,6 @@ describe('store grep over chunk files', () => {
     await store.close();
   });
 
-  it('the memory tail keeps the file paths of the segments it does not hold', () => {
-    const base = {
-      filePaths: (segment: string) => ({ text: `/s/${segment}.text`, chunks: `/s/${segment}.chunks.json` }),
-    } as unknown as SegmentSource;
-    const tail = new MemoryTail(base);
-    const entry = checkRemember({ text: 'a memory' });
-    tail.add([entry], 10);
-    const view = tail.view({
-      generation: 1,
-      nextSegment: 2,
-      segments: ['seg-000001'],
-      documents: new Map(),
-      manual: [],
-      embedder: null,
-    });
-    const block = view.segments.find((s) => s.startsWith('jrn-'))!;
-    expect(tail.filePaths?.('seg-000001')).toEqual({
-      text: '/s/seg-000001.text',
-      chunks: '/s/seg-000001.chunks.json',
-    });
-    expect(tail.filePaths?.(block)).toBeUndefined();
-    // Over a source held in memory, the tail has no file paths at all.
-    expect(new MemoryTail({} as SegmentSource).filePaths).toBeUndefined();
-  });
-
-  it('ignores a text column whose layout is not the one the documents and meta files give', async () => {
-    const dir = path.join(tempDir(), 'store');
-    const store = await threeDocs(dir);
-    const expected = await store.grep('needle \\d');
-    await store.close();
-    // As an older rlm's repair would leave it: the chunk file compacted, the column of before beside it.
-    const column = [
-      ...segmentTextPieces(
-        'seg-000003',
-        [
-          { id: 'gone-doc', first: 0, count: 1 },
-          { id: 'a-doc', first: 1, count: 1 },
-        ],
-        ['gone needle 0\n', 'stale needle 7\n'],
-      ),
-    ].join('');
-    await fs.writeFile(path.join(dir, 'segments', 'seg-000003.text'), column);
-    const reopened = await ChunkStore.open(dir);
-    expect(await reopened.grep('needle \\d')).toEqual(expected);
-    expect(reopened.getChunk('a-doc:0')!.text).toBe('alpha needle 1\nalpha needle 1b\n');
-    await reopened.close();
-  });
-
   it('greps on when another process removed a segment this store still names', async () => {
     const dir = path.join(tempDir(), 'store');
     const writer = await ChunkStore.open(dir, { create: true });
@@ -186,7 +124,7 @@ describe('store grep over chunk files', () => {
     const reader = await ChunkStore.open(dir);
     // Replacing the only document of segment 1 drops that segment's files at the commit.
     await writer.ingestText('only-doc', 'new needle 2\n', { path: '/p/only.md' });
-    expect(existsSync(path.join(dir, 'segments', 'seg-000001.text'))).toBe(false);
+    expect(existsSync(path.join(dir, 'segments', 'seg-000001.chunks'))).toBe(false);
     const found = await reader.grep('needle \\d');
     expect(found.matches.map((m) => m.text)).toEqual(['new needle 2']);
     await reader.close();
@@ -209,7 +147,5 @@ describe('store grep over chunk files', () => {
     const reopened = await ChunkStore.open(dir);
     expect(await read(reopened)).toEqual(expected);
     await reopened.close();
-    // Segments without a lone surrogate keep their column.
-    expect(await textColumns(dir)).toEqual(['seg-000002.text']);
   });
 });

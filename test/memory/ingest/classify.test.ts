@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyChunk, looksLikeCode } from '../../../memory/ingest/classify.ts';
+import { classifyChunk, cueGatesHold, looksLikeCode } from '../../../memory/ingest/classify.ts';
 import type { ChunkType } from '../../../memory/types.ts';
 
 const prose = { chunker: 'paragraph' } as const;
@@ -95,5 +95,26 @@ describe('classifyChunk', () => {
   it('is deterministic', () => {
     const text = 'We decided to use Redis. Whenever it restarts, the cache is empty.';
     expect(classifyChunk(text, prose)).toBe(classifyChunk(text, prose));
+  });
+
+  it('skips a cue only where its pattern cannot match: every pattern that matches passes its gate', () => {
+    const cuesSeen = Object.values(EXAMPLES).flat();
+    const extra = [
+      'WE DECIDED TO ship. DÉCISION : non. Nous AVONS décidé. Il est DÉCIDÉ que oui.',
+      'I Really Prefer tabs. I DO NOT WANT that. My Favourite: none. NEVER USE eval.',
+      'note : x\n  * NB: y\n- [X] done\n  - [ ] open\nTODO: z\nRappel: w',
+      'The Population Of Lyon; La Capitale de la France; it Stands For X; in 1999; 12,5 km; 7 Years.',
+      'Chaque Fois que. À CHAQUE FOIS. They TEND to. As A Rule. Une Règle. Ont Tendance À.',
+      "N'OUBLIEZ PAS. Ne Pas Oublier. Penser À. Don't Forget. Remember That.",
+    ];
+    const shapes = [...cuesSeen, ...extra];
+    const texts = shapes.flatMap((t) => [t, t.toUpperCase(), t.toLowerCase(), `x ${t} y`, `line\n${t}\nend`]);
+    for (const t of texts) expect(cueGatesHold(t), t).toBe(true);
+  });
+
+  it('classifies by the patterns alone where lowercasing would hide a letter they read as ASCII', () => {
+    // Case-insensitive matching reads the long s (ſ) as s; lowercasing leaves it as it is.
+    expect(classifyChunk('Deciſion: the queue stays in memory.', prose)).toBe('decision');
+    expect(classifyChunk('We ſettled on one worker.', prose)).toBe('decision');
   });
 });

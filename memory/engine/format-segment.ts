@@ -1,0 +1,245 @@
+/**
+ * A schema 3 segment: the chunk file (the source of truth), the BM25 file and the links file, read in
+ * pieces through {@link Blob}s (files on disk, or the same bytes in memory). Bytes that fail a CRC check
+ * raise STORE_CORRUPT naming the file, so `rlm repair` knows what to rebuild.
+ */
+
+import { DamagedFile } from '../binary.ts';
+import type { Blob } from '../blob.ts';
+import { corrupt } from '../fsutil.ts';
+import { type ChunkFileHeader, chunkFileHeader, encodeChunkFile } from '../grep/chunk-file.ts';
+import type { TermSegment } from '../search/bm25.ts';
+import { Bm25File, encodeBm25File, type TermHit } from '../search/bm25-file.ts';
+import type { FuzzyMatch } from '../search/fuzzy.ts';
+import type { SegmentTerms } from '../search/segment.ts';
+import type { ChunkRecord } from '../types.ts';
+import { encodeLinksFile, LinksFile, type OutEdge } from './links-file.ts';
+import {
+  docRunsOf,
+  type Segment,
+  type SegmentFilePaths,
+  type SegmentLinkReader,
+  type StoredLink,
+} from './segment.ts';
+
+/** The three files of a segment, as bytes to write in order. */
+export interface SegmentFiles {
+  chunks: Buffer[];
+  bm25: Buffer[];
+  links: Buffer[];
+}
+
+/** The files of a new segment from its records, its analysed terms and its links. */
+export function segmentFiles(
+  name: string,
+  createdAt: string,
+  records: readonly ChunkRecord[],
+  terms: SegmentTerms,
+  links: { edges: readonly OutEdge[]; signatures: readonly (readonly string[])[] },
+): SegmentFiles {
+  return {
+    chunks: encodeChunkFile(name, createdAt, records),
+    bm25: encodeBm25File(terms),
+    links: encodeLinksFile({ segment: name, docs: docRunsOf(records), ...links }),
+  };
+}
+
+/** The blobs holding a segment's three files. */
+export interface SegmentBlobs {
+  chunks: Blob;
+  bm25: Blob;
+  links: Blob;
+}
+
+/** Runs `fn`, turning a {@link DamagedFile} into STORE_CORRUPT naming `file`. */
+function guarded<T>(file: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof DamagedFile) throw corrupt(file, err.message);
+    throw err;
+  }
+}
+
+/** A BM25 file whose damage is reported as STORE_CORRUPT. */
+class GuardedTerms implements TermSegment {
+  private readonly file: Bm25File;
+  private readonly name: string;
+  constructor(file: Bm25File, name: string) {
+    this.file = file;
+    this.name = name;
+  }
+  get chunkCount(): number {
+    return this.file.chunkCount;
+  }
+  get totalLength(): number {
+    return this.file.totalLength;
+  }
+  get lengths(): ArrayLike<number> {
+    return this.file.lengths;
+  }
+  get analyzer(): number {
+    return this.file.analyzer;
+  }
+  find(term: string): TermHit | undefined {
+    const hit = guarded(this.name, () => this.file.find(term));
+    return hit && { df: hit.df, postings: (out) => guarded(this.name, () => hit.postings(out)) };
+  }
+  *terms(): Generator<[string, number]> {
+    const it = this.file.terms();
+    for (;;) {
+      const next = guarded(this.name, () => it.next());
+      if (next.done) return;
+      yield next.value;
+    }
+  }
+  near(term: string, maxDistance: number): FuzzyMatch[] {
+    return guarded(this.name, () => this.file.near(term, maxDistance));
+  }
+  verify(): void {
+    guarded(this.name, () => this.file.verify());
+  }
+}
+
+/** A links file as the engine reads links, its damage reported as STORE_CORRUPT. */
+class GuardedLinks implements SegmentLinkReader {
+  private readonly file: LinksFile;
+  private readonly name: string;
+  constructor(file: LinksFile, name: string) {
+    this.file = file;
+    this.name = name;
+  }
+  get edgeCount(): number {
+    return this.file.edgeCount;
+  }
+  from(idx: number): StoredLink[] {
+    return guarded(this.name, () => this.file.from(idx));
+  }
+  all(): Iterable<StoredLink & { fromIdx: number }> {
+    return guarded(this.name, () => [...this.file.all()]);
+  }
+  linksInto(target: string): boolean {
+    return this.file.linksInto(target);
+  }
+  into(target: string, idx: number): { from: string; strength: number }[] {
+    return guarded(this.name, () => this.file.into(target, idx));
+  }
+  signatures(): string[][] {
+    return guarded(this.name, () => this.file.signatures());
+  }
+  verify(): void {
+    guarded(this.name, () => this.file.verify());
+  }
+}
+
+/** A schema 3 segment over its three blobs. */
+export class FormatSegment implements Segment {
+  readonly name: string;
+  readonly paths: SegmentFilePaths | undefined;
+  private readonly blobs: SegmentBlobs;
+  private header: ChunkFileHeader | undefined;
+  private terms: GuardedTerms | undefined;
+  private linkReader: GuardedLinks | undefined;
+
+  constructor(name: string, blobs: SegmentBlobs, paths?: SegmentFilePaths) {
+    this.name = name;
+    this.blobs = blobs;
+    this.paths = paths;
+  }
+
+  columns(): ChunkFileHeader {
+    if (!this.header) {
+      const blob = this.blobs.chunks;
+      this.header = guarded(blob.name, () => {
+        const first = blob.read(0, 64 * 1024);
+        const length = first.length >= 12 ? first.readUInt32LE(8) : 0;
+        const bytes = 16 + length <= first.length ? first : blob.read(0, 16 + length);
+        return chunkFileHeader(bytes);
+      });
+      const expected = this.header.body + this.header.textBytes;
+      if (this.header.segment !== this.name)
+        throw corrupt(blob.name, `it names segment ${this.header.segment}`);
+      if (blob.size() !== expected) throw corrupt(blob.name, `it should be ${expected} bytes long`);
+    }
+    return this.header;
+  }
+
+  text(idx: number): string {
+    return this.texts(idx, idx + 1)[0] ?? '';
+  }
+
+  texts(from: number, to: number): string[] {
+    const header = this.columns();
+    if (to <= from) return [];
+    const start = header.range(from)[0];
+    const end = header.range(to - 1)[1];
+    const blob = this.blobs.chunks;
+    const bytes = blob.read(start, end - start);
+    return guarded(blob.name, () => {
+      const out: string[] = [];
+      for (let i = from; i < to; i++) out.push(header.text(i, bytes, header.range(i)[0] - start));
+      return out;
+    });
+  }
+
+  bm25(): GuardedTerms {
+    this.terms ??= new GuardedTerms(
+      guarded(this.blobs.bm25.name, () => new Bm25File(this.blobs.bm25)),
+      this.blobs.bm25.name,
+    );
+    return this.terms;
+  }
+
+  links(): GuardedLinks {
+    this.linkReader ??= new GuardedLinks(
+      guarded(this.blobs.links.name, () => new LinksFile(this.blobs.links)),
+      this.blobs.links.name,
+    );
+    return this.linkReader;
+  }
+
+  /**
+   * What of the chunk file checks out (repair): null when its header does not (no chunk can be read),
+   * else the positions of the chunks whose text fails its CRC.
+   */
+  damagedChunks(): Set<number> | null {
+    let header: ChunkFileHeader;
+    try {
+      header = this.columns();
+    } catch {
+      return null;
+    }
+    const bad = new Set<number>();
+    const bytes = this.blobs.chunks.read(0, header.body + header.textBytes);
+    for (let i = 0; i < header.count; i++) if (!header.intact(i, bytes, header.range(i)[0])) bad.add(i);
+    return bad;
+  }
+
+  /** Whether the BM25 file checks out in every byte, built with the analysis rules `analyzer` (repair). */
+  indexIntact(analyzer: number): boolean {
+    try {
+      const terms = this.bm25();
+      terms.verify();
+      return terms.analyzer === analyzer && terms.chunkCount === this.columns().count;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Whether the links file checks out in every byte and covers the segment's chunks (repair). */
+  linksIntact(): boolean {
+    try {
+      const links = this.links();
+      links.verify();
+      return links.signatures().length === this.columns().count;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    this.blobs.chunks.close();
+    this.blobs.bm25.close();
+    this.blobs.links.close();
+  }
+}
