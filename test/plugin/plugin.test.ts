@@ -312,7 +312,9 @@ describe('the plugin without its dependencies', { timeout: 120_000 }, () => {
     const { call } = await connect(copy, env);
     expect((await call('rlm_status', {})).isError).toBeFalsy();
     expect(readLines(calls)).toEqual(['ci --ignore-scripts --no-audit --no-fund']);
-    expect(await waitFor(async () => (await sessions(STORE(copy))) === 1)).toBe(true);
+    // The hook log says why, should the import that waited for the install not come.
+    const imported = await waitFor(async () => (await sessions(STORE(copy))) === 1);
+    expect(imported, readFileSync(LOG(copy), 'utf8')).toBe(true);
     expect(readFileSync(path.join(copy.root, 'node_modules', '.rlm-ready'), 'utf8')).toContain(
       `abi ${process.versions.modules}`,
     );
