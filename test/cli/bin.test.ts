@@ -133,14 +133,17 @@ describe('the rlm bin', () => {
     // At exit, allocate objects that survive (which makes V8 grow the young generation when it may)
     // and report the young generation's size. V8 sizes the young generation from the machine's memory
     // (up to 64 MiB semi-spaces on a large one, too little to grow on a small one): the flags fix its
-    // bounds, so what is measured is whether the command lets it grow, not the machine.
+    // bounds, so what is measured is whether the command lets it grow, not the machine. A command that
+    // lets it grow reaches the bound (V8 reports both semi-spaces: twice --max-semi-space-size); one that
+    // stops it stays at or near 8 MiB, give or take a page (8.25 MiB was seen once), far below.
+    const MAX_SEMI_MIB = 16;
     const probe =
       'data:text/javascript,import v8 from "node:v8";process.on("exit",()=>{const keep=[];' +
       'for(let r=0;r<8;r++){const a=[];for(let i=0;i<5e5;i++)a.push({i});keep.push(a)}' +
       'const s=v8.getHeapSpaceStatistics().find((x)=>x.space_name==="new_space");' +
       'process.stderr.write("young "+s.space_size+"\\n")})';
     const young = (args: string[]) => {
-      const bounds = ['--min-semi-space-size=1', '--max-semi-space-size=16'];
+      const bounds = ['--min-semi-space-size=1', `--max-semi-space-size=${MAX_SEMI_MIB}`];
       const r = spawnSync(
         process.execPath,
         ['--no-node-snapshot', ...bounds, '--import', probe, BIN, ...args],
@@ -154,9 +157,9 @@ describe('the rlm bin', () => {
       return Number(m?.[1]) / 2 ** 20;
     };
     const store = join(dir, 'store');
-    expect(young(['ingest', join(dir, 'a.md'), '--store', store])).toBeLessThanOrEqual(8);
-    expect(young(['repair', '--store', store])).toBeLessThanOrEqual(8);
-    expect(young(['search', 'river', '--store', store])).toBeGreaterThan(8);
+    expect(young(['ingest', join(dir, 'a.md'), '--store', store])).toBeLessThan(MAX_SEMI_MIB);
+    expect(young(['repair', '--store', store])).toBeLessThan(MAX_SEMI_MIB);
+    expect(young(['search', 'river', '--store', store])).toBeGreaterThanOrEqual(2 * MAX_SEMI_MIB);
     const sessions = join(dir, 'projects');
     writeSession(sessions, '/home/x/proj', {
       session: 's1',
@@ -166,8 +169,8 @@ describe('the rlm bin', () => {
       ],
     });
     const claudeStore = join(dir, 'claude-store');
-    expect(young(['claude', 'ingest', '--dir', sessions, '--store', claudeStore])).toBeLessThanOrEqual(8);
-    expect(young(['claude', 'projects', '--store', claudeStore])).toBeGreaterThan(8);
+    expect(young(['claude', 'ingest', '--dir', sessions, '--store', claudeStore])).toBeLessThan(MAX_SEMI_MIB);
+    expect(young(['claude', 'projects', '--store', claudeStore])).toBeGreaterThanOrEqual(2 * MAX_SEMI_MIB);
   });
 
   it('runs the Claude Code hook from the compiled package: silent, exit 0, imported in the background', async () => {
