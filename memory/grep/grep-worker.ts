@@ -261,16 +261,22 @@ function scanColumn(
   job: SegmentScan,
 ): 'truncated' | 'timedOut' | null {
   const at = column.at;
-  const runs = [...live].sort(byRank(job.rank));
-  for (const run of runs) {
+  return scanRuns(live, job, (k) => bytes.toString('utf8', at[k], at[k + 1]));
+}
+
+/**
+ * Scans `live` in reporting order, one document at a time, each chunk's text taken from `textAt` (by
+ * its index in the segment) just before its document is scanned.
+ */
+function scanRuns(
+  live: GrepRun[],
+  job: SegmentScan,
+  textAt: (k: number) => string,
+): 'truncated' | 'timedOut' | null {
+  for (const run of [...live].sort(byRank(job.rank))) {
     const chunks: GrepChunk[] = [];
     for (let i = 0; i < run.count; i++) {
-      const k = run.first + i;
-      const chunk: GrepChunk = {
-        id: `${run.id}:${i}`,
-        text: bytes.toString('utf8', at[k], at[k + 1]),
-        document: run.id,
-      };
+      const chunk: GrepChunk = { id: `${run.id}:${i}`, text: textAt(run.first + i), document: run.id };
       const start = run.starts?.[i];
       const end = run.ends?.[i];
       if (start !== undefined && end !== undefined) {
@@ -306,30 +312,13 @@ function scanChunkFile(
   if (header.segment !== segment) throw new CorruptFile(file, `it names segment ${header.segment}`);
   if (header.body + header.textBytes !== size) throw new CorruptFile(file, 'it has the wrong length');
   job.onRead();
-  for (const run of [...live].sort(byRank(job.rank))) {
-    const chunks: GrepChunk[] = [];
-    for (let i = 0; i < run.count; i++) {
-      const k = run.first + i;
-      let text: string;
-      try {
-        text = header.text(k, readBuffer, header.range(k)[0]);
-      } catch (err) {
-        throw err instanceof DamagedFile ? new CorruptFile(file, err.message) : err;
-      }
-      const chunk: GrepChunk = { id: `${run.id}:${i}`, text, document: run.id };
-      const start = run.starts?.[i];
-      const end = run.ends?.[i];
-      if (start !== undefined && end !== undefined) {
-        chunk.start = start;
-        chunk.end = end;
-      }
-      chunks.push(chunk);
+  return scanRuns(live, job, (k) => {
+    try {
+      return header.text(k, readBuffer, header.range(k)[0]);
+    } catch (err) {
+      throw err instanceof DamagedFile ? new CorruptFile(file, err.message) : err;
     }
-    const stop = scanDocument(chunks, job.find, job.spec, job.state, job.onMatch);
-    if (stop !== null) return stop;
-    job.spec.onProgress?.();
-  }
-  return null;
+  });
 }
 
 /** A store file whose bytes do not check out. */
