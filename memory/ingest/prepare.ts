@@ -8,11 +8,13 @@ import type {
   ChunkDraft,
   ChunkerName,
   ChunkRecord,
+  ChunkType,
   DocumentRecord,
   ImportedDocument,
   IngestOptions,
   IngestReport,
 } from '../types.ts';
+import { type ChunkJob, type ChunkResult, runChunkJob } from './chunk-job.ts';
 import { chunkerFor, chunkText } from './chunkers/index.ts';
 import { classifyChunk } from './classify.ts';
 import { contentHash } from './files.ts';
@@ -21,6 +23,8 @@ import { contentHash } from './files.ts';
 export interface PendingDoc {
   record: Omit<DocumentRecord, 'segment' | 'first' | 'chunks' | 'tokens'>;
   drafts: ChunkDraft[];
+  /** The drafts' types when chunking classified them already (see ./chunk-job.ts); else computed on write. */
+  types?: ChunkType[];
   replaced: boolean;
 }
 
@@ -66,7 +70,7 @@ export function buildRecords(
         start: d.start,
         end: d.end,
         tokens: d.tokens,
-        type: classifyChunk(d.text, hints),
+        type: doc.types?.[ordinal] ?? classifyChunk(d.text, hints),
         tags: [...new Set([...tags, ...(d.tags ?? [])])],
         createdAt,
         text: d.text,
@@ -96,11 +100,20 @@ export function emptyIngestReport(notes: { path: string; note: string }[]): Inge
   };
 }
 
+/** A changed document whose chunking is under way: what {@link finishDocument} completes. */
+export interface PlannedDoc {
+  job: ChunkJob;
+  record: Omit<PendingDoc['record'], 'notes'>;
+  /** Notes from reading the file, before chunking's own. */
+  notes: string[];
+  replaced: boolean;
+}
+
 /**
- * Chunks one document into a {@link PendingDoc}, or returns null (and counts it skipped) when the
- * stored version `existing` has the same content, chunker and tags.
+ * Decides whether one document needs chunking: null (counted skipped) when the stored version
+ * `existing` has the same content, chunker and tags, else the chunking to do (counted added or updated).
  */
-export function prepareDocument(
+export function planDocument(
   existing: DocumentRecord | undefined,
   id: string,
   path: string | null,
@@ -108,7 +121,7 @@ export function prepareDocument(
   notes: string[],
   opts: IngestOptions,
   report: IngestReport,
-): PendingDoc | null {
+): PlannedDoc | null {
   const hash = contentHash(text);
   const chunker: ChunkerName = opts.chunker ?? chunkerFor(path ?? `${id}.txt`, text);
   const tags = [...new Set(opts.tags ?? [])].sort();
@@ -123,15 +136,7 @@ export function prepareDocument(
   }
   if (existing) report.updated++;
   else report.added++;
-  const chunkNotes = [...notes];
-  const drafts = chunkText(text, chunker, {
-    onNote: (note) => chunkNotes.push(note),
-    ...(opts.chunkTokens !== undefined ? { chunkTokens: opts.chunkTokens } : {}),
-    ...(opts.overlapTokens !== undefined ? { overlapTokens: opts.overlapTokens } : {}),
-    ...(path ? { path } : {}),
-  });
-  for (const note of chunkNotes) report.notes.push({ path: path ?? id, note });
-  const record: PendingDoc['record'] = {
+  const record: PlannedDoc['record'] = {
     id,
     path,
     hash,
@@ -140,9 +145,34 @@ export function prepareDocument(
     chunker,
     ingestedAt: new Date().toISOString(),
     ...(tags.length > 0 ? { tags } : {}),
-    ...(chunkNotes.length > 0 ? { notes: chunkNotes } : {}),
   };
-  return { record, drafts, replaced: existing !== undefined };
+  const job: ChunkJob = {
+    text,
+    chunker,
+    path,
+    ...(opts.chunkTokens !== undefined ? { chunkTokens: opts.chunkTokens } : {}),
+    ...(opts.overlapTokens !== undefined ? { overlapTokens: opts.overlapTokens } : {}),
+  };
+  return { job, record, notes, replaced: existing !== undefined };
+}
+
+/** A planned document with its chunks, as a {@link PendingDoc}; its notes go to the report. */
+export function finishDocument(
+  plan: Omit<PlannedDoc, 'job'>,
+  chunked: ChunkResult,
+  report: IngestReport,
+): PendingDoc {
+  const notes = [...plan.notes, ...chunked.notes];
+  for (const note of notes) report.notes.push({ path: plan.record.path ?? plan.record.id, note });
+  const record: PendingDoc['record'] = { ...plan.record, ...(notes.length > 0 ? { notes } : {}) };
+  return { record, drafts: chunked.drafts, types: chunked.types, replaced: plan.replaced };
+}
+
+/** {@link planDocument} and {@link finishDocument} with the chunking done inline. */
+export function prepareDocument(...args: Parameters<typeof planDocument>): PendingDoc | null {
+  const plan = planDocument(...args);
+  const report = args[6];
+  return plan && finishDocument(plan, runChunkJob(plan.job), report);
 }
 
 /**

@@ -7,9 +7,18 @@
 import { resolve } from 'node:path';
 import { RlmError } from '../../core/errors.ts';
 import type { DocumentRecord, ImportItem, IngestOptions, IngestReport } from '../types.ts';
+import type { DocumentChunker } from './chunk-job.ts';
+import { chunkerForIngest } from './chunk-pool.ts';
 import { readDocumentParts } from './file-parts.ts';
 import { documentIdFor, scanPaths } from './files.ts';
-import { emptyIngestReport, type PendingDoc, prepareDocument, prepareImported, vanished } from './prepare.ts';
+import {
+  emptyIngestReport,
+  finishDocument,
+  type PendingDoc,
+  planDocument,
+  prepareImported,
+  vanished,
+} from './prepare.ts';
 
 /**
  * Text per batch before it is written and committed; bounds what a crash can lose and the memory an
@@ -36,11 +45,19 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
     throw new RlmError('ABORTED', 'ingest was cancelled; committed files are kept, re-run to finish');
 }
 
-/** Ingests files and folders into `target`; the report's store totals are left for the caller to fill. */
+/**
+ * Ingests files and folders into `target`; the report's store totals are left for the caller to fill.
+ *
+ * Chunking runs one batch ahead of writing: a batch is written only once the next one's documents have
+ * all been read and handed to `chunker`, so a worker chunker ({@link chunkerForIngest}) chunks that next
+ * batch while this thread indexes and writes. The store is never touched by two steps at once, and a
+ * crash loses at most the two batches in flight (committed ones are kept).
+ */
 export async function ingestPathsInto(
   target: IngestTarget,
   paths: string[],
   opts: IngestOptions,
+  pickChunker: (bytesTotal: number) => DocumentChunker = chunkerForIngest,
 ): Promise<IngestReport> {
   const { files, notes, passedOver } = await scanPaths(paths, {
     ...(opts.includeHidden ? { includeHidden: true } : {}),
@@ -52,64 +69,78 @@ export async function ingestPathsInto(
   report.passedOver = passedOver;
   const bytesTotal = files.reduce((s, f) => s + f.bytes, 0);
   let bytesDone = 0;
-  let pending: PendingDoc[] = [];
-  let pendingChars = 0;
-  const staleParts: DocumentRecord[] = [];
-  for (const [i, file] of files.entries()) {
-    throwIfAborted(opts.signal);
+  const progress = (phase: 'read' | 'commit', filesDone: number, current?: string) =>
     opts.onProgress?.({
-      phase: 'read',
-      filesDone: i,
+      phase,
+      filesDone,
       filesTotal: files.length,
       bytesDone,
       bytesTotal,
-      current: file.path,
+      ...(current !== undefined ? { current } : {}),
     });
-    // A big file comes in parts (documents ID, ID.p2, ...), committed as they fill batches.
-    const base = documentIdFor(file.path);
-    let part = 0;
-    for await (const doc of readDocumentParts(file.path, file.bytes, opts.partBytes)) {
-      if (!('text' in doc)) {
-        report.notes.push({ path: file.path, note: doc.note });
-        break;
+  const chunker = pickChunker(bytesTotal);
+  /** The batch being read: its documents' chunking, in order. */
+  let chunking: Promise<PendingDoc>[] = [];
+  let chunkingChars = 0;
+  /** The batch read and chunked before it, written once `chunking` is full. */
+  let chunked: PendingDoc[] = [];
+  const rotate = async (filesDone: number) => {
+    if (chunked.length > 0) {
+      progress('commit', filesDone);
+      await target.writeBatch(chunked, report, []);
+    }
+    chunked = await Promise.all(chunking);
+    chunking = [];
+    chunkingChars = 0;
+  };
+  const staleParts: DocumentRecord[] = [];
+  try {
+    for (const [i, file] of files.entries()) {
+      throwIfAborted(opts.signal);
+      progress('read', i, file.path);
+      // A big file comes in parts (documents ID, ID.p2, ...), committed as they fill batches.
+      const base = documentIdFor(file.path);
+      let part = 0;
+      for await (const doc of readDocumentParts(file.path, file.bytes, opts.partBytes)) {
+        if (!('text' in doc)) {
+          report.notes.push({ path: file.path, note: doc.note });
+          break;
+        }
+        const id = part === 0 ? base : `${base}.p${part + 1}`;
+        part++;
+        const plan = planDocument(
+          await target.document(id),
+          id,
+          file.path,
+          doc.text,
+          doc.notes,
+          opts,
+          report,
+        );
+        if (!plan) continue;
+        // The job (the document's text) is not kept: the chunker has what it needs once called.
+        const { job, ...planned } = plan;
+        const pending = chunker.chunk(job).then((result) => finishDocument(planned, result, report));
+        // Awaited later, with its batch; this keeps a failure meanwhile from counting as unhandled.
+        pending.catch(() => {});
+        chunking.push(pending);
+        chunkingChars += doc.text.length;
+        if (chunkingChars >= (opts.segmentChars ?? BATCH_TARGET_CHARS)) await rotate(i);
       }
-      const id = part === 0 ? base : `${base}.p${part + 1}`;
-      part++;
-      const prepared = prepareDocument(
-        await target.document(id),
-        id,
-        file.path,
-        doc.text,
-        doc.notes,
-        opts,
-        report,
-      );
-      if (!prepared) continue;
-      pending.push(prepared);
-      pendingChars += doc.text.length;
-      if (pendingChars >= (opts.segmentChars ?? BATCH_TARGET_CHARS)) {
-        opts.onProgress?.({ phase: 'commit', filesDone: i, filesTotal: files.length, bytesDone, bytesTotal });
-        await target.writeBatch(pending, report, []);
-        pending = [];
-        pendingChars = 0;
+      bytesDone += file.bytes;
+      // Parts past the file's new end (it shrank) go, as a replaced document's old chunks do.
+      for (let n = Math.max(part, 1) + 1; ; n++) {
+        const old = await target.document(`${base}.p${n}`);
+        if (!old) break;
+        staleParts.push(old);
       }
     }
-    bytesDone += file.bytes;
-    // Parts past the file's new end (it shrank) go, as a replaced document's old chunks do.
-    for (let n = Math.max(part, 1) + 1; ; n++) {
-      const old = await target.document(`${base}.p${n}`);
-      if (!old) break;
-      staleParts.push(old);
-    }
+    await rotate(files.length);
+    progress('commit', files.length);
+    if (chunked.length > 0) await target.writeBatch(chunked, report, []);
+  } finally {
+    await chunker.close();
   }
-  opts.onProgress?.({
-    phase: 'commit',
-    filesDone: files.length,
-    filesTotal: files.length,
-    bytesDone,
-    bytesTotal,
-  });
-  if (pending.length > 0) await target.writeBatch(pending, report, []);
   if (staleParts.length > 0) await target.forget(staleParts);
   if (opts.prune) {
     const roots = paths.map((p) => resolve(p));
