@@ -7,12 +7,12 @@
  *
  * Size: `RLM_BENCH_SCALE_MB` (default 100). Runs the compiled CLI (bin/rlm.js → dist/), built first.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readEnv } from '../core/env.ts';
+import { buildDist } from './build-dist.ts';
 import { Rng } from './rng.ts';
 import { median, timed } from './timed.ts';
 
@@ -70,15 +70,7 @@ export async function benchCliScale(log: (s: string) => void = () => {}): Promis
   const loadAverage = os.loadavg()[0]!;
   const mb = Number(readEnv().benchScaleMb ?? 100);
   const bytes = mb * 1024 * 1024;
-  log('building dist/ for bin/rlm.js');
-  execFileSync(
-    process.execPath,
-    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-    {
-      cwd: ROOT,
-      stdio: 'pipe',
-    },
-  );
+  buildDist(log);
   const work = mkdtempSync(path.join(tmpdir(), 'rlm-bench-scale-'));
   try {
     const many = path.join(work, 'many');

@@ -10,7 +10,6 @@
  * Corpora and the 1 GB ingest (a memory figure) are slow to make: with RLM_BENCH_STORE_DIR they are kept
  * there and reused, and `node benchmarks/store-at-scale.ts prepare` makes them ahead of a locked run.
  */
-import { execFileSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -25,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readEnv } from '../core/env.ts';
+import { buildDist } from './build-dist.ts';
 import { writeDocCorpus } from './scale-corpus.ts';
 import { measureServer } from './store-at-scale-mcp.ts';
 import { median, timed } from './timed.ts';
@@ -142,19 +142,6 @@ function damage(file: string): void {
   const at = bytes.length - 100;
   bytes.writeUInt8(bytes.readUInt8(at) ^ 0x5a, at);
   writeFileSync(file, bytes);
-}
-
-/** Compiles the sources into dist/, which bin/rlm.js runs. */
-function buildDist(log: (s: string) => void): void {
-  log('building dist/ for bin/rlm.js');
-  execFileSync(
-    process.execPath,
-    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-    {
-      cwd: ROOT,
-      stdio: 'pipe',
-    },
-  );
 }
 
 /** Makes the corpora and the 1 GB figures (slow; no timing that needs the bench lock). */

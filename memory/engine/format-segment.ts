@@ -61,13 +61,27 @@ function guarded<T>(file: string, fn: () => T): T {
   }
 }
 
-/** A BM25 file whose damage is reported as STORE_CORRUPT. */
-class GuardedTerms implements TermSegment {
-  private readonly file: Bm25File;
+/** A segment file opened from its blob, whose damage is reported as STORE_CORRUPT naming the file. */
+abstract class GuardedFile<F extends { verify(): void }> {
+  protected readonly file: F;
   private readonly name: string;
-  constructor(file: Bm25File, name: string) {
-    this.file = file;
-    this.name = name;
+  constructor(blob: Blob, open: (blob: Blob) => F) {
+    this.name = blob.name;
+    this.file = guarded(this.name, () => open(blob));
+  }
+  /** Runs `fn`, turning a {@link DamagedFile} into STORE_CORRUPT naming this file. */
+  protected guard<T>(fn: () => T): T {
+    return guarded(this.name, fn);
+  }
+  verify(): void {
+    this.guard(() => this.file.verify());
+  }
+}
+
+/** A BM25 file whose damage is reported as STORE_CORRUPT. */
+class GuardedTerms extends GuardedFile<Bm25File> implements TermSegment {
+  constructor(blob: Blob) {
+    super(blob, (b) => new Bm25File(b));
   }
   get chunkCount(): number {
     return this.file.chunkCount;
@@ -82,53 +96,44 @@ class GuardedTerms implements TermSegment {
     return this.file.analyzer;
   }
   find(term: string): TermHit | undefined {
-    const hit = guarded(this.name, () => this.file.find(term));
-    return hit && { df: hit.df, postings: (out) => guarded(this.name, () => hit.postings(out)) };
+    const hit = this.guard(() => this.file.find(term));
+    return hit && { df: hit.df, postings: (out) => this.guard(() => hit.postings(out)) };
   }
   *terms(): Generator<[string, number]> {
     const it = this.file.terms();
     for (;;) {
-      const next = guarded(this.name, () => it.next());
+      const next = this.guard(() => it.next());
       if (next.done) return;
       yield next.value;
     }
   }
   near(term: string, maxDistance: number): FuzzyMatch[] {
-    return guarded(this.name, () => this.file.near(term, maxDistance));
-  }
-  verify(): void {
-    guarded(this.name, () => this.file.verify());
+    return this.guard(() => this.file.near(term, maxDistance));
   }
 }
 
 /** A links file as the engine reads links, its damage reported as STORE_CORRUPT. */
-class GuardedLinks implements SegmentLinkReader {
-  private readonly file: LinksFile;
-  private readonly name: string;
-  constructor(file: LinksFile, name: string) {
-    this.file = file;
-    this.name = name;
+class GuardedLinks extends GuardedFile<LinksFile> implements SegmentLinkReader {
+  constructor(blob: Blob) {
+    super(blob, (b) => new LinksFile(b));
   }
   get edgeCount(): number {
     return this.file.edgeCount;
   }
   from(idx: number): StoredLink[] {
-    return guarded(this.name, () => this.file.from(idx));
+    return this.guard(() => this.file.from(idx));
   }
   all(): Iterable<StoredLink & { fromIdx: number }> {
-    return guarded(this.name, () => [...this.file.all()]);
+    return this.guard(() => [...this.file.all()]);
   }
   linksInto(target: string): boolean {
     return this.file.linksInto(target);
   }
   into(target: string, idx: number): { from: string; strength: number }[] {
-    return guarded(this.name, () => this.file.into(target, idx));
+    return this.guard(() => this.file.into(target, idx));
   }
   signatures(): string[][] {
-    return guarded(this.name, () => this.file.signatures());
-  }
-  verify(): void {
-    guarded(this.name, () => this.file.verify());
+    return this.guard(() => this.file.signatures());
   }
 }
 
@@ -183,18 +188,12 @@ export class FormatSegment implements Segment {
   }
 
   bm25(): GuardedTerms {
-    this.terms ??= new GuardedTerms(
-      guarded(this.blobs.bm25.name, () => new Bm25File(this.blobs.bm25)),
-      this.blobs.bm25.name,
-    );
+    this.terms ??= new GuardedTerms(this.blobs.bm25);
     return this.terms;
   }
 
   links(): GuardedLinks {
-    this.linkReader ??= new GuardedLinks(
-      guarded(this.blobs.links.name, () => new LinksFile(this.blobs.links)),
-      this.blobs.links.name,
-    );
+    this.linkReader ??= new GuardedLinks(this.blobs.links);
     return this.linkReader;
   }
 

@@ -14,6 +14,7 @@ import {
   GrepRunner,
   type GrepSegment,
 } from '../grep/grep.ts';
+import { lastAtMost } from '../last-at-most.ts';
 import { Bm25Index } from '../search/bm25.ts';
 import type { Embedder } from '../search/embedders/types.ts';
 import { reciprocalRankFusion } from '../search/fusion.ts';
@@ -196,15 +197,8 @@ export class ChunkGraph {
     }
     const runs = this.live.get(segment);
     if (!runs) return undefined;
-    let lo = 0;
-    let hi = runs.firsts.length - 1;
-    if (hi < 0 || runs.firsts[0]! > idx) return undefined;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (runs.firsts[mid]! <= idx) lo = mid;
-      else hi = mid - 1;
-    }
-    const doc = runs.docs[lo]!;
+    if (runs.firsts.length === 0 || runs.firsts[0]! > idx) return undefined;
+    const doc = runs.docs[lastAtMost(runs.firsts, idx)]!;
     return idx < doc.first + doc.chunks ? doc : undefined;
   }
 

@@ -12,6 +12,7 @@
 import { crc32, DamagedFile, Layout, readFramed, Sections, u32Bytes } from '../binary.ts';
 import type { Blob } from '../blob.ts';
 import type { DocRun } from '../grep/chunk-file.ts';
+import { lastAtMost } from '../last-at-most.ts';
 
 const LINKS_FILE_MAGIC = 'rlmlnk3\n';
 const VERSION = 3;
@@ -215,13 +216,7 @@ export class LinksFile {
   /** The id of this segment's chunk at `idx`. */
   private idOf(idx: number): string {
     const { ids, first } = this.docs();
-    let lo = 0;
-    let hi = ids.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (first[mid]! <= idx) lo = mid;
-      else hi = mid - 1;
-    }
+    const lo = lastAtMost(first, idx);
     return `${ids[lo]}:${idx - first[lo]!}`;
   }
 

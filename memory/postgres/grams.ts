@@ -10,6 +10,7 @@
  * whole documents anyway.
  */
 import { assemble, type GrepChunk } from '../grep/grep-scan.ts';
+import type { Sql } from './db.ts';
 
 /** What grep needs of a chunk row to place it in its document's text. */
 export interface GramsChunk {
@@ -64,4 +65,53 @@ export function literalTokens(literal: string): string[] {
   const tokens = new Set<string>();
   addTokens(literal, tokens);
   return [...tokens];
+}
+
+/** A chunk row with its document's chunker, as read from `chunks c JOIN documents d ON d.id = c.document`. */
+export interface GramsRow {
+  document: string;
+  ordinal: number;
+  start_at: number;
+  end_at: number;
+  text: string;
+  chunker: string;
+}
+
+/**
+ * The tokens of each document whose chunk rows are among `rows` (all of its chunks, in any order), by
+ * document in the order they first appear, each with the document's first row.
+ */
+export function gramsByDocument<R extends GramsRow>(
+  rows: readonly R[],
+): Map<string, { row: R; grams: string }> {
+  const byDoc = new Map<string, { row: R; chunks: GramsChunk[] }>();
+  for (const r of rows) {
+    const d = byDoc.get(r.document) ?? { row: r, chunks: [] };
+    d.chunks.push({
+      document: r.document,
+      ordinal: r.ordinal,
+      start: r.start_at,
+      end: r.end_at,
+      text: r.text,
+    });
+    byDoc.set(r.document, d);
+  }
+  const out = new Map<string, { row: R; grams: string }>();
+  for (const [id, d] of byDoc)
+    out.set(id, {
+      row: d.row,
+      grams: documentGrams(
+        d.chunks.sort((a, b) => a.ordinal - b.ordinal),
+        d.row.chunker,
+      ),
+    });
+  return out;
+}
+
+/** Stores the tokens `grams[i]` of document `ids[i]`. */
+export async function saveGrams(sql: Sql, ids: readonly string[], grams: readonly string[]): Promise<void> {
+  await sql.query(
+    'UPDATE documents d SET grams = u.grams FROM unnest($1::text[], $2::text[]) AS u(id, grams) WHERE d.id = u.id',
+    [ids, grams],
+  );
 }

@@ -5,14 +5,8 @@
  * once released.
  */
 import type { Sql } from './db.ts';
-import { documentGrams, type GramsChunk } from './grams.ts';
-import {
-  buildIndexSegment,
-  SEGMENT_CHUNK_COLUMNS,
-  type SegmentChunkRow,
-  segmentChunkOf,
-  segmentRow,
-} from './segments.ts';
+import { gramsByDocument, saveGrams } from './grams.ts';
+import { newIndexSegment, SEGMENT_CHUNK_COLUMNS, type SegmentChunkRow, segmentRow } from './segments.ts';
 
 /** One step: from version N-1 to N. */
 interface Migration {
@@ -192,31 +186,13 @@ async function indexStoredChunks(sql: Sql): Promise<void> {
        WHERE c.document = ANY($1::text[]) ORDER BY c.seq`,
       [batch],
     );
-    const byDoc = new Map<string, { chunker: string; chunks: GramsChunk[] }>();
-    for (const r of rows) {
-      const d = byDoc.get(r.document) ?? { chunker: r.chunker, chunks: [] };
-      d.chunks.push({ ...r, start: r.start_at, end: r.end_at });
-      byDoc.set(r.document, d);
-    }
-    const ids = [...byDoc.keys()];
-    await sql.query(
-      'UPDATE documents d SET grams = u.grams FROM unnest($1::text[], $2::text[]) AS u(id, grams) WHERE d.id = u.id',
-      [
-        ids,
-        ids.map((id) => {
-          const d = byDoc.get(id)!;
-          return documentGrams(
-            d.chunks.sort((a, b) => a.ordinal - b.ordinal),
-            d.chunker,
-          );
-        }),
-      ],
+    const grams = gramsByDocument(rows);
+    await saveGrams(
+      sql,
+      [...grams.keys()],
+      [...grams.values()].map((d) => d.grams),
     );
-    const { rows: id } = await sql.query<{ id: number }>("SELECT nextval('bm25_segment_seq') AS id");
-    const seg = buildIndexSegment(
-      Number(id[0]!.id),
-      rows.map((r) => segmentChunkOf(r, r.signature ?? [])),
-    );
+    const seg = await newIndexSegment(sql, rows, (r) => r.signature ?? []);
     const row = segmentRow(seg);
     await sql.query('INSERT INTO bm25_segments (id, chunks, data, info) VALUES ($1, $2, $3, $4)', [
       row.id,

@@ -18,17 +18,11 @@ import { plural } from '../../core/plural.ts';
 import { createEmbedder, embedderConfig } from '../search/embedders/index.ts';
 import type { RepairOptions, RepairReport } from '../types.ts';
 import type { Db, Sql } from './db.ts';
-import { documentGrams, type GramsChunk } from './grams.ts';
+import { gramsByDocument, saveGrams } from './grams.ts';
 import { LiveIndex } from './live-index.ts';
 import { lockStore } from './locks.ts';
 import { COUNT_MERGE, mergeLockKey } from './merge.ts';
-import {
-  buildIndexSegment,
-  SEGMENT_CHUNK_COLUMNS,
-  type SegmentChunkRow,
-  segmentChunkOf,
-  segmentRow,
-} from './segments.ts';
+import { newIndexSegment, SEGMENT_CHUNK_COLUMNS, type SegmentChunkRow, segmentRow } from './segments.ts';
 import {
   type EmbedderSetting,
   embedderSetting,
@@ -264,11 +258,7 @@ async function rebuild(
     );
     fixed.grams += await fixGrams(sql, page, rows);
     if (rows.length === 0) continue;
-    const { rows: id } = await sql.query<{ id: number }>("SELECT nextval('bm25_segment_seq') AS id");
-    const seg = buildIndexSegment(
-      Number(id[0]!.id),
-      rows.map((r) => segmentChunkOf(r, [])),
-    );
+    const seg = await newIndexSegment(sql, rows, () => []);
     const related = live.link(seg);
     const row = segmentRow(seg);
     await sql.query(
@@ -317,12 +307,6 @@ async function rebuild(
  * ordinal order) where they differ from what the chunks make; returns how many were fixed.
  */
 async function fixGrams(sql: Sql, page: { id: string }[], rows: ChunkRow[]): Promise<number> {
-  const byDoc = new Map<string, { chunker: string; stored: string | null; chunks: GramsChunk[] }>();
-  for (const r of rows) {
-    const d = byDoc.get(r.document) ?? { chunker: r.chunker, stored: r.grams, chunks: [] };
-    d.chunks.push({ ...r, start: r.start_at, end: r.end_at });
-    byDoc.set(r.document, d);
-  }
   const ids: string[] = [];
   const grams: string[] = [];
   const { rows: empty } = await sql.query<{ id: string; grams: string | null }>(
@@ -334,17 +318,12 @@ async function fixGrams(sql: Sql, page: { id: string }[], rows: ChunkRow[]): Pro
       ids.push(e.id);
       grams.push('');
     }
-  for (const [id, d] of byDoc) {
-    const want = documentGrams(d.chunks, d.chunker);
-    if (want === d.stored) continue;
+  for (const [id, d] of gramsByDocument(rows)) {
+    if (d.grams === d.row.grams) continue;
     ids.push(id);
-    grams.push(want);
+    grams.push(d.grams);
   }
-  if (ids.length > 0)
-    await sql.query(
-      'UPDATE documents d SET grams = u.grams FROM unnest($1::text[], $2::text[]) AS u(id, grams) WHERE d.id = u.id',
-      [ids, grams],
-    );
+  if (ids.length > 0) await saveGrams(sql, ids, grams);
   return ids.length;
 }
 

@@ -8,6 +8,7 @@
 import { RlmError } from '../../core/errors.ts';
 import { type Bm25Segment, buildSegment } from '../search/bm25.ts';
 import type { ChunkType, MemoryImportance, MemorySource } from '../types.ts';
+import type { Sql } from './db.ts';
 
 /** What a version of a document always is, as search and recall show it (kept with its chunks). */
 export interface DocFacts {
@@ -134,6 +135,22 @@ export function buildIndexSegment(id: number, chunks: readonly SegmentChunk[]): 
     info.signatures.push(c.signature ?? []);
   }
   return { id, bm25, info };
+}
+
+/**
+ * The segment of chunk rows the store holds already (in sequence order), under a new id: what a migration
+ * and a repair build when they index a store's chunks again.
+ */
+export async function newIndexSegment<R extends SegmentChunkRow>(
+  sql: Sql,
+  rows: readonly R[],
+  signature: (row: R) => string[],
+): Promise<LoadedSegment> {
+  const { rows: id } = await sql.query<{ id: number }>("SELECT nextval('bm25_segment_seq') AS id");
+  return buildIndexSegment(
+    Number(id[0]!.id),
+    rows.map((r) => segmentChunkOf(r, signature(r))),
+  );
 }
 
 /** The row to insert for a segment. */

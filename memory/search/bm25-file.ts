@@ -14,6 +14,7 @@
 
 import { crc32, DamagedFile, framedFrom, Layout, readFramed, Sections } from '../binary.ts';
 import type { Blob } from '../blob.ts';
+import { lastAtMost } from '../last-at-most.ts';
 import { ANALYZER_VERSION } from './analyzer.ts';
 import { damerauLevenshtein, type FuzzyMatch, letterMask, popcount } from './fuzzy.ts';
 import { decodePostings, type PostingsBuffer, readVarint } from './postings.ts';
@@ -286,14 +287,8 @@ export class Bm25File {
   /** The term's df and postings, or undefined when the segment does not have it. */
   find(term: string): TermHit | undefined {
     const keys = this.keys;
-    let lo = 0;
-    let hi = keys.length - 1;
     // The last block whose first term is <= term.
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (keys[mid]! <= term) lo = mid;
-      else hi = mid - 1;
-    }
+    const lo = lastAtMost(keys, term);
     if (keys.length === 0 || keys[lo]! > term) return undefined;
     const block = this.block(lo);
     const i = block.terms.indexOf(term);

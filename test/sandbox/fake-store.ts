@@ -3,15 +3,9 @@ import type {
   ChunkReader,
   ChunkRecord,
   DocumentRecord,
-  DocumentText,
   GrepOptions,
-  GrepResult,
   Link,
-  LinkType,
-  SearchHit,
   SearchOptions,
-  StoreStats,
-  TextRange,
 } from '../../memory/types.ts';
 
 export interface FakeStore extends ChunkReader {
@@ -63,11 +57,11 @@ export function fakeStore(): FakeStore {
     touched: [],
     searches: [],
     greps: [],
-    stats(): StoreStats {
+    stats() {
       return { documents: 2, chunks: chunks.size, links: links.length, tokens: 30, bytes: 100, schema: 1 };
     },
     documents,
-    async readDocument(id: string, range?: TextRange): Promise<DocumentText | undefined> {
+    async readDocument(id, range) {
       const doc = documents().find((d) => d.id === id);
       if (!doc) return undefined;
       const whole = chunksOf(id)
@@ -81,10 +75,10 @@ export function fakeStore(): FakeStore {
       return chunks.get(id);
     },
     documentChunks: chunksOf,
-    neighbors(id: string, type?: LinkType) {
+    neighbors(id, type) {
       return links.filter((l) => (l.from === id || l.to === id) && (type === undefined || l.type === type));
     },
-    async search(query: string, opts?: SearchOptions): Promise<SearchHit[]> {
+    async search(query, opts) {
       store.searches.push({ query, opts });
       return [...chunks.values()]
         .filter((c) => c.text.toLowerCase().includes(query.toLowerCase()))
@@ -100,7 +94,7 @@ export function fakeStore(): FakeStore {
           type: c.type,
         }));
     },
-    async grep(pattern: string, opts?: GrepOptions): Promise<GrepResult> {
+    async grep(pattern, opts) {
       store.greps.push({ pattern, opts });
       if (pattern === 'explode')
         throw new Error(
@@ -121,7 +115,7 @@ export function fakeStore(): FakeStore {
         }));
       return { matches, truncated: false };
     },
-    touch(ids: string[]) {
+    touch(ids) {
       store.touched.push(...ids);
     },
   };

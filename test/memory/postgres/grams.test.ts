@@ -9,6 +9,7 @@ import { assemble } from '../../../memory/grep/grep-scan.ts';
 import {
   documentGrams,
   type GramsChunk,
+  gramsByDocument,
   grepChunkOf,
   literalTokens,
 } from '../../../memory/postgres/grams.ts';
@@ -117,5 +118,30 @@ describe('document tokens for grep', () => {
   it('leave out a document that lacks one of the literal tokens', () => {
     expect(kept(backToBack(['the council keeps records']), 'council keeps minutes')).toBe(false);
     expect(kept(backToBack(['the council keeps records']), 'Council')).toBe(false);
+  });
+});
+
+describe('document tokens from chunk rows', () => {
+  it('are taken per document from its rows in ordinal order, in the order the documents first appear', () => {
+    const row = (document: string, ordinal: number, start: number, text: string, grams: string | null) => ({
+      document,
+      ordinal,
+      start_at: start,
+      end_at: start + text.length,
+      text,
+      chunker: 'paragraph',
+      grams,
+    });
+    // Store order (a migration reads by sequence number) need not be ordinal order.
+    const rows = [
+      row('b', 1, 4, 'tern rises', 'stored b'),
+      row('a', 0, 0, 'red kite', null),
+      row('b', 0, 0, 'the ', 'stored b again'),
+    ];
+    const byDoc = gramsByDocument(rows);
+    expect([...byDoc.keys()]).toEqual(['b', 'a']);
+    expect(byDoc.get('b')!.grams).toBe('the tern rises');
+    expect(byDoc.get('b')!.row).toBe(rows[0]);
+    expect(byDoc.get('a')!.grams).toBe('red kite');
   });
 });
