@@ -5,7 +5,7 @@
  * One worker is enough: an ingest's own thread spends about two thirds of its time indexing, linking and
  * writing, the worker the other third chunking and classifying, so the two keep one core each busy.
  */
-import { Worker } from 'node:worker_threads';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { RlmError } from '../../core/errors.ts';
 import { type ChunkJob, type ChunkResult, type DocumentChunker, inlineChunker } from './chunk-job.ts';
 import type { ChunkReply, ChunkRequest } from './chunk-worker.ts';
@@ -28,10 +28,16 @@ export function chunkerForIngest(bytesTotal: number): DocumentChunker {
   return bytesTotal >= CHUNK_WORKER_MIN_BYTES ? workerChunker() : inlineChunker;
 }
 
-/** A chunker backed by a worker thread of its own, which {@link DocumentChunker.close} terminates. */
-export function workerChunker(): DocumentChunker {
+/**
+ * A chunker backed by a worker thread of its own, which {@link DocumentChunker.close} terminates. `thread`
+ * replaces the worker's script and limits (tests: a thread that fails).
+ */
+export function workerChunker(thread: { url?: URL; resourceLimits?: ResourceLimits } = {}): DocumentChunker {
   // execArgv [] so flags of the parent (test runners, --no-node-snapshot) are not re-applied to the thread.
-  const worker = new Worker(WORKER_URL, { execArgv: [] });
+  const worker = new Worker(thread.url ?? WORKER_URL, {
+    execArgv: [],
+    ...(thread.resourceLimits ? { resourceLimits: thread.resourceLimits } : {}),
+  });
   const pending = new Map<number, { resolve: (r: ChunkResult) => void; reject: (e: Error) => void }>();
   let next = 0;
   let failure: RlmError | null = null;
@@ -50,7 +56,7 @@ export function workerChunker(): DocumentChunker {
   worker.on('error', (err) =>
     failAll(
       new RlmError(
-        err.name === 'RangeError' || /memory/i.test(err.message) ? 'MEMORY_LIMIT' : 'RUNTIME',
+        (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'MEMORY_LIMIT' : 'RUNTIME',
         `the ingest's chunking thread failed: ${err.message}`,
         {},
         { cause: err },

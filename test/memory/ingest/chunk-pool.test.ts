@@ -83,6 +83,43 @@ describe('workerChunker', () => {
   });
 });
 
+describe('workerChunker when its thread fails', () => {
+  const script = (code: string) => new URL(`data:text/javascript,${encodeURIComponent(code)}`);
+  const failure = async (chunker: ReturnType<typeof workerChunker>) => {
+    try {
+      return await chunker.chunk(jobs[0]!).then(
+        () => null,
+        (e: unknown) => e,
+      );
+    } finally {
+      await chunker.close();
+    }
+  };
+
+  it('rejects with RUNTIME and the thread’s error when the thread throws', async () => {
+    const err = await failure(workerChunker({ url: script('throw new Error("thread broke")') }));
+    expect(isRlmError(err, 'RUNTIME')).toBe(true);
+    expect((err as Error).message).toContain('thread broke');
+  });
+
+  it('rejects with RUNTIME when the thread exits without answering', async () => {
+    const err = await failure(workerChunker({ url: script('process.exit(3)') }));
+    expect(isRlmError(err, 'RUNTIME')).toBe(true);
+    expect((err as Error).message).toContain('exit code 3');
+  });
+
+  it('rejects with MEMORY_LIMIT when the thread runs out of memory', async () => {
+    const hog = 'const keep = []; for (;;) keep.push(new Array(100000).fill(keep.length));';
+    const err = await failure(
+      workerChunker({
+        url: script(hog),
+        resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
+      }),
+    );
+    expect(isRlmError(err, 'MEMORY_LIMIT')).toBe(true);
+  });
+});
+
 describe('chunkerForIngest', () => {
   it('chunks inline below the threshold and on a worker from it on', async () => {
     expect(chunkerForIngest(CHUNK_WORKER_MIN_BYTES - 1)).toBe(inlineChunker);
