@@ -6,6 +6,7 @@
 
 import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../../core/errors.ts';
+import { lastAtMost } from '../../core/last-at-most.ts';
 import { positionLinks } from '../graph-rules.ts';
 import {
   FILE_GREP_YOUNG_MB,
@@ -14,7 +15,6 @@ import {
   GrepRunner,
   type GrepSegment,
 } from '../grep/grep.ts';
-import { lastAtMost } from '../last-at-most.ts';
 import { Bm25Index } from '../search/bm25.ts';
 import type { Embedder } from '../search/embedders/types.ts';
 import { reciprocalRankFusion } from '../search/fusion.ts';

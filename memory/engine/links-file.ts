@@ -9,10 +9,10 @@
  * Every area of the body has its CRC-32 (each in-edge group its own), checked when the area is read.
  */
 
+import { lastAtMost } from '../../core/last-at-most.ts';
 import { crc32, DamagedFile, Layout, readFramed, Sections, u32Bytes } from '../binary.ts';
 import type { Blob } from '../blob.ts';
 import type { DocRun } from '../grep/chunk-file.ts';
-import { lastAtMost } from '../last-at-most.ts';
 
 const LINKS_FILE_MAGIC = 'rlmlnk3\n';
 const VERSION = 3;

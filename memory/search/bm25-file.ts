@@ -12,9 +12,9 @@
  * against a CRC before use; a mismatch is {@link DamagedFile}, which the store reports as STORE_CORRUPT.
  */
 
+import { lastAtMost } from '../../core/last-at-most.ts';
 import { crc32, DamagedFile, framedFrom, Layout, readFramed, Sections } from '../binary.ts';
 import type { Blob } from '../blob.ts';
-import { lastAtMost } from '../last-at-most.ts';
 import { ANALYZER_VERSION } from './analyzer.ts';
 import { damerauLevenshtein, type FuzzyMatch, letterMask, popcount } from './fuzzy.ts';
 import { decodePostings, type PostingsBuffer, readVarint } from './postings.ts';

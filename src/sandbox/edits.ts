@@ -2,6 +2,7 @@
  * Text edits on a block with position mapping back to the original, so errors raised in rewritten
  * code are reported where the model wrote them.
  */
+import { lastAtMost } from '../../core/last-at-most.ts';
 
 interface Edit {
   start: number;
@@ -20,13 +21,7 @@ function lineStarts(text: string): number[] {
 
 /** 1-based line and 0-based column of `offset`. */
 function positionOf(starts: readonly number[], offset: number): { line: number; column: number } {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid]! <= offset) lo = mid;
-    else hi = mid - 1;
-  }
+  const lo = lastAtMost(starts, offset);
   return { line: lo + 1, column: offset - starts[lo]! };
 }
 

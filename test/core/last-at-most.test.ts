@@ -1,6 +1,6 @@
-/** The binary search the store's files look positions and terms up with. */
+/** The binary search the store's files and the sandbox's position mapping look starts up with. */
 import { describe, expect, it } from 'vitest';
-import { lastAtMost } from '../../memory/last-at-most.ts';
+import { lastAtMost } from '../../core/last-at-most.ts';
 
 describe('lastAtMost', () => {
   it('finds the last entry at most the value, in numbers, typed arrays and strings', () => {

@@ -1,7 +1,7 @@
 /**
- * Binary search in an ascending table, as the store's files keep them (each document run's first chunk,
- * each BM25 block's first term): the run or block that holds a position or term is the last entry at
- * most it.
+ * Binary search in an ascending table of starts (each document run's first chunk, each BM25 block's first
+ * term, each line's first offset): the run, block or line that holds a position or term is the last
+ * entry at most it.
  */
 
 /** The last index of `sorted` (ascending) whose entry is at most `value`; 0 when none is, or it is empty. */
