@@ -23,9 +23,23 @@ const WORKER_URL = new URL(
  */
 export const CHUNK_WORKER_MIN_BYTES = 8 * 1024 * 1024;
 
-/** The inline chunker below {@link CHUNK_WORKER_MIN_BYTES} of input, a worker at or above it. */
-export function chunkerForIngest(bytesTotal: number): DocumentChunker {
-  return bytesTotal >= CHUNK_WORKER_MIN_BYTES ? workerChunker() : inlineChunker;
+/**
+ * The inline chunker below {@link CHUNK_WORKER_MIN_BYTES} of input, a worker at or above it. The worker
+ * starts with the first document to chunk: a re-run over unchanged files chunks nothing and starts none.
+ */
+export function chunkerForIngest(
+  bytesTotal: number,
+  start: () => DocumentChunker = () => workerChunker(),
+): DocumentChunker {
+  if (bytesTotal < CHUNK_WORKER_MIN_BYTES) return inlineChunker;
+  let worker: DocumentChunker | undefined;
+  return {
+    chunk: (job) => {
+      worker ??= start();
+      return worker.chunk(job);
+    },
+    close: async () => worker?.close(),
+  };
 }
 
 /**

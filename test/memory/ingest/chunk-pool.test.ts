@@ -131,4 +131,23 @@ describe('chunkerForIngest', () => {
       await chunker.close();
     }
   });
+
+  it('starts its worker with the first job, once, and none when nothing is chunked', async () => {
+    let started = 0;
+    const start = () => {
+      started++;
+      return workerChunker();
+    };
+    await chunkerForIngest(CHUNK_WORKER_MIN_BYTES, start).close();
+    expect(started).toBe(0);
+    const chunker = chunkerForIngest(CHUNK_WORKER_MIN_BYTES, start);
+    try {
+      expect(await Promise.all([chunker.chunk(jobs[0]!), chunker.chunk(jobs[1]!)])).toEqual(
+        [jobs[0]!, jobs[1]!].map(runChunkJob),
+      );
+      expect(started).toBe(1);
+    } finally {
+      await chunker.close();
+    }
+  });
 });
