@@ -49,7 +49,7 @@ describe('entry points', () => {
     // without a schema library (zod alone costs every store command ~80 ms to load).
     expect(packages).toEqual([]);
     // Below the runtime: only core/'s errors, environment, HTTP, path comparison (the ingest walk's
-    // link fence), plural and process modules.
+    // link fence), plural, process and binary search (the store files' tables) modules.
     expect(under(files, 'src/')).toEqual([]);
     expect(under(files, 'core/').sort()).toEqual([
       'core/env.ts',
@@ -57,6 +57,7 @@ describe('entry points', () => {
       'core/http-post.ts',
       'core/http-request.ts',
       'core/http-retry.ts',
+      'core/last-at-most.ts',
       'core/paths.ts',
       'core/plural.ts',
       'core/process.ts',
