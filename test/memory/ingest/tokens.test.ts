@@ -149,6 +149,21 @@ describe('countTokens', () => {
     while (scanner.next()) expect(text.charCodeAt(scanner.start) >= 0xdc00).toBe(false);
   });
 
+  it('stays exact through more distinct pieces than its memo holds, twice over', () => {
+    // 300,000 distinct words: the memo (2^17 pieces in a table of 2^18 slots) empties itself twice.
+    const letters = (n: number) => {
+      let word = '';
+      for (let i = 0; i < 4 || n > 0; i++, n = Math.floor(n / 26)) word += String.fromCharCode(97 + (n % 26));
+      return word;
+    };
+    const words = Array.from({ length: 300_000 }, (_, i) => letters(i));
+    const text = words.join(' ');
+    expect(countTokens(text)).toBe(reference(text));
+    // Pieces seen before each emptying count again, as do the newest ones still held.
+    const again = `${words.slice(0, 2000).join(' ')} ${words.slice(-2000).join(' ')}`;
+    expect(countTokens(again)).toBe(reference(again));
+  });
+
   it('gives the same answers after the cache is cleared', () => {
     const text = NATURAL.french!;
     const before = countTokens(text);
