@@ -84,7 +84,7 @@ export function describeStoreAtScale(f: Figures): string[] {
     'tokenizer memo and classifier patterns), an ingest keeps structures whose size is',
     'set by constants, not by the segment: the link window (each of its 65,536 chunks\u2019 signature, and the',
     'document frequency of every term of its segments: some 40 MB live on these corpora), the analyzer\u2019s and',
-    'the tokenizer\u2019s memos (about 10 MB), V8\u2019s young generation (two 8 MiB semi-spaces) and the headroom',
+    'the tokenizer\u2019s memos (about 10 MB each), V8\u2019s young generation (two 8 MiB semi-spaces) and the headroom',
     'of a 10% heap growth step. None of these grows with the input. What does grow is the catalog of',
     'documents (about 0.4 KB each: some 15 MB for the 36,000 documents of the 1 GB corpus), which every',
     'commit and every skip-unchanged lookup needs. The part of the goal that is met or not is therefore the',
