@@ -284,7 +284,7 @@ function grow(): void {
   }
 }
 
-/** Drops every memoised count (to bound memory, and for benchmarks measuring a cold cache). */
+/** Drops the memo and its table, giving their memory back (benchmarks measuring a cold cache use it). */
 export function clearTokenCache(): void {
   slots = 0;
   table = new Int32Array(0);
