@@ -40,6 +40,7 @@ import type {
   StoreStats,
   TextRange,
 } from '../types.ts';
+import type { DocumentCatalog } from './catalog.ts';
 import { segmentFiles } from './format-segment.ts';
 import { ChunkGraph, chunkKey } from './graph.ts';
 import { LinkWindow } from './link-window.ts';
@@ -278,12 +279,13 @@ export class BaseStore implements ChunkStoreApi {
       ...(extra.exact ?? []).flatMap((e) => (state.documents.has(e.document.id) ? [e.document.id] : [])),
     ];
     const records = built.records;
-    const documents = new Map(state.documents);
+    // Packed as an ingest goes: the one structure of an ingest that grows with the store (catalog.ts).
+    const documents = state.documents.copy(true);
     const dropped = drop.flatMap((id) => documents.get(id) ?? []);
     for (const id of drop) documents.delete(id);
     for (const d of built.documents) documents.set(d.id, d);
     const terms = buildTerms(records.map((r) => r.text));
-    const alive = (c: SignedChunk) => documents.get(c.document)?.segment === c.segment;
+    const alive = (c: SignedChunk) => documents.segmentOf(c.document) === c.segment;
     const window = this.linkWindow();
     // The window learns the new chunks as it links them: a failed commit leaves it ahead of the store.
     this.window = undefined;
@@ -387,7 +389,7 @@ export class BaseStore implements ChunkStoreApi {
 
   /** Drops segments that no longer hold a live chunk, then commits. */
   protected async commit(next: CommittedState): Promise<void> {
-    const used = new Set([...next.documents.values()].map((d) => d.segment));
+    const used = next.documents.segments();
     const state = {
       ...next,
       segments: next.segments.filter((s) => used.has(s)),
@@ -445,11 +447,11 @@ export class BaseStore implements ChunkStoreApi {
    */
   protected async forget(
     docs: DocumentRecord[],
-    patch?: (documents: Map<string, DocumentRecord>) => void,
+    patch?: (documents: DocumentCatalog) => void,
   ): Promise<void> {
     if (docs.length === 0 && !patch) return;
     const state = this.state;
-    const documents = new Map(state.documents);
+    const documents = state.documents.copy();
     for (const doc of docs) documents.delete(doc.id);
     patch?.(documents);
     const ids = new Set(docs.map((d) => d.id));

@@ -31,6 +31,7 @@ import type {
   SearchOptions,
   StoreStats,
 } from '../types.ts';
+import type { DocumentCatalog } from './catalog.ts';
 import { parseChunkId, recordAt, type Segment } from './segment.ts';
 
 /** Where segments come from: the store folder, or memory. Reads are synchronous; the graph caches segments. */
@@ -40,7 +41,7 @@ export interface SegmentSource {
 }
 
 export interface GraphState {
-  documents: Map<string, DocumentRecord>;
+  documents: DocumentCatalog;
   segments: string[];
   /** supports / contradicts links set by hand. */
   manual: Link[];
@@ -162,19 +163,28 @@ export class ChunkGraph {
   }
 
   /** Position of a live chunk: its segment and index there. */
-  private locate(id: string): { segment: string; idx: number; doc: DocumentRecord } | undefined {
+  private locate(
+    id: string,
+  ): { segment: string; idx: number; document: string; first: number; chunks: number } | undefined {
     const parsed = parseChunkId(id);
     if (!parsed) return undefined;
-    const doc = this.state.documents.get(parsed.document);
-    if (!doc || parsed.ordinal >= doc.chunks) return undefined;
-    return { segment: doc.segment, idx: doc.first + parsed.ordinal, doc };
+    // The place only: a record is decoded from the catalog's bytes when it is read whole.
+    const at = this.state.documents.place(parsed.document);
+    if (!at || parsed.ordinal >= at.chunks) return undefined;
+    return {
+      segment: at.segment,
+      idx: at.first + parsed.ordinal,
+      document: parsed.document,
+      first: at.first,
+      chunks: at.chunks,
+    };
   }
 
   private isLiveKey(segment: string, id: string): boolean {
     const parsed = parseChunkId(id);
     if (!parsed) return false;
-    const doc = this.state.documents.get(parsed.document);
-    return doc !== undefined && doc.segment === segment && parsed.ordinal < doc.chunks;
+    const at = this.state.documents.place(parsed.document);
+    return at !== undefined && at.segment === segment && parsed.ordinal < at.chunks;
   }
 
   /** The live document whose chunks hold position `idx` of `segment`, if any. */
@@ -243,7 +253,7 @@ export class ChunkGraph {
   liveLinksTouching(docs: readonly DocumentRecord[]): number {
     const dying = new Map<string, Set<number>>();
     for (const d of docs) {
-      if (d.chunks === 0 || this.state.documents.get(d.id)?.segment !== d.segment) continue;
+      if (d.chunks === 0 || this.state.documents.segmentOf(d.id) !== d.segment) continue;
       let set = dying.get(d.segment);
       if (!set) {
         set = new Set();
@@ -279,9 +289,8 @@ export class ChunkGraph {
   neighbors(id: string, type?: LinkType): Link[] {
     const at = this.locate(id);
     if (!at) throw new RlmError('NOT_FOUND', `no chunk with id ${id}`);
-    const { doc } = at;
-    const ordinal = at.idx - doc.first;
-    const out = positionLinks(doc.id, ordinal, doc.chunks, type);
+    const ordinal = at.idx - at.first;
+    const out = positionLinks(at.document, ordinal, at.chunks, type);
     const want = (t: LinkType) => type === undefined || type === t;
     if (want('related_to')) out.push(...this.relatedOf(id, at.segment, at.idx));
     for (const link of this.state.manual) {
@@ -375,7 +384,8 @@ export class ChunkGraph {
     const byKey = (key: string): boolean => {
       const { segment, id } = splitKey(key);
       const at = this.locate(id);
-      return at !== undefined && at.segment === segment && this.passes(at.doc, segment, at.idx, f);
+      if (at === undefined || at.segment !== segment) return false;
+      return this.passes(this.state.documents.get(at.document)!, segment, at.idx, f);
     };
     const mode = opts.mode ?? (this.vectors ? 'hybrid' : 'bm25');
     if (mode !== 'bm25' && !this.vectors) {

@@ -32,6 +32,7 @@ import {
 } from '../memories/memory-model.ts';
 import type { DocumentRecord, Link, MemorySettings } from '../types.ts';
 import { BaseStore } from './base-store.ts';
+import type { DocumentCatalog } from './catalog.ts';
 import { MAX_TAIL } from './memory-tail.ts';
 import type { CommittedState } from './persistence.ts';
 
@@ -280,7 +281,7 @@ export class RememberingStore extends BaseStore {
 
   protected override async forget(
     docs: DocumentRecord[],
-    patch?: (documents: Map<string, DocumentRecord>) => void,
+    patch?: (documents: DocumentCatalog) => void,
   ): Promise<void> {
     await this.forgetWithSummaries(docs, patch);
   }
@@ -292,7 +293,7 @@ export class RememberingStore extends BaseStore {
    */
   private async forgetWithSummaries(
     docs: DocumentRecord[],
-    patch?: (documents: Map<string, DocumentRecord>) => void,
+    patch?: (documents: DocumentCatalog) => void,
   ): Promise<{ summaries: string[]; restored: string[] }> {
     const ids = new Set(docs.map((d) => d.id));
     const journaled = new Set(this.tail.all().flatMap((e) => (ids.has(e.id) ? [e.id] : [])));
@@ -343,7 +344,7 @@ export class RememberingStore extends BaseStore {
       await this.fold();
       let decayed = 0;
       const archived: string[] = [];
-      const documents = new Map(this.state.documents);
+      const documents = this.state.documents.copy();
       for (const doc of this.state.documents.values()) {
         if (!doc.memory || doc.memory.archivedAt !== undefined) continue;
         const input = this.weightInput(doc);
@@ -364,7 +365,7 @@ export class RememberingStore extends BaseStore {
     return this.exclusive('restore', async () => {
       await this.fold();
       const docs = this.memoryDocs(ids);
-      const documents = new Map(this.state.documents);
+      const documents = this.state.documents.copy();
       for (const doc of docs) {
         const { archivedAt: _, ...memory } = doc.memory!;
         documents.set(doc.id, { ...doc, memory });
@@ -395,7 +396,7 @@ export class RememberingStore extends BaseStore {
       });
       const at = now.toISOString();
       await this.fold([entry], (next) => {
-        const documents = new Map(next.documents);
+        const documents = next.documents.copy();
         for (const m of live) {
           const doc = documents.get(m.id)!;
           documents.set(m.id, { ...doc, memory: { ...doc.memory!, archivedAt: at } });

@@ -9,6 +9,7 @@ import { buildRecords, memoryPending } from '../ingest/prepare.ts';
 import { isJournalEntry, type JournalEntry } from '../memories/memory-model.ts';
 import { buildTerms } from '../search/segment.ts';
 import type { ChunkRecord, DocumentRecord } from '../types.ts';
+import type { DocumentCatalog } from './catalog.ts';
 import { FormatSegment, type SegmentFiles, segmentFiles } from './format-segment.ts';
 import type { GraphState, SegmentSource } from './graph.ts';
 import type { CommittedState, Persistence } from './persistence.ts';
@@ -78,7 +79,7 @@ export class MemoryTail implements SegmentSource {
   private fresh: string[] = [];
   /** Block names in entry order. */
   private order: string[] = [];
-  private merged: Map<string, DocumentRecord> | undefined;
+  private merged: DocumentCatalog | undefined;
   private mergedFor: CommittedState | undefined;
 
   private readonly base: SegmentSource;
@@ -160,7 +161,7 @@ export class MemoryTail implements SegmentSource {
   view(state: CommittedState): GraphState {
     let names = this.fresh;
     if (this.mergedFor !== state || !this.merged) {
-      this.merged = new Map(state.documents);
+      this.merged = state.documents.copy();
       this.mergedFor = state;
       names = [...this.blocks.keys()];
     }

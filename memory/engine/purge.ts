@@ -8,6 +8,7 @@
  */
 import { buildTerms, type SegmentTerms } from '../search/segment.ts';
 import type { ChunkRecord, DocumentRecord } from '../types.ts';
+import type { DocumentMap } from './catalog.ts';
 import { type SegmentFiles, segmentFiles } from './format-segment.ts';
 import { chunkKey } from './graph.ts';
 import type { OutEdge } from './links-file.ts';
@@ -38,7 +39,7 @@ export async function purgeSegments(
   open: (name: string) => Segment,
   segments: readonly string[],
   deleted: ReadonlySet<string>,
-  after: Map<string, DocumentRecord>,
+  after: DocumentMap,
   nextSegment: number,
   write: (name: string, files: SegmentFiles) => Promise<void>,
 ): Promise<Purge> {
@@ -58,7 +59,7 @@ export async function purgeSegments(
 }
 
 /** The documents of `documents` by the segment holding them. */
-export function liveDocuments(documents: ReadonlyMap<string, DocumentRecord>): Map<string, DocumentRecord[]> {
+export function liveDocuments(documents: Pick<DocumentMap, 'values'>): Map<string, DocumentRecord[]> {
   const liveIn = new Map<string, DocumentRecord[]>();
   for (const d of documents.values()) {
     const list = liveIn.get(d.segment);
@@ -79,7 +80,7 @@ export async function rewriteSegments(
   open: (name: string) => Segment,
   segments: readonly string[],
   renamed: ReadonlyMap<string, string>,
-  after: Map<string, DocumentRecord>,
+  after: DocumentMap,
   write: (name: string, files: SegmentFiles) => Promise<void>,
   /**
    * Links computed anew for a segment whose own links were lost (repair), added to those carried over;

@@ -8,9 +8,9 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { DocumentCatalog } from '../engine/catalog.ts';
 import { corrupt, parseJson, writeFileAtomic } from '../fsutil.ts';
 import { jsonPieces } from '../json-pieces.ts';
-import type { DocumentRecord } from '../types.ts';
 import { checkDocuments, checkDocumentsDelta, generationFile } from './manifest.ts';
 
 /** Log files before the next commit writes a whole base. */
@@ -36,7 +36,7 @@ function deltaFile(generation: number): string {
 export async function readDocuments(
   dir: string,
   files: DocumentFiles,
-): Promise<{ documents: Map<string, DocumentRecord>; sizes: { base: number; log: number } }> {
+): Promise<{ documents: DocumentCatalog; sizes: { base: number; log: number } }> {
   const base = path.join(dir, files.documents);
   const read = await readOrCorrupt(base);
   const documents = new Map(checkDocuments(read.value, base).documents.map((d) => [d.id, d]));
@@ -49,7 +49,7 @@ export async function readDocuments(
     for (const d of delta.put) documents.set(d.id, d);
     sizes.log += bytes;
   }
-  return { documents, sizes };
+  return { documents: new DocumentCatalog(documents.values()), sizes };
 }
 
 async function readOrCorrupt(file: string): Promise<{ value: unknown; bytes: number }> {
@@ -65,21 +65,17 @@ async function readOrCorrupt(file: string): Promise<{ value: unknown; bytes: num
 
 /**
  * Writes the documents of a commit: the changes since `before` (the documents this process last read
- * or committed, records compared by identity: they are never changed in place) as a log file, or a new
+ * or committed, told apart by the catalog's stamps, memory/engine/catalog.ts) as a log file, or a new
  * base when there is no `before` or the log has grown too long.
  */
 export class DocumentsWriter {
-  private before: ReadonlyMap<string, DocumentRecord> | undefined;
+  private before: DocumentCatalog | undefined;
   private files: DocumentFiles | undefined;
   private baseBytes = 0;
   private logBytes = 0;
 
   /** The documents as committed (read or written): what the next commit is compared with. */
-  committed(
-    documents: ReadonlyMap<string, DocumentRecord>,
-    files: DocumentFiles,
-    sizes?: { base: number; log: number },
-  ): void {
+  committed(documents: DocumentCatalog, files: DocumentFiles, sizes?: { base: number; log: number }): void {
     this.before = documents;
     this.files = files;
     this.baseBytes = sizes?.base ?? Number.POSITIVE_INFINITY;
@@ -93,15 +89,12 @@ export class DocumentsWriter {
   async write(
     dir: string,
     generation: number,
-    documents: ReadonlyMap<string, DocumentRecord>,
+    documents: DocumentCatalog,
   ): Promise<{ files: DocumentFiles; done: () => void }> {
     const before = this.before;
     const files = this.files;
     if (before && files && (files.documentLog?.length ?? 0) < MAX_LOG_FILES) {
-      const put: DocumentRecord[] = [];
-      const remove: string[] = [];
-      for (const [id, d] of documents) if (before.get(id) !== d) put.push(d);
-      for (const id of before.keys()) if (!documents.has(id)) remove.push(id);
+      const { put, remove } = documents.changesSince(before);
       const json = JSON.stringify({ version: 1, put, remove });
       // A removal writes a whole base: what was deleted must leave no file (memory/SCHEMA.md).
       if (remove.length === 0 && this.logBytes + json.length <= Math.max(MIN_LOG_BYTES, this.baseBytes / 2)) {

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { RlmError } from '../../core/errors.ts';
 import { plural } from '../../core/plural.ts';
 import { FileBlob } from '../blob.ts';
+import { DocumentCatalog } from '../engine/catalog.ts';
 import { FormatSegment, segmentFiles } from '../engine/format-segment.ts';
 import { LinkWindow } from '../engine/link-window.ts';
 import { liveDocuments, rewriteSegments } from '../engine/purge.ts';
@@ -227,7 +228,7 @@ async function rebuild(
   let documents: Map<string, DocumentRecord> | null = null;
   if (manifest) {
     try {
-      documents = (await readDocuments(dir, manifest)).documents;
+      documents = new Map((await readDocuments(dir, manifest)).documents);
     } catch (err) {
       actions.push(
         (err as Error).message
@@ -448,7 +449,7 @@ async function rebuild(
     generation: (manifest?.generation ?? 0) + 1,
     nextSegment,
     segments: final,
-    documents,
+    documents: new DocumentCatalog(documents.values()),
     manual: manual.filter((l) => documents.has(docOf(l.from)) && documents.has(docOf(l.to))),
     embedder,
     schema: SCHEMA_VERSION,

@@ -2,10 +2,12 @@
  * `ChunkStore`: the chunk graph kept in a folder. Opening reads only the manifest and the documents
  * file; segments, indexes and links load on first use. Writers take the folder's lock.
  */
+
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Env } from '../../core/env.ts';
 import { isRlmError, RlmError } from '../../core/errors.ts';
+import { DocumentCatalog } from '../engine/catalog.ts';
 import { RememberingStore } from '../engine/memories.ts';
 import type { CommittedState } from '../engine/persistence.ts';
 import { assertNotAFile, corrupt, exists } from '../fsutil.ts';
@@ -155,7 +157,7 @@ export class ChunkStore extends RememberingStore implements Store {
         generation: 1,
         nextSegment: 1,
         segments: [],
-        documents: new Map(),
+        documents: new DocumentCatalog(),
         manual: [],
         embedder: await checkedEmbedder(dir, opts),
         schema: SCHEMA_VERSION,

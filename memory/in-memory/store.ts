@@ -6,6 +6,7 @@
 
 import { RlmError } from '../../core/errors.ts';
 import { AccessLog } from '../engine/access.ts';
+import { DocumentCatalog } from '../engine/catalog.ts';
 import type { SegmentSource } from '../engine/graph.ts';
 import { RememberingStore } from '../engine/memories.ts';
 import { memorySegment } from '../engine/memory-tail.ts';
@@ -27,7 +28,7 @@ class MemoryPersistence implements Persistence, SegmentSource {
     generation: 1,
     nextSegment: 1,
     segments: [],
-    documents: new Map(),
+    documents: new DocumentCatalog(),
     manual: [],
     embedder: null,
     schema: MEMORY_SCHEMA,

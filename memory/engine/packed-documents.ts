@@ -1,0 +1,214 @@
+/**
+ * Document records packed into bytes, for {@link ./catalog.ts}: each record's id and JSON in shared
+ * append-only arenas, with typed arrays for the fields a lookup needs (segment, first chunk, chunk count)
+ * and an open-addressing table from id to slot. A packed set is immutable; a newer one shares the arenas
+ * of the one it was folded from and writes only its new records.
+ */
+import type { DocumentRecord } from '../types.ts';
+
+const ARENA_BYTES = 1 << 20;
+
+/** Append-only byte storage shared by every packed set of one lineage; bytes once written never change. */
+class Arenas {
+  readonly buffers: Buffer[] = [];
+  private tail = ARENA_BYTES;
+  /** Bytes written, and bytes of records no live packed set refers to any more (known at folds). */
+  written = 0;
+
+  /** Writes `id` then `json`; returns where (arena, offset) and their byte lengths. */
+  write(id: string, json: string): { arena: number; offset: number; idBytes: number; jsonBytes: number } {
+    const idBytes = Buffer.byteLength(id);
+    const jsonBytes = Buffer.byteLength(json);
+    const need = idBytes + jsonBytes;
+    if (this.tail + need > (this.buffers.at(-1)?.length ?? 0)) {
+      this.buffers.push(Buffer.allocUnsafe(Math.max(ARENA_BYTES, need)));
+      this.tail = 0;
+    }
+    const arena = this.buffers.length - 1;
+    const buf = this.buffers[arena]!;
+    const offset = this.tail;
+    buf.write(id, offset, 'utf8');
+    buf.write(json, offset + idBytes, 'utf8');
+    this.tail += need;
+    this.written += need;
+    return { arena, offset, idBytes, jsonBytes };
+  }
+}
+
+/** FNV-1a over UTF-16 code units; never 0. */
+function idHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h === 0 ? 1 : h;
+}
+
+/** Segment names by number: a record keeps its segment as a number. Names are few (one per segment). */
+class SegmentNames {
+  private readonly names: string[] = [];
+  private readonly numbers = new Map<string, number>();
+  number(name: string): number {
+    let n = this.numbers.get(name);
+    if (n === undefined) {
+      n = this.names.length;
+      this.names.push(name);
+      this.numbers.set(name, n);
+    }
+    return n;
+  }
+  name(n: number): string {
+    return this.names[n]!;
+  }
+}
+
+/** What {@link PackedDocuments.build} takes per record: a stored slot to carry over, or a record to write. */
+export type PackSource = { from: PackedDocuments; slot: number } | { record: DocumentRecord; stamp: number };
+
+/** Fields of a slot in {@link PackedDocuments}' index, one Int32Array with a stride. */
+const ARENA = 0;
+const OFFSET = 1;
+const ID_BYTES = 2;
+const JSON_BYTES = 3;
+const HASH = 4;
+const SEGMENT = 5;
+const FIRST = 6;
+const CHUNKS = 7;
+const STRIDE = 8;
+
+export class PackedDocuments {
+  readonly size: number;
+  readonly arenas: Arenas;
+  readonly names: SegmentNames;
+  /** Bytes of live records (id and JSON): what a repack would keep. */
+  readonly liveBytes: number;
+  private readonly fields: Int32Array;
+  private readonly stamps: Float64Array;
+  private readonly table: Int32Array;
+
+  private constructor(size: number, arenas: Arenas, names: SegmentNames, liveBytes = 0) {
+    this.size = size;
+    this.arenas = arenas;
+    this.names = names;
+    this.liveBytes = liveBytes;
+    this.fields = new Int32Array(size * STRIDE);
+    this.stamps = new Float64Array(size);
+    let cap = 16;
+    while (cap < size * 2) cap *= 2;
+    this.table = new Int32Array(cap);
+  }
+
+  static empty(): PackedDocuments {
+    return new PackedDocuments(0, new Arenas(), new SegmentNames());
+  }
+
+  /**
+   * A packed set of `sources` in that order. Carried slots keep their bytes (no copy) unless `repack`,
+   * which writes every record into fresh arenas (dropping the bytes of records no longer referred to).
+   */
+  static build(sources: readonly PackSource[], base: PackedDocuments, repack = false): PackedDocuments {
+    const arenas = repack ? new Arenas() : base.arenas;
+    let live = 0;
+    const out = new PackedDocuments(sources.length, arenas, base.names);
+    const f = out.fields;
+    for (let slot = 0; slot < sources.length; slot++) {
+      const s = sources[slot]!;
+      const at = slot * STRIDE;
+      if ('from' in s && !repack) {
+        const from = s.from.fields;
+        const k = s.slot * STRIDE;
+        for (let i = 0; i < STRIDE; i++) f[at + i] = from[k + i]!;
+        out.stamps[slot] = s.from.stamps[s.slot]!;
+      } else {
+        const record = 'from' in s ? s.from.record(s.slot) : s.record;
+        const where = arenas.write(record.id, JSON.stringify(record));
+        f[at + ARENA] = where.arena;
+        f[at + OFFSET] = where.offset;
+        f[at + ID_BYTES] = where.idBytes;
+        f[at + JSON_BYTES] = where.jsonBytes;
+        f[at + HASH] = idHash(record.id);
+        f[at + SEGMENT] = base.names.number(record.segment);
+        f[at + FIRST] = record.first;
+        f[at + CHUNKS] = record.chunks;
+        out.stamps[slot] = 'from' in s ? s.from.stamps[s.slot]! : s.stamp;
+      }
+      live += f[at + ID_BYTES]! + f[at + JSON_BYTES]!;
+      out.insert(slot);
+    }
+    (out as { liveBytes: number }).liveBytes = live;
+    return out;
+  }
+
+  private insert(slot: number): void {
+    const mask = this.table.length - 1;
+    let i = this.fields[slot * STRIDE + HASH]! & mask;
+    while (this.table[i] !== 0) i = (i + 1) & mask;
+    this.table[i] = slot + 1;
+  }
+
+  /** The slot of `id`, or -1. */
+  slotOf(id: string): number {
+    if (this.size === 0) return -1;
+    const h = idHash(id);
+    const mask = this.table.length - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const e = this.table[i]!;
+      if (e === 0) return -1;
+      const slot = e - 1;
+      if (this.fields[slot * STRIDE + HASH] === h && this.idIs(slot, id)) return slot;
+    }
+  }
+
+  private idIs(slot: number, id: string): boolean {
+    const f = this.fields;
+    const len = f[slot * STRIDE + ID_BYTES]!;
+    const buf = this.arenas.buffers[f[slot * STRIDE + ARENA]!]!;
+    const at = f[slot * STRIDE + OFFSET]!;
+    if (len === id.length) {
+      // An ASCII id has one byte per code unit: compared in place, with no string made.
+      let ascii = true;
+      for (let i = 0; i < len; i++) {
+        const c = id.charCodeAt(i);
+        if (c >= 128) {
+          ascii = false;
+          break;
+        }
+        if (buf[at + i] !== c) return false;
+      }
+      if (ascii) return true;
+    }
+    return buf.toString('utf8', at, at + len) === id;
+  }
+
+  id(slot: number): string {
+    const f = this.fields;
+    const at = f[slot * STRIDE + OFFSET]!;
+    return this.arenas.buffers[f[slot * STRIDE + ARENA]!]!.toString(
+      'utf8',
+      at,
+      at + f[slot * STRIDE + ID_BYTES]!,
+    );
+  }
+
+  /** A new object each call: records are values, never changed in place. */
+  record(slot: number): DocumentRecord {
+    const f = this.fields;
+    const at = f[slot * STRIDE + OFFSET]! + f[slot * STRIDE + ID_BYTES]!;
+    const buf = this.arenas.buffers[f[slot * STRIDE + ARENA]!]!;
+    return JSON.parse(buf.toString('utf8', at, at + f[slot * STRIDE + JSON_BYTES]!)) as DocumentRecord;
+  }
+
+  segment(slot: number): string {
+    return this.names.name(this.fields[slot * STRIDE + SEGMENT]!);
+  }
+
+  first(slot: number): number {
+    return this.fields[slot * STRIDE + FIRST]!;
+  }
+
+  chunks(slot: number): number {
+    return this.fields[slot * STRIDE + CHUNKS]!;
+  }
+
+  stamp(slot: number): number {
+    return this.stamps[slot]!;
+  }
+}
