@@ -217,18 +217,45 @@ export class DocumentCatalog implements DocumentMap {
   }
 
   *entries(): Generator<[string, DocumentRecord]> {
-    for (const [id, , record] of this.stamped()) yield [id, record()];
+    const base = this.base;
+    const marks = this.overlaid();
+    for (let slot = 0; slot < base.size; slot++) {
+      if (marks?.[slot] !== 1) yield [base.id(slot), base.record(slot)];
+      else {
+        const r = this.recent.get(base.id(slot))!;
+        if (r !== null) yield [base.id(slot), r.record];
+      }
+    }
+    for (const [id, r] of this.recent) if (r !== null && !isPacked(base, id)) yield [id, r.record];
   }
 
   *keys(): Generator<string> {
-    for (const [id] of this.stamped()) yield id;
+    const base = this.base;
+    const marks = this.overlaid();
+    for (let slot = 0; slot < base.size; slot++)
+      if (marks?.[slot] !== 1 || this.recent.get(base.id(slot)) !== null) yield base.id(slot);
+    for (const [id, r] of this.recent) if (r !== null && !isPacked(base, id)) yield id;
   }
 
   *values(): Generator<DocumentRecord> {
-    for (const [, , record] of this.stamped()) yield record();
+    const base = this.base;
+    const marks = this.overlaid();
+    for (let slot = 0; slot < base.size; slot++) {
+      if (marks?.[slot] !== 1) yield base.record(slot);
+      else {
+        const r = this.recent.get(base.id(slot))!;
+        if (r !== null) yield r.record;
+      }
+    }
+    for (const [id, r] of this.recent) if (r !== null && !isPacked(base, id)) yield r.record;
   }
 
   [Symbol.iterator](): Generator<[string, DocumentRecord]> {
     return this.entries();
   }
+}
+
+/** Whether `id` has a packed slot (a recent record of it then replaces or removes that one). */
+function isPacked(base: PackedDocuments, id: string): boolean {
+  return base.size > 0 && base.slotOf(id) >= 0;
 }

@@ -39,7 +39,7 @@ export async function readDocuments(
 ): Promise<{ documents: DocumentCatalog; sizes: { base: number; log: number } }> {
   const base = path.join(dir, files.documents);
   const read = await readOrCorrupt(base);
-  const documents = new Map(checkDocuments(read.value, base).documents.map((d) => [d.id, d]));
+  const documents = new DocumentCatalog(checkDocuments(read.value, base).documents);
   const sizes = { base: read.bytes, log: 0 };
   for (const name of files.documentLog ?? []) {
     const file = path.join(dir, name);
@@ -49,7 +49,7 @@ export async function readDocuments(
     for (const d of delta.put) documents.set(d.id, d);
     sizes.log += bytes;
   }
-  return { documents: new DocumentCatalog(documents.values()), sizes };
+  return { documents, sizes };
 }
 
 async function readOrCorrupt(file: string): Promise<{ value: unknown; bytes: number }> {
