@@ -23,8 +23,12 @@ const REPACK_SLACK = 2;
 
 let lastStamp = 0;
 
-/** A record changed since the last fold, with the stamp that tells versions apart; null: removed. */
-type Recent = { record: DocumentRecord; stamp: number } | null;
+/** A record changed since the last fold, with the stamp that tells versions apart. */
+type Stamped = { record: DocumentRecord; stamp: number };
+/** A recent entry; null: the packed record of that id is removed. */
+type Recent = Stamped | null;
+/** A live entry, in iteration order: a packed slot, or a recent record with its id. */
+type Live = number | readonly [string, Stamped];
 
 /** Where a document's chunks are, read without decoding its record. */
 export interface DocumentPlace {
@@ -43,8 +47,8 @@ export interface DocumentMap extends Iterable<[string, DocumentRecord]> {
 }
 
 export class DocumentCatalog implements DocumentMap {
-  private readonly base: PackedDocuments;
-  private readonly recent: Map<string, Recent>;
+  private base: PackedDocuments;
+  private recent: Map<string, Recent>;
   private count: number;
   /** The packed set {@link copy} folded this catalog into: a second copy reuses it instead of writing the records again. */
   private folded: PackedDocuments | undefined;
@@ -54,7 +58,7 @@ export class DocumentCatalog implements DocumentMap {
    * that only opened the store never packs them.
    */
   constructor(records?: Iterable<DocumentRecord>) {
-    this.base = PackedDocuments.empty();
+    this.base = PackedDocuments.EMPTY;
     this.recent = new Map();
     for (const record of records ?? []) this.recent.set(record.id, { record, stamp: ++lastStamp });
     this.count = this.recent.size;
@@ -62,11 +66,10 @@ export class DocumentCatalog implements DocumentMap {
   }
 
   private static over(base: PackedDocuments, recent: Map<string, Recent>, count: number): DocumentCatalog {
-    const c = Object.create(DocumentCatalog.prototype) as DocumentCatalog;
-    (c as unknown as { base: PackedDocuments }).base = base;
-    (c as unknown as { recent: Map<string, Recent> }).recent = recent;
+    const c = new DocumentCatalog();
+    c.base = base;
+    c.recent = recent;
     c.count = count;
-    c.folded = undefined;
     return c;
   }
 
@@ -135,15 +138,7 @@ export class DocumentCatalog implements DocumentMap {
       return DocumentCatalog.over(this.base, new Map(this.recent), this.count);
     if (this.folded) return DocumentCatalog.over(this.folded, new Map(), this.count);
     const sources: PackSource[] = [];
-    const marks = this.overlaid();
-    for (let slot = 0; slot < this.base.size; slot++) {
-      if (marks?.[slot] !== 1) sources.push({ from: this.base, slot });
-      else {
-        const r = this.recent.get(this.base.id(slot))!;
-        if (r !== null) sources.push(r);
-      }
-    }
-    for (const [id, r] of this.recent) if (r !== null && this.base.slotOf(id) < 0) sources.push(r);
+    for (const e of this.live()) sources.push(typeof e === 'number' ? { from: this.base, slot: e } : e[1]);
     const arenas = this.base.arenas;
     const repack = arenas.written > REPACK_SLACK * (this.base.liveBytes + 1024 * 1024);
     this.folded = PackedDocuments.build(sources, this.base, repack);
@@ -176,8 +171,12 @@ export class DocumentCatalog implements DocumentMap {
       }
       return { put, remove };
     }
-    for (const [id, stamp, record] of this.stamped()) if (before.stampOf(id) !== stamp) put.push(record());
-    for (const [id] of before.stamped()) if (!this.has(id)) remove.push(id);
+    for (const e of this.live()) {
+      if (typeof e !== 'number') {
+        if (before.stampOf(e[0]) !== e[1].stamp) put.push(e[1].record);
+      } else if (before.stampOf(this.base.id(e)) !== this.base.stamp(e)) put.push(this.base.record(e));
+    }
+    for (const id of before.keys()) if (!this.has(id)) remove.push(id);
     return { put, remove };
   }
 
@@ -192,62 +191,39 @@ export class DocumentCatalog implements DocumentMap {
     return marks;
   }
 
-  /** Ids with their stamps, and a way to read each record, in iteration order. */
-  private *stamped(): Generator<[string, number, () => DocumentRecord]> {
+  /** The live entries in iteration order: packed slots (those no recent entry overrides), then recent records of ids not packed. */
+  private *live(): Generator<Live> {
     const base = this.base;
     const marks = this.overlaid();
     for (let slot = 0; slot < base.size; slot++) {
-      if (marks?.[slot] === 1) {
-        const r = this.recent.get(base.id(slot))!;
-        if (r !== null) yield [base.id(slot), r.stamp, () => r.record];
-      } else yield [base.id(slot), base.stamp(slot), () => base.record(slot)];
+      if (marks?.[slot] !== 1) yield slot;
+      else {
+        const id = base.id(slot);
+        const r = this.recent.get(id)!;
+        if (r !== null) yield [id, r];
+      }
     }
-    for (const [id, r] of this.recent)
-      if (r !== null && base.slotOf(id) < 0) yield [id, r.stamp, () => r.record];
+    for (const [id, r] of this.recent) if (r !== null && !isPacked(base, id)) yield [id, r];
   }
 
   /** The segments holding at least one document's chunks (of any document, even one with no chunk). */
   segments(): Set<string> {
     const out = new Set<string>();
-    const marks = this.overlaid();
-    for (let slot = 0; slot < this.base.size; slot++)
-      if (marks?.[slot] !== 1) out.add(this.base.segment(slot));
-    for (const r of this.recent.values()) if (r !== null) out.add(r.record.segment);
+    for (const e of this.live()) out.add(typeof e === 'number' ? this.base.segment(e) : e[1].record.segment);
     return out;
   }
 
   *entries(): Generator<[string, DocumentRecord]> {
-    const base = this.base;
-    const marks = this.overlaid();
-    for (let slot = 0; slot < base.size; slot++) {
-      if (marks?.[slot] !== 1) yield [base.id(slot), base.record(slot)];
-      else {
-        const r = this.recent.get(base.id(slot))!;
-        if (r !== null) yield [base.id(slot), r.record];
-      }
-    }
-    for (const [id, r] of this.recent) if (r !== null && !isPacked(base, id)) yield [id, r.record];
+    for (const e of this.live())
+      yield typeof e === 'number' ? [this.base.id(e), this.base.record(e)] : [e[0], e[1].record];
   }
 
   *keys(): Generator<string> {
-    const base = this.base;
-    const marks = this.overlaid();
-    for (let slot = 0; slot < base.size; slot++)
-      if (marks?.[slot] !== 1 || this.recent.get(base.id(slot)) !== null) yield base.id(slot);
-    for (const [id, r] of this.recent) if (r !== null && !isPacked(base, id)) yield id;
+    for (const e of this.live()) yield typeof e === 'number' ? this.base.id(e) : e[0];
   }
 
   *values(): Generator<DocumentRecord> {
-    const base = this.base;
-    const marks = this.overlaid();
-    for (let slot = 0; slot < base.size; slot++) {
-      if (marks?.[slot] !== 1) yield base.record(slot);
-      else {
-        const r = this.recent.get(base.id(slot))!;
-        if (r !== null) yield r.record;
-      }
-    }
-    for (const [id, r] of this.recent) if (r !== null && !isPacked(base, id)) yield r.record;
+    for (const e of this.live()) yield typeof e === 'number' ? this.base.record(e) : e[1].record;
   }
 
   [Symbol.iterator](): Generator<[string, DocumentRecord]> {

@@ -12,7 +12,7 @@ const ARENA_BYTES = 1 << 20;
 class Arenas {
   readonly buffers: Buffer[] = [];
   private tail = ARENA_BYTES;
-  /** Bytes written, and bytes of records no live packed set refers to any more (known at folds). */
+  /** Bytes written, those of records replaced or removed since included. */
   written = 0;
 
   /** Writes `id` then `json`; returns where (arena, offset) and their byte lengths. */
@@ -78,17 +78,15 @@ export class PackedDocuments {
   readonly size: number;
   readonly arenas: Arenas;
   readonly names: SegmentNames;
-  /** Bytes of live records (id and JSON): what a repack would keep. */
-  readonly liveBytes: number;
+  private live = 0;
   private readonly fields: Int32Array;
   private readonly stamps: Float64Array;
   private readonly table: Int32Array;
 
-  private constructor(size: number, arenas: Arenas, names: SegmentNames, liveBytes = 0) {
+  private constructor(size: number, arenas: Arenas, names: SegmentNames) {
     this.size = size;
     this.arenas = arenas;
     this.names = names;
-    this.liveBytes = liveBytes;
     this.fields = new Int32Array(size * STRIDE);
     this.stamps = new Float64Array(size);
     let cap = 16;
@@ -96,18 +94,24 @@ export class PackedDocuments {
     this.table = new Int32Array(cap);
   }
 
-  static empty(): PackedDocuments {
-    return new PackedDocuments(0, new Arenas(), new SegmentNames());
+  /** The set with no record, shared: nothing is ever written into its arenas (see {@link build}). */
+  static readonly EMPTY = new PackedDocuments(0, new Arenas(), new SegmentNames());
+
+  /** Bytes of live records (id and JSON): what a repack would keep. */
+  get liveBytes(): number {
+    return this.live;
   }
 
   /**
    * A packed set of `sources` in that order. Carried slots keep their bytes (no copy) unless `repack`,
    * which writes every record into fresh arenas (dropping the bytes of records no longer referred to).
+   * A set folded from an empty one starts arenas and segment names of its own: it has nothing to share.
    */
   static build(sources: readonly PackSource[], base: PackedDocuments, repack = false): PackedDocuments {
-    const arenas = repack ? new Arenas() : base.arenas;
+    const arenas = repack || base.size === 0 ? new Arenas() : base.arenas;
+    const names = base.size === 0 ? new SegmentNames() : base.names;
     let live = 0;
-    const out = new PackedDocuments(sources.length, arenas, base.names);
+    const out = new PackedDocuments(sources.length, arenas, names);
     const f = out.fields;
     for (let slot = 0; slot < sources.length; slot++) {
       const s = sources[slot]!;
@@ -125,7 +129,7 @@ export class PackedDocuments {
         f[at + ID_BYTES] = where.idBytes;
         f[at + JSON_BYTES] = where.jsonBytes;
         f[at + HASH] = idHash(record.id);
-        f[at + SEGMENT] = base.names.number(record.segment);
+        f[at + SEGMENT] = names.number(record.segment);
         f[at + FIRST] = record.first;
         f[at + CHUNKS] = record.chunks;
         out.stamps[slot] = 'from' in s ? s.from.stamps[s.slot]! : s.stamp;
@@ -133,7 +137,7 @@ export class PackedDocuments {
       live += f[at + ID_BYTES]! + f[at + JSON_BYTES]!;
       out.insert(slot);
     }
-    (out as { liveBytes: number }).liveBytes = live;
+    out.live = live;
     return out;
   }
 
