@@ -7,8 +7,9 @@
  * time strings, its map entry), and it was the one thing an ingest kept that grew with the store. Objects
  * held on that heap cost an ingest more than their size (measured: 26 MB of record-like objects held
  * through a 100 MB ingest raised its peak RSS by 72 MB; 26 MB in a Buffer, by 23 MB). Packed, a record
- * is about 0.4 KB outside the heap. Records are packed only as an ingest commits (`copy(true)`): a reader
- * that opened the store keeps them as the objects it read.
+ * is about 0.15 KB outside the heap (its compact form, ./record-codec.ts, and 32 bytes of index). Records
+ * are packed only as an ingest commits (`copy(true)`): a reader that opened the store keeps them as the
+ * objects it read.
  *
  * A state's catalog is never changed once committed: a commit takes a {@link DocumentCatalog.copy},
  * which shares the packed records and copies only the recent ones, and changes that.

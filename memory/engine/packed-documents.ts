@@ -1,12 +1,29 @@
 /**
- * Document records packed into bytes, for {@link ./catalog.ts}: each record's id and JSON in shared
- * append-only arenas, with typed arrays for the fields a lookup needs (segment, first chunk, chunk count)
- * and an open-addressing table from id to slot. A packed set is immutable; a newer one shares the arenas
- * of the one it was folded from and writes only its new records.
+ * Document records packed into bytes, for {@link ./catalog.ts}: each record's id and its compact form
+ * (./record-codec.ts) in shared append-only arenas, with typed arrays for the fields a lookup needs
+ * (segment, first chunk, chunk count) and an open-addressing table from id to slot. A packed set is
+ * immutable; a newer one shares the arenas of the one it was folded from and writes only its new records.
  */
 import type { DocumentRecord } from '../types.ts';
+import { decodeRecord, encodeRecord, Names } from './record-codec.ts';
 
-const ARENA_BYTES = 1 << 20;
+/**
+ * Bytes an arena reserves. Arenas live as long as the store's state, while everything an ingest allocates
+ * around them dies within a segment. malloc serves a block this large (past glibc's largest mmap threshold)
+ * from a mapping of its own, whose pages become resident only as records are written into them: an arena
+ * then neither pins malloc's heap under it nor costs memory it has not used.
+ */
+const ARENA_BYTES = 32 << 20;
+const WIDE = /[^\x00-\xff]/;
+
+/** Where {@link Arenas.write} put a record. */
+interface Placed {
+  arena: number;
+  offset: number;
+  /** The id's length in code units, negated when it is stored two bytes a unit. */
+  idUnits: number;
+  bodyBytes: number;
+}
 
 /** Append-only byte storage shared by every packed set of one lineage; bytes once written never change. */
 class Arenas {
@@ -15,11 +32,11 @@ class Arenas {
   /** Bytes written, those of records replaced or removed since included. */
   written = 0;
 
-  /** Writes `id` then `json`; returns where (arena, offset) and their byte lengths. */
-  write(id: string, json: string): { arena: number; offset: number; idBytes: number; jsonBytes: number } {
-    const idBytes = Buffer.byteLength(id);
-    const jsonBytes = Buffer.byteLength(json);
-    const need = idBytes + jsonBytes;
+  /** Writes `id` (one byte a code unit when it can, else two: lossless either way) then `body`. */
+  write(id: string, body: Buffer): Placed {
+    const wide = WIDE.test(id);
+    const idBytes = wide ? id.length * 2 : id.length;
+    const need = idBytes + body.length;
     if (this.tail + need > (this.buffers.at(-1)?.length ?? 0)) {
       this.buffers.push(Buffer.allocUnsafe(Math.max(ARENA_BYTES, need)));
       this.tail = 0;
@@ -27,11 +44,11 @@ class Arenas {
     const arena = this.buffers.length - 1;
     const buf = this.buffers[arena]!;
     const offset = this.tail;
-    buf.write(id, offset, 'utf8');
-    buf.write(json, offset + idBytes, 'utf8');
+    buf.write(id, offset, wide ? 'utf16le' : 'latin1');
+    body.copy(buf, offset + idBytes);
     this.tail += need;
     this.written += need;
-    return { arena, offset, idBytes, jsonBytes };
+    return { arena, offset, idUnits: wide ? -id.length : id.length, bodyBytes: body.length };
   }
 }
 
@@ -42,32 +59,14 @@ function idHash(id: string): number {
   return h === 0 ? 1 : h;
 }
 
-/** Segment names by number: a record keeps its segment as a number. Names are few (one per segment). */
-class SegmentNames {
-  private readonly names: string[] = [];
-  private readonly numbers = new Map<string, number>();
-  number(name: string): number {
-    let n = this.numbers.get(name);
-    if (n === undefined) {
-      n = this.names.length;
-      this.names.push(name);
-      this.numbers.set(name, n);
-    }
-    return n;
-  }
-  name(n: number): string {
-    return this.names[n]!;
-  }
-}
-
 /** What {@link PackedDocuments.build} takes per record: a stored slot to carry over, or a record to write. */
 export type PackSource = { from: PackedDocuments; slot: number } | { record: DocumentRecord; stamp: number };
 
 /** Fields of a slot in {@link PackedDocuments}' index, one Int32Array with a stride. */
 const ARENA = 0;
 const OFFSET = 1;
-const ID_BYTES = 2;
-const JSON_BYTES = 3;
+const ID_UNITS = 2;
+const BODY_BYTES = 3;
 const HASH = 4;
 const SEGMENT = 5;
 const FIRST = 6;
@@ -77,13 +76,14 @@ const STRIDE = 8;
 export class PackedDocuments {
   readonly size: number;
   readonly arenas: Arenas;
-  readonly names: SegmentNames;
+  /** Segment names, key shapes and other repeated strings of the records, by number. */
+  readonly names: Names;
   private live = 0;
   private readonly fields: Int32Array;
   private readonly stamps: Float64Array;
   private readonly table: Int32Array;
 
-  private constructor(size: number, arenas: Arenas, names: SegmentNames) {
+  private constructor(size: number, arenas: Arenas, names: Names) {
     this.size = size;
     this.arenas = arenas;
     this.names = names;
@@ -95,7 +95,7 @@ export class PackedDocuments {
   }
 
   /** The set with no record, shared: nothing is ever written into its arenas (see {@link build}). */
-  static readonly EMPTY = new PackedDocuments(0, new Arenas(), new SegmentNames());
+  static readonly EMPTY = new PackedDocuments(0, new Arenas(), new Names());
 
   /** Bytes of live records (id and JSON): what a repack would keep. */
   get liveBytes(): number {
@@ -109,7 +109,7 @@ export class PackedDocuments {
    */
   static build(sources: readonly PackSource[], base: PackedDocuments, repack = false): PackedDocuments {
     const arenas = repack || base.size === 0 ? new Arenas() : base.arenas;
-    const names = base.size === 0 ? new SegmentNames() : base.names;
+    const names = base.size === 0 ? new Names() : base.names;
     let live = 0;
     const out = new PackedDocuments(sources.length, arenas, names);
     const f = out.fields;
@@ -123,18 +123,18 @@ export class PackedDocuments {
         out.stamps[slot] = s.from.stamps[s.slot]!;
       } else {
         const record = 'from' in s ? s.from.record(s.slot) : s.record;
-        const where = arenas.write(record.id, JSON.stringify(record));
+        const where = arenas.write(record.id, encodeRecord(record, names));
         f[at + ARENA] = where.arena;
         f[at + OFFSET] = where.offset;
-        f[at + ID_BYTES] = where.idBytes;
-        f[at + JSON_BYTES] = where.jsonBytes;
+        f[at + ID_UNITS] = where.idUnits;
+        f[at + BODY_BYTES] = where.bodyBytes;
         f[at + HASH] = idHash(record.id);
         f[at + SEGMENT] = names.number(record.segment);
         f[at + FIRST] = record.first;
         f[at + CHUNKS] = record.chunks;
         out.stamps[slot] = 'from' in s ? s.from.stamps[s.slot]! : s.stamp;
       }
-      live += f[at + ID_BYTES]! + f[at + JSON_BYTES]!;
+      live += idBytes(f[at + ID_UNITS]!) + f[at + BODY_BYTES]!;
       out.insert(slot);
     }
     out.live = live;
@@ -163,41 +163,29 @@ export class PackedDocuments {
 
   private idIs(slot: number, id: string): boolean {
     const f = this.fields;
-    const len = f[slot * STRIDE + ID_BYTES]!;
+    const units = f[slot * STRIDE + ID_UNITS]!;
     const buf = this.arenas.buffers[f[slot * STRIDE + ARENA]!]!;
     const at = f[slot * STRIDE + OFFSET]!;
-    if (len === id.length) {
-      // An ASCII id has one byte per code unit: compared in place, with no string made.
-      let ascii = true;
-      for (let i = 0; i < len; i++) {
-        const c = id.charCodeAt(i);
-        if (c >= 128) {
-          ascii = false;
-          break;
-        }
-        if (buf[at + i] !== c) return false;
-      }
-      if (ascii) return true;
-    }
-    return buf.toString('utf8', at, at + len) === id;
+    if (units < 0) return -units === id.length && buf.toString('utf16le', at, at - 2 * units) === id;
+    if (units !== id.length) return false;
+    // One byte a code unit: compared in place, with no string made.
+    for (let i = 0; i < units; i++) if (buf[at + i] !== id.charCodeAt(i)) return false;
+    return true;
   }
 
   id(slot: number): string {
     const f = this.fields;
+    const units = f[slot * STRIDE + ID_UNITS]!;
     const at = f[slot * STRIDE + OFFSET]!;
-    return this.arenas.buffers[f[slot * STRIDE + ARENA]!]!.toString(
-      'utf8',
-      at,
-      at + f[slot * STRIDE + ID_BYTES]!,
-    );
+    const buf = this.arenas.buffers[f[slot * STRIDE + ARENA]!]!;
+    return units < 0 ? buf.toString('utf16le', at, at - 2 * units) : buf.toString('latin1', at, at + units);
   }
 
   /** A new object each call: records are values, never changed in place. */
   record(slot: number): DocumentRecord {
     const f = this.fields;
-    const at = f[slot * STRIDE + OFFSET]! + f[slot * STRIDE + ID_BYTES]!;
-    const buf = this.arenas.buffers[f[slot * STRIDE + ARENA]!]!;
-    return JSON.parse(buf.toString('utf8', at, at + f[slot * STRIDE + JSON_BYTES]!)) as DocumentRecord;
+    const at = f[slot * STRIDE + OFFSET]! + idBytes(f[slot * STRIDE + ID_UNITS]!);
+    return decodeRecord(this.id(slot), this.arenas.buffers[f[slot * STRIDE + ARENA]!]!, at, this.names);
   }
 
   segment(slot: number): string {
@@ -215,4 +203,8 @@ export class PackedDocuments {
   stamp(slot: number): number {
     return this.stamps[slot]!;
   }
+}
+
+function idBytes(units: number): number {
+  return units < 0 ? -2 * units : units;
 }
