@@ -26,6 +26,9 @@ if (!(major >= REQUIRED_MAJOR)) {
 // (src/cli/batch-heap.ts): at 1-2 MiB the scavenges themselves were a tenth of an ingest's CPU.
 const [command, subcommand] = process.argv.slice(2);
 if (command === 'ingest' || command === 'repair' || (command === 'claude' && subcommand === 'ingest')) {
+  // On Linux, first runs itself again with one malloc arena (bin/lib/batch-malloc.js): it does not return then.
+  const { execWithBatchMalloc } = await import('./lib/batch-malloc.js');
+  execWithBatchMalloc();
   const v8 = await import('node:v8');
   v8.setFlagsFromString('--semi-space-growth-factor=1');
 }
