@@ -97,7 +97,7 @@ export class PackedDocuments {
   /** The set with no record, shared: nothing is ever written into its arenas (see {@link build}). */
   static readonly EMPTY = new PackedDocuments(0, new Arenas(), new Names());
 
-  /** Bytes of live records (id and JSON): what a repack would keep. */
+  /** Bytes of live records (id and compact form): what a repack would keep. */
   get liveBytes(): number {
     return this.live;
   }

@@ -10,7 +10,6 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { DocumentCatalog } from '../engine/catalog.ts';
 import { corrupt, parseJson, writeFileAtomic } from '../fsutil.ts';
-import { jsonPieces } from '../json-pieces.ts';
 import { checkDocuments, checkDocumentsDelta, generationFile } from './manifest.ts';
 
 /** Log files before the next commit writes a whole base. */
@@ -107,11 +106,10 @@ export class DocumentsWriter {
     }
     const name = generationFile('documents', generation);
     let bytes = 0;
-    const pieces = jsonPieces({ version: 1, documents: [...documents.values()] });
     await writeFileAtomic(
       path.join(dir, name),
       (function* () {
-        for (const piece of pieces) {
+        for (const piece of basePieces(documents)) {
           bytes += piece.length;
           yield piece;
         }
@@ -120,4 +118,19 @@ export class DocumentsWriter {
     const next = { documents: name };
     return { files: next, done: () => this.committed(documents, next, { base: bytes, log: 0 }) };
   }
+}
+
+/**
+ * The text of a base file, `JSON.stringify({ version: 1, documents: [...] })`, one record at a time. A
+ * base holds every record of the store and is written again over a long ingest: decoding them all into
+ * one array first (some 18 MB of objects at 36,000 documents) made the ingest's peak grow with the store.
+ */
+function* basePieces(documents: DocumentCatalog): Generator<string> {
+  yield '{"version":1,"documents":[';
+  let separator = '';
+  for (const record of documents.values()) {
+    yield separator + JSON.stringify(record);
+    separator = ',';
+  }
+  yield ']}';
 }

@@ -52,6 +52,12 @@ describe('the documents log', () => {
     for (const f of readdirSync(dir).filter((f) => f.startsWith('documents-')))
       expect(readFileSync(path.join(dir, f), 'utf8'), f).not.toContain('doc-1');
     expect(store.documents().map((d) => d.id)).toEqual(['doc-0', 'doc-2']);
+    // Written record by record, the base is the JSON of them all, byte for byte; and with none left.
+    const base = () => readFileSync(path.join(dir, manifestOf(dir).documents), 'utf8');
+    expect(base()).toBe(JSON.stringify({ version: 1, documents: store.documents() }));
+    await store.removeDocument('doc-0');
+    await store.removeDocument('doc-2');
+    expect(base()).toBe('{"version":1,"documents":[]}');
     await store.close();
   });
 
