@@ -177,14 +177,20 @@ export async function benchStoreAtScale(log: (s: string) => void = () => {}): Pr
     Object.assign(f, { 'mid.ms': mid.ms, 'mid.cpuMs': mid.cpuMs, 'mid.rssMB': mid.rssMB });
     Object.assign(f, { 'mid.rssMinMB': Math.min(...peaks), 'mid.rssMaxMB': Math.max(...peaks) });
 
-    log(`ingesting ${SIZES.big} MB (the big store)`);
+    log(`ingesting ${SIZES.big} MB (the big store, three times)`);
     const big = path.join(dir, 'store-big');
-    const built = ingest(corpus(dir, SIZES.big, log), big);
-    Object.assign(f, {
-      'big.ingestMs': built.run.ms,
-      'big.ingestCpuMs': built.run.cpuMs,
-      'big.ingestRssMB': built.run.rssMB,
+    let built: ReturnType<typeof ingest> | undefined;
+    // The last run's store is the one the commands below read.
+    const bigRun = median(3, () => {
+      built = ingest(corpus(dir, SIZES.big, log), big);
+      return built.run;
     });
+    Object.assign(f, {
+      'big.ingestMs': bigRun.ms,
+      'big.ingestCpuMs': bigRun.cpuMs,
+      'big.ingestRssMB': bigRun.rssMB,
+    });
+    if (built === undefined) throw new Error('no ingest ran');
     for (const k of ['documents', 'chunks', 'links', 'tokens']) f[`big.${k}`] = built.report[k]!;
     log('ingesting the small store');
     const small = path.join(dir, 'store-small');
