@@ -34,6 +34,18 @@ export class Names {
     if (name === undefined) throw new Error(`packed documents: no name ${n}`);
     return name;
   }
+
+  private readonly shapes: (string[] | undefined)[] = [];
+
+  /** The keys of shape `n` (a name made of keys joined by {@link KEY_SEPARATOR}), split once. */
+  keys(n: number): string[] {
+    let keys = this.shapes[n];
+    if (keys === undefined) {
+      keys = this.name(n).split(KEY_SEPARATOR);
+      this.shapes[n] = keys;
+    }
+    return keys;
+  }
 }
 
 // Value tags, one byte before each value.
@@ -208,7 +220,7 @@ function isTime(s: string): boolean {
 /** The record encoded at `buf[start..]` by {@link encodeRecord}, with its `id`. */
 export function decodeRecord(id: string, buf: Buffer, start: number, names: Names): DocumentRecord {
   const r = new Reader(buf, start);
-  const keys = names.name(r.uint()).split(KEY_SEPARATOR);
+  const keys = names.keys(r.uint());
   const out: Record<string, unknown> = {};
   for (const key of keys) {
     const value = readValue(r, id, names);
