@@ -99,6 +99,11 @@ const VARIABLES = [
   { names: ['PATH'], meaning: 'where the `claude` executable is looked for' },
   { names: ['NO_COLOR'], meaning: 'set to anything: no colours, even on a terminal' },
   {
+    names: ['MALLOC_ARENA_MAX'],
+    meaning:
+      "glibc's malloc arenas. On Linux `rlm ingest`, `rlm repair` and `rlm claude ingest` run with 1: they start themselves again with it set (same process id), since with an arena a thread a long ingest kept the holes of freed blocks resident. Set it to keep another number (read by bin/lib/batch-malloc.js, before anything else loads)",
+  },
+  {
     names: ['RLM_DEBUG'],
     meaning: 'set to anything: the stack of an unexpected error, and notices libraries print, on stderr',
   },

@@ -3,8 +3,9 @@
 // thread and its file reads, compression and V8's collector on other threads, all of them allocating and
 // freeing blocks of every size for minutes: the holes left in those arenas stayed resident, and how many
 // there were changed from run to run. With one arena, what one thread frees another reuses. Measured on
-// the same code (the generated corpora of `npm run bench -- scale`): the 100 MB ingest's peak RSS 290 ->
-// 254-262 MB, the 1 GB one's 324-350 -> 285 MB, CPU time unchanged (the threads rarely allocate at once).
+// the same code (the generated corpora of `npm run bench -- scale`), peak RSS: 100 MB ingest 295-322 ->
+// 254-263 MB, 1 GB 324-350 -> 282-292 MB, 335 MB 303-308 -> 266-273 MB; CPU time the same within the
+// noise of this machine (the threads rarely allocate at once).
 // glibc reads the setting once, when the process starts, so a batch command runs itself again with it set:
 // process.execve replaces this process (same pid, same open files and stdin); nothing has run yet.
 // Keep this file plain JavaScript that Node 18 parses, like bin/rlm.js that calls it.
