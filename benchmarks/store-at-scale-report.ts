@@ -84,7 +84,7 @@ export function describeStoreAtScale(f: Figures): string[] {
     'tokenizer memo and classifier patterns), an ingest keeps structures whose size is',
     'set by constants, not by the segment: the link window (each of its 65,536 chunks\u2019 signature, and the',
     'document frequency of every term of its segments: some 40 MB live on these corpora), the analyzer\u2019s and',
-    'the tokenizer\u2019s memos (about 4 and 10 MB), V8\u2019s young generation (two 8 MiB semi-spaces) and the headroom',
+    'the tokenizer\u2019s memos (about 10 MB each), V8\u2019s young generation (two 8 MiB semi-spaces) and the headroom',
     'of a 10% heap growth step. None of these grows with the input. What does grow is the catalog of',
     'documents, which every commit and every skip-unchanged lookup needs: an ingest packs the records it',
     'commits into bytes outside the JavaScript heap, in a compact form (about 0.15 KB each with their index:',

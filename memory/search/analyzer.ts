@@ -67,11 +67,10 @@ interface TokenInfo {
 
 export interface AnalyzerOptions {
   /**
-   * Distinct tokens memoised before the memo is cleared (default 20k, about 4 MB). The memo fills as an
-   * ingest meets new words and empties when full, so a long ingest sees it at every size up to the limit
-   * and a short one may never reach it: at 50k, the live heap of a 1 GB ingest moved by 12 MB with the
-   * memo, a size a 100 MB ingest's memo never reached. At 20k an ingest takes the same CPU time within
-   * noise (100 MB, three runs each: medians 33.8 s against 33.6 s at 50k).
+   * Distinct tokens memoised before the memo is cleared (default 50k, about 10 MB). Twice that held 10 MB
+   * more through an ingest for 10% fewer analyses (a 40 MB ingest: 225k against 250k). 20k lowered a 1 GB
+   * ingest's peak by about 10 MB (the memo fills as new words come, so a long ingest meets it full) but
+   * cost 10-14% more CPU time on the 335 MB and 1 GB ingests of `npm run bench -- scale`.
    */
   cacheSize?: number;
 }
@@ -89,7 +88,7 @@ export class Analyzer {
   readonly termBuffer: Term[] = [];
 
   constructor(opts: AnalyzerOptions = {}) {
-    this.cacheSize = Math.max(16, opts.cacheSize ?? 20_000);
+    this.cacheSize = Math.max(16, opts.cacheSize ?? 50_000);
   }
 
   /** Lowercase tokens of `text`, before stop words and stemming. */
