@@ -7,7 +7,9 @@
 /**
  * The pieces of `JSON.stringify(value)`: a top-level array, and each array property of a top-level
  * object, are given element by element, everything else whole. Joined, they are exactly `JSON.stringify(value)` for plain data (no
- * `toJSON` on the top-level object itself).
+ * `toJSON` on the top-level object itself). A property may also be an iterator (a generator, say), which
+ * JSON has no form for: it is written as the array of its elements, each taken from it only when its
+ * piece is, so the elements never need to exist all at once.
  */
 export function* jsonPieces(value: object): Generator<string> {
   if (Array.isArray(value)) {
@@ -16,7 +18,7 @@ export function* jsonPieces(value: object): Generator<string> {
   }
   let sep = '{';
   for (const [key, v] of Object.entries(value)) {
-    if (Array.isArray(v)) {
+    if (Array.isArray(v) || isIterator(v)) {
       yield `${sep}${JSON.stringify(key)}:`;
       yield* arrayPieces(v);
     } else {
@@ -30,12 +32,24 @@ export function* jsonPieces(value: object): Generator<string> {
   yield sep === '{' ? '{}' : '}';
 }
 
-function* arrayPieces(list: readonly unknown[]): Generator<string> {
+function* arrayPieces(list: Iterable<unknown>): Generator<string> {
   yield '[';
-  for (let i = 0; i < list.length; i++) {
-    if (i > 0) yield ',';
+  let first = true;
+  // for...of gives a hole of a sparse array as undefined, which is written null, as JSON.stringify does.
+  for (const element of list) {
+    if (!first) yield ',';
+    first = false;
     // As in JSON.stringify: an element with no JSON form (undefined, a function) is null.
-    yield JSON.stringify(list[i]) ?? 'null';
+    yield JSON.stringify(element) ?? 'null';
   }
   yield ']';
+}
+
+function isIterator(v: unknown): v is Iterable<unknown> {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as { next?: unknown }).next === 'function' &&
+    Symbol.iterator in v
+  );
 }

@@ -33,6 +33,31 @@ describe('jsonPieces', () => {
     expect(joined({ only: undefined })).toBe('{}');
   });
 
+  it('writes an iterator as the array of its elements, taking each only when its piece is asked for', () => {
+    const items = [{ id: 'a' }, undefined, 'b', [1, 2]];
+    let taken = 0;
+    function* lazily() {
+      for (const item of items) {
+        taken++;
+        yield item;
+      }
+    }
+    const pieces = jsonPieces({ version: 1, documents: lazily(), none: (function* () {})() });
+    expect(pieces.next().value).toBe('{"version":1');
+    expect(pieces.next().value).toBe(',"documents":');
+    expect(pieces.next().value).toBe('[');
+    expect(taken).toBe(0);
+    expect(pieces.next().value).toBe('{"id":"a"}');
+    expect(taken).toBe(1);
+    const rest = [...pieces].join('');
+    expect(`{"version":1,"documents":[{"id":"a"}${rest}`).toBe(
+      JSON.stringify({ version: 1, documents: items, none: [] }),
+    );
+    // A Map or a Set is not an iterator: JSON.stringify's `{}` stands.
+    const v = { m: new Map([[1, 2]]), s: new Set([1]) };
+    expect(joined(v)).toBe(JSON.stringify(v));
+  });
+
   it('gives a big array element by element, never as one string', () => {
     const chunks = Array.from({ length: 1000 }, (_, i) => ({ id: `d:${i}`, text: 'word '.repeat(400) }));
     const pieces = [...jsonPieces({ version: 1, chunks })];
