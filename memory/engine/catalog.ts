@@ -181,21 +181,17 @@ export class DocumentCatalog implements DocumentMap {
     return { put, remove };
   }
 
-  /** Marks the packed slots a recent record replaces or removes; null when there are none. */
-  private overlaid(): Uint8Array | null {
-    if (this.recent.size === 0) return null;
-    const marks = new Uint8Array(this.base.size);
-    for (const id of this.recent.keys()) {
-      const slot = this.base.slotOf(id);
-      if (slot >= 0) marks[slot] = 1;
-    }
-    return marks;
-  }
-
   /** The live entries in iteration order: packed slots (those no recent entry overrides), then recent records of ids not packed. */
   private *live(): Generator<Live> {
     const base = this.base;
-    const marks = this.overlaid();
+    // One lookup per recent id: it overrides a packed slot (marked), or it is a record of its own.
+    const marks = this.recent.size > 0 ? new Uint8Array(base.size) : null;
+    const own: [string, Stamped][] = [];
+    for (const [id, r] of this.recent) {
+      const slot = base.slotOf(id);
+      if (slot >= 0) marks![slot] = 1;
+      else if (r !== null) own.push([id, r]);
+    }
     for (let slot = 0; slot < base.size; slot++) {
       if (marks?.[slot] !== 1) yield slot;
       else {
@@ -204,7 +200,7 @@ export class DocumentCatalog implements DocumentMap {
         if (r !== null) yield [id, r];
       }
     }
-    for (const [id, r] of this.recent) if (r !== null && !isPacked(base, id)) yield [id, r];
+    yield* own;
   }
 
   /** The segments holding at least one document's chunks (of any document, even one with no chunk). */
@@ -230,9 +226,4 @@ export class DocumentCatalog implements DocumentMap {
   [Symbol.iterator](): Generator<[string, DocumentRecord]> {
     return this.entries();
   }
-}
-
-/** Whether `id` has a packed slot (a recent record of it then replaces or removes that one). */
-function isPacked(base: PackedDocuments, id: string): boolean {
-  return base.size > 0 && base.slotOf(id) >= 0;
 }

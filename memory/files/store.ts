@@ -2,7 +2,6 @@
  * `ChunkStore`: the chunk graph kept in a folder. Opening reads only the manifest and the documents
  * file; segments, indexes and links load on first use. Writers take the folder's lock.
  */
-
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Env } from '../../core/env.ts';
