@@ -5,7 +5,7 @@
  * immutable; a newer one shares the arenas of the one it was folded from and writes only its new records.
  */
 import type { DocumentRecord } from '../types.ts';
-import { decodeRecord, encodeRecord, Names } from './record-codec.ts';
+import { decodeRecord, encodeRecord, isWide, Names } from './record-codec.ts';
 
 /**
  * Bytes an arena reserves. Arenas live as long as the store's state, while everything an ingest allocates
@@ -14,7 +14,6 @@ import { decodeRecord, encodeRecord, Names } from './record-codec.ts';
  * then neither pins malloc's heap under it nor costs memory it has not used.
  */
 const ARENA_BYTES = 32 << 20;
-const WIDE = /[^\x00-\xff]/;
 
 /** Where {@link Arenas.write} put a record. */
 interface Placed {
@@ -34,7 +33,7 @@ class Arenas {
 
   /** Writes `id` (one byte a code unit when it can, else two: lossless either way) then `body`. */
   write(id: string, body: Buffer): Placed {
-    const wide = WIDE.test(id);
+    const wide = isWide(id);
     const idBytes = wide ? id.length * 2 : id.length;
     const need = idBytes + body.length;
     if (this.tail + need > (this.buffers.at(-1)?.length ?? 0)) {

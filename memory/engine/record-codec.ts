@@ -71,8 +71,17 @@ const JSON_VALUE = 11;
 const NAMED_KEYS = new Set(['segment', 'chunker']);
 const HEX64 = /^[0-9a-f]{64}$/;
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const WIDE = /[^\x00-\xff]/;
 const KEY_SEPARATOR = '\u0000';
+
+const WIDE = /[^\x00-\xff]/;
+
+/**
+ * Whether `s` has a code unit above 255, and so is stored two bytes a unit (UTF-16) rather than one
+ * (Latin-1): the rule for every string of a packed record, its id included.
+ */
+export function isWide(s: string): boolean {
+  return WIDE.test(s);
+}
 
 /** A growable byte buffer, reused across records. */
 class Writer {
@@ -108,7 +117,7 @@ class Writer {
   }
 
   text(s: string): void {
-    if (WIDE.test(s)) {
+    if (isWide(s)) {
       this.byte(TEXT16);
       this.uint(s.length);
       this.room(s.length * 2);
