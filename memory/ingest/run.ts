@@ -9,6 +9,7 @@ import { RlmError } from '../../core/errors.ts';
 import type { DocumentRecord, ImportItem, IngestOptions, IngestReport } from '../types.ts';
 import type { DocumentChunker } from './chunk-job.ts';
 import { chunkerForIngest } from './chunk-pool.ts';
+import { FileList } from './file-list.ts';
 import { readDocumentParts } from './file-parts.ts';
 import { documentIdFor, scanPaths } from './files.ts';
 import {
@@ -45,6 +46,17 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
     throw new RlmError('ABORTED', 'ingest was cancelled; committed files are kept, re-run to finish');
 }
 
+/** {@link scanPaths} with the files it found as a {@link FileList}, the list of objects left to die here. */
+async function scanForIngest(paths: string[], opts: IngestOptions) {
+  const { files, notes, passedOver } = await scanPaths(paths, {
+    ...(opts.includeHidden ? { includeHidden: true } : {}),
+    ...(opts.noIgnore ? { noIgnore: true } : {}),
+    ...(opts.exclude ? { exclude: opts.exclude } : {}),
+    ...(opts.followLinks ? { followLinks: true } : {}),
+  });
+  return { files: FileList.of(files), notes, passedOver };
+}
+
 /**
  * Ingests files and folders into `target`; the report's store totals are left for the caller to fill.
  *
@@ -59,15 +71,10 @@ export async function ingestPathsInto(
   opts: IngestOptions,
   pickChunker: (bytesTotal: number) => DocumentChunker = chunkerForIngest,
 ): Promise<IngestReport> {
-  const { files, notes, passedOver } = await scanPaths(paths, {
-    ...(opts.includeHidden ? { includeHidden: true } : {}),
-    ...(opts.noIgnore ? { noIgnore: true } : {}),
-    ...(opts.exclude ? { exclude: opts.exclude } : {}),
-    ...(opts.followLinks ? { followLinks: true } : {}),
-  });
+  const { files, notes, passedOver } = await scanForIngest(paths, opts);
   const report = emptyIngestReport(notes);
   report.passedOver = passedOver;
-  const bytesTotal = files.reduce((s, f) => s + f.bytes, 0);
+  const { bytesTotal } = files;
   let bytesDone = 0;
   const progress = (phase: 'read' | 'commit', filesDone: number, current?: string) =>
     opts.onProgress?.({
@@ -144,7 +151,7 @@ export async function ingestPathsInto(
   if (staleParts.length > 0) await target.forget(staleParts);
   if (opts.prune) {
     const roots = paths.map((p) => resolve(p));
-    const gone = vanished(await target.documents(), roots, new Set(files.map((f) => f.path)));
+    const gone = vanished(await target.documents(), roots, new Set(files.paths()));
     if (gone.length > 0) await target.forget(gone);
     report.removed = gone.length;
   }
