@@ -89,10 +89,9 @@ export function describeStoreAtScale(f: Figures): string[] {
     'documents, which every commit and every skip-unchanged lookup needs: an ingest packs the records it',
     'commits into bytes outside the JavaScript heap, in a compact form (about 0.15 KB each with their index:',
     'some 5 MB for the 36,000 documents of the 1 GB corpus; memory/engine/catalog.ts, record-codec.ts). On',
-    'Linux the CLI runs its batch commands with one malloc arena and fixed block thresholds',
-    '(bin/lib/batch-malloc.js): with an arena a thread, and with malloc raising its threshold to the largest',
-    'block freed so far, the holes left by freed blocks stayed resident and grew with the length of the run.',
-    'The part of the goal that is met or not is therefore the',
+    'Linux the CLI runs its batch commands with one malloc arena (bin/lib/batch-malloc.js): with one a thread,',
+    'the holes left by blocks freed on the chunking, I/O and collector threads stayed resident and grew with',
+    'the run. The part of the goal that is met or not is therefore the',
     'ratio of the 1 GB peak to the 100 MB one.',
   ];
 }

@@ -99,9 +99,9 @@ const VARIABLES = [
   { names: ['PATH'], meaning: 'where the `claude` executable is looked for' },
   { names: ['NO_COLOR'], meaning: 'set to anything: no colours, even on a terminal' },
   {
-    names: ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_'],
+    names: ['MALLOC_ARENA_MAX'],
     meaning:
-      "glibc's malloc settings. On Linux `rlm ingest`, `rlm repair` and `rlm claude ingest` run with one arena, blocks of 1 MiB and more mapped on their own, and 4 MiB of free heap kept: they start themselves again with these set (same process id), since otherwise a long ingest kept the holes of freed blocks resident and its memory grew with its length. A value you set (or its `GLIBC_TUNABLES` name) is kept (read by bin/lib/batch-malloc.js, before anything else loads)",
+      "glibc's malloc arenas. On Linux `rlm ingest`, `rlm repair` and `rlm claude ingest` run with 1: they start themselves again with it set (same process id), since with an arena a thread a long ingest kept the holes of freed blocks resident. Set it to keep another number (read by bin/lib/batch-malloc.js, before anything else loads)",
   },
   {
     names: ['RLM_DEBUG'],

@@ -8,16 +8,12 @@ import { tempDir } from '../helpers/temp.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/rlm.js', import.meta.url));
 
-/** Loaded into every Node the bin starts: appends that process's malloc settings (a/b/c) and pid to a file. */
+/** Loaded into every Node the bin starts: appends that process's MALLOC_ARENA_MAX and pid to a file. */
 const PROBE =
-  'import{appendFileSync}from"node:fs";const e=process.env;' +
-  'appendFileSync(e.RLM_PROBE,[e.MALLOC_ARENA_MAX,e.MALLOC_MMAP_THRESHOLD_,e.MALLOC_TRIM_THRESHOLD_]' +
-  '.map(v=>v??"unset").join("/")+" "+process.pid+"\\n")';
+  'import{appendFileSync}from"node:fs";' +
+  'appendFileSync(process.env.RLM_PROBE,(process.env.MALLOC_ARENA_MAX??"unset")+" "+process.pid+"\\n")';
 
-/** The settings a batch command adds, as the probe prints them. */
-const BATCH = '1/1048576/4194304';
-
-/** Runs the bin with `args` and `env`; returns its result and, per Node that started, [settings, pid]. */
+/** Runs the bin with `args` and `env`; returns its result and, per Node that started, [MALLOC_ARENA_MAX, pid]. */
 function probe(dir: string, args: string[], env: Record<string, string> = {}) {
   const file = join(dir, `probe-${Math.random().toString(36).slice(2)}`);
   writeFileSync(file, '');
@@ -41,35 +37,16 @@ const glibc = (process.report.getReport() as { header: { glibcVersionRuntime?: s
   .glibcVersionRuntime;
 
 describe('batch commands and malloc', () => {
-  it('ask for one arena and fixed block thresholds on Linux with glibc, each unless the user chose it', () => {
+  it('ask for one arena on Linux with glibc, unless the user chose a number', () => {
     const env = { PATH: '/usr/bin', MALLOC_TOP_PAD_: '0' };
-    const all = {
-      MALLOC_ARENA_MAX: '1',
-      MALLOC_MMAP_THRESHOLD_: '1048576',
-      MALLOC_TRIM_THRESHOLD_: '4194304',
-    };
-    expect(batchMallocEnv(env, 'linux', '2.36')).toEqual({ ...env, ...all });
+    expect(batchMallocEnv(env, 'linux', '2.36')).toEqual({ ...env, MALLOC_ARENA_MAX: '1' });
     expect(batchMallocEnv({ GLIBC_TUNABLES: 'glibc.malloc.tcache_count=0' }, 'linux', '2.36')).toEqual({
       GLIBC_TUNABLES: 'glibc.malloc.tcache_count=0',
-      ...all,
+      MALLOC_ARENA_MAX: '1',
     });
-    // A value the user chose is kept, by its variable or by its tunable; the others are still added.
-    expect(batchMallocEnv({ MALLOC_ARENA_MAX: '4' }, 'linux', '2.36')).toEqual({
-      ...all,
-      MALLOC_ARENA_MAX: '4',
-    });
-    const tunables = 'glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=0';
-    expect(batchMallocEnv({ GLIBC_TUNABLES: tunables }, 'linux', '2.36')).toEqual({
-      GLIBC_TUNABLES: tunables,
-      MALLOC_MMAP_THRESHOLD_: '1048576',
-    });
-    const chosen = {
-      MALLOC_ARENA_MAX: '2',
-      MALLOC_MMAP_THRESHOLD_: '0',
-      GLIBC_TUNABLES: 'glibc.malloc.trim_threshold=1',
-    };
-    expect(batchMallocEnv(chosen, 'linux', '2.36')).toBeUndefined();
-    // musl, macOS and Windows have no such settings.
+    expect(batchMallocEnv({ MALLOC_ARENA_MAX: '4' }, 'linux', '2.36')).toBeUndefined();
+    expect(batchMallocEnv({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' }, 'linux', '2.36')).toBeUndefined();
+    // musl, macOS and Windows have no such setting.
     expect(batchMallocEnv(env, 'linux', undefined)).toBeUndefined();
     expect(batchMallocEnv(env, 'darwin', undefined)).toBeUndefined();
     expect(batchMallocEnv(env, 'win32', undefined)).toBeUndefined();
@@ -85,20 +62,18 @@ describe('batch commands and malloc', () => {
     expect(run.status).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ documents: 1, added: 1 });
     const expected = batchMallocEnv(process.env, process.platform, glibc);
-    const none = 'unset/unset/unset';
-    if (expected === undefined) expect(starts).toEqual([[none, String(run.pid)]]);
+    if (expected === undefined) expect(starts).toEqual([['unset', String(run.pid)]]);
     // The same pid twice: the process was replaced, not forked, so nothing waits on a child.
     else
       expect(starts).toEqual([
-        [none, String(run.pid)],
-        [BATCH, String(run.pid)],
+        ['unset', String(run.pid)],
+        ['1', String(run.pid)],
       ]);
 
-    // Other commands start once, as they are; values the user chose are kept.
-    expect(probe(dir, ['stats', '--store', store, '--json']).starts).toEqual([[none, expect.any(String)]]);
-    const mine = { MALLOC_ARENA_MAX: '4', MALLOC_MMAP_THRESHOLD_: '65536', MALLOC_TRIM_THRESHOLD_: '131072' };
-    const chosen = probe(dir, ['ingest', doc, '--store', store, '--json'], mine);
+    // Other commands start once, as they are; a number the user chose is kept.
+    expect(probe(dir, ['stats', '--store', store, '--json']).starts).toEqual([['unset', expect.any(String)]]);
+    const chosen = probe(dir, ['ingest', doc, '--store', store, '--json'], { MALLOC_ARENA_MAX: '4' });
     expect(chosen.run.status).toBe(0);
-    expect(chosen.starts).toEqual([['4/65536/131072', String(chosen.run.pid)]]);
+    expect(chosen.starts).toEqual([['4', String(chosen.run.pid)]]);
   });
 });
