@@ -5,8 +5,8 @@
  * (4.5 MB for 36,000 files), and an ingest keeps it to its end. With the heap held near what is alive
  * (src/cli/batch-heap.ts), that was a part of the peak RSS that grew with the corpus and not with the work
  * in flight. Sorted paths share most of their beginning with the one before, so each is kept as the length
- * of that shared beginning and the rest of it (front coding), the rests in one string: about 25 bytes a
- * file. A path is made again only when it is read, once, in order.
+ * of that shared beginning and the rest of it (front coding), the rests in one string: 0.5 MB for those
+ * 36,000 files. Paths are made again, in order, each time the list is walked.
  */
 
 /** A file to read: absolute path and size in bytes at scan time. */
