@@ -12,6 +12,7 @@
  * Strings are stored one byte per code unit when every unit is below 256, else two (UTF-16): lossless for
  * any JavaScript string, lone surrogates included, which UTF-8 is not.
  */
+import { ByteWriter, readVarint } from '../byte-writer.ts';
 import type { DocumentRecord } from '../types.ts';
 
 /** Strings met again and again (key shapes, segment and chunker names), numbered. Append-only. */
@@ -83,93 +84,61 @@ export function isWide(s: string): boolean {
   return WIDE.test(s);
 }
 
-/** A growable byte buffer, reused across records. */
-class Writer {
-  buf = Buffer.allocUnsafe(4096);
-  at = 0;
-
-  private room(n: number): void {
-    if (this.at + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
-    this.buf.copy(next, 0, 0, this.at);
-    this.buf = next;
-  }
-
-  byte(b: number): void {
-    this.room(1);
-    this.buf[this.at++] = b;
-  }
-
-  /** A non-negative safe integer, seven bits a byte, low bits first. */
-  uint(n: number): void {
-    this.room(8);
-    while (n >= 0x80) {
-      this.buf[this.at++] = (n % 0x80) | 0x80;
-      n = Math.floor(n / 0x80);
-    }
-    this.buf[this.at++] = n;
-  }
-
+/** The record writer: {@link ByteWriter}'s bytes and varints, with the codec's floats, strings and hashes. Reused across records. */
+class Writer extends ByteWriter {
   float(n: number): void {
-    this.room(8);
-    this.buf.writeDoubleLE(n, this.at);
-    this.at += 8;
+    this.ensure(8);
+    this.buf.writeDoubleLE(n, this.pos);
+    this.pos += 8;
   }
 
   text(s: string): void {
     if (isWide(s)) {
       this.byte(TEXT16);
-      this.uint(s.length);
-      this.room(s.length * 2);
-      this.at += this.buf.write(s, this.at, 'utf16le');
+      this.varint(s.length);
+      this.ensure(s.length * 2);
+      this.pos += this.buf.write(s, this.pos, 'utf16le');
     } else {
       this.byte(TEXT8);
-      this.uint(s.length);
-      this.room(s.length);
-      this.at += this.buf.write(s, this.at, 'latin1');
+      this.varint(s.length);
+      this.ensure(s.length);
+      this.pos += this.buf.write(s, this.pos, 'latin1');
     }
   }
 
   hex(s: string): void {
-    this.room(32);
-    this.at += this.buf.write(s, this.at, 'hex');
+    this.ensure(32);
+    this.pos += this.buf.write(s, this.pos, 'hex');
   }
 }
 
-const scratch = new Writer();
+const scratch = new Writer(4096);
 
 /** A cursor over one encoded record. */
 class Reader {
   readonly buf: Buffer;
-  at: number;
+  pos: number;
 
-  constructor(buf: Buffer, at: number) {
+  constructor(buf: Buffer, pos: number) {
     this.buf = buf;
-    this.at = at;
+    this.pos = pos;
   }
 
   uint(): number {
-    let n = 0;
-    let scale = 1;
-    for (;;) {
-      const b = this.buf[this.at++]!;
-      n += (b & 0x7f) * scale;
-      if (b < 0x80) return n;
-      scale *= 0x80;
-    }
+    return readVarint(this.buf, this, this.buf.length);
   }
 
   float(): number {
-    const n = this.buf.readDoubleLE(this.at);
-    this.at += 8;
+    const n = this.buf.readDoubleLE(this.pos);
+    this.pos += 8;
     return n;
   }
 
   text(tag: number): string {
     const length = this.uint();
     const bytes = tag === TEXT16 ? length * 2 : length;
-    const s = this.buf.toString(tag === TEXT16 ? 'utf16le' : 'latin1', this.at, this.at + bytes);
-    this.at += bytes;
+    const s = this.buf.toString(tag === TEXT16 ? 'utf16le' : 'latin1', this.pos, this.pos + bytes);
+    this.pos += bytes;
     return s;
   }
 }
@@ -180,13 +149,13 @@ class Reader {
  */
 export function encodeRecord(record: DocumentRecord, names: Names): Buffer {
   const w = scratch;
-  w.at = 0;
+  w.pos = 0;
   const fields = record as unknown as Record<string, unknown>;
   const keys = Object.keys(fields).filter((k) => {
     const t = typeof fields[k];
     return t !== 'undefined' && t !== 'function' && t !== 'symbol';
   });
-  w.uint(names.number(keys.join(KEY_SEPARATOR)));
+  w.varint(names.number(keys.join(KEY_SEPARATOR)));
   for (const key of keys) {
     const v = fields[key];
     if (v === null) w.byte(NULL);
@@ -196,7 +165,7 @@ export function encodeRecord(record: DocumentRecord, names: Names): Buffer {
       if (!Number.isFinite(v)) w.byte(NULL);
       else if (Number.isSafeInteger(v) && v >= 0) {
         w.byte(UINT);
-        w.uint(v);
+        w.varint(v);
       } else {
         w.byte(FLOAT);
         w.float(v);
@@ -205,7 +174,7 @@ export function encodeRecord(record: DocumentRecord, names: Names): Buffer {
       if (key === 'id' && v === record.id) w.byte(ID);
       else if (NAMED_KEYS.has(key)) {
         w.byte(NAME);
-        w.uint(names.number(v));
+        w.varint(names.number(v));
       } else if (HEX64.test(v)) {
         w.byte(HEX32);
         w.hex(v);
@@ -218,7 +187,7 @@ export function encodeRecord(record: DocumentRecord, names: Names): Buffer {
       w.text(JSON.stringify(v));
     }
   }
-  return w.buf.subarray(0, w.at);
+  return w.take();
 }
 
 function isTime(s: string): boolean {
@@ -242,7 +211,7 @@ export function decodeRecord(id: string, buf: Buffer, start: number, names: Name
 }
 
 function readValue(r: Reader, id: string, names: Names): unknown {
-  const tag = r.buf[r.at++]!;
+  const tag = r.buf[r.pos++]!;
   switch (tag) {
     case NULL:
       return null;
@@ -258,8 +227,8 @@ function readValue(r: Reader, id: string, names: Names): unknown {
     case TEXT16:
       return r.text(tag);
     case HEX32:
-      r.at += 32;
-      return r.buf.toString('hex', r.at - 32, r.at);
+      r.pos += 32;
+      return r.buf.toString('hex', r.pos - 32, r.pos);
     case TIME:
       return new Date(r.float()).toISOString();
     case NAME:
@@ -267,7 +236,7 @@ function readValue(r: Reader, id: string, names: Names): unknown {
     case ID:
       return id;
     case JSON_VALUE:
-      return JSON.parse(r.text(r.buf[r.at++]!));
+      return JSON.parse(r.text(r.buf[r.pos++]!));
     default:
       throw new Error(`packed documents: unknown value tag ${tag}`);
   }

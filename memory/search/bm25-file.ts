@@ -15,9 +15,10 @@
 import { lastAtMost } from '../../core/last-at-most.ts';
 import { crc32, DamagedFile, framedFrom, Layout, readFramed, Sections } from '../binary.ts';
 import type { Blob } from '../blob.ts';
+import { ByteWriter, readVarint } from '../byte-writer.ts';
 import { ANALYZER_VERSION } from './analyzer.ts';
 import { damerauLevenshtein, type FuzzyMatch, letterMask, popcount } from './fuzzy.ts';
-import { decodePostings, type PostingsBuffer, readVarint } from './postings.ts';
+import { decodePostings, type PostingsBuffer } from './postings.ts';
 import type { SegmentTerms } from './segment.ts';
 
 const BM25_FILE_MAGIC = 'rlmbm25\n';
@@ -26,29 +27,8 @@ const BLOCK = 64;
 /** Postings lists up to this many bytes sit in their dictionary entry, under the block's CRC. */
 const INLINE = 16;
 
-/** Writes varints into a growable buffer. */
-class Bytes {
-  buf = Buffer.allocUnsafe(1 << 16);
-  pos = 0;
-  ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
-  }
-  varint(v: number): void {
-    this.ensure(8);
-    while (v >= 0x80) {
-      this.buf[this.pos++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    this.buf[this.pos++] = v;
-  }
-  raw(bytes: Uint8Array): void {
-    this.ensure(bytes.length);
-    this.buf.set(bytes, this.pos);
-    this.pos += bytes.length;
-  }
+/** The BM25 file's writer: varints, raw bytes, UTF-8 strings and 32-bit integers. */
+class Bytes extends ByteWriter {
   /** A string as its UTF-8 length (varint) and bytes. */
   text(value: string): void {
     const n = Buffer.byteLength(value, 'utf8');
@@ -60,9 +40,6 @@ class Bytes {
     this.ensure(4);
     this.buf.writeUInt32LE(v >>> 0, this.pos);
     this.pos += 4;
-  }
-  take(): Buffer {
-    return this.buf.subarray(0, this.pos);
   }
 }
 

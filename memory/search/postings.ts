@@ -6,33 +6,13 @@
  * index (the first chunk counts from -1), so gaps are ≥ 1 and tf = 1, the common case, costs nothing.
  * Varints are little-endian base-128. A search decodes only the lists of its query terms.
  */
+import { ByteWriter, readVarint } from '../byte-writer.ts';
 
 /** A growable byte buffer for writing many postings lists back to back. */
-export class PostingsWriter {
-  private buf: Buffer = Buffer.allocUnsafe(1 << 16);
-  private pos = 0;
-
+export class PostingsWriter extends ByteWriter {
   /** Bytes written so far. */
   get length(): number {
     return this.pos;
-  }
-
-  private ensure(extra: number): void {
-    if (this.pos + extra <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + extra));
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
-  }
-
-  /** Appends an unsigned integer (< 2^53) as a varint. */
-  varint(value: number): void {
-    this.ensure(8);
-    let v = value;
-    while (v >= 0x80) {
-      this.buf[this.pos++] = (v % 0x80) | 0x80;
-      v = Math.floor(v / 0x80);
-    }
-    this.buf[this.pos++] = v;
   }
 
   /** Appends one postings list: `df` chunk indexes (increasing) and their term frequencies. */
@@ -72,9 +52,7 @@ export class PostingsWriter {
 
   /** Appends the first `length` bytes of `bytes`. */
   append(bytes: Uint8Array, length: number): void {
-    this.ensure(length);
-    this.buf.set(bytes.subarray(0, length), this.pos);
-    this.pos += length;
+    this.raw(bytes.subarray(0, length));
   }
 
   /** Everything written, as a buffer of its own. */
@@ -100,17 +78,6 @@ export class PostingsBuffer {
     this.docs = new Int32Array(size);
     this.tfs = new Int32Array(size);
   }
-}
-
-/** Reads the varint at `bytes[pos]`; returns the value and moves `cursor.pos` past it. */
-export function readVarint(bytes: Uint8Array, cursor: { pos: number }, end: number): number {
-  let v = 0;
-  for (let shift = 1; cursor.pos < end; shift *= 0x80) {
-    const b = bytes[cursor.pos++]!;
-    v += (b & 0x7f) * shift;
-    if (b < 0x80) break;
-  }
-  return v;
 }
 
 /** The df at the head of the list in `bytes[start, end)`. */

@@ -8,8 +8,9 @@
  * binary search comparing characters in place.
  */
 import { RlmError } from '../../core/errors.ts';
+import { readVarint } from '../byte-writer.ts';
 import { ANALYZER_VERSION, type Analyzer, defaultAnalyzer, type Term } from './analyzer.ts';
-import { decodePostings, PostingsBuffer, PostingsWriter, postingsDf, readVarint } from './postings.ts';
+import { decodePostings, PostingsBuffer, PostingsWriter, postingsDf } from './postings.ts';
 
 /**
  * One index segment. `ids[i]` and `lengths[i]` (analysed term count) describe chunk i of the segment.
