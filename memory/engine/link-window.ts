@@ -13,6 +13,7 @@ import type { SegmentTerms } from '../search/segment.ts';
 import type { ChunkRecord } from '../types.ts';
 import type { OutEdge } from './links-file.ts';
 import type { Segment } from './segment.ts';
+import { TermSlots } from './term-slots.ts';
 
 /** Chunks the window holds at least (whole segments: up to one segment more). */
 const LINK_WINDOW_CHUNKS = 65_536;
@@ -30,11 +31,9 @@ interface Part {
 export class LinkWindow {
   private readonly limit: number;
   private readonly index = new SignatureIndex();
-  /** Document frequencies over the window: a slot per distinct term (slots of terms gone are reused). */
-  private readonly slotOf = new Map<string, number>();
-  private termOf: string[] = [];
+  /** The window's distinct terms, by slot (slots of terms gone are reused), and their document frequencies. */
+  private readonly vocabulary = new TermSlots();
   private dfOf = new Int32Array(1024);
-  private readonly free: number[] = [];
   /** Chunks of the counted parts: the N of the idf weights. */
   private total = 0;
   private readonly parts: Part[] = [];
@@ -87,27 +86,20 @@ export class LinkWindow {
 
   /** The df of `term` in the window. */
   private df(term: string): number {
-    const slot = this.slotOf.get(term);
-    return slot === undefined ? 0 : this.dfOf[slot]!;
+    const slot = this.vocabulary.get(term);
+    return slot < 0 ? 0 : this.dfOf[slot]!;
   }
 
   /** Adds a segment of `count` chunks whose terms are `terms` with their dfs `dfs`. */
   private addPart(name: string, count: number, terms: readonly string[], dfs: ArrayLike<number>): void {
     const slots = new Int32Array(terms.length);
     for (let i = 0; i < terms.length; i++) {
-      const term = terms[i]!;
-      let slot = this.slotOf.get(term);
-      if (slot === undefined) {
-        slot = this.free.pop() ?? this.termOf.length;
-        if (slot === this.termOf.length) this.termOf.push(term);
-        else this.termOf[slot] = term;
-        if (slot >= this.dfOf.length) {
-          const grown = new Int32Array(this.dfOf.length * 2);
-          grown.set(this.dfOf);
-          this.dfOf = grown;
-        }
-        this.dfOf[slot] = 0;
-        this.slotOf.set(term, slot);
+      // A slot given again was left at 0 by uncount.
+      const slot = this.vocabulary.add(terms[i]!);
+      if (slot >= this.dfOf.length) {
+        const grown = new Int32Array(this.dfOf.length * 2);
+        grown.set(this.dfOf);
+        this.dfOf = grown;
       }
       this.dfOf[slot]! += dfs[i]!;
       slots[i] = slot;
@@ -124,9 +116,8 @@ export class LinkWindow {
       const slot = part.slots[i]!;
       this.dfOf[slot]! -= part.dfs[i]!;
       if (this.dfOf[slot]! > 0) continue;
-      this.slotOf.delete(this.termOf[slot]!);
-      this.termOf[slot] = '';
-      this.free.push(slot);
+      this.dfOf[slot] = 0;
+      this.vocabulary.remove(slot);
     }
   }
 

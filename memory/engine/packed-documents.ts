@@ -4,6 +4,7 @@
  * (segment, first chunk, chunk count) and an open-addressing table from id to slot. A packed set is
  * immutable; a newer one shares the arenas of the one it was folded from and writes only its new records.
  */
+import { fnv1a } from '../fnv.ts';
 import type { DocumentRecord } from '../types.ts';
 import { decodeRecord, encodeRecord, isWide, Names } from './record-codec.ts';
 
@@ -51,10 +52,9 @@ class Arenas {
   }
 }
 
-/** FNV-1a over UTF-16 code units; never 0. */
+/** FNV-1a of `id` as a signed 32-bit number; never 0. */
 function idHash(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  const h = fnv1a(id) | 0;
   return h === 0 ? 1 : h;
 }
 

@@ -15,6 +15,7 @@
 
 import { createRequire } from 'node:module';
 import type { Tiktoken } from 'tiktoken';
+import { fnv1a } from '../fnv.ts';
 import { ownString } from '../own-string.ts';
 
 /** Name of the encoding every token figure in rlm refers to. */
@@ -316,9 +317,7 @@ function sameKey(base: number, slot: number, text: string, start: number, len: n
 
 /** Token count of `text[start, end)` taken as one piece, through the memo. */
 function pieceTokens(text: string, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  h |= 1; // 0 marks an empty slot
+  const h = fnv1a(text, start, end) | 1; // 0 marks an empty slot
   if (slots === 0) allocate(INITIAL_SLOTS);
   const len = end - start;
   const mask = slots - 1;

@@ -12,6 +12,7 @@
  * so a known token costs no allocation at all. And every distinct term is one interned {@link Term}
  * object, which lets the segment builder keep per-term state without a second hash lookup.
  */
+import { FNV_OFFSET, FNV_PRIME } from '../fnv.ts';
 import { ownString } from '../own-string.ts';
 import { charClass, SEP, SINGLE, WORD, WORD_ASCII } from './charclass.ts';
 import { foldDiacritics } from './fold.ts';
@@ -50,8 +51,8 @@ const STOP_EN = 1;
 const STOP_FR = 2;
 const DIGIT_RE = /\p{N}/u;
 const MARK_RE = /\p{M}/u;
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
+/** Signed, as the hashes the loops below make are. */
+const OFFSET = FNV_OFFSET | 0;
 
 /** What the analyzer knows about one distinct token; `en`/`fr` are its terms (null = dropped), filled lazily. */
 interface TokenInfo {
@@ -180,7 +181,7 @@ export class Analyzer {
       }
       const start = i;
       inner = false;
-      let h = FNV_OFFSET;
+      let h = OFFSET;
       if ((cls & 7) === SINGLE) {
         for (let j = 0; j < width; j++) h = Math.imul(h ^ s.charCodeAt(i + j), FNV_PRIME);
         i += width;
@@ -243,7 +244,7 @@ export class Analyzer {
     if (parts === null || parts.length < 2) return null;
     return parts.map((part) => {
       const lower = part.toLowerCase();
-      let h = FNV_OFFSET;
+      let h = OFFSET;
       for (let j = 0; j < lower.length; j++) h = Math.imul(h ^ lower.charCodeAt(j), FNV_PRIME);
       return this.lookup(lower, 0, lower.length, h);
     });

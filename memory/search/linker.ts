@@ -48,17 +48,17 @@ const NO_TERMS: string[] = [];
 
 /** The inverted map term → chunks whose signature has it, grown as chunks are linked. */
 export class SignatureIndex {
-  private byTerm = new Map<string, TermChunks>();
+  private readonly byTerm = new Map<string, TermChunks>();
   /**
    * The chunks added, by position, as columns: no object and no id string per chunk (an id is
    * `document:ordinal`; one that is not is kept in `ids`). An ingest holds tens of thousands of chunks
    * here; objects with their ids were most of its link window's memory.
    */
-  private docs: string[] = [];
-  private segs: string[] = [];
-  private ords: number[] = [];
+  private readonly docs: string[] = [];
+  private readonly segs: string[] = [];
+  private readonly ords: number[] = [];
   /** Position in the segment, or -1 when the caller did not give one. */
-  private idxs: number[] = [];
+  private readonly idxs: number[] = [];
   /** Ids that are not `document:ordinal` (none from the stores' own records), by position. */
   private ids = new Map<number, string>();
   /** Chunks before this position were dropped ({@link dropOldest}). */
@@ -110,19 +110,24 @@ export class SignatureIndex {
    */
   dropOldest(n: number): void {
     this.base = Math.min(this.docs.length, this.base + n);
-    // Rebuilt once a third is dropped chunks: a window holds at most half its size more than it needs.
+    // Compacted once a third is dropped chunks: a window holds at most half its size more than it needs.
+    // In place: an index built beside the old one doubled its memory for that moment.
     if (this.base < 4096 || this.base * 3 < this.docs.length) return;
     const base = this.base;
-    const byTerm = new Map<string, TermChunks>();
     for (const [term, entry] of this.byTerm) {
-      const kept = entry.chunks.filter((p) => p >= base).map((p) => p - base);
-      if (kept.length > 0) byTerm.set(term, { term: entry.term, chunks: kept, start: 0 });
+      const list = entry.chunks;
+      let kept = 0;
+      for (let i = entry.start; i < list.length; i++) if (list[i]! >= base) list[kept++] = list[i]! - base;
+      if (kept === 0) this.byTerm.delete(term);
+      else {
+        list.length = kept;
+        entry.start = 0;
+      }
     }
-    this.byTerm = byTerm;
-    this.docs = this.docs.slice(base);
-    this.segs = this.segs.slice(base);
-    this.ords = this.ords.slice(base);
-    this.idxs = this.idxs.slice(base);
+    for (const column of [this.docs, this.segs, this.ords, this.idxs]) {
+      column.copyWithin(0, base);
+      column.length -= base;
+    }
     const ids = new Map<number, string>();
     for (const [p, id] of this.ids) if (p >= base) ids.set(p - base, id);
     this.ids = ids;

@@ -7,6 +7,7 @@
  * hybrid search work out of the box and in tests.
  */
 import { RlmError } from '../../../core/errors.ts';
+import { FNV_OFFSET, FNV_PRIME, fnv1a } from '../../fnv.ts';
 import type { Embedder } from './types.ts';
 
 /** Options of {@link HashingEmbedder}. */
@@ -24,8 +25,6 @@ const UNIGRAM_WEIGHT = 1;
 const BIGRAM_WEIGHT = 0.8;
 const TRIGRAM_WEIGHT = 0.4;
 
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
 // Distinct seeds give each feature family its own hash space, so the word "ab" and a trigram never share a key.
 const UNIGRAM_SEED = FNV_OFFSET;
 const TRIGRAM_SEED = (FNV_OFFSET ^ 0x5bd1e995) >>> 0;
@@ -35,15 +34,6 @@ const WORD_START = 0x02;
 const WORD_END = 0x03;
 
 const WORD = /[\p{L}\p{N}_]+/gu;
-
-/** FNV-1a over UTF-16 code units of `text[start, end)`, without allocating a substring. */
-function fnvRange(text: string, start: number, end: number, seed: number): number {
-  let h = seed;
-  for (let i = start; i < end; i++) {
-    h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
-  }
-  return h >>> 0;
-}
 
 function fnvTrigram(a: number, b: number, c: number): number {
   let h = Math.imul(TRIGRAM_SEED ^ a, FNV_PRIME);
@@ -166,7 +156,7 @@ export function hashEmbed(text: string, dimensions: number = DEFAULT_DIMENSIONS)
   for (let m = WORD.exec(lower); m !== null; m = WORD.exec(lower)) {
     const start = m.index;
     const end = start + m[0].length;
-    const word = fnvRange(lower, start, end, UNIGRAM_SEED);
+    const word = fnv1a(lower, start, end, UNIGRAM_SEED);
     unigrams.add(word);
     if (prev !== -1) {
       bigrams.add((Math.imul(prev, 31) ^ word ^ BIGRAM_SALT) >>> 0);
