@@ -30,8 +30,12 @@ describe('entry points', () => {
     expect(packages).toEqual([]);
     expect(files).toContain('src/runtime/rlm.ts');
     expect(files).toContain('src/runtime/providers/anthropic.ts');
-    // Token counting only; its tokenizer (tiktoken) loads on the first count.
-    expect(under(files, 'memory/').sort()).toEqual(['memory/ingest/tokens.ts', 'memory/own-string.ts']);
+    // Token counting only (with the hash of its memo); its tokenizer (tiktoken) loads on the first count.
+    expect(under(files, 'memory/').sort()).toEqual([
+      'memory/fnv.ts',
+      'memory/ingest/tokens.ts',
+      'memory/own-string.ts',
+    ]);
     // The document list the prompt shows (plain data: no isolate, no native addon).
     expect(under(files, 'src/sandbox/').sort()).toEqual([
       'src/sandbox/documents.ts',
