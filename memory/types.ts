@@ -293,10 +293,7 @@ export interface IngestOptions {
    * ... with the same path), so an ingest's memory does not grow with one file's size (default 4 MiB).
    */
   partBytes?: number;
-  /**
-   * Most text per committed step, unless one document (or file part) is longer (default 4 MiB): what a
-   * crash can lose, and what memory an ingest holds.
-   */
+  /** Text per committed step (default 4 MiB): what a crash can lose, and what memory an ingest holds. */
   segmentChars?: number;
   onProgress?: (p: IngestProgress) => void;
   signal?: AbortSignal;

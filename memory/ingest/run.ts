@@ -22,9 +22,8 @@ import {
 } from './prepare.ts';
 
 /**
- * Most text in a batch (unless one document is longer) before it is written and committed; bounds what
- * a crash can lose and the memory an ingest holds (a batch's text, records and index are alive at once:
- * several times this size).
+ * Text per batch before it is written and committed; bounds what a crash can lose and the memory an
+ * ingest holds (a batch's text, records and index are alive at once: several times this size).
  * 4 MiB keeps a 100 MB ingest's peak well under its size in transient memory; more, smaller batches
  * cost little, since search statistics are summed over them anyway.
  */
@@ -86,7 +85,6 @@ export async function ingestPathsInto(
       bytesTotal,
       ...(current !== undefined ? { current } : {}),
     });
-  const batchChars = opts.segmentChars ?? BATCH_TARGET_CHARS;
   const chunker = pickChunker(bytesTotal);
   /** The batch being read: its documents' chunking, in order. */
   let chunking: Promise<PendingDoc>[] = [];
@@ -127,10 +125,6 @@ export async function ingestPathsInto(
           report,
         );
         if (!plan) continue;
-        // A batch is cut before the document that would take it past the target, not after: no batch
-        // holds more than the target unless one document does, so the memory in flight is bounded by
-        // the target, not by the target plus the largest file part.
-        if (chunkingChars > 0 && chunkingChars + doc.text.length > batchChars) await rotate(i);
         // The job (the document's text) is not kept: the chunker has what it needs once called.
         const { job, ...planned } = plan;
         const pending = chunker.chunk(job).then((result) => finishDocument(planned, result, report));
@@ -138,6 +132,7 @@ export async function ingestPathsInto(
         pending.catch(() => {});
         chunking.push(pending);
         chunkingChars += doc.text.length;
+        if (chunkingChars >= (opts.segmentChars ?? BATCH_TARGET_CHARS)) await rotate(i);
       }
       bytesDone += file.bytes;
       // Parts past the file's new end (it shrank) go, as a replaced document's old chunks do.
