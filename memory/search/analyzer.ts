@@ -12,7 +12,7 @@
  * so a known token costs no allocation at all. And every distinct term is one interned {@link Term}
  * object, which lets the segment builder keep per-term state without a second hash lookup.
  */
-import { FNV_OFFSET, FNV_PRIME } from '../fnv.ts';
+import { FNV_OFFSET, FNV_PRIME, fnv1a } from '../fnv.ts';
 import { ownString } from '../own-string.ts';
 import { charClass, SEP, SINGLE, WORD, WORD_ASCII } from './charclass.ts';
 import { foldDiacritics } from './fold.ts';
@@ -244,9 +244,7 @@ export class Analyzer {
     if (parts === null || parts.length < 2) return null;
     return parts.map((part) => {
       const lower = part.toLowerCase();
-      let h = OFFSET;
-      for (let j = 0; j < lower.length; j++) h = Math.imul(h ^ lower.charCodeAt(j), FNV_PRIME);
-      return this.lookup(lower, 0, lower.length, h);
+      return this.lookup(lower, 0, lower.length, fnv1a(lower) | 0);
     });
   }
 
