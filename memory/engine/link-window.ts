@@ -6,6 +6,7 @@
  * store. A store smaller than the window (and every segment of a bigger one, as it is written) is
  * linked exactly as if the whole store were seen.
  */
+import { grown } from '../grown.ts';
 import { bm25Idf, topTermsOf } from '../search/bm25.ts';
 import { SIGNATURE_TERMS, SignatureIndex, type SignedChunk } from '../search/linker.ts';
 import { decodePostings, postingsDf } from '../search/postings.ts';
@@ -96,11 +97,7 @@ export class LinkWindow {
     for (let i = 0; i < terms.length; i++) {
       // A slot given again was left at 0 by uncount.
       const slot = this.vocabulary.add(terms[i]!);
-      if (slot >= this.dfOf.length) {
-        const grown = new Int32Array(this.dfOf.length * 2);
-        grown.set(this.dfOf);
-        this.dfOf = grown;
-      }
+      this.dfOf = grown(this.dfOf, slot + 1);
       this.dfOf[slot]! += dfs[i]!;
       slots[i] = slot;
     }

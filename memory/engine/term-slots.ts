@@ -10,6 +10,7 @@
  * bucket, outside V8's heap, and a rebuild allocates only that.
  */
 import { fnv1a } from '../fnv.ts';
+import { grown } from '../grown.ts';
 
 /** A bucket whose string was removed: lookups probe past it, inserts reuse it. */
 const REMOVED = -1;
@@ -51,11 +52,7 @@ export class TermSlots {
     const slot = this.free.pop() ?? this.terms.length;
     if (slot === this.terms.length) this.terms.push(term);
     else this.terms[slot] = term;
-    if (slot >= this.hashes.length) {
-      const grown = new Int32Array(this.hashes.length * 2);
-      grown.set(this.hashes);
-      this.hashes = grown;
-    }
+    this.hashes = grown(this.hashes, slot + 1);
     this.hashes[slot] = h;
     const mask = this.table.length - 1;
     let at = bucketOf(h, mask);

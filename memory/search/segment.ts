@@ -9,6 +9,7 @@
  */
 import { RlmError } from '../../core/errors.ts';
 import { readVarint } from '../byte-writer.ts';
+import { grown } from '../grown.ts';
 import { ANALYZER_VERSION, type Analyzer, defaultAnalyzer, type Term } from './analyzer.ts';
 import { decodePostings, PostingsBuffer, PostingsWriter, postingsDf } from './postings.ts';
 
@@ -28,14 +29,6 @@ export interface Bm25Segment {
 }
 
 let buildCounter = 0;
-
-/** Growable Int32Array. */
-function grown(a: Int32Array<ArrayBuffer>, need: number): Int32Array<ArrayBuffer> {
-  if (need <= a.length) return a;
-  const next = new Int32Array(Math.max(need, a.length * 2));
-  next.set(a);
-  return next;
-}
 
 /**
  * The analysed terms of a batch of chunks: each chunk's analysed length, the distinct terms in vocabulary

@@ -8,6 +8,7 @@
  * line break ({@link isCleanLineStart}). Chunkers only cut at those, so counts add up exactly.
  */
 
+import { grown } from '../../grown.ts';
 import type { ChunkDraft } from '../../types.ts';
 import { TokenScanner } from '../tokens.ts';
 
@@ -163,13 +164,8 @@ export function packRange(
         break;
       }
       if (n === ends.length) {
-        const grow = (a: Int32Array) => {
-          const b = new Int32Array(a.length * 2);
-          b.set(a);
-          return b;
-        };
-        ends = grow(ends);
-        cum = grow(cum);
+        ends = grown(ends, n + 1);
+        cum = grown(cum, n + 1);
       }
       total += scanner.tokens;
       ends[n] = scanner.end;
