@@ -47,16 +47,18 @@ export class TermSlots {
   /** The slot of `term`, given one if it has none. */
   add(term: string): number {
     const h = fnv1a(term) | 0;
-    const found = this.find(term, h);
-    if (found >= 0) return this.table[found]! - 1;
+    const at = this.find(term, h);
+    if (at < 0) return this.put(term, h, -at - 1);
+    return this.table[at]! - 1;
+  }
+
+  /** Gives `term` (hash `h`, not held) a slot, in bucket `at`: never used, or removed. */
+  private put(term: string, h: number, at: number): number {
     const slot = this.free.pop() ?? this.terms.length;
     if (slot === this.terms.length) this.terms.push(term);
     else this.terms[slot] = term;
     this.hashes = grown(this.hashes, slot + 1);
     this.hashes[slot] = h;
-    const mask = this.table.length - 1;
-    let at = bucketOf(h, mask);
-    while (this.table[at]! > 0) at = (at + 1) & mask;
     if (this.table[at] === 0) this.used++;
     this.table[at] = slot + 1;
     this.live++;
@@ -78,13 +80,19 @@ export class TermSlots {
     this.live--;
   }
 
-  /** The bucket holding `term` (hash `h`), or -1. */
+  /**
+   * The bucket holding `term` (hash `h`); when none does, -1 - the bucket an insert should take (the
+   * first removed one on the probe, else the empty one that ended it), so adding probes once.
+   */
   private find(term: string, h: number): number {
     const mask = this.table.length - 1;
+    let reuse = -1;
     for (let at = bucketOf(h, mask); ; at = (at + 1) & mask) {
       const v = this.table[at]!;
-      if (v === 0) return -1;
-      if (v > 0 && this.hashes[v - 1] === h && this.terms[v - 1] === term) return at;
+      if (v === 0) return -1 - (reuse < 0 ? at : reuse);
+      if (v === REMOVED) {
+        if (reuse < 0) reuse = at;
+      } else if (this.hashes[v - 1] === h && this.terms[v - 1] === term) return at;
     }
   }
 

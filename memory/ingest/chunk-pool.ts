@@ -26,6 +26,8 @@ export const CHUNK_WORKER_MIN_BYTES = 8 * 1024 * 1024;
 /**
  * The inline chunker below {@link CHUNK_WORKER_MIN_BYTES} of input, a worker at or above it. The worker
  * starts with the first document to chunk: a re-run over unchanged files chunks nothing and starts none.
+ * A worker that cannot be made (`new Worker` throws: no thread to spare under a process limit, say)
+ * leaves the ingest chunking inline, slower but with the same records.
  */
 export function chunkerForIngest(
   bytesTotal: number,
@@ -33,9 +35,16 @@ export function chunkerForIngest(
 ): DocumentChunker {
   if (bytesTotal < CHUNK_WORKER_MIN_BYTES) return inlineChunker;
   let worker: DocumentChunker | undefined;
+  const started = (): DocumentChunker => {
+    try {
+      return start();
+    } catch {
+      return inlineChunker;
+    }
+  };
   return {
     chunk: (job) => {
-      worker ??= start();
+      worker ??= started();
       return worker.chunk(job);
     },
     close: async () => worker?.close(),

@@ -132,6 +132,20 @@ describe('chunkerForIngest', () => {
     }
   });
 
+  it('chunks inline, with the same results, when its worker cannot be made', async () => {
+    let tries = 0;
+    const chunker = chunkerForIngest(CHUNK_WORKER_MIN_BYTES, () => {
+      tries++;
+      throw new Error('no thread to spare');
+    });
+    try {
+      expect(await Promise.all(jobs.map((job) => chunker.chunk(job)))).toEqual(jobs.map(runChunkJob));
+      expect(tries).toBe(1);
+    } finally {
+      await chunker.close();
+    }
+  });
+
   it('starts its worker with the first job, once, and none when nothing is chunked', async () => {
     let started = 0;
     const start = () => {
