@@ -84,11 +84,26 @@ export async function* readDocumentParts(
   }
 }
 
-/** Where to end a part: after the last line end within `max` bytes, else at a UTF-8 character boundary. */
+/**
+ * Where to end a part of the first `max` bytes: after the last line end, when one falls in their second
+ * half, else at the last UTF-8 character boundary (a character the part would split goes to the next).
+ */
 export function cutPoint(bytes: Buffer, max: number): number {
   const nl = bytes.lastIndexOf(0x0a, max - 1);
   if (nl > max / 2) return nl + 1;
-  let cut = max;
-  while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--;
-  return cut;
+  return charBoundary(bytes, max);
+}
+
+/**
+ * `end`, or the start of the UTF-8 character that `bytes[0, end)` cuts short. Bytes that are not UTF-8
+ * are left where they are (a lead byte is looked for only among the last four).
+ */
+export function charBoundary(bytes: Uint8Array, end: number): number {
+  for (let i = end - 1, back = 0; i >= 0 && back < 4; i--, back++) {
+    const b = bytes[i]!;
+    if ((b & 0xc0) === 0x80) continue;
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return i + need <= end ? end : i;
+  }
+  return end;
 }

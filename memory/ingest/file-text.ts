@@ -13,7 +13,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type
 import { extname } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { RlmError } from '../../core/errors.ts';
-import { cutPoint, PART_BYTES } from './file-parts.ts';
+import { charBoundary, cutPoint, PART_BYTES } from './file-parts.ts';
 import {
   BINARY_EXTENSIONS,
   BINARY_NOTE,
@@ -115,17 +115,6 @@ function utf16Length(bytes: Uint8Array): number {
     if ((b & 0xc0) !== 0x80) n += b >= 0xf0 ? 2 : 1;
   }
   return n;
-}
-
-/** Where the last whole character of `bytes[0, end)` ends (an incomplete sequence at the end stays out). */
-function charBoundary(bytes: Uint8Array, end: number): number {
-  for (let i = end - 1, back = 0; i >= 0 && back < 4; i--, back++) {
-    const b = bytes[i]!;
-    if ((b & 0xc0) === 0x80) continue;
-    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    return i + need <= end ? end : i;
-  }
-  return end;
 }
 
 const hasBom = (bytes: Uint8Array): boolean =>

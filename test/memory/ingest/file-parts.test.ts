@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../../memory/files/store.ts';
-import { readDocumentParts } from '../../../memory/ingest/file-parts.ts';
+import { cutPoint, readDocumentParts } from '../../../memory/ingest/file-parts.ts';
 import { tempDir } from '../../helpers/temp.ts';
 
 const line = (i: number) => `line ${i} of the big log, with café and 日本 in it\n`;
@@ -20,6 +20,31 @@ describe('files larger than a part', () => {
     expect(parts.length).toBeGreaterThan(3);
     expect(parts.join('')).toBe(text);
     for (const p of parts.slice(0, -1)) expect(p.endsWith('\n')).toBe(true);
+  });
+
+  it('without line ends, are cut between characters, never inside one', async () => {
+    const file = path.join(tempDir(), 'one-line.txt');
+    // 12 bytes a repeat (2 + 3 + 3 + 4): a cut at a multiple of 40,000 falls inside a character.
+    const text = 'é日本🎉'.repeat(12_000);
+    writeFileSync(file, text);
+    const parts: string[] = [];
+    for await (const p of readDocumentParts(file, Buffer.byteLength(text), 40_000)) {
+      if (!('text' in p)) throw new Error(p.note);
+      expect(p.notes).toEqual([]);
+      parts.push(p.text);
+    }
+    expect(parts.length).toBeGreaterThan(3);
+    expect(parts.join('')).toBe(text);
+  });
+
+  it('cutPoint: after the last line end in the second half, else before a character cut short', () => {
+    const bytes = Buffer.from('abcdefgé-tail');
+    expect(cutPoint(bytes, 8)).toBe(7);
+    expect(cutPoint(bytes, 9)).toBe(9);
+    expect(cutPoint(Buffer.from('abc\ndefghijk'), 10)).toBe(10);
+    expect(cutPoint(Buffer.from('abcdefg\nhij'), 10)).toBe(8);
+    // Not UTF-8 (continuation bytes only): cut where asked.
+    expect(cutPoint(Buffer.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x80]), 5)).toBe(5);
   });
 
   it('are stored as parts with the file path; re-ingest skips, shrinking drops stale parts, rm by path removes all', async () => {
