@@ -143,8 +143,8 @@ SECTIONS.cli = {
     `| \`rlm grep\` peak RSS | ${fmt(f.rlmGrepRssMB, 0)} MB (${fmt(f.rlmGrepRssRatio, 1)}× the corpus) | ≤ 2×: ${verdict((f.rlmGrepRssRatio ?? Infinity) <= 2)} |`,
     '',
     `Node's own start (\`node -e 0\`, ${fmt(f.nodeStartMs, 0)} ms) is ${fmt((f.nodeStartMs ?? 0) / Math.max(f.gnuGrepMs ?? 0, 1), 1)}× GNU grep's whole run here, so`,
-    'no command run by Node can be within 3× of it end to end. `rlm grep` reads one text column per segment',
-    '(`seg-N.text`, memory/SCHEMA.md) in a worker thread and decodes it chunk by chunk; beyond its fixed part',
+    'no command run by Node can be within 3× of it end to end. `rlm grep` reads one chunk file per segment',
+    '(`seg-N.chunks`, memory/SCHEMA.md) in a worker thread and decodes it chunk by chunk; beyond its fixed part',
     `(Node, modules, store, worker) it spends ${fmt((f.rlmGrepMs ?? 0) - (f.rlmGrepTinyStoreMs ?? 0), 0)} ms on the ${fmt(f.corpusMB, 0)} MB.`,
   ],
 };

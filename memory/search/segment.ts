@@ -1,7 +1,9 @@
 /**
- * BM25 index segments: the inverted index of one batch of chunks, as plain JSON-ready data, and a
- * reader that answers term lookups on it without building per-term objects.
+ * BM25 index segments: {@link buildTerms} analyses a batch of chunks for every index format (a folder
+ * store's binary `.bm25` files, bm25-file.ts; the JSON segments below), and {@link SegmentReader} answers
+ * term lookups on a JSON segment without building per-term objects.
  *
+ * The JSON segments are those of PostgreSQL stores and of folder stores written before schema 3.
  * The vocabulary is one sorted, newline-joined string and all postings lists are one base64 string.
  * JSON.parse of a few big strings is about five times faster than of an object with one key per term
  * (measured: 100 ms against 600 ms for the 830k segment terms of 100k chunks), and a lookup is a
@@ -60,7 +62,7 @@ export function buildSegment(
   );
 }
 
-/** The JSON form of an index segment (schema 1 and 2 stores, and tests). */
+/** The JSON form of an index segment (PostgreSQL stores, schema 1 and 2 folder stores, and tests). */
 function jsonSegment(ids: string[], built: SegmentTerms): Bm25Segment {
   const header = new PostingsWriter();
   for (let i = 0; i < built.terms.length; i++)

@@ -1,5 +1,6 @@
 /**
- * Heap tuning for the commands that write a store in batches (`rlm ingest`, `rlm repair`). Each batch
+ * Heap tuning for the commands that write a folder store in batches (`rlm ingest`, a folder's
+ * `rlm repair`; a PostgreSQL repair writes in its server). Each batch
  * holds a segment's text, records and indexes for a second or more, long enough for V8 to promote them to
  * the old generation, where they die soon after. V8 lets that generation grow to about four times what
  * survives a full collection before it collects again, and it never gives the pages back: over an ingest

@@ -113,7 +113,7 @@ whose chunks are not all there. It runs while the store is in use: writers wait 
 
   --embedder SPEC   rebuild vectors with this embedder (${EMBEDDER_SPECS}); none removes vectors
                     (the memory journal is folded first, so memories get vectors too)
-  --yes             drop unreadable documents without asking
+  -y, --yes         drop unreadable documents without asking
   --json            print {segments, documents, chunks, actions, dropped:[{id, path}], applied}
 `;
 
