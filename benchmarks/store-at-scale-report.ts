@@ -7,8 +7,6 @@ const fmt = (n: number | undefined, digits = 2) =>
   n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(digits);
 const verdict = (ok: boolean) => (ok ? 'meets target' : '**misses target**');
 const int = (n: number | undefined) => (n === undefined ? 'n/a' : Math.round(n).toLocaleString('en-US'));
-/** A 4 MiB segment of text: what an ingest batch holds (memory/ingest/run.ts). */
-const SEGMENT_MB = (4 * 1024 * 1024) / 1e6;
 
 export function describeStoreAtScale(f: Figures): string[] {
   const cold = (name: string, target: number) => {
@@ -23,6 +21,13 @@ export function describeStoreAtScale(f: Figures): string[] {
   const flat = (f['huge.rssMB'] ?? NaN) / (f['mid.rssMB'] ?? NaN);
   const working = (f['mid.rssMB'] ?? NaN) - (f.baselineRssMB ?? NaN);
   const workingHuge = (f['huge.rssMB'] ?? NaN) - (f.baselineRssMB ?? NaN);
+  const segment = f['mid.segmentMB'] ?? NaN;
+  const segmentHuge = f['huge.segmentMB'] ?? NaN;
+  const measuredAt = f['huge.measuredAt'];
+  const hugeWhen =
+    f['huge.cached'] === undefined
+      ? 'measured in this run'
+      : `kept from a run ${measuredAt === undefined ? 'before this one' : `of ${new Date(measuredAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`} (RLM_BENCH_STORE_DIR)`;
   const mbWall = (f.corpusMB ?? NaN) / ((f['big.ingestMs'] ?? NaN) / 1000);
   const mbCpu = (f.corpusMB ?? NaN) / ((f['big.ingestCpuMs'] ?? NaN) / 1000);
   const disk = (f['disk.totalMB'] ?? NaN) / (f.textMB ?? NaN);
@@ -59,9 +64,9 @@ export function describeStoreAtScale(f: Figures): string[] {
     '| figure | value | target |',
     '|---|---|---|',
     `| \`rlm ingest\` of 100 MB: peak RSS (CPU), median of three runs (their peaks from / to) | ${fmt(f['mid.rssMB'], 0)} MB (${fmt((f['mid.cpuMs'] ?? NaN) / 1000, 1)} s; ${fmt(f['mid.rssMinMB'], 0)} / ${fmt(f['mid.rssMaxMB'], 0)} MB) | |`,
-    `| \`rlm ingest\` of 1 GB: peak RSS (CPU; measured ${f['huge.loadAverage'] === undefined ? 'in this run' : `at load ${fmt(f['huge.loadAverage'], 1)}`}) | ${fmt(f['huge.rssMB'], 0)} MB (${fmt((f['huge.cpuMs'] ?? NaN) / 1000, 1)} s), ${fmt(flat)}× the 100 MB ingest | the same for both (≤ 1.1×): ${verdict(flat <= 1.1)} |`,
+    `| \`rlm ingest\` of 1 GB: peak RSS (CPU; ${hugeWhen}, at load ${fmt(f['huge.loadAverage'], 1)}) | ${fmt(f['huge.rssMB'], 0)} MB (${fmt((f['huge.cpuMs'] ?? NaN) / 1000, 1)} s), ${fmt(flat)}× the 100 MB ingest | the same for both (≤ 1.1×): ${verdict(flat <= 1.1)} |`,
     `| fixed part of any ingest's RSS (Node, modules, tokenizer: a one-line file) | ${fmt(f.baselineRssMB, 0)} MB | |`,
-    `| ingest memory above that fixed part, 100 MB / 1 GB, against the largest segment's text (${fmt(SEGMENT_MB, 1)} MB) | ${fmt(working, 0)} / ${fmt(workingHuge, 0)} MB: ${fmt(working / SEGMENT_MB, 0)}× / ${fmt(workingHuge / SEGMENT_MB, 0)}× | ≤ 2×: ${verdict(Math.max(working, workingHuge) <= 2 * SEGMENT_MB)} |`,
+    `| ingest memory above that fixed part, 100 MB / 1 GB, against the largest segment's text (its chunk file: ${fmt(segment, 1)} / ${fmt(segmentHuge, 1)} MB) | ${fmt(working, 0)} / ${fmt(workingHuge, 0)} MB: ${fmt(working / segment, 0)}× / ${fmt(workingHuge / segmentHuge, 0)}× | ≤ 2×: ${verdict(working <= 2 * segment && workingHuge <= 2 * segmentHuge)} |`,
     `| \`rlm ingest\` of ${fmt(f.corpusMB, 0)} MB (the big store): wall / CPU / peak RSS, medians of three runs | ${fmt((f['big.ingestMs'] ?? NaN) / 1000, 1)} s / ${fmt((f['big.ingestCpuMs'] ?? NaN) / 1000, 1)} s / ${fmt(f['big.ingestRssMB'], 0)} MB | |`,
     `| ingest throughput on it, by wall time (by CPU time) | ${fmt(mbWall, 1)} MB/s (${fmt(mbCpu, 1)} MB/s) | ≥ 4.6 MB/s: ${verdict(Math.max(mbWall, mbCpu) >= 4.6)}${mbWall < 4.6 && mbCpu >= 4.6 ? ' on CPU time' : ''} |`,
     `| store on disk for ${fmt(f.textMB, 0)} MB of text | ${fmt(f['disk.totalMB'], 0)} MB (${fmt(disk)}×) | ≤ 2×: ${verdict(disk <= 2)} |`,
@@ -74,11 +79,12 @@ export function describeStoreAtScale(f: Figures): string[] {
     'the counts the manifest keeps, `search` a dictionary block and a postings list per query term and segment',
     '(memory/SCHEMA.md, schema 3). The fixed part of every command (Node, modules) is most of the small',
     'store\u2019s time. An ingest holds two batches of about a segment each (one being indexed, linked and',
-    'written on its thread while a worker thread chunks and classifies the next), the link window (the latest',
-    '65,536 chunks) and memos of bounded size: none of it grows with the store.',
+    'written on its thread while a worker thread chunks and classifies the next), the link window (the newest',
+    'segments covering at least 65,536 chunks) and memos of bounded size: none of it grows with the store.',
     '',
     'How the memory goal is read. "Peak RSS under 2\u00d7 the largest segment\u2019s text" cannot hold of the whole',
-    'process: Node, the modules and the tokenizer alone (the fixed part above) are some 30\u00d7 a 4 MiB segment. It',
+    'process: Node, the modules and the tokenizer alone (the fixed part above) are many times a segment (4 MiB of',
+    'text or more: a batch closes after the document that fills it). It',
     'is read as the memory an ingest adds above that fixed part, and that misses: besides the two batches in',
     'flight (text, records, index and files, a few times 4 MiB each) and the chunking thread (its own heap,',
     'tokenizer memo and classifier patterns), an ingest keeps structures whose size is',
