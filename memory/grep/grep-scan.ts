@@ -10,6 +10,7 @@
  * always finishes, however large the text and however loaded the machine, while a pathological one is
  * stopped. A single catastrophic `exec` can only be stopped from outside (the worker is terminated).
  */
+import { ownString } from '../own-string.ts';
 import type { GrepCounts, GrepDocumentCount, GrepMatch } from '../types.ts';
 
 /** One searchable piece of the corpus. */
@@ -263,12 +264,14 @@ function shapeMatch(doc: DocText, start: number, context: number): GrepMatch {
   }
   const line = `${from > lineStart ? ELLIPSIS : ''}${text.slice(from, to)}${to < lineEnd ? ELLIPSIS : ''}`;
   const at = locate(doc, start);
+  // Copies, not views: a match is kept until the scan ends (merged in rank order), and a slice would
+  // keep its whole document alive with it. A 100 MB grep held every document it matched in.
   const match: GrepMatch = {
     id: at.piece.chunk.id,
     offset: at.offset,
-    text: line,
-    before: context > 0 ? text.slice(Math.max(0, from - context), from) : '',
-    after: context > 0 ? text.slice(to, to + context) : '',
+    text: ownString(line),
+    before: context > 0 ? ownString(text.slice(Math.max(0, from - context), from)) : '',
+    after: context > 0 ? ownString(text.slice(to, to + context)) : '',
   };
   const document = at.piece.chunk.document;
   if (document !== undefined) match.document = document;

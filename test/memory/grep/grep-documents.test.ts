@@ -4,6 +4,7 @@
  * store (overlapping chunks read once, counts per document, the `document` filter by id or path):
  * test/memory/conformance/grep.test.ts.
  */
+import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type GrepChunk, GrepRunner, grepTexts } from '../../../memory/grep/grep.ts';
 import { assemble, ScanClock } from '../../../memory/grep/grep-scan.ts';
@@ -189,5 +190,39 @@ describe('the scan budget', () => {
     expect(res.counts?.matches).toBe(3);
     const listed = await r.grep('ERR-\\d{4}');
     expect(listed.matches.map((m) => m.documentOffset)).toHaveLength(3);
+  });
+});
+
+describe('a match', () => {
+  it('does not keep the document it was found in alive', () => {
+    // Matches wait for the end of a grep (they are merged in rank order): a match whose line were a view
+    // into its document's text would keep every matched document of the store in memory until then.
+    const scan = new URL('../../../memory/grep/grep-scan.ts', import.meta.url).href;
+    const script = `
+      const { regexFinder, scanDocument, scanState, ScanClock } = await import(${JSON.stringify(scan)});
+      const spec = { limit: 1000, context: 40, documents: null, count: false, clock: new ScanClock(60_000) };
+      const state = scanState();
+      const kept = [];
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      for (let d = 0; d < 40; d++) {
+        // 1 MB of text a document, each of its own (no two share characters V8 could reuse).
+        const text = 'filler line of document ' + d + '\\n' + ('x'.repeat(99) + d + '\\n').repeat(10_000) + 'the needle here, line ' + d + '\\n';
+        scanDocument([{ id: 'doc' + d + ':0', text, document: 'doc' + d }], regexFinder(/needle/), spec, state, (m) => kept.push(m));
+      }
+      gc();
+      const grewMB = (process.memoryUsage().heapUsed - before) / 1e6;
+      console.log(JSON.stringify({ matches: kept.length, lines: kept.map((m) => m.text), before: kept[0].before.length, grewMB }));
+    `;
+    const r = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { matches: number; lines: string[]; before: number; grewMB: number };
+    expect(out.matches).toBe(40);
+    expect(out.lines[7]).toBe('the needle here, line 7');
+    expect(out.before).toBe(40);
+    // The 40 documents are 40 MB; the matches, their lines and context, a few KB.
+    expect(out.grewMB).toBeLessThan(5);
   });
 });
