@@ -290,7 +290,8 @@ export interface IngestOptions {
   prune?: boolean;
   /**
    * Files larger than this many bytes are read as a stream and stored as parts (documents `ID`, `ID.p2`,
-   * ... with the same path), so an ingest's memory does not grow with one file's size (default 4 MiB).
+   * ... with the same path), so an ingest's memory does not grow with one file's size (default 2 MiB;
+   * it was 4 MiB: parts cut then are re-cut when their file is ingested again, memory/SCHEMA.md).
    */
   partBytes?: number;
   /** Text per committed step (default 4 MiB): what a crash can lose, and what memory an ingest holds. */

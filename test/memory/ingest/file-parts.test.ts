@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../../memory/files/store.ts';
-import { cutPoint, readDocumentParts } from '../../../memory/ingest/file-parts.ts';
+import { cutPoint, PART_BYTES, readDocumentParts } from '../../../memory/ingest/file-parts.ts';
 import { tempDir } from '../../helpers/temp.ts';
 
 const line = (i: number) => `line ${i} of the big log, with café and 日本 in it\n`;
@@ -20,6 +20,20 @@ describe('files larger than a part', () => {
     expect(parts.length).toBeGreaterThan(3);
     expect(parts.join('')).toBe(text);
     for (const p of parts.slice(0, -1)) expect(p.endsWith('\n')).toBe(true);
+  });
+
+  it('are cut by default in parts of at most 2 MiB, half a segment of text', async () => {
+    expect(PART_BYTES).toBe(2 * 1024 * 1024);
+    const file = path.join(tempDir(), 'five.log');
+    const text = Array.from({ length: 110_000 }, (_, i) => line(i)).join('');
+    writeFileSync(file, text);
+    const size = Buffer.byteLength(text);
+    expect(size).toBeGreaterThan(2 * PART_BYTES);
+    const parts: string[] = [];
+    for await (const p of readDocumentParts(file, size)) if ('text' in p) parts.push(p.text);
+    expect(parts).toHaveLength(Math.ceil(size / PART_BYTES));
+    for (const p of parts) expect(Buffer.byteLength(p)).toBeLessThanOrEqual(PART_BYTES);
+    expect(parts.join('')).toBe(text);
   });
 
   it('without line ends, are cut between characters, never inside one', async () => {
