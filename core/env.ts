@@ -129,7 +129,7 @@ const VARIABLES = [
   {
     names: ['RLM_BENCH_STORE_DIR'],
     meaning:
-      'folder where `npm run bench -- scale` keeps its generated corpora and cached 1 GB figures between runs (default: a temp folder, removed; repository only)',
+      'folder where `npm run bench -- scale` keeps its generated corpora and cached 1 GB figures between runs (`huge-ingest.json`; the report says when they were measured) (default: a temp folder, removed; repository only)',
   },
   {
     names: ['RLM_BENCH_POSTGRES', 'RLM_BENCH_PG_MB', 'RLM_BENCH_PG_MEMORIES', 'RLM_BENCH_PG_FIXTURES'],

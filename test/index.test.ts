@@ -81,6 +81,7 @@ describe('entry points', () => {
       'memory/corrupt.ts',
       'memory/grep/grep-scan.ts',
       'memory/grep/grep.ts',
+      'memory/own-string.ts',
       'memory/read.ts',
       'memory/types.ts',
     ]);

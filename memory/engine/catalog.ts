@@ -20,8 +20,8 @@ import { PackedDocuments, type PackSource } from './packed-documents.ts';
 /** Records kept as objects before a copy folds them into a new packed set. */
 const FOLD_AT = 2048;
 /**
- * A fold writes the live records afresh once the arenas hold this many times their bytes (plus 1 MiB):
- * the rest are replaced or removed ones.
+ * A fold writes the live records afresh once the arenas hold more than this many times the live records'
+ * bytes (plus 1 MiB): the rest are replaced or removed ones.
  */
 const REPACK_SLACK = 2;
 

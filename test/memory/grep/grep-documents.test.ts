@@ -206,7 +206,7 @@ describe('a match', () => {
       gc();
       const before = process.memoryUsage().heapUsed;
       for (let d = 0; d < 40; d++) {
-        // 1 MB of text a document, each of its own (no two share characters V8 could reuse).
+        // A document of 1 MB, each a string of its own.
         const text = 'filler line of document ' + d + '\\n' + ('x'.repeat(99) + d + '\\n').repeat(10_000) + 'the needle here, line ' + d + '\\n';
         scanDocument([{ id: 'doc' + d + ':0', text, document: 'doc' + d }], regexFinder(/needle/), spec, state, (m) => kept.push(m));
       }
