@@ -3,14 +3,11 @@
  * random choice goes through here, never through `Math.random`.
  */
 
+import { fnv1a } from '../memory/fnv.ts';
+
 /** 32-bit FNV-1a of a string: turns labels like `sniah/8192/3` into independent sub-seeds. */
 export function hashString(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
+  return fnv1a(s);
 }
 
 /** A deterministic random source (splitmix32): the same seed always gives the same sequence. */
