@@ -2,11 +2,12 @@
  * The MCP server with a store open, as a client uses it: `rlm_peek` of chunks (their text and links),
  * `rlm_search`, and `rlm_search` of misspelt queries, through the SDK client over the in-memory
  * transport; p50 / p95 after a first call that opens the store. The links alone (`neighbors`) are timed
- * on a store open in this process.
+ * on a store open in this process. And `rlm_ingest` in an `rlm serve` of its own: its peak memory.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ChunkStore } from '../memory/files/store.ts';
 import { createServer } from '../src/mcp/server.ts';
@@ -88,4 +89,49 @@ export async function measureServer(store: string, prefix: string): Promise<Reco
   };
   out[`${prefix}.segments`] = manifest.segments.length;
   return out;
+}
+
+/** Peak and current RSS of process `pid` from one read of /proc/PID/status, MB; NaN where there is no /proc. */
+function procMemoryMB(pid: number | null): { peak: number; now: number } {
+  const file = `/proc/${pid}/status`;
+  if (pid === null || !existsSync(file)) return { peak: Number.NaN, now: Number.NaN };
+  const status = readFileSync(file, 'utf8');
+  const field = (name: string) => {
+    const m = new RegExp(`${name}:\\s+(\\d+) kB`).exec(status);
+    return m ? Number(m[1]) / 1024 : Number.NaN;
+  };
+  return { peak: field('VmHWM'), now: field('VmRSS') };
+}
+
+/**
+ * `rlm_ingest` of `from` into a fresh `store` by an `rlm serve` started for it, as a client starts one
+ * (the compiled CLI over stdio, allowed the store's folder, which must hold `from` too): the call's wall
+ * time, the server's peak RSS and what it still holds after the call (Linux: /proc; NaN elsewhere).
+ */
+export async function measureServerIngest(
+  bin: string,
+  from: string,
+  store: string,
+): Promise<{ ms: number; rssMB: number; afterMB: number }> {
+  rmSync(store, { recursive: true, force: true });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, 'serve', '--allow-path', path.dirname(store)],
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'rlm-bench', version: '0' });
+  await client.connect(transport);
+  try {
+    const t = performance.now();
+    const r = await client.callTool({ name: 'rlm_ingest', arguments: { paths: [from], store } }, undefined, {
+      timeout: 30 * 60_000,
+    });
+    const ms = performance.now() - t;
+    if (r.isError) throw new Error(`rlm_ingest failed: ${JSON.stringify(r.content).slice(0, 500)}`);
+    const memory = procMemoryMB(transport.pid);
+    return { ms, rssMB: memory.peak, afterMB: memory.now };
+  } finally {
+    await client.close();
+    rmSync(store, { recursive: true, force: true });
+  }
 }

@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { readEnv } from '../core/env.ts';
 import { buildDist } from './build-dist.ts';
 import { writeDocCorpus } from './scale-corpus.ts';
-import { measureServer } from './store-at-scale-mcp.ts';
+import { measureServer, measureServerIngest } from './store-at-scale-mcp.ts';
 import { median, timed } from './timed.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -197,6 +197,19 @@ export async function benchStoreAtScale(log: (s: string) => void = () => {}): Pr
     rmSync(path.join(dir, 'store-mid'), { recursive: true, force: true });
     Object.assign(f, { 'mid.ms': mid.ms, 'mid.cpuMs': mid.cpuMs, 'mid.rssMB': mid.rssMB });
     Object.assign(f, { 'mid.rssMinMB': Math.min(...peaks), 'mid.rssMaxMB': Math.max(...peaks) });
+    log('rlm_ingest of 100 MB and of a one-line file, each by an rlm serve of its own');
+    const served = await measureServerIngest(
+      BIN,
+      corpus(dir, SIZES.mid, log),
+      path.join(dir, 'store-served'),
+    );
+    const servedTiny = await measureServerIngest(BIN, tiny, path.join(dir, 'store-served'));
+    Object.assign(f, {
+      'served.ms': served.ms,
+      'served.rssMB': served.rssMB,
+      'served.afterMB': served.afterMB,
+      'served.baselineRssMB': servedTiny.rssMB,
+    });
 
     log(`ingesting ${SIZES.big} MB (the big store, three times)`);
     const big = path.join(dir, 'store-big');

@@ -3,7 +3,7 @@
  *
  * Why: a scan's list of `{ path, bytes }` objects costs about 130 bytes a file of the JavaScript heap
  * (4.5 MB for 36,000 files), and an ingest keeps it to its end. With the heap held near what is alive
- * (src/cli/batch-heap.ts), that was a part of the peak RSS that grew with the corpus and not with the work
+ * (core/batch-heap.ts), that was a part of the peak RSS that grew with the corpus and not with the work
  * in flight. Sorted paths share most of their beginning with the one before, so each is kept as the length
  * of that shared beginning and the rest of it (front coding), the rests in one string: 0.5 MB for those
  * 36,000 files. Paths are made again, in order, each time the list is walked.

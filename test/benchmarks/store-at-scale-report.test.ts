@@ -45,4 +45,22 @@ describe('describeStoreAtScale', () => {
     const old = row(describeStoreAtScale({ ...ingest, 'huge.cached': 1 }), '| `rlm ingest` of 1 GB');
     expect(old).toContain('kept from a run before this one');
   });
+
+  it("reports the MCP server's rlm_ingest beside the CLI's", () => {
+    const served = row(
+      describeStoreAtScale({
+        ...ingest,
+        'served.rssMB': 341.6,
+        'served.ms': 20_900,
+        'served.baselineRssMB': 158.2,
+        'served.afterMB': 279,
+      }),
+      '| `rlm_ingest` of the same 100 MB',
+    );
+    expect(served).toContain('| 342 MB (20.9 s), 158 MB, 279 MB |');
+    // Without /proc the figures are unknown, and say so.
+    expect(row(describeStoreAtScale(ingest), '| `rlm_ingest` of the same 100 MB')).toContain(
+      'n/a MB (n/a s)',
+    );
+  });
 });

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { keepHeapNearLiveSet } from '../../../core/batch-heap.ts';
 import { isRlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import type { DeleteReport } from '../../../memory/engine/memories.ts';
@@ -7,7 +8,6 @@ import { isPostgresUrl } from '../../../memory/open.ts';
 import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import { documentList } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
-import { keepHeapNearLiveSet } from '../batch-heap.ts';
 import { ask, type CliIO, canAsk, EXIT_FAILURE, EXIT_OK, shown, writeJson } from '../io.ts';
 import { formatBytes } from '../progress.ts';
 import { openStore, positionals, storeDir } from '../store-arg.ts';
@@ -135,7 +135,7 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
     ? (await import('../../../memory/postgres/store.ts')).PostgresStore.repair
     : repairStore;
   // A folder repair reads every segment; the heap is kept near its live set (batch-heap.ts).
-  const heapSettled = postgres ? () => {} : keepHeapNearLiveSet();
+  const heapSettled = postgres ? () => {} : keepHeapNearLiveSet('stopped');
   const report = await repairAt(dir, {
     env: io.env,
     ...(values.embedder ? { embedder: values.embedder } : {}),

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { keepHeapNearLiveSet } from '../../../core/batch-heap.ts';
 import { RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import { BINARY_NOTE } from '../../../memory/ingest/files.ts';
 import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import type { ChunkerName, IngestReport } from '../../../memory/types.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { keepHeapNearLiveSet } from '../batch-heap.ts';
 import { type CliIO, EXIT_OK, shown, writeJson } from '../io.ts';
 import { formatBytes, ProgressBar } from '../progress.ts';
 import { checkNewStoreDir, storeDir, withStore } from '../store-arg.ts';
@@ -79,7 +79,7 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
   for (const p of paths)
     if (!existsSync(p)) throw new RlmError('BAD_INPUT', `no such file or directory: ${p}`);
   checkNewStoreDir(storeDir(values.store, io), values.create);
-  const heapSettled = keepHeapNearLiveSet();
+  const heapSettled = keepHeapNearLiveSet('stopped');
   const bar = new ProgressBar(io.stderr);
   const controller = new AbortController();
   const onSignal = () => controller.abort();

@@ -107,6 +107,8 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     defaults,
     log,
     allowScriptedModels: values['allow-scripted'] === true,
+    // The server is this process's alone, so an rlm_ingest may tune V8's heap for its duration.
+    boundIngestHeap: true,
     ...(values['allow-path'] === undefined ? {} : { allowPaths: values['allow-path'] }),
     ...(values['allow-store'] === undefined ? {} : { allowStores: values['allow-store'] }),
     ...(maxPathsMb === undefined ? {} : { limits: { maxPathsBytes: maxPathsMb * 1024 * 1024 } }),

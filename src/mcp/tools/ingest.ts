@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
+import { keepHeapNearLiveSet } from '../../../core/batch-heap.ts';
 import type { ChunkerName, IngestOptions } from '../../../memory/types.ts';
 import type { Connection } from '../connection.ts';
 import { filesOf } from '../paths.ts';
@@ -100,12 +101,15 @@ export function registerIngest(server: McpServer, ctx: ServerContext, conn: Conn
           };
         }
         let r: Awaited<ReturnType<typeof store.ingestPaths>>;
+        const heapSettled = ctx.boundIngestHeap ? keepHeapNearLiveSet() : () => {};
         try {
           r = await store.ingestPaths(paths, opts);
         } catch (err) {
           // A cancelled first ingest leaves no empty store behind.
           if (fresh) await ctx.stores.discardIfEmpty(dir);
           throw err;
+        } finally {
+          heapSettled();
         }
         // Field by field: the published outputSchema forbids extra fields, and a client that listed the
         // tools rejects a result carrying one (the store's report also has `removed`, for --prune).

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { heapTuned } from '../../../core/batch-heap.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { parseTrace } from '../../../src/runtime/trace.ts';
 import { tempDir } from '../../helpers/temp.ts';
@@ -38,6 +39,44 @@ describe('rlm_ingest', () => {
     expect(new Set(progress).size).toBe(progress.length);
     expect(progress.at(-1)).toBe(3);
     expect(seen.some((p) => p.message?.includes('budget.txt'))).toBe(true);
+  });
+
+  it("tunes V8's heap only while an ingest runs, and only in a server that owns its process", async () => {
+    const during: boolean[] = [];
+    const tuned = await connect({ cwd: dir, env: {}, boundIngestHeap: true });
+    try {
+      const r = await tuned.client.callTool(
+        { name: 'rlm_ingest', arguments: { paths: ['docs'], store: 'heap-store' } },
+        undefined,
+        { onprogress: () => during.push(heapTuned()) },
+      );
+      expect(r.isError).toBeFalsy();
+      expect(during.length).toBeGreaterThan(0);
+      expect(during.some((t) => t)).toBe(true);
+      expect(heapTuned()).toBe(false);
+      // A failed ingest gives the tuning back too.
+      const bad = await tuned.call('rlm_ingest', {
+        paths: ['docs'],
+        store: 'heap-bad',
+        chunk_tokens: 16,
+        overlap_tokens: 16,
+      });
+      expect(textOf(bad)).toContain('overlap');
+      expect(heapTuned()).toBe(false);
+    } finally {
+      await tuned.close();
+    }
+    // The default (a server embedded in someone else's program) never touches the flags.
+    const untouched: boolean[] = [];
+    await s.client.callTool(
+      { name: 'rlm_ingest', arguments: { paths: ['docs'], store: 'plain-store' } },
+      undefined,
+      {
+        onprogress: () => untouched.push(heapTuned()),
+      },
+    );
+    expect(untouched.length).toBeGreaterThan(0);
+    expect(untouched.every((t) => !t)).toBe(true);
   });
 
   it('skips unchanged files on a second run', async () => {
