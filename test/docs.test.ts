@@ -25,6 +25,7 @@ const NOT_REPOSITORY_FILES: Record<string, string> = {
   '/absolute/path/to/rlm/bin/rlm.js': 'a placeholder for where the reader cloned rlm',
   'notes.md': "a reader's file in an example",
   'blocks.js': 'written by the example command before it',
+  'app.js': "the reader's own program in an example command",
   'DIR/NNN.request.md': 'written by relay: models',
   'DIR/NNN.reply.md': 'written for relay: models',
   '/tmp/relay/NNN.request.md': 'written by a relay: model in an example',
