@@ -22,10 +22,16 @@ if (!(major >= REQUIRED_MAJOR)) {
 // machine with plenty of RAM) only adds to the peak RSS. Measured on 100 MB of Markdown: 357 -> 233 MB
 // (many files) and 392 -> 256 MB (one file), same CPU time. V8 fixes the maximum at startup, so it cannot
 // be lowered from here, but growth can be stopped; the other commands (the sandbox) keep V8's default.
-// `rlm claude ingest` imports sessions the same way. Ingest and repair then let it grow to a few MiB
-// (core/batch-heap.ts): at 1-2 MiB the scavenges themselves were a tenth of an ingest's CPU.
+// `rlm claude ingest` imports sessions the same way, and `rlm store copy` copies a store so. Ingest,
+// repair and copy then let it grow to a few MiB (core/batch-heap.ts): at 1-2 MiB the scavenges
+// themselves were a tenth of an ingest's CPU.
 const [command, subcommand] = process.argv.slice(2);
-if (command === 'ingest' || command === 'repair' || (command === 'claude' && subcommand === 'ingest')) {
+if (
+  command === 'ingest' ||
+  command === 'repair' ||
+  (command === 'claude' && subcommand === 'ingest') ||
+  (command === 'store' && subcommand === 'copy')
+) {
   // On Linux, first runs itself again with one malloc arena (bin/lib/batch-malloc.js): it does not return then.
   const { execWithBatchMalloc } = await import('./lib/batch-malloc.js');
   execWithBatchMalloc();

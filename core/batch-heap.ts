@@ -1,6 +1,6 @@
 /**
- * Heap tuning for the work that writes a store in batches (`rlm ingest`, a folder's `rlm repair`, the MCP
- * server's `rlm_ingest`; a PostgreSQL repair writes in its server). Each batch holds a segment's text,
+ * Heap tuning for the work that writes a store in batches (`rlm ingest`, a folder's `rlm repair`,
+ * `rlm store copy`, the MCP server's `rlm_ingest`; a PostgreSQL repair writes in its server). Each batch holds a segment's text,
  * records and indexes for a second or more, long enough for V8 to promote them to the old generation,
  * where they die soon after. V8 lets that generation grow to about four times what survives a full
  * collection before it collects again, and it never gives the pages back: over an ingest the peak RSS
@@ -31,16 +31,34 @@ const DEFAULT_SEMI_SPACE_GROWTH = 2;
 let running = 0;
 let observer: PerformanceObserver | undefined;
 
+/** Options of {@link keepHeapNearLiveSet}. */
+export interface BatchHeapOptions {
+  /**
+   * What the tuning leaves when the last batch ends: V8's defaults (a server, whose later work is not a
+   * batch), or the young generation stopped where it is (a CLI command about to exit: what runs after
+   * never grows it, as bin/rlm.js set it at start). Default `'defaults'`.
+   */
+  after?: 'defaults' | 'stopped';
+  /**
+   * The old generation's growth step, percent of what survived the last full collection. Default 10,
+   * right for an ingest, whose chunking and token counting leave the collector time. A store copy
+   * promotes garbage faster (nothing but reading and writing between batches): with the flags given at
+   * Node's start, one copy of a 335 MB store took 63 s of CPU at 10% against 47-50 s at 50%. Under
+   * `rlm store copy` itself the peak RSS was 310-321 MB at 10, 25 and 50% alike (535-560 MB with V8's
+   * defaults), so a copy asks for 50, the step that costs the collector least. The first of overlapping
+   * batches sets it.
+   */
+  growthPercent?: number;
+}
+
 /**
  * Keeps the heap near its live set until the returned function is called (once; later calls do
  * nothing). Batches may overlap (two `rlm_ingest` calls on one server): the tuning ends when the last of
- * them ends. `after` says what it leaves then: V8's defaults (a server, whose later work is not a batch),
- * or the young generation stopped where it is (a CLI command about to exit: what runs after never grows
- * it, as bin/rlm.js set it at start).
+ * them ends.
  */
-export function keepHeapNearLiveSet(after: 'defaults' | 'stopped' = 'defaults'): () => void {
+export function keepHeapNearLiveSet(opts: BatchHeapOptions = {}): () => void {
   if (running++ === 0) {
-    setFlagsFromString('--heap-growing-percent=10');
+    setFlagsFromString(`--heap-growing-percent=${opts.growthPercent ?? 10}`);
     boundYoungGeneration();
   }
   let done = false;
@@ -49,7 +67,7 @@ export function keepHeapNearLiveSet(after: 'defaults' | 'stopped' = 'defaults'):
     done = true;
     if (--running > 0) return;
     stopYoungGrowth();
-    if (after === 'stopped') return;
+    if (opts.after === 'stopped') return;
     setFlagsFromString(`--heap-growing-percent=${DEFAULT_GROWING_PERCENT}`);
     setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_SEMI_SPACE_GROWTH}`);
   };

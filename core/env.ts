@@ -101,7 +101,7 @@ const VARIABLES = [
   {
     names: ['MALLOC_ARENA_MAX'],
     meaning:
-      "glibc's malloc arenas. On Linux `rlm ingest`, `rlm repair` and `rlm claude ingest` run with 1: they start themselves again with it set (same process id), since with an arena a thread a long ingest kept the holes of freed blocks resident. Set it to keep another number (read by bin/lib/batch-malloc.js, before anything else loads)",
+      "glibc's malloc arenas. On Linux `rlm ingest`, `rlm repair`, `rlm claude ingest` and `rlm store copy` run with 1: they start themselves again with it set (same process id), since with an arena a thread a long ingest kept the holes of freed blocks resident. Set it to keep another number (read by bin/lib/batch-malloc.js, before anything else loads)",
   },
   {
     names: ['RLM_DEBUG'],

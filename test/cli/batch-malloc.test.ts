@@ -70,6 +70,14 @@ describe('batch commands and malloc', () => {
         ['1', String(run.pid)],
       ]);
 
+    // `rlm store copy` passes every document through in batches too.
+    const copied = probe(dir, ['store', 'copy', store, join(dir, 'copy'), '--json']);
+    expect(copied.run.status).toBe(0);
+    expect(JSON.parse(copied.run.stdout)).toMatchObject({ documents: 1 });
+    expect(copied.starts.map(([arenas]) => arenas)).toEqual(
+      expected === undefined ? ['unset'] : ['unset', '1'],
+    );
+
     // Other commands start once, as they are; a number the user chose is kept.
     expect(probe(dir, ['stats', '--store', store, '--json']).starts).toEqual([['unset', expect.any(String)]]);
     const chosen = probe(dir, ['ingest', doc, '--store', store, '--json'], { MALLOC_ARENA_MAX: '4' });

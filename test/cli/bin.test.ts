@@ -127,7 +127,7 @@ describe('the rlm bin', () => {
     expect(r.stderr).toBe(`${reply.error.message}\n`);
   });
 
-  it('keeps the young generation from growing for ingest, repair and claude ingest only', () => {
+  it('keeps the young generation from growing for ingest, repair, claude ingest and store copy only', () => {
     const dir = tempDir('rlm-bin-young-');
     writeFileSync(join(dir, 'a.md'), '# A\n\nriver stone garden\n');
     // At exit, allocate objects that survive (which makes V8 grow the young generation when it may)
@@ -159,6 +159,8 @@ describe('the rlm bin', () => {
     const store = join(dir, 'store');
     expect(young(['ingest', join(dir, 'a.md'), '--store', store])).toBeLessThan(MAX_SEMI_MIB);
     expect(young(['repair', '--store', store])).toBeLessThan(MAX_SEMI_MIB);
+    expect(young(['store', 'copy', store, join(dir, 'copy')])).toBeLessThan(MAX_SEMI_MIB);
+    expect(young(['store', 'copy', '--help'])).toBeLessThan(MAX_SEMI_MIB);
     expect(young(['search', 'river', '--store', store])).toBeGreaterThanOrEqual(2 * MAX_SEMI_MIB);
     const sessions = join(dir, 'projects');
     writeSession(sessions, '/home/x/proj', {

@@ -44,11 +44,21 @@ describe('keepHeapNearLiveSet', () => {
   });
 
   it('leaves the young generation stopped after the last batch of a command about to exit', () => {
-    const settled = keepHeapNearLiveSet('stopped');
+    const settled = keepHeapNearLiveSet({ after: 'stopped' });
     expect(flags.mock.calls.map(([f]) => f)).toContain('--heap-growing-percent=10');
     flags.mockClear();
     settled();
     expect(flags.mock.calls.map(([f]) => f)).toEqual(['--semi-space-growth-factor=1']);
+    expect(heapTuned()).toBe(false);
+  });
+
+  it('takes the growth step a batch asks for, the first of overlapping batches setting it', () => {
+    const copy = keepHeapNearLiveSet({ growthPercent: 50 });
+    const ingest = keepHeapNearLiveSet();
+    const steps = flags.mock.calls.map(([f]) => f).filter((f) => f.startsWith('--heap-growing-percent='));
+    expect(steps).toEqual(['--heap-growing-percent=50']);
+    ingest();
+    copy();
     expect(heapTuned()).toBe(false);
   });
 });

@@ -135,7 +135,7 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
     ? (await import('../../../memory/postgres/store.ts')).PostgresStore.repair
     : repairStore;
   // A folder repair reads every segment; the heap is kept near its live set (batch-heap.ts).
-  const heapSettled = postgres ? () => {} : keepHeapNearLiveSet('stopped');
+  const heapSettled = postgres ? () => {} : keepHeapNearLiveSet({ after: 'stopped' });
   const report = await repairAt(dir, {
     env: io.env,
     ...(values.embedder ? { embedder: values.embedder } : {}),

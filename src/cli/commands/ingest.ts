@@ -79,7 +79,7 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
   for (const p of paths)
     if (!existsSync(p)) throw new RlmError('BAD_INPUT', `no such file or directory: ${p}`);
   checkNewStoreDir(storeDir(values.store, io), values.create);
-  const heapSettled = keepHeapNearLiveSet('stopped');
+  const heapSettled = keepHeapNearLiveSet({ after: 'stopped' });
   const bar = new ProgressBar(io.stderr);
   const controller = new AbortController();
   const onSignal = () => controller.abort();

@@ -1,5 +1,6 @@
 /** `rlm store copy SRC DST`: copies a store between backends (folder ↔ PostgreSQL), losslessly. */
 
+import { keepHeapNearLiveSet } from '../../../core/batch-heap.ts';
 import { isRlmError, RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import { copyStore } from '../../../memory/copy.ts';
@@ -66,6 +67,8 @@ export default async function store(argv: string[], io: CliIO): Promise<number> 
     const to = await openDestination(dst, from.embedder, io);
     try {
       const bar = new ProgressBar(io.stderr);
+      // Every document passes through in batches: the heap is kept near its live set (batch-heap.ts).
+      const heapSettled = keepHeapNearLiveSet({ after: 'stopped', growthPercent: 50 });
       const report = await copyStore(from, to, {
         onProgress: (p) =>
           bar.update(
@@ -73,7 +76,7 @@ export default async function store(argv: string[], io: CliIO): Promise<number> 
             p.documentsTotal,
             `copied ${p.documentsDone}/${plural(p.documentsTotal, 'document')}`,
           ),
-      });
+      }).finally(heapSettled);
       bar.done();
       if (values.json) writeJson(io, report);
       else
