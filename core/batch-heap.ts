@@ -1,8 +1,8 @@
 /**
  * Heap tuning for the work that writes a store in batches (`rlm ingest`, a folder's `rlm repair`,
- * `rlm store copy`, the MCP server's `rlm_ingest`; a PostgreSQL repair writes in its server). Each batch holds a segment's text,
- * records and indexes for a second or more, long enough for V8 to promote them to the old generation,
- * where they die soon after. V8 lets that generation grow to about four times what survives a full
+ * `rlm store copy`, the MCP server's `rlm_ingest`; a PostgreSQL repair writes in its server). Each batch
+ * holds a segment's text, records and indexes for a second or more, long enough for V8 to promote them to
+ * the old generation, where they die soon after. V8 lets that generation grow to about four times what survives a full
  * collection before it collects again, and it never gives the pages back: over an ingest the peak RSS
  * rose with the length of the run, not with the work in flight. A growth step of 10% keeps the heap near
  * what is alive (measured: 100 MB ingest peak RSS 569 → 466 MB, 1 GB 747 → ~500 MB, at the same CPU
