@@ -4,7 +4,7 @@
  * transport; p50 / p95 after a first call that opens the store. The links alone (`neighbors`) are timed
  * on a store open in this process. And `rlm_ingest` in an `rlm serve` of its own: its peak memory.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -14,6 +14,7 @@ import { createServer } from '../src/mcp/server.ts';
 import { createServerContext } from '../src/mcp/server-context.ts';
 import { Rng } from './rng.ts';
 import { scaleQueries } from './scale-corpus.ts';
+import { processRssMB } from './tree-memory.ts';
 
 const CALLS = 200;
 
@@ -91,18 +92,6 @@ export async function measureServer(store: string, prefix: string): Promise<Reco
   return out;
 }
 
-/** Peak and current RSS of process `pid` from one read of /proc/PID/status, MB; NaN where there is no /proc. */
-function procMemoryMB(pid: number | null): { peak: number; now: number } {
-  const file = `/proc/${pid}/status`;
-  if (pid === null || !existsSync(file)) return { peak: Number.NaN, now: Number.NaN };
-  const status = readFileSync(file, 'utf8');
-  const field = (name: string) => {
-    const m = new RegExp(`${name}:\\s+(\\d+) kB`).exec(status);
-    return m ? Number(m[1]) / 1024 : Number.NaN;
-  };
-  return { peak: field('VmHWM'), now: field('VmRSS') };
-}
-
 /**
  * `rlm_ingest` of `from` into a fresh `store` by an `rlm serve` started for it, as a client starts one
  * (the compiled CLI over stdio, allowed the store's folder, which must hold `from` too): the call's wall
@@ -128,8 +117,9 @@ export async function measureServerIngest(
     });
     const ms = performance.now() - t;
     if (r.isError) throw new Error(`rlm_ingest failed: ${JSON.stringify(r.content).slice(0, 500)}`);
-    const memory = procMemoryMB(transport.pid);
-    return { ms, rssMB: memory.peak, afterMB: memory.now };
+    const memory =
+      transport.pid === null ? { peakMB: Number.NaN, nowMB: Number.NaN } : processRssMB(transport.pid);
+    return { ms, rssMB: memory.peakMB, afterMB: memory.nowMB };
   } finally {
     await client.close();
     rmSync(store, { recursive: true, force: true });

@@ -68,6 +68,16 @@ function kb(text: string | null, field: string): number {
   return m ? Number(m[1]) : 0;
 }
 
+/**
+ * Peak (VmHWM) and current (VmRSS) RSS of process `pid`, MB, from one read of its status (the two agree
+ * with each other); NaN where there is no such status (not Linux, or the process is gone).
+ */
+export function processRssMB(pid: number): { peakMB: number; nowMB: number } {
+  const status = read(`/proc/${pid}/status`);
+  if (status === null) return { peakMB: Number.NaN, nowMB: Number.NaN };
+  return { peakMB: kb(status, 'VmHWM') / 1024, nowMB: kb(status, 'VmRSS') / 1024 };
+}
+
 function sampleLoop(root: number, stop: Int32Array): void {
   let treeKb = 0;
   let largestKb = 0;
