@@ -24,6 +24,7 @@ import {
   checkLinks,
   checkManifest,
   generationFile,
+  isGenerationFile,
   MANIFEST_FILE,
   type Manifest,
   SCHEMA_VERSION,
@@ -212,11 +213,7 @@ export class DirectoryPersistence implements Persistence {
     ]);
     for (const name of await fs.readdir(this.dir)) {
       if (keep.has(name)) continue;
-      if (
-        /^(documents|links)-\d+\.json$|^documents-\d+\.delta\.json$|^memories-\d+\.jsonl$/.test(name) ||
-        /\.tmp-\d+-[0-9a-f]+$/.test(name) ||
-        isLeftoverLockFile(name)
-      ) {
+      if (isGenerationFile(name) || /\.tmp-\d+-[0-9a-f]+$/.test(name) || isLeftoverLockFile(name)) {
         await fs.rm(path.join(this.dir, name), { force: true });
       }
     }

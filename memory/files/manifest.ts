@@ -64,6 +64,20 @@ export interface LinksFile {
   links: Link[];
 }
 
+/** Whether `name` is one a store gives the files beside its manifest: documents, their log, links, the journal. */
+export function isGenerationFile(name: string): boolean {
+  return /^(?:documents-\d+(?:\.delta)?\.json|links-\d+\.json|memories-\d+\.jsonl)$/.test(name);
+}
+
+/**
+ * The store's own files and folders among `names` (a folder's entries): a folder holding any of them
+ * but no manifest is a store that lost it, for `rlm repair` to rebuild, never a place to make a new one
+ * (that would write over them).
+ */
+export function storeFilesAmong(names: readonly string[]): string[] {
+  return names.filter((n) => n === SEGMENTS_DIR || isGenerationFile(n)).sort();
+}
+
 export function generationFile(kind: 'documents' | 'links', generation: number): string {
   return `${kind}-${String(generation).padStart(8, '0')}.json`;
 }

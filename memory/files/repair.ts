@@ -22,13 +22,20 @@ import { type DocRun, parseChunkId, recordAt, type Segment, segmentName } from '
 import { embedRecords } from '../engine/segment-builder.ts';
 import { assertNotAFile, exists, parseJson } from '../fsutil.ts';
 import { buildRecords, memoryPending } from '../ingest/prepare.ts';
-import { isJournalEntry, journalName } from '../memories/memory-model.ts';
+import { DEFAULT_MEMORY_SETTINGS, isJournalEntry, journalName } from '../memories/memory-model.ts';
 import { ANALYZER_VERSION } from '../search/analyzer.ts';
 import { createEmbedder, embedderConfig } from '../search/embedders/index.ts';
 import type { SignedChunk } from '../search/linker.ts';
 import { buildTerms } from '../search/segment.ts';
 import { VectorIndex } from '../search/vectors.ts';
-import type { ChunkRecord, DocumentRecord, Link, RepairOptions, RepairReport } from '../types.ts';
+import type {
+  ChunkRecord,
+  DocumentRecord,
+  Link,
+  MemoryConfig,
+  RepairOptions,
+  RepairReport,
+} from '../types.ts';
 import { DirectoryPersistence } from './directory.ts';
 import { readDocuments } from './documents-log.ts';
 import { readJournalFile } from './journal.ts';
@@ -42,6 +49,7 @@ import {
   SEGMENTS_DIR,
   segmentFile,
   segmentPath,
+  storeFilesAmong,
   VECTORS_DIR,
 } from './manifest.ts';
 import { noLinks, RecordsSegment } from './records-segment.ts';
@@ -61,7 +69,8 @@ export async function repairStore(dir: string, opts: RepairOptions = {}): Promis
   );
   await assertNotAFile(abs);
   const isStore =
-    (await exists(path.join(abs, MANIFEST_FILE))) || (await exists(path.join(abs, SEGMENTS_DIR)));
+    (await exists(path.join(abs, MANIFEST_FILE))) ||
+    storeFilesAmong(await fs.readdir(abs).catch(() => [])).length > 0;
   if (!isStore)
     throw new RlmError('STORE_MISSING', `no rlm store at ${abs} (nothing to repair)`, { dir: abs });
   const lock = await persistence.lock('repair');
@@ -211,6 +220,23 @@ function placeDocument(doc: DocumentRecord, seg: Inspected | undefined): Documen
   return doc;
 }
 
+/**
+ * The memory journal of a store whose manifest is lost: the newest in the folder (a commit names a new
+ * one; older ones are what a crash left before their removal). Its memories are the only copy of what
+ * was remembered since the last fold. The settings lived in the manifest: they go back to the defaults.
+ */
+function orphanedJournal(storeFiles: readonly string[], actions: string[]): MemoryConfig | undefined {
+  const journal = storeFiles
+    .filter((n) => n.startsWith('memories-'))
+    .sort((a, b) => Number(/\d+/.exec(a)?.[0]) - Number(/\d+/.exec(b)?.[0]))
+    .at(-1);
+  if (journal === undefined) return undefined;
+  actions.push(
+    `${journal}: read as the memory journal (the newest in the folder; the manifest naming it is lost); memory settings are back to their defaults`,
+  );
+  return { journal, settings: DEFAULT_MEMORY_SETTINGS };
+}
+
 async function rebuild(
   dir: string,
   persistence: DirectoryPersistence,
@@ -218,6 +244,11 @@ async function rebuild(
 ): Promise<RepairReport> {
   const actions: string[] = [];
   const manifest = await tryRead(path.join(dir, MANIFEST_FILE), checkManifest, actions);
+  const storeFiles = storeFilesAmong(await fs.readdir(dir));
+  // Above every generation a file of the folder is named by, not only the manifest's: a lost manifest's
+  // files are still there, and a later commit must not take one of their names.
+  const generation =
+    Math.max(manifest?.generation ?? 0, ...storeFiles.map((n) => Number(/-(\d+)\./.exec(n)?.[1] ?? 0))) + 1;
 
   // 1. Chunk files, the source of truth, checked one at a time.
   const names = await segmentNames(dir);
@@ -360,7 +391,7 @@ async function rebuild(
   // The memory journal is folded into a segment of its own, as a store's fold does: the rebuilt indexes
   // and vectors then cover those memories too (vector search only sees what a segment holds). The
   // commit names a new, empty journal.
-  let memory = manifest?.memory;
+  let memory = manifest ? manifest.memory : orphanedJournal(storeFiles, actions);
   if (memory) {
     const { lines } = await readJournalFile(path.join(dir, memory.journal), 0);
     const entries = lines.flatMap((line) => {
@@ -389,7 +420,7 @@ async function rebuild(
         segmentFiles(name, built.records[0]!.createdAt, built.records, terms, links),
       );
       final.push(name);
-      memory = { ...memory, journal: journalName((manifest?.generation ?? 0) + 1) };
+      memory = { ...memory, journal: journalName(generation) };
       actions.push(`folded ${plural(entries.length, 'journaled memory', 'journaled memories')} into ${name}`);
     }
   }
@@ -446,7 +477,7 @@ async function rebuild(
   }
 
   await persistence.commit({
-    generation: (manifest?.generation ?? 0) + 1,
+    generation,
     nextSegment,
     segments: final,
     documents: new DocumentCatalog(documents.values()),

@@ -15,7 +15,7 @@ import type { Embedder } from '../search/embedders/types.ts';
 import { VECTOR_META_FILE, VectorIndex } from '../search/vectors.ts';
 import type { Store } from '../store-api.ts';
 import { type DirectoryOptions, DirectoryPersistence } from './directory.ts';
-import { MANIFEST_FILE, SCHEMA_VERSION, SEGMENTS_DIR, segmentTextFile, VECTORS_DIR } from './manifest.ts';
+import { MANIFEST_FILE, SCHEMA_VERSION, segmentTextFile, storeFilesAmong, VECTORS_DIR } from './manifest.ts';
 
 export interface OpenOptions {
   /** Create an empty store when the folder has none (default false). */
@@ -81,13 +81,12 @@ export class ChunkStore extends RememberingStore implements Store {
     });
     let embedderTried = false;
     if (!(await exists(path.join(abs, MANIFEST_FILE)))) {
-      if (await exists(path.join(abs, SEGMENTS_DIR))) {
+      const remnants = storeFilesAmong(await fs.readdir(abs).catch(() => []));
+      if (remnants.length > 0) {
         throw new RlmError(
           'STORE_CORRUPT',
-          `store ${abs} has segments but no ${MANIFEST_FILE}. Run \`rlm repair --store ${dir}\`.`,
-          {
-            file: path.join(abs, MANIFEST_FILE),
-          },
+          `store ${abs} has store files (${remnants.slice(0, 3).join(', ')}${remnants.length > 3 ? ', …' : ''}) but no ${MANIFEST_FILE}. Run \`rlm repair --store ${dir}\`.`,
+          { file: path.join(abs, MANIFEST_FILE) },
         );
       }
       if (!opts.create) {

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
-import { MANIFEST_FILE, SEGMENTS_DIR } from '../../memory/files/manifest.ts';
+import { MANIFEST_FILE, storeFilesAmong } from '../../memory/files/manifest.ts';
 import { expandHome } from '../../memory/fsutil.ts';
 import type { OpenStoreOptions } from '../../memory/open.ts';
 import { isPostgresUrl } from '../../memory/postgres/url.ts';
@@ -34,7 +34,9 @@ export function checkNewStoreDir(dir: string, create: boolean | undefined): void
   } catch {
     return; // missing: it will be created; not a folder: open() says so
   }
-  if (names.length === 0 || names.includes(MANIFEST_FILE) || names.includes(SEGMENTS_DIR) || create) return;
+  // A folder of store files without a manifest is a store: opening it says so and points to `rlm repair`.
+  if (names.length === 0 || names.includes(MANIFEST_FILE) || storeFilesAmong(names).length > 0 || create)
+    return;
   throw new RlmError(
     'BAD_INPUT',
     `${dir} is not an rlm store and is not empty; pass --create to make a store in it anyway, or choose an empty or new folder`,

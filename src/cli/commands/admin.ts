@@ -104,7 +104,8 @@ chunks of replaced or removed documents); rewrites the segments of a store writt
 Intact segments are kept as they are. A chunk whose text fails its CRC (or, in a schema 1/2 chunk
 file, a record that does not parse) loses its document; the others are kept. Before dropping any
 document, repair lists them with the files to ingest again and asks (on a terminal) or needs --yes;
-otherwise nothing is changed and it exits 1. --store falls back to $RLM_STORE.
+otherwise nothing is changed and it exits 1. A folder that lost its manifest is still found by its
+other files, and the memories of its journal are kept. --store falls back to $RLM_STORE.
 
 On a PostgreSQL store (a postgres:// URL) it rebuilds the derived tables (search index segments,
 related links, each document's words for grep) from documents and chunks, removes links and access

@@ -1,0 +1,91 @@
+/**
+ * A store folder whose manifest is lost or unreadable: nothing opens it as a new store (that would write
+ * over its files), `rlm repair` finds it even with no segment, and the memories of its journal, the only
+ * copy of what was remembered since the last fold, survive the repair and the writes after it.
+ */
+import { promises as fs, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isRlmError } from '../../../core/errors.ts';
+import { repairStore } from '../../../memory/files/repair.ts';
+import { ChunkStore } from '../../../memory/files/store.ts';
+import { tempDir } from '../../helpers/temp.ts';
+import { writeSampleCorpus } from '../helpers/corpus.ts';
+
+const MANIFEST = 'rlm-store.json';
+
+async function texts(dir: string): Promise<string[]> {
+  const store = await ChunkStore.open(dir);
+  const all = store.listMemories().map((m) => m.text);
+  await store.close();
+  return all.sort();
+}
+
+describe('a store that lost its manifest', () => {
+  it.each([
+    ['deleted', (file: string) => fs.rm(file)],
+    ['cut short', (file: string) => fs.truncate(file, 50)],
+  ])('(%s) keeps the memories of its journal through repair and the writes after it', async (_, damage) => {
+    const root = tempDir();
+    const dir = path.join(root, 'store');
+    const store = await ChunkStore.open(dir, { create: true });
+    await store.ingestPaths([writeSampleCorpus(root)]);
+    await store.remember({ text: 'we chose postgres for billing', topic: 'db' });
+    await store.remember({ text: 'staging deploys on fridays are frozen', topic: 'ops' });
+    await store.close();
+    expect(readdirSync(dir).filter((n) => n.startsWith('memories-'))).toHaveLength(1);
+    await damage(path.join(dir, MANIFEST));
+
+    const err = await ChunkStore.open(dir, { create: true }).catch((e: unknown) => e);
+    expect(isRlmError(err, 'STORE_CORRUPT')).toBe(true);
+    expect((err as Error).message).toContain('rlm repair');
+
+    const highest = Math.max(...readdirSync(dir).map((n) => Number(/-(\d+)\./.exec(n)?.[1] ?? 0)));
+    const report = await repairStore(dir);
+    const { generation } = JSON.parse(await fs.readFile(path.join(dir, MANIFEST), 'utf8')) as {
+      generation: number;
+    };
+    expect(generation).toBeGreaterThan(highest);
+    expect(report.actions.join('\n')).toMatch(/memories-\d+\.jsonl: read as the memory journal/);
+    expect(report.actions.join('\n')).toContain('folded 2 journaled memories');
+    expect(await texts(dir)).toEqual([
+      'staging deploys on fridays are frozen',
+      'we chose postgres for billing',
+    ]);
+
+    // Later commits name new files above every generation the folder held: none lands on a kept one.
+    const after = await ChunkStore.open(dir);
+    expect(after.stats().documents).toBe(6);
+    for (const text of ['one more', 'and another', 'and a third']) await after.remember({ text });
+    expect((await after.recall('postgres billing')).map((h) => h.text)).toContain(
+      'we chose postgres for billing',
+    );
+    await after.close();
+    expect(await texts(dir)).toHaveLength(5);
+  });
+
+  it('holding only memories, is found by repair and not made anew by a remember', async () => {
+    const dir = path.join(tempDir(), 'notes');
+    const store = await ChunkStore.open(dir, { create: true });
+    await store.remember({ text: 'only memory zebra' });
+    await store.close();
+    await fs.rm(path.join(dir, MANIFEST));
+    const before = readdirSync(dir).sort();
+
+    const err = await ChunkStore.open(dir, { create: true }).catch((e: unknown) => e);
+    expect(isRlmError(err, 'STORE_CORRUPT')).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(before);
+
+    await repairStore(dir);
+    expect(await texts(dir)).toEqual(['only memory zebra']);
+  });
+
+  it('is refused even when a file of its names is all the folder holds', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'documents-00000001.json'), 'mine');
+    const err = await ChunkStore.open(dir, { create: true }).catch((e: unknown) => e);
+    expect(isRlmError(err, 'STORE_CORRUPT')).toBe(true);
+    expect((err as Error).message).toContain('documents-00000001.json');
+    expect(await fs.readFile(path.join(dir, 'documents-00000001.json'), 'utf8')).toBe('mine');
+  });
+});
