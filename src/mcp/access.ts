@@ -10,7 +10,7 @@
  * Paths are compared after resolving symlinks, so a link inside an allowed folder cannot lead out of it.
  * Every refusal names the path and says how to allow it.
  */
-import { promises as fs } from 'node:fs';
+import { type Dirent, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -18,6 +18,9 @@ import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/ty
 import { RlmError } from '../../core/errors.ts';
 import { inside } from '../../core/paths.ts';
 import { shellQuote } from '../../core/shell.ts';
+
+/** How deep {@link FileAccess.checkStore} looks into a store folder: its files, and those of its folders. */
+const STORE_DEPTH = 3;
 
 /** How long to wait for a client's answer to roots/list. */
 const ROOTS_TIMEOUT_MS = 10_000;
@@ -109,9 +112,46 @@ export class FileAccess {
     return abs;
   }
 
+  /**
+   * Like {@link check} for a store folder, and for what it holds too: a store opens its manifest,
+   * documents, journal and segments by name inside the folder, and any of them may be a link that leads
+   * out of the fences (a cloned repository can carry such links). Only links are resolved: a plain entry
+   * lies where its folder does.
+   */
+  async checkStore(given: string, signal?: AbortSignal): Promise<string> {
+    const abs = await this.check(given, signal);
+    if (!this.#fenced()) return abs;
+    const walk = async (folder: string, depth: number): Promise<void> => {
+      let entries: Dirent[];
+      try {
+        entries = await fs.readdir(folder, { withFileTypes: true });
+      } catch {
+        return; // missing (a store to create) or not a folder: nothing in it is opened
+      }
+      for (const e of entries) {
+        const entry = path.join(folder, e.name);
+        if (e.isSymbolicLink())
+          await this.checkResolved(entry, path.join(given, path.relative(abs, entry)), signal);
+        // A store's folders (segments/, vectors/) hold files and at most one level of folders.
+        if (depth < STORE_DEPTH && (e.isDirectory() || e.isSymbolicLink())) await walk(entry, depth + 1);
+      }
+    };
+    await walk(abs, 1);
+    return abs;
+  }
+
+  /** Whether any fence applies to this connection's paths. */
+  #fenced(): boolean {
+    return this.#allowed !== undefined || this.#usesRoots();
+  }
+
+  #usesRoots(): boolean {
+    return !this.#explicit && this.#server.server.getClientCapabilities()?.roots !== undefined;
+  }
+
   /** Like {@link check} for a path already absolute; `shown` is how the caller named it. */
   async checkResolved(abs: string, shown: string = abs, signal?: AbortSignal): Promise<void> {
-    const useRoots = !this.#explicit && this.#server.server.getClientCapabilities()?.roots !== undefined;
+    const useRoots = this.#usesRoots();
     if (this.#allowed === undefined && !useRoots) return;
     const target = await real(abs);
     const actual = target === abs ? abs : `${abs} -> ${target}`;

@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -131,6 +131,41 @@ describe('file access: --allow-path', () => {
     expect((status.structuredContent as { problems: string[] }).problems.join()).toContain('is outside');
     const fine = await call('rlm_ingest', { paths: ['docs/a.txt'], store: 'inside-store' });
     expect(fine.structuredContent).toMatchObject({ added: 1 });
+  });
+
+  it('fences what a store folder holds: links to the files of a store outside are refused, reads and writes', async () => {
+    const victim = join(outside, 'victim');
+    const setup = await connect(context({ allowPaths: [outside] }));
+    const kept = await setup.call('rlm_remember', { text: 'the deploy key is in vault/prod', store: victim });
+    expect(kept.isError).toBeFalsy();
+    // A store inside the allowed folder made of links to the outside store's files, as a cloned
+    // repository could carry them; and one whose segments folder alone is such a link.
+    const evil = join(work, 'evil-store');
+    mkdirSync(evil);
+    for (const name of readdirSync(victim)) symlinkSync(join(victim, name), join(evil, name));
+    const { call } = await connect(context({ allowPaths: ['.'] }));
+    for (const [tool, args] of [
+      ['rlm_recall', { query: 'deploy key', store: 'evil-store' }],
+      ['rlm_search', { query: 'deploy key', store: 'evil-store' }],
+      ['rlm_remember', { text: 'INJECTED', store: 'evil-store' }],
+    ] as const) {
+      const r = await call(tool, args);
+      expect(textOf(r), tool).toMatch(
+        /evil-store\/\S+ \(.* -> .*victim.*\) is outside the folders .*\[ACCESS_DENIED\]$/,
+      );
+    }
+    expect(
+      readFileSync(join(victim, readdirSync(victim).find((n) => n.startsWith('memories-'))!), 'utf8'),
+    ).not.toContain('INJECTED');
+    // Links that stay inside the fence are a store's own business.
+    const linked = join(work, 'linked-store');
+    mkdirSync(linked);
+    const fine = await call('rlm_remember', { text: 'a note', store: 'inside-store-2' });
+    expect(fine.isError).toBeFalsy();
+    for (const name of readdirSync(join(work, 'inside-store-2')))
+      symlinkSync(join(work, 'inside-store-2', name), join(linked, name));
+    const r = await call('rlm_recall', { query: 'note', store: 'linked-store' });
+    expect(r.isError, textOf(r)).toBeFalsy();
   });
 
   it('rlm_status reports the working folder and the fences', async () => {

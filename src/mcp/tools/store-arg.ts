@@ -61,7 +61,7 @@ export async function checkStoreAccess(
   signal?: AbortSignal,
 ): Promise<void> {
   if (!isPostgresUrl(given)) {
-    await conn.access.check(given, signal);
+    await conn.access.checkStore(given, signal);
     return;
   }
   if (given === ctx.defaults.store || ctx.allowStores.includes(given)) return;
