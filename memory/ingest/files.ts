@@ -177,7 +177,7 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
         isDir = st.isDirectory();
         target = await realpathOrNull(full);
         if (target === undefined) {
-          notes.push({ path: full, note: 'vanished while scanning' });
+          notes.push({ path: full, note: missingNote(entry.name) });
           continue;
         }
       }
@@ -207,7 +207,7 @@ export async function scanPaths(paths: string[], opts: ScanOptions = {}): Promis
         continue;
       }
       st ??= entry.isFile() ? await statOrNull(full) : await lstatOrNull(full);
-      if (st === null) notes.push({ path: full, note: 'vanished while scanning' });
+      if (st === null) notes.push({ path: full, note: missingNote(entry.name) });
       else if (st.isFile()) take(full, st.size);
       else notes.push({ path: full, note: `${specialKind(st)} skipped (not a regular file; never opened)` });
     }
@@ -298,6 +298,16 @@ async function statOrError(path: string): Promise<Stats | { code: string }> {
   } catch (err) {
     return { code: (err as NodeJS.ErrnoException).code ?? 'EIO' };
   }
+}
+
+/**
+ * Why an entry the folder listed could not be found. Node reads names as UTF-8: a name that is not
+ * (its bytes shown as U+FFFD) cannot be opened by the name it was given, so it is not "gone".
+ */
+function missingNote(name: string): string {
+  return name.includes('\uFFFD')
+    ? 'its name is not valid UTF-8, so it cannot be opened by name; rename it to ingest it'
+    : 'vanished while scanning';
 }
 
 /** Why a symlink was passed over: it leads to itself (a loop), to nothing, or somewhere unreadable. */

@@ -65,6 +65,23 @@ describe('scanning folders with odd entries', () => {
     await store.close();
   });
 
+  it('says a file whose name is not UTF-8 cannot be opened by name, not that it vanished', async () => {
+    const root = tempDir();
+    writeFileSync(path.join(root, 'a.md'), '# A\n');
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${root}/caf`), Buffer.from([0xe9]), Buffer.from('.txt')]),
+      'hi\n',
+    );
+    const scan = await scanPaths([root]);
+    expect(scan.files.map((f) => path.basename(f.path))).toEqual(['a.md']);
+    expect(scan.notes).toEqual([
+      {
+        path: path.join(root, 'caf\uFFFD.txt'),
+        note: 'its name is not valid UTF-8, so it cannot be opened by name; rename it to ingest it',
+      },
+    ]);
+  });
+
   it('honours .gitignore, .rlmignore and exclude patterns, and counts what it left out', async () => {
     const root = tempDir();
     mkdirSync(path.join(root, 'src', 'gen'), { recursive: true });
