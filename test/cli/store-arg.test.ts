@@ -46,6 +46,18 @@ describe('the --store folder', () => {
     // Once it is a store, later ingests need no flag.
     expect((await cli(['ingest', doc, '--store', mine])).code).toBe(0);
   });
+
+  it('holds for remember too', async () => {
+    const mine = tempDir();
+    writeFileSync(path.join(mine, 'todo.txt'), 'buy milk\n');
+    const refused = await cli(['remember', 'we chose postgres', '--store', mine]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/is not an rlm store and is not empty; pass --create/);
+    expect(existsSync(path.join(mine, 'rlm-store.json'))).toBe(false);
+    const forced = await cli(['remember', 'we chose postgres', '--store', mine, '--create']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect((await cli(['remember', 'and redis for the queue', '--store', mine])).code).toBe(0);
+  });
 });
 
 describe('withStore', () => {

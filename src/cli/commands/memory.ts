@@ -12,7 +12,7 @@ import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { recallResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, shown, writeJson } from '../io.ts';
-import { openStore, positionals, withStore } from '../store-arg.ts';
+import { checkNewStoreDir, openStore, positionals, storeDir, withStore } from '../store-arg.ts';
 import { deleteJson, summaryNote } from './admin.ts';
 import {
   applySettings,
@@ -37,6 +37,7 @@ ${STORE_HELP}
   --importance I               critical, high, medium or low [medium]; sets how fast it decays
   --tags a,b                   tags, to filter recall and search
   --source S                   cli, hook (or mcp, consolidation) [cli]
+  --create                     allow making a store in a folder that already holds other files
 ${NOW_HELP}${SETTINGS_HELP}`;
 
 export async function remember(argv: string[], io: CliIO): Promise<number> {
@@ -47,6 +48,7 @@ export async function remember(argv: string[], io: CliIO): Promise<number> {
     importance: { type: 'string' },
     tags: { type: 'string' },
     source: { type: 'string' },
+    create: { type: 'boolean' },
   });
   if (values.help) return help(io, REMEMBER_HELP);
   let [text] = positionals(pos, ['TEXT'], 'remember');
@@ -67,6 +69,7 @@ export async function remember(argv: string[], io: CliIO): Promise<number> {
   };
   // Checked before the store opens: bad input writes nothing, not even settings.
   checkRemember(input);
+  checkNewStoreDir(storeDir(values.store, io), values.create);
   return withStore(values.store, io, {}, async (store) => {
     await applySettings(store, patch, io);
     const m = await store.remember(input);
