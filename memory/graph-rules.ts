@@ -8,13 +8,28 @@ import type { DocumentRecord, Link, LinkType } from './types.ts';
 /** How many same-document chunks `neighbors(id, 'context_of')` lists, nearest first. */
 const CONTEXT_FANOUT = 20;
 
+/**
+ * A chunk ordinal as chunk ids spell it: decimal digits, no sign and no leading zero. Ids are compared as
+ * strings (hand-made links, access stats), so `1.0`, `01` or `0x1` naming chunk 1 would make a second
+ * id for one chunk.
+ */
+const ORDINAL = /^(?:0|[1-9][0-9]*)$/;
+
 /** The document and ordinal of a chunk id `DOCUMENT:ORDINAL`, or null when it is not one. */
 export function parseChunkId(id: string): { document: string; ordinal: number } | null {
   const colon = id.lastIndexOf(':');
   if (colon <= 0) return null;
-  const ordinal = Number(id.slice(colon + 1));
-  if (!Number.isInteger(ordinal) || ordinal < 0) return null;
+  const digits = id.slice(colon + 1);
+  if (!ORDINAL.test(digits)) return null;
+  const ordinal = Number(digits);
+  // Past 2^31 no document has a chunk, and PostgreSQL's integer column would reject the query.
+  if (ordinal > 0x7fffffff) return null;
   return { document: id.slice(0, colon), ordinal };
+}
+
+/** The document part of a chunk id (everything before its last colon), whatever follows the colon. */
+function documentPart(id: string): string {
+  return id.slice(0, Math.max(0, id.lastIndexOf(':')));
 }
 
 /** Throws BAD_INPUT unless `id` can name a document given by a caller (`ingestText`). */
@@ -39,7 +54,9 @@ export function checkManualLink(type: string, strength: number): void {
 /** Whether a hand-made link has an end in one of `docs` (it goes when either end is removed or replaced). */
 export function touchesDocument(link: Link, docs: ReadonlySet<string>): boolean {
   if (docs.size === 0) return false;
-  return docs.has(parseChunkId(link.from)?.document ?? '') || docs.has(parseChunkId(link.to)?.document ?? '');
+  // By the text before the colon, so that a link a store kept from before ids were checked strictly
+  // (`DOC:1.0`) still goes with its document.
+  return docs.has(documentPart(link.from)) || docs.has(documentPart(link.to));
 }
 
 /**

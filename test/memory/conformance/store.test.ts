@@ -7,6 +7,7 @@ import { promises as fs, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
+import { readTarget } from '../../../memory/read.ts';
 import type { Store } from '../../../memory/store-api.ts';
 import { tempDir } from '../../helpers/temp.ts';
 import { backends } from '../helpers/backends.ts';
@@ -121,6 +122,33 @@ describe.each(backends('store conformance'))('%s store', (_name, backend) => {
     expect(await store.search('zephyrine')).toEqual([]);
     expect(await store.removeDocument(a!.document)).toBe(false);
     expect((await store.stats()).documents).toBe(3);
+  });
+
+  it('knows a chunk by its one id: another spelling of the ordinal names nothing and cannot be linked', async () => {
+    const { store, root } = await make();
+    await store.ingestPaths([writeSampleCorpus(root)], { chunker: 'paragraph' });
+    const story = (await store.documents()).find((d) => d.path?.endsWith('story.txt'))!;
+    expect(story.chunks).toBeGreaterThan(1);
+    const one = `${story.id}:1`;
+    expect((await store.getChunk(one))?.id).toBe(one);
+    const links = (await store.stats()).links;
+    for (const ordinal of ['01', '1.0', '+1', ' 1', '0x1', '0b1', '1e0', '']) {
+      const id = `${story.id}:${ordinal}`;
+      expect(await store.getChunk(id), id).toBeUndefined();
+      expect(await readTarget(store, id), id).toBeUndefined();
+      // Some backends throw before they return a promise: the async wrapper makes both a rejection.
+      await expect((async () => store.neighbors(id))(), id).rejects.toSatisfy((e) =>
+        isRlmError(e, 'NOT_FOUND'),
+      );
+      await expect(store.link(id, `${story.id}:0`, 'contradicts'), id).rejects.toSatisfy((e) =>
+        isRlmError(e, 'NOT_FOUND'),
+      );
+    }
+    expect((await store.stats()).links).toBe(links);
+    expect(await store.neighbors(one, 'contradicts')).toEqual([]);
+    expect(await store.neighbors(`${story.id}:0`, 'contradicts')).toEqual([]);
+    await store.link(one, `${story.id}:0`, 'contradicts');
+    expect((await store.stats()).links).toBe(links + 1);
   });
 
   it('greps chunk text with regex and literal patterns', async () => {

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { parseChunkId, touchesDocument } from '../../memory/graph-rules.ts';
+
+describe('chunk ids', () => {
+  it('parses DOCUMENT:N with N a plain decimal ordinal', () => {
+    expect(parseChunkId('notes-md-1a2b3c4d:0')).toEqual({ document: 'notes-md-1a2b3c4d', ordinal: 0 });
+    expect(parseChunkId('notes-md-1a2b3c4d:12')).toEqual({ document: 'notes-md-1a2b3c4d', ordinal: 12 });
+    expect(parseChunkId('a:b:3')).toEqual({ document: 'a:b', ordinal: 3 });
+    expect(parseChunkId('doc:2147483647')).toEqual({ document: 'doc', ordinal: 2147483647 });
+  });
+
+  it('refuses every other spelling of an ordinal, so one chunk has one id', () => {
+    const spellings = ['', ' 1', '1 ', '+1', '-1', '-0', '01', '00', '1.0', '1.', '.5', '1e0', '0x1', '0b1'];
+    for (const ordinal of [...spellings, '0o1', 'Infinity', 'NaN', '１', '2147483648', '1'.repeat(30)]) {
+      expect(parseChunkId(`doc:${ordinal}`), JSON.stringify(ordinal)).toBeNull();
+    }
+    expect(parseChunkId('doc')).toBeNull();
+    expect(parseChunkId(':1')).toBeNull();
+  });
+
+  it('ties a hand-made link to the documents at its ends, whatever its ordinals look like', () => {
+    const link = { from: 'a:1.0', to: 'b:0', type: 'supports' as const, strength: 1 };
+    expect(touchesDocument(link, new Set(['a']))).toBe(true);
+    expect(touchesDocument(link, new Set(['b']))).toBe(true);
+    expect(touchesDocument(link, new Set(['c']))).toBe(false);
+  });
+});
