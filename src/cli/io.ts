@@ -65,6 +65,11 @@ export function shown(out: { isTTY?: boolean }, text: string, inline = false): s
   return out.isTTY === true ? escapeControls(text, inline) : text;
 }
 
+/** Writes `rlm: warning: MESSAGE` to stderr, the message (it may quote a path or a name) as {@link shown} shows it. */
+export function writeWarning(io: Pick<CliIO, 'stderr'>, message: string): void {
+  io.stderr.write(`rlm: warning: ${shown(io.stderr, message, true)}\n`);
+}
+
 /** Colours on stdout: only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
 export function stdoutColor(io: CliIO): boolean {
   return io.stdout.isTTY === true && readEnv(io.env).color;

@@ -13,6 +13,7 @@ import {
   EXIT_OK,
   EXIT_USAGE,
   processIO,
+  shown,
 } from './io.ts';
 import { quietConsole } from './quiet-console.ts';
 
@@ -146,7 +147,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   }
   const entry = COMMANDS[name];
   if (!entry) {
-    io.stderr.write(`rlm: unknown command '${name}'\n\n${usage()}`);
+    io.stderr.write(`rlm: unknown command '${shown(io.stderr, name, true)}'\n\n${usage()}`);
     return EXIT_USAGE;
   }
   const restoreConsole = quietConsole(
@@ -165,21 +166,25 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
 /** Codes that mean the command was asked for something impossible: usage errors, exit 2. */
 const USAGE_CODES = new Set(['BAD_INPUT', 'STORE_MISSING', 'VALIDATION']);
 
-/** One clear line on stderr. A stack trace only with RLM_DEBUG=1. */
+/**
+ * One clear line on stderr. A stack trace only with RLM_DEBUG=1. Messages quote what they were given and
+ * what a store holds (an id typed, a path, a file name from a manifest), so they are shown as data.
+ */
 export function reportError(err: unknown, io: CliIO): number {
+  const line = (text: string) => io.stderr.write(`rlm: ${shown(io.stderr, text, true)}\n`);
   if (isRlmError(err)) {
-    io.stderr.write(`rlm: ${oneLine(err.message)} [${err.code}]\n`);
+    line(`${oneLine(err.message)} [${err.code}]`);
     if (err.code === 'ABORTED') return EXIT_INTERRUPTED;
     return USAGE_CODES.has(err.code) ? EXIT_USAGE : EXIT_FAILURE;
   }
   const e = err as NodeJS.ErrnoException;
   if (e?.code === 'ENOENT' && e.path) {
-    io.stderr.write(`rlm: no such file or directory: ${e.path}\n`);
+    line(`no such file or directory: ${e.path}`);
     return EXIT_USAGE;
   }
-  if (readEnv(io.env).debug) io.stderr.write(`${e?.stack ?? String(err)}\n`);
+  if (readEnv(io.env).debug) io.stderr.write(`${shown(io.stderr, e?.stack ?? String(err))}\n`);
   const what = e?.code && e.path ? `${e.code}: ${e.path}` : oneLine(e?.message ?? String(err));
-  io.stderr.write(`rlm: unexpected error: ${what} (RLM_DEBUG=1 shows the stack)\n`);
+  line(`unexpected error: ${what} (RLM_DEBUG=1 shows the stack)`);
   return EXIT_FAILURE;
 }
 

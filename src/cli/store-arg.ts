@@ -7,7 +7,7 @@ import { expandHome } from '../../memory/fsutil.ts';
 import type { OpenStoreOptions } from '../../memory/open.ts';
 import { isPostgresUrl } from '../../memory/postgres/url.ts';
 import type { Store } from '../../memory/store-api.ts';
-import type { CliIO } from './io.ts';
+import { type CliIO, shown, writeWarning } from './io.ts';
 
 /**
  * The --store value (else RLM_STORE): a PostgreSQL URL as given, or a folder as an absolute path, `~`
@@ -55,9 +55,9 @@ export async function openStore(
     env: io.env,
     onLockWait: (owner) =>
       io.stderr.write(
-        `rlm: waiting for the store lock held by process ${owner.pid}${owner.command ? ` (${owner.command})` : ''}…\n`,
+        `rlm: waiting for the store lock held by process ${owner.pid}${owner.command ? ` (${shown(io.stderr, owner.command, true)})` : ''}…\n`,
       ),
-    onWarning: (message) => io.stderr.write(`rlm: warning: ${message}\n`),
+    onWarning: (message) => writeWarning(io, message),
     ...opts,
   });
 }

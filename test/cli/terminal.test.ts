@@ -1,12 +1,15 @@
 /**
  * Control characters in data never reach a terminal raw. Every command that prints data (file names,
  * chunk text, memories, session titles, model text) is run three ways over the same hostile data: on a
- * terminal (escaped), through a pipe (exact) and with --json (exact, on a terminal too).
+ * terminal (escaped), through a pipe (exact) and with --json (exact, on a terminal too). Error and status
+ * lines that quote an argument or what a store holds are held to the same rule.
  */
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { escapeControls } from '../../core/terminal-text.ts';
+import type { CliIO } from '../../src/cli/io.ts';
+import { reportError } from '../../src/cli/main.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { repl, scripted } from '../mcp/helpers/rules.ts';
 import { cli } from './helpers.ts';
@@ -130,5 +133,87 @@ describe('escapeControls', () => {
     );
     expect(escapeControls('a\nb\tc', true)).toBe('a\\nb\\tc');
     expect(escapeControls('plain text, accents é and emoji 🚀')).toBe('plain text, accents é and emoji 🚀');
+  });
+});
+
+describe('error and status lines', () => {
+  /** A new store whose manifest names its documents file with HOSTILE in it: a read fails naming that file. */
+  async function corrupt(): Promise<string> {
+    const at = join(tempDir(), 's');
+    expect((await cli(['remember', 'Tea is served at four.', '--store', at])).code).toBe(0);
+    const manifest = join(at, 'rlm-store.json');
+    const m = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown>;
+    writeFileSync(manifest, JSON.stringify({ ...m, documents: `documents-${HOSTILE}.json` }));
+    return at;
+  }
+
+  /** Commands whose line on stderr quotes an argument or what a store holds, and how each exits. */
+  const LINES: { name: string; args: () => string[] | Promise<string[]>; code: number }[] = [
+    { name: 'an unknown id', args: () => ['peek', `x${HOSTILE}`, '--store', store], code: 1 },
+    { name: 'a file a manifest names', args: async () => ['stats', '--store', await corrupt()], code: 1 },
+    {
+      name: 'a file repair finds missing',
+      args: async () => ['repair', '--store', await corrupt()],
+      code: 0,
+    },
+    {
+      name: 'a path that is not there',
+      args: () => ['ingest', join(dir, `no${HOSTILE}`), '--store', store],
+      code: 2,
+    },
+    { name: 'an unknown command', args: () => [`x${HOSTILE}`], code: 2 },
+    { name: 'a document not in the store', args: () => ['rm', `x${HOSTILE}`, '--store', store], code: 1 },
+    {
+      name: 'a topic remembered',
+      args: () => ['remember', 'Tea.', '--topic', `t${HOSTILE}`, '--store', join(tempDir(), 's')],
+      code: 0,
+    },
+    { name: 'a file exec cannot read', args: () => ['exec', join(dir, `no${HOSTILE}.js`)], code: 2 },
+    {
+      name: 'a trace page written',
+      args: () => ['trace', 'html', trace, '--out', join(tempDir(), `page${HOSTILE}.html`)],
+      code: 0,
+    },
+  ];
+
+  it.each(LINES)('$name is shown escaped on a terminal', async ({ args, code }) => {
+    const r = await cli(await args(), { tty: true });
+    expect(r.code, r.stderr).toBe(code);
+    expect(rawControls(r.stdout + r.stderr)).toEqual([]);
+    expect(r.stderr).toContain(ESCAPED);
+  });
+
+  it.each(LINES)('$name is exact in a pipe', async ({ args, code }) => {
+    const r = await cli(await args(), { tty: false });
+    expect(r.code, r.stderr).toBe(code);
+    expect(r.stderr).toContain(HOSTILE.slice(0, 12));
+    expect(r.stderr).not.toContain(ESCAPED);
+  });
+
+  it('keeps the exact error in --json output on a terminal', async () => {
+    const r = await cli(['exec', '-', '--json'], {
+      tty: true,
+      stdin: `throw new Error(${JSON.stringify(HOSTILE)})`,
+    });
+    expect(r.code).toBe(1);
+    expect(r.json<{ error: { message: string } }>().error.message).toBe(`Error: ${HOSTILE}`);
+  });
+
+  it('shows the path of a file not found, and an unexpected error, escaped on a terminal', () => {
+    const report = (err: unknown, tty: boolean) => {
+      let stderr = '';
+      const io = { stderr: { write: (s: string) => (stderr += s), isTTY: tty } } as unknown as CliIO;
+      return { code: reportError(err, { ...io, env: {} }), stderr };
+    };
+    const missing = Object.assign(new Error('ENOENT'), { code: 'ENOENT', path: `/no${HOSTILE}` });
+    expect(report(missing, true)).toEqual({
+      code: 2,
+      stderr: `rlm: no such file or directory: /no${escapeControls(HOSTILE, true)}\n`,
+    });
+    expect(report(missing, false).stderr).toBe(`rlm: no such file or directory: /no${HOSTILE}\n`);
+    const odd = report(new TypeError(`bad ${HOSTILE}`), true);
+    expect(odd.code).toBe(1);
+    expect(rawControls(odd.stderr)).toEqual([]);
+    expect(odd.stderr).toContain(`bad ${ESCAPED}`);
   });
 });

@@ -70,11 +70,17 @@ export async function rm(argv: string[], io: CliIO): Promise<number> {
     } catch (err) {
       if (!isRlmError(err, 'NOT_FOUND')) throw err;
       if (values.json) writeJson(io, { removed: false, ids: [], summaries: [], restored: [] });
-      else io.stderr.write(`rlm: no document ${doc} in the store (rlm ls lists ids and paths) [NOT_FOUND]\n`);
+      else
+        io.stderr.write(
+          `rlm: no document ${shown(io.stderr, doc!, true)} in the store (rlm ls lists ids and paths) [NOT_FOUND]\n`,
+        );
       return EXIT_FAILURE;
     }
     if (values.json) writeJson(io, { removed: true, ...deleteJson(report) });
-    else io.stderr.write(`rlm: removed ${report.deleted.join(', ')}\n${summaryNote(report)}`);
+    else
+      io.stderr.write(
+        `rlm: removed ${shown(io.stderr, report.deleted.join(', '), true)}\n${summaryNote(report, io.stderr)}`,
+      );
     return EXIT_OK;
   } finally {
     await store.close();
@@ -86,14 +92,15 @@ export function deleteJson(r: DeleteReport): { ids: string[]; summaries: string[
   return { ids: [...r.deleted, ...r.summaries], summaries: r.summaries, restored: r.restored };
 }
 
-/** What a delete took along besides what was named: a line for people, or nothing. */
-export function summaryNote(r: DeleteReport): string {
+/** What a delete took along besides what was named: a line for people (written to `out`), or nothing. */
+export function summaryNote(r: DeleteReport, out: { isTTY?: boolean }): string {
   if (r.summaries.length === 0) return '';
+  const ids = (list: string[]) => shown(out, list.join(', '), true);
   const restored =
     r.restored.length > 0
-      ? `; ${plural(r.restored.length, 'source')} restored from the archive (${r.restored.join(', ')})`
+      ? `; ${plural(r.restored.length, 'source')} restored from the archive (${ids(r.restored)})`
       : '';
-  return `rlm: also deleted ${plural(r.summaries.length, 'summary', 'summaries')} written from it (${r.summaries.join(', ')})${restored}\n`;
+  return `rlm: also deleted ${plural(r.summaries.length, 'summary', 'summaries')} written from it (${ids(r.summaries)})${restored}\n`;
 }
 
 const REPAIR_HELP = `usage: rlm repair --store DIR|URL [--embedder SPEC|none] [--yes] [--json]
@@ -141,7 +148,9 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
     env: io.env,
     ...(values.embedder ? { embedder: values.embedder } : {}),
     confirm: async (dropped) => {
-      const list = dropped.map((d) => `  ${d.path ?? `(no file) ${d.id}`}\n`).join('');
+      const list = dropped
+        .map((d) => `  ${shown(io.stderr, d.path ?? `(no file) ${d.id}`, true)}\n`)
+        .join('');
       io.stderr.write(
         `rlm: ${dropped.length} document${dropped.length === 1 ? '' : 's'} cannot be kept (chunks unreadable); ingest again:\n${list}`,
       );
@@ -152,7 +161,7 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
   }).finally(heapSettled);
   if (values.json) writeJson(io, report);
   else {
-    for (const a of report.actions) io.stderr.write(`- ${a}\n`);
+    for (const a of report.actions) io.stderr.write(`- ${shown(io.stderr, a, true)}\n`);
     if (report.applied)
       io.stdout.write(
         `repaired: ${plural(report.documents, 'document')}, ${plural(report.chunks, 'chunk')}${postgres ? '' : ` in ${plural(report.segments, 'segment')}`}\n`,
@@ -188,7 +197,7 @@ export async function ls(argv: string[], io: CliIO): Promise<number> {
     else {
       for (const d of list.documents)
         io.stdout.write(
-          `${d.path === null ? shown(io.stdout, d.id, true) : shownPath(d.path, io)}  ${plural(d.chunks, 'chunk')}  ${plural(d.tokens, 'token')}  ${d.modified.slice(0, 19).replace('T', ' ')}  ${d.id}\n`,
+          `${d.path === null ? shown(io.stdout, d.id, true) : shownPath(d.path, io)}  ${plural(d.chunks, 'chunk')}  ${plural(d.tokens, 'token')}  ${d.modified.slice(0, 19).replace('T', ' ')}  ${shown(io.stdout, d.id, true)}\n`,
         );
       if (list.documents.length === 0) io.stderr.write('the store holds no documents (rlm ingest PATH)\n');
     }

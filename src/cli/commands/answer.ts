@@ -157,7 +157,8 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
       `rlm: ${result.status} · ${plural(result.iterations, 'iteration')} · ${plural(result.subCalls, 'sub-call')} · depth ${result.maxDepthReached} · ` +
         `${plural(result.usage.inputTokens + result.usage.outputTokens, 'token')}${cost} · ${(result.elapsedMs / 1000).toFixed(1)} s\n`,
     );
-    if (result.error) io.stderr.write(`rlm: ${result.error.message} [${result.error.code}]\n`);
+    if (result.error)
+      io.stderr.write(`rlm: ${shown(io.stderr, result.error.message, true)} [${result.error.code}]\n`);
   }
   if (interrupted) return EXIT_INTERRUPTED;
   return result.status === 'final' ? EXIT_OK : EXIT_FAILURE;

@@ -9,7 +9,7 @@ import { isRlmError, RlmError } from '../../../core/errors.ts';
 import { DEFAULT_CONTEXT_TOKENS, type ProjectContext, projectContext } from '../../claude/context.ts';
 import { note, readHookInput } from '../../claude/hook-run.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, shown, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
 
 const HELP = `usage: rlm claude context [--project DIR] [--max-tokens N] [--hook [--log FILE]] [--json] --store DIR
@@ -46,8 +46,9 @@ export async function context(argv: string[], io: CliIO): Promise<number> {
     const maxTokens = budget(values['max-tokens'], io.env);
     const r = await build(io, values.store, path.resolve(io.cwd, values.project ?? '.'), maxTokens);
     if (values.json) writeJson(io, r);
-    else if (r.text === '') io.stderr.write(`rlm: nothing remembered about ${r.project}\n`);
-    else io.stdout.write(r.text);
+    else if (r.text === '')
+      io.stderr.write(`rlm: nothing remembered about ${shown(io.stderr, r.project, true)}\n`);
+    else io.stdout.write(shown(io.stdout, r.text));
     return EXIT_OK;
   }
   // A Claude Code that rlm runs as a model must see only the prompt rlm gives it.

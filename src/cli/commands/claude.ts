@@ -267,7 +267,10 @@ async function forget(argv: string[], io: CliIO): Promise<number> {
     const { forgetProject } = await import('../../claude/forget.ts');
     const r = await forgetProject(store, values.project);
     if (values.json) writeJson(io, r);
-    else io.stdout.write(`forgot ${plural(r.sessions, 'session')} of ${r.projects.join(', ')}\n`);
+    else
+      io.stdout.write(
+        `forgot ${plural(r.sessions, 'session')} of ${shown(io.stdout, r.projects.join(', '), true)}\n`,
+      );
     return EXIT_OK;
   } finally {
     await store.close();

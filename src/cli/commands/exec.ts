@@ -324,7 +324,7 @@ export default async function exec(argv: string[], io: CliIO): Promise<number> {
     return await execute(argv, io);
   } catch (err) {
     if (isRlmError(err)) {
-      io.stderr.write(`rlm exec: ${err.message} [${err.code}]\n`);
+      io.stderr.write(`rlm exec: ${shown(io.stderr, err.message, true)} [${err.code}]\n`);
       return err.code === 'BAD_INPUT' || err.code === 'STORE_MISSING' ? EXIT_USAGE : EXIT_FAILURE;
     }
     throw err;

@@ -7,7 +7,7 @@ import { BINARY_NOTE } from '../../../memory/ingest/files.ts';
 import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import type { ChunkerName, IngestReport } from '../../../memory/types.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, shown, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, shown, writeJson, writeWarning } from '../io.ts';
 import { formatBytes, ProgressBar } from '../progress.ts';
 import { checkNewStoreDir, storeDir, withStore } from '../store-arg.ts';
 
@@ -108,7 +108,7 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
         });
         bar.done();
         writeNotes(report, values.verbose === true, io);
-        for (const w of report.warnings ?? []) io.stderr.write(`rlm: warning: ${w}\n`);
+        for (const w of report.warnings ?? []) writeWarning(io, w);
         const { removed } = report;
         if (values.json) {
           const { documents, chunks, links, tokens, added, updated, skipped, elapsedMs } = report;

@@ -3,7 +3,7 @@ import { documentLinks, linkEnd } from '../../../memory/read.ts';
 import { LINK_TYPES, type LinkType } from '../../../memory/types.ts';
 import { linksResult, lookupFor } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, shown, writeJson } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
 import { resolveTarget, shownPath } from './query.ts';
 
@@ -47,9 +47,11 @@ export async function links(argv: string[], io: CliIO): Promise<number> {
           );
     if (values.json) writeJson(io, result);
     else {
-      io.stderr.write(`${result.id}  ${shownPath(result.path, io)}\n`);
+      io.stderr.write(`${shown(io.stderr, result.id, true)}  ${shownPath(result.path, io, io.stderr)}\n`);
       for (const l of result.links)
-        io.stdout.write(`${l.type.padEnd(11)} ${l.from} -> ${l.to}  ${l.strength.toFixed(3)}\n`);
+        io.stdout.write(
+          `${l.type.padEnd(11)} ${shown(io.stdout, `${l.from} -> ${l.to}`, true)}  ${l.strength.toFixed(3)}\n`,
+        );
     }
     return EXIT_OK;
   } finally {
@@ -98,7 +100,7 @@ export async function link(argv: string[], io: CliIO): Promise<number> {
       await store.link(from!, to!, type, strength);
       const [a, b] = [(await linkEnd(store, from!)) ?? from!, (await linkEnd(store, to!)) ?? to!];
       if (values.json) writeJson(io, { from: a, to: b, type, strength });
-      else io.stderr.write(`linked ${a} -${type}-> ${b}\n`);
+      else io.stderr.write(`linked ${shown(io.stderr, `${a} -${type}-> ${b}`, true)}\n`);
     }
     return EXIT_OK;
   } finally {

@@ -83,10 +83,10 @@ export async function remember(argv: string[], io: CliIO): Promise<number> {
       });
     else {
       io.stdout.write(`${m.id}\n`);
-      io.stderr.write(`rlm: remembered in topic "${m.topic}" (${m.importance})\n`);
+      io.stderr.write(`rlm: remembered in topic "${shown(io.stderr, m.topic, true)}" (${m.importance})\n`);
       if (auto)
         io.stderr.write(
-          `rlm: consolidated "${m.topic}" into ${auto.summary} (${plural(auto.archived.length, 'memory', 'memories')} archived)\n`,
+          `rlm: consolidated "${shown(io.stderr, m.topic, true)}" into ${auto.summary} (${plural(auto.archived.length, 'memory', 'memories')} archived)\n`,
         );
     }
     return EXIT_OK;
@@ -173,7 +173,10 @@ export async function forget(argv: string[], io: CliIO): Promise<number> {
     const r = await store.deleteDocuments(ids, { memoriesOnly: true });
     const json = deleteJson(r);
     if (values.json) writeJson(io, { forgotten: json.ids.length, ...json });
-    else io.stderr.write(`rlm: forgot ${plural(r.deleted.length, 'memory', 'memories')}\n${summaryNote(r)}`);
+    else
+      io.stderr.write(
+        `rlm: forgot ${plural(r.deleted.length, 'memory', 'memories')}\n${summaryNote(r, io.stderr)}`,
+      );
     return EXIT_OK;
   } finally {
     await store.close();
@@ -278,7 +281,7 @@ export async function consolidate(argv: string[], io: CliIO): Promise<number> {
     else {
       io.stdout.write(`${r.summary}\n`);
       io.stderr.write(
-        `rlm: ${plural(r.archived.length, 'memory', 'memories')} of "${topic}" archived under ${r.summary}\n`,
+        `rlm: ${plural(r.archived.length, 'memory', 'memories')} of "${shown(io.stderr, topic!, true)}" archived under ${r.summary}\n`,
       );
     }
     return EXIT_OK;

@@ -14,7 +14,7 @@ import {
   searchResults,
 } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, readerGone, shown, stdoutColor, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, readerGone, shown, stdoutColor, writeJson, writeWarning } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
 
 const SEARCH_HELP = `usage: rlm search QUERY --store DIR [-k N] [--document ID]... [--tag T]... [--type T] [--mode M] [--json]
@@ -66,7 +66,7 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
       ...(values.tag ? { tags: values.tag } : {}),
       ...(values.type ? { type: values.type as ChunkType[] } : {}),
       ...(mode ? { mode } : {}),
-      onWarning: (message) => io.stderr.write(`rlm: warning: ${message}\n`),
+      onWarning: (message) => writeWarning(io, message),
     });
     if (values.json) {
       writeJson(io, searchResults(hits));
@@ -79,7 +79,7 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
         const preview = color ? highlight(text, query!, BOLD_RED, RESET) : text;
         const tags = h.tags.length ? ` ${shown(io.stdout, h.tags.join(','), true)}` : '';
         io.stdout.write(
-          `${h.id}  ${roundScore(h.score)}  ${shownPath(h.path, io)}  [${h.type}${tags}]\n    ${preview}\n`,
+          `${shown(io.stdout, h.id, true)}  ${roundScore(h.score)}  ${shownPath(h.path, io)}  [${h.type}${tags}]\n    ${preview}\n`,
         );
       }
     }
@@ -118,7 +118,7 @@ export async function peek(argv: string[], io: CliIO): Promise<number> {
       }
       const label = (s: string) => shown(io.stderr, s, true);
       io.stderr.write(
-        `${chunk.id}  ${shownPath(result.path, io, io.stderr)}  ${plural(chunk.tokens, 'token')}  type ${chunk.type}${chunk.section ? `  § ${label(chunk.section)}` : ''}${chunk.tags.length ? `  tags ${label(chunk.tags.join(','))}` : ''}\n`,
+        `${label(chunk.id)}  ${shownPath(result.path, io, io.stderr)}  ${plural(chunk.tokens, 'token')}  type ${chunk.type}${chunk.section ? `  § ${label(chunk.section)}` : ''}${chunk.tags.length ? `  tags ${label(chunk.tags.join(','))}` : ''}\n`,
       );
       const text = shown(io.stdout, chunk.text);
       io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -134,7 +134,7 @@ export async function peek(argv: string[], io: CliIO): Promise<number> {
     }
     const chunks = read.documents.reduce((n, d) => n + d.chunks, 0);
     io.stderr.write(
-      `${result.id}  ${shownPath(result.path, io, io.stderr)}  ${plural(chunks, 'chunk')}  ${plural(result.tokens, 'token')}${read.documents.length > 1 ? `  ${plural(read.documents.length, 'part')}` : ''}${result.tags.length ? `  tags ${shown(io.stderr, result.tags.join(','), true)}` : ''}\n`,
+      `${shown(io.stderr, result.id, true)}  ${shownPath(result.path, io, io.stderr)}  ${plural(chunks, 'chunk')}  ${plural(result.tokens, 'token')}${read.documents.length > 1 ? `  ${plural(read.documents.length, 'part')}` : ''}${result.tags.length ? `  tags ${shown(io.stderr, result.tags.join(','), true)}` : ''}\n`,
     );
     const text = shown(io.stdout, read.text);
     io.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
@@ -218,7 +218,9 @@ export async function grep(argv: string[], io: CliIO): Promise<number> {
     if (values.json) writeJson(io, shaped);
     else
       for (const m of shaped.matches)
-        io.stdout.write(`${shownPath(m.path, io)}  ${m.id}:${m.offset}: ${shown(io.stdout, m.text, true)}\n`);
+        io.stdout.write(
+          `${shownPath(m.path, io)}  ${shown(io.stdout, m.id, true)}:${m.offset}: ${shown(io.stdout, m.text, true)}\n`,
+        );
     if (result.truncated && !readerGone(io))
       io.stderr.write(`rlm: stopped at ${limit} matches (--limit ${limit}; at most 100000)\n`);
     const slow = store instanceof ChunkStore ? store.segmentsWithoutTextColumn().length : 0;

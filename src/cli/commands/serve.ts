@@ -16,7 +16,7 @@ import { createServerContext, type ServerDefaults } from '../../mcp/server-conte
 import { serveStdio } from '../../mcp/stdio.ts';
 import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK } from '../io.ts';
+import { type CliIO, EXIT_OK, shown } from '../io.ts';
 
 const HELP = `usage: rlm serve [--transport stdio|http] [options]
 
@@ -100,7 +100,8 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
   if (values.model !== undefined) defaults.model = values.model;
   if (values['sub-model'] !== undefined) defaults.subModel = values['sub-model'];
   if (values.store !== undefined) defaults.store = values.store;
-  const log = (line: string) => void io.stderr.write(`${line}\n`);
+  // Log lines quote what clients sent (paths, ids, error messages): shown as data on a terminal.
+  const log = (line: string) => void io.stderr.write(`${shown(io.stderr, line)}\n`);
   const ctx = createServerContext({
     env: io.env,
     cwd: io.cwd,

@@ -7,7 +7,7 @@ import { copyStore } from '../../../memory/copy.ts';
 import { openStore as openAny } from '../../../memory/open.ts';
 import type { Store } from '../../../memory/store-api.ts';
 import { parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, writeJson, writeWarning } from '../io.ts';
 import { ProgressBar } from '../progress.ts';
 import { checkNewStoreDir, positionals, storeDir } from '../store-arg.ts';
 
@@ -30,7 +30,7 @@ it copied.
  * pgvector cannot keep vectors: the copy goes on without them, and a warning says how to add them.
  */
 async function openDestination(dst: string, embedder: string | null, io: CliIO): Promise<Store> {
-  const warn = (message: string) => io.stderr.write(`rlm: warning: ${message}\n`);
+  const warn = (message: string) => writeWarning(io, message);
   const opts = { env: io.env, create: true, onWarning: warn };
   if (embedder === null) return openAny(dst, opts);
   try {

@@ -63,7 +63,7 @@ export default async function trace(argv: string[], io: CliIO): Promise<number> 
           `trace html: the page would overwrite the trace ${target}; give --out F`,
         );
       await writeFileAtomic(target, html);
-      io.stderr.write(`rlm: wrote ${target}\n`);
+      io.stderr.write(`rlm: wrote ${shown(io.stderr, target, true)}\n`);
     }
     return EXIT_OK;
   }
