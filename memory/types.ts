@@ -297,6 +297,10 @@ export interface IngestOptions {
   /** Text per committed step (default 4 MiB): what a crash can lose, and what memory an ingest holds. */
   segmentChars?: number;
   onProgress?: (p: IngestProgress) => void;
+  /**
+   * Cancels the ingest with `ABORTED`: checked while the paths are scanned, between the parts of a big
+   * file and before each commit, so the batches committed before stay whole.
+   */
   signal?: AbortSignal;
   /** Also take dot-files and dot-folders inside the given folders (default false). */
   includeHidden?: boolean;

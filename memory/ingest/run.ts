@@ -53,6 +53,7 @@ async function scanForIngest(paths: string[], opts: IngestOptions) {
     ...(opts.noIgnore ? { noIgnore: true } : {}),
     ...(opts.exclude ? { exclude: opts.exclude } : {}),
     ...(opts.followLinks ? { followLinks: true } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
   });
   return { files: FileList.of(files), notes, passedOver };
 }
@@ -91,11 +92,14 @@ export async function ingestPathsInto(
   let chunkingChars = 0;
   /** The batch read and chunked before it, written once `chunking` is full. */
   let chunked: PendingDoc[] = [];
+  /** Writes `chunked`, unless the ingest was cancelled: then what is committed stays, and nothing more. */
+  const commit = async (filesDone: number) => {
+    throwIfAborted(opts.signal);
+    progress('commit', filesDone);
+    if (chunked.length > 0) await target.writeBatch(chunked, report, []);
+  };
   const rotate = async (filesDone: number) => {
-    if (chunked.length > 0) {
-      progress('commit', filesDone);
-      await target.writeBatch(chunked, report, []);
-    }
+    if (chunked.length > 0) await commit(filesDone);
     chunked = await Promise.all(chunking);
     chunking = [];
     chunkingChars = 0;
@@ -109,6 +113,8 @@ export async function ingestPathsInto(
       const base = documentIdFor(file.path);
       let part = 0;
       for await (const doc of readDocumentParts(file.path, file.bytes, opts.partBytes)) {
+        // Checked per part, not only per file: one big file is many parts and batches (minutes of work).
+        throwIfAborted(opts.signal);
         if (!('text' in doc)) {
           report.notes.push({ path: file.path, note: doc.note });
           break;
@@ -143,8 +149,7 @@ export async function ingestPathsInto(
       }
     }
     await rotate(files.length);
-    progress('commit', files.length);
-    if (chunked.length > 0) await target.writeBatch(chunked, report, []);
+    await commit(files.length);
   } finally {
     await chunker.close();
   }

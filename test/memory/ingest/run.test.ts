@@ -2,11 +2,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
+import { ChunkStore } from '../../../memory/files/store.ts';
 import { type DocumentChunker, inlineChunker } from '../../../memory/ingest/chunk-job.ts';
 import { workerChunker } from '../../../memory/ingest/chunk-pool.ts';
+import { PART_BYTES } from '../../../memory/ingest/file-parts.ts';
 import type { PendingDoc } from '../../../memory/ingest/prepare.ts';
 import { type IngestTarget, ingestPathsInto } from '../../../memory/ingest/run.ts';
 import type { DocumentRecord } from '../../../memory/types.ts';
+import { caught } from '../../helpers/errors.ts';
 import { tempDir } from '../../helpers/temp.ts';
 import { prose } from '../helpers/corpus.ts';
 
@@ -146,5 +149,91 @@ describe('ingestPathsInto', () => {
       (e) => isRlmError(e, 'ABORTED'),
     );
     expect(closed).toBe(true);
+  });
+});
+
+/** A log of at least `bytes` bytes, in lines, written to a new folder's `big.log`. */
+function bigLog(bytes: number): { file: string; text: string; root: string } {
+  const root = tempDir();
+  const lines: string[] = [];
+  for (let size = 0, i = 0; size < bytes; i++) {
+    lines.push(`line ${i} of a log too big to be read as one text\n`);
+    size += lines.at(-1)!.length;
+  }
+  const file = join(root, 'big.log');
+  const text = lines.join('');
+  writeFileSync(file, text);
+  return { file, text, root };
+}
+
+describe('ingestPathsInto, cancelled', () => {
+  it('stops before the next part: a file just over one part leaves the store as it was', async () => {
+    // Two parts and one batch: nothing of the file is committed before its end.
+    const { file, root } = bigLog(PART_BYTES + 64 * 1024);
+    const store = await ChunkStore.open(join(root, 'store'), { create: true });
+    try {
+      const ctrl = new AbortController();
+      // Fired after the check made before the file: its parts are read and chunked after the cancel.
+      const onProgress = (p: { phase: string }) => {
+        if (p.phase === 'read') ctrl.abort();
+      };
+      const err = await caught(store.ingestPaths([file], { signal: ctrl.signal, onProgress }));
+      expect(err.code).toBe('ABORTED');
+      expect(store.documents()).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('hands no part to the chunker once cancelled, whatever is left of the file', async () => {
+    const { file } = bigLog(400_000);
+    const { target, batches } = recordingTarget();
+    const ctrl = new AbortController();
+    const given: string[] = [];
+    const cancelling: DocumentChunker = {
+      chunk: async (job) => {
+        given.push(job.text);
+        ctrl.abort();
+        return inlineChunker.chunk(job);
+      },
+      close: async () => {},
+    };
+    const opts = { partBytes: 40_000, signal: ctrl.signal };
+    expect((await caught(ingestPathsInto(target, [file], opts, () => cancelling))).code).toBe('ABORTED');
+    expect(given).toHaveLength(1);
+    expect(batches).toEqual([]);
+  });
+
+  it('stops the folder scan too', async () => {
+    const { target } = recordingTarget();
+    const err = await caught(ingestPathsInto(target, [corpus()], { signal: AbortSignal.abort() }));
+    expect(err.code).toBe('ABORTED');
+    expect(err.message).toContain('scan');
+  });
+
+  it('stops before the next commit: the batches committed before the cancel stay, whole', async () => {
+    const { file, text, root } = bigLog(400_000);
+    const store = await ChunkStore.open(join(root, 'store'), { create: true });
+    try {
+      const ctrl = new AbortController();
+      // Parts of 40,000 bytes, two to a batch; the cancel comes as the first batch is being committed.
+      const opts = {
+        partBytes: 40_000,
+        segmentChars: 60_000,
+        signal: ctrl.signal,
+        onProgress: (p: { phase: string }) => {
+          if (p.phase === 'commit') ctrl.abort();
+        },
+      };
+      expect((await caught(store.ingestPaths([file], opts))).code).toBe('ABORTED');
+      const ids = store.documents().map((d) => d.id);
+      expect(ids).toHaveLength(2);
+      const kept = await store.readDocument(file);
+      expect(kept!.text.length).toBeGreaterThan(70_000);
+      expect(text.startsWith(kept!.text)).toBe(true);
+      expect(kept!.text.endsWith('\n')).toBe(true);
+    } finally {
+      await store.close();
+    }
   });
 });
