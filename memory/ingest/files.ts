@@ -340,20 +340,15 @@ export function errorText(err: unknown): string {
 export async function readDocument(path: string): Promise<ReadResult> {
   const ext = extname(path).slice(1).toLowerCase();
   if (BINARY_EXTENSIONS.has(ext)) return { binary: true, note: `${BINARY_NOTE} (.${ext}) skipped` };
+  const opened = await openDocument(path);
+  if ('note' in opened) return opened;
   let bytes: Buffer;
   try {
-    const handle = await fs.open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    try {
-      const st = await handle.stat();
-      if (!st.isFile()) return { unreadable: true, note: `${specialKind(st)} skipped (not a regular file)` };
-      bytes = await handle.readFile();
-    } finally {
-      await handle.close();
-    }
+    bytes = await opened.handle.readFile();
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { unreadable: true, note: 'vanished before it was read' };
-    return { unreadable: true, note: `unreadable (${errorText(err)}), skipped` };
+    return unreadable(err);
+  } finally {
+    await opened.handle.close();
   }
   if (ext === 'gz') {
     const inflated = gunzipText(bytes);
@@ -361,6 +356,38 @@ export async function readDocument(path: string): Promise<ReadResult> {
     bytes = inflated.bytes;
   }
   return decodeDocument(bytes);
+}
+
+/** Why a file could not be opened or read, as the result of reading it. */
+export function unreadable(err: unknown): { unreadable: true; note: string } {
+  if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+    return { unreadable: true, note: 'vanished before it was read' };
+  return { unreadable: true, note: `unreadable (${errorText(err)}), skipped` };
+}
+
+/**
+ * A regular file opened for reading, with its stats, or why it is not read (gone, unreadable, not a
+ * regular file). Opened non-blocking, so a FIFO swapped in after the scan is never waited on.
+ */
+export async function openDocument(
+  path: string,
+): Promise<{ handle: fs.FileHandle; st: Stats } | { unreadable: true; note: string }> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    return unreadable(err);
+  }
+  let st: Stats;
+  try {
+    st = await handle.stat();
+  } catch (err) {
+    await handle.close();
+    return unreadable(err);
+  }
+  if (st.isFile()) return { handle, st };
+  await handle.close();
+  return { unreadable: true, note: `${specialKind(st)} skipped (not a regular file)` };
 }
 
 /** The text of a gzip file, or why it is not read: corrupt, or inflating past the size cap. */

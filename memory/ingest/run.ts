@@ -115,6 +115,7 @@ export async function ingestPathsInto(
       for await (const doc of readDocumentParts(file.path, file.bytes, opts.partBytes)) {
         // Checked per part, not only per file: one big file is many parts and batches (minutes of work).
         throwIfAborted(opts.signal);
+        // A file not read (binary, unreadable), or the note after its last part that its size changed.
         if (!('text' in doc)) {
           report.notes.push({ path: file.path, note: doc.note });
           break;

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../../memory/files/store.ts';
@@ -92,5 +92,122 @@ describe('files larger than a part', () => {
     expect(await store.removeDocument(file)).toBe(true);
     expect(store.documents()).toEqual([]);
     await store.close();
+  });
+});
+
+describe('a file that changes size while it is ingested', () => {
+  const log = (n: number) => Array.from({ length: n }, (_, i) => line(i)).join('');
+  const more = (n: number) => Array.from({ length: n }, (_, i) => `appended ${i}\n`).join('');
+
+  it('is read up to its size at the scan, however fast it grows, then noted', async () => {
+    const file = path.join(tempDir(), 'app.log');
+    const text = log(3000);
+    writeFileSync(file, text);
+    const size = Buffer.byteLength(text);
+    const parts: string[] = [];
+    const notes: string[] = [];
+    for await (const p of readDocumentParts(file, size, 40_000)) {
+      if ('changed' in p) notes.push(p.note);
+      else if ('text' in p) parts.push(p.text);
+      // A writer that outpaces the reader: two parts' worth more for every part read.
+      appendFileSync(file, more(8000));
+      if (parts.length > 50) throw new Error('read on past the size at the scan');
+    }
+    expect(parts.join('')).toBe(text);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(
+      new RegExp(`^grew since it was scanned \\(${size} bytes then, \\d+ now\\): ingested as of the scan$`),
+    );
+  });
+
+  it('in a store: ingested as of the scan with a note when it grew, as far as it went when cut short', async () => {
+    const root = tempDir();
+    const store = await ChunkStore.open(path.join(root, 'store'), { create: true });
+    try {
+      // Parts of 40,000 bytes, committed two at a time: the file changes once its first batch is written.
+      const change = (how: () => void) => ({
+        partBytes: 40_000,
+        segmentChars: 60_000,
+        onProgress: (p: { phase: string }) => {
+          if (p.phase === 'commit') how();
+        },
+      });
+      const grown = path.join(root, 'grown.log');
+      const text = log(3000);
+      writeFileSync(grown, text);
+      // More than the file held, three times over: read on, the ingest would take all of it.
+      let appends = 0;
+      const grow = () => {
+        if (appends++ < 3) appendFileSync(grown, more(20_000));
+      };
+      let report = await store.ingestPaths([grown], change(grow));
+      expect((await store.readDocument(grown))?.text).toBe(text);
+      expect(report.notes).toEqual([
+        {
+          path: grown,
+          note: expect.stringMatching(/^grew since it was scanned .*: ingested as of the scan$/),
+        },
+      ]);
+
+      const cut = path.join(root, 'cut.log');
+      writeFileSync(cut, text);
+      let once = true;
+      const shrink = () => {
+        if (once) truncateSync(cut, 10_000);
+        once = false;
+      };
+      report = await store.ingestPaths([cut], change(shrink));
+      const kept = (await store.readDocument(cut))!.text;
+      expect(text.startsWith(kept)).toBe(true);
+      expect(kept.length).toBeLessThan(text.length);
+      const read = Buffer.byteLength(kept);
+      expect(report.notes).toEqual([
+        {
+          path: cut,
+          note: `shrank since it was scanned (${Buffer.byteLength(text)} bytes then, 10000 now): only the ${read} bytes read before its end are ingested`,
+        },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('read whole, is read as of the scan too, and noted when it changed before it was read', async () => {
+    const root = tempDir();
+    const store = await ChunkStore.open(path.join(root, 'store'), { create: true });
+    try {
+      const file = path.join(root, 'small.log');
+      const text = log(20);
+      const size = Buffer.byteLength(text);
+      writeFileSync(file, text);
+      // The file changes after the scan, before it is opened.
+      const onRead = (how: () => void) => ({
+        onProgress: (p: { phase: string }) => {
+          if (p.phase === 'read') how();
+        },
+      });
+      let report = await store.ingestPaths(
+        [file],
+        onRead(() => appendFileSync(file, more(10))),
+      );
+      expect((await store.readDocument(file))?.text).toBe(text);
+      expect(report.notes.map((n) => n.note)).toEqual([
+        `grew since it was scanned (${size} bytes then, ${size + Buffer.byteLength(more(10))} now): ingested as of the scan`,
+      ]);
+
+      writeFileSync(file, text);
+      const head = line(0) + line(1);
+      const headBytes = Buffer.byteLength(head);
+      report = await store.ingestPaths(
+        [file],
+        onRead(() => truncateSync(file, headBytes)),
+      );
+      expect((await store.readDocument(file))?.text).toBe(head);
+      expect(report.notes.map((n) => n.note)).toEqual([
+        `shrank since it was scanned (${size} bytes then, ${headBytes} now): only the ${headBytes} bytes read before its end are ingested`,
+      ]);
+    } finally {
+      await store.close();
+    }
   });
 });
