@@ -11,7 +11,7 @@ import {
   type ReadResult,
   readDocument,
   unreadable,
-} from './files.ts';
+} from './read-document.ts';
 
 /**
  * Files larger than this are read as a stream and stored as parts of about this size (see SCHEMA.md):

@@ -22,7 +22,7 @@ import {
   readDocument,
   specialKind,
   utf16Encoding,
-} from './files.ts';
+} from './read-document.ts';
 
 /** What tells a file apart from the same path changed or replaced. */
 export interface FileIdentity {

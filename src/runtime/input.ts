@@ -237,7 +237,7 @@ async function loadPaths(
   // Loaded here, not with the library: `import 'rlm'` reads no file code until a run is given paths.
   const { readContextFiles } = await import('./context-files.ts');
   const { LazyIndex } = await import('./lazy-index.ts');
-  const { BINARY_NOTE } = await import('../../memory/ingest/files.ts');
+  const { BINARY_NOTE } = await import('../../memory/ingest/read-document.ts');
   const { files, head, notes, passedOver } = await readContextFiles(paths, signal);
   if (files.length === 0) {
     const why = notes.map((n) => `${n.path}: ${n.note}`).join('; ');

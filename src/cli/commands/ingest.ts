@@ -3,7 +3,7 @@ import path from 'node:path';
 import { keepHeapNearLiveSet } from '../../../core/batch-heap.ts';
 import { RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
-import { BINARY_NOTE } from '../../../memory/ingest/files.ts';
+import { BINARY_NOTE } from '../../../memory/ingest/read-document.ts';
 import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import type { ChunkerName, IngestReport } from '../../../memory/types.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';

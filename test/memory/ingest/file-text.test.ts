@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
 import { readDocumentParts } from '../../../memory/ingest/file-parts.ts';
 import { type FileText, headOf, measureFile, readText, textOf } from '../../../memory/ingest/file-text.ts';
-import { contentHash, readDocument } from '../../../memory/ingest/files.ts';
+import { contentHash } from '../../../memory/ingest/files.ts';
+import { readDocument } from '../../../memory/ingest/read-document.ts';
 import { tempDir } from '../../helpers/temp.ts';
 
 const MAX = 1 << 30;

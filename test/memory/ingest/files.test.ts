@@ -3,13 +3,8 @@ import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
-import {
-  contentHash,
-  decodeDocument,
-  documentIdFor,
-  readDocument,
-  scanPaths,
-} from '../../../memory/ingest/files.ts';
+import { contentHash, documentIdFor, scanPaths } from '../../../memory/ingest/files.ts';
+import { decodeDocument, readDocument } from '../../../memory/ingest/read-document.ts';
 import { tempDir } from '../../helpers/temp.ts';
 
 let root: string;
