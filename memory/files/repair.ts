@@ -430,6 +430,18 @@ async function rebuild(
   // 5. Manual links, and the live related_to links counted again.
   let manual: Link[] = [];
   if (manifest) manual = (await tryRead(path.join(dir, manifest.links), checkLinks, actions))?.links ?? [];
+  // Both ends must name a chunk the store holds: a document gone, or an id no reader resolves (an older
+  // rlm stored `DOC:1.0` as given), leaves a link that counts but that nothing lists.
+  const holds = (id: string) => {
+    const chunk = parseChunkId(id);
+    const doc = chunk ? documents.get(chunk.document) : undefined;
+    return doc !== undefined && chunk !== null && chunk.ordinal < doc.chunks;
+  };
+  const livingManual = manual.filter((l) => holds(l.from) && holds(l.to));
+  if (livingManual.length < manual.length)
+    actions.push(
+      `dropped ${plural(manual.length - livingManual.length, 'manual link')} whose ends name no chunk of the store`,
+    );
   const related = countLinks(final, (name) => binarySegment(dir, name), documents);
   for (const seg of opened.values()) seg.close();
   opened.clear();
@@ -481,7 +493,7 @@ async function rebuild(
     nextSegment,
     segments: final,
     documents: new DocumentCatalog(documents.values()),
-    manual: manual.filter((l) => documents.has(docOf(l.from)) && documents.has(docOf(l.to))),
+    manual: livingManual,
     embedder,
     schema: SCHEMA_VERSION,
     related,
@@ -586,10 +598,6 @@ function countLinks(
     seg.close();
   }
   return count;
-}
-
-function docOf(id: string): string {
-  return id.slice(0, id.lastIndexOf(':'));
 }
 
 /** Document records rebuilt from what the chunk files hold (the documents file was lost). */
