@@ -1,9 +1,41 @@
-/** Comparing paths by whole segments. */
+/** Comparing paths by whole segments, and the kernel's trees no path of rlm's may enter. */
+import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { RlmError } from './errors.ts';
 
 /** True when `p` is `dir` or below it (both absolute and resolved). */
 export function inside(p: string, dir: string): boolean {
   if (p === dir) return true;
   const rel = path.relative(dir, p);
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+}
+
+/** Kernel views of processes, drivers and devices: never walked, read or written. */
+const SYSTEM_TREES = ['/proc', '/sys', '/dev'];
+
+/** True when the real path `p` lies in `/proc`, `/sys` or `/dev`. */
+export function inSystemTree(p: string): boolean {
+  return SYSTEM_TREES.some((tree) => inside(p, tree));
+}
+
+/**
+ * `mkdir -p dir`, refused with BAD_INPUT when the folder would be in `/proc`, `/sys` or `/dev`
+ * (judged at the nearest part of the path that exists, links followed): under /proc, Node's recursive
+ * mkdir loops for ever and does not hear Ctrl-C.
+ */
+export function makeFolderSync(dir: string): void {
+  let at = path.resolve(dir);
+  for (;;) {
+    try {
+      statSync(at);
+      break;
+    } catch {
+      const up = path.dirname(at);
+      if (up === at) break;
+      at = up;
+    }
+  }
+  if (inSystemTree(realpathSync(at)))
+    throw new RlmError('BAD_INPUT', `${dir} is in /proc, /sys or /dev, where rlm makes no folder`);
+  mkdirSync(dir, { recursive: true });
 }

@@ -3,11 +3,11 @@
  * over the target, so a reader or a crash sees either the old file or the new one, never half of each.
  */
 import { randomBytes } from 'node:crypto';
-import { constants, promises as fs } from 'node:fs';
+import { constants, promises as fs, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { RlmError } from '../core/errors.ts';
-
+import { inSystemTree } from '../core/paths.ts';
 import { corrupt } from './corrupt.ts';
 
 export { corrupt };
@@ -109,14 +109,40 @@ export function parseJson<T>(raw: string, file: string): T {
   }
 }
 
-/** Throws BAD_INPUT when `dir` exists but is not a folder (a store path given by mistake). */
+/**
+ * Throws BAD_INPUT when `dir` cannot be a store folder: it or a folder above it is a file, or it lies in
+ * /proc, /sys or /dev; ACCESS_DENIED when a folder on the way cannot be looked into.
+ */
 export async function assertNotAFile(dir: string): Promise<void> {
-  try {
-    const st = await fs.stat(dir);
-    if (!st.isDirectory()) throw new RlmError('BAD_INPUT', `store path ${dir} is a file, not a folder`);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw err;
+  // Judged at the nearest part of the path that exists, links followed: a store under /proc would send
+  // Node's recursive mkdir into a loop that never ends (nor hears Ctrl-C), one under a file fails deep
+  // inside with ENOTDIR.
+  let at = dir;
+  for (;;) {
+    let st: Stats;
+    try {
+      st = await fs.stat(at);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const up = path.dirname(at);
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && up !== at) {
+        at = up;
+        continue;
+      }
+      if (code === 'ENOENT') return;
+      if (code === 'EACCES' || code === 'EPERM')
+        throw new RlmError('ACCESS_DENIED', `store path ${dir}: ${at} cannot be looked into (${code})`);
+      throw err;
+    }
+    if (inSystemTree(await fs.realpath(at)))
+      throw new RlmError('BAD_INPUT', `store path ${dir} is in /proc, /sys or /dev, where no store can be`);
+    if (st.isDirectory()) return;
+    throw new RlmError(
+      'BAD_INPUT',
+      at === dir
+        ? `store path ${dir} is a file, not a folder`
+        : `store path ${dir} lies under ${at}, which is a file`,
+    );
   }
 }
 

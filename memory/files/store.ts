@@ -147,7 +147,12 @@ export class ChunkStore extends RememberingStore implements Store {
     dir: string,
     opts: OpenOptions,
   ): Promise<void> {
-    await fs.mkdir(persistence.dir, { recursive: true });
+    await fs.mkdir(persistence.dir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EACCES' && err.code !== 'EPERM' && err.code !== 'EROFS') throw err;
+      throw new RlmError('ACCESS_DENIED', `cannot make the store folder ${persistence.dir} (${err.code})`, {
+        dir: persistence.dir,
+      });
+    });
     const lock = await persistence.lock('create');
     try {
       if (await exists(persistence.manifestPath)) return; // another process created it meanwhile

@@ -7,8 +7,9 @@ import { createHash } from 'node:crypto';
 import { type Dirent, promises as fs, type Stats } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { RlmError } from '../../core/errors.ts';
+import { inSystemTree } from '../../core/paths.ts';
 import { compilePattern, type IgnoreSet, isIgnored, parseIgnore } from './ignore.ts';
-import { inSystemTree, linkFence, SYSTEM_TREE_NOTE } from './link-fence.ts';
+import { linkFence, SYSTEM_TREE_NOTE } from './link-fence.ts';
 import { errorText, specialKind } from './read-document.ts';
 
 /** A file found by {@link scanPaths}. */

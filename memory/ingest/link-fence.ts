@@ -5,15 +5,7 @@
  * walked at all, whatever the caller says (they are endless, change as they are read, and hold other
  * processes' secrets).
  */
-import { inside } from '../../core/paths.ts';
-
-/** Kernel views of processes, drivers and devices: never walked or read. */
-const SYSTEM_TREES = ['/proc', '/sys', '/dev'];
-
-/** True when the real path `p` lies in `/proc`, `/sys` or `/dev`. */
-export function inSystemTree(p: string): boolean {
-  return SYSTEM_TREES.some((tree) => inside(p, tree));
-}
+import { inSystemTree, inside } from '../../core/paths.ts';
 
 /** The note for a path in a system tree. */
 export const SYSTEM_TREE_NOTE = 'in /proc, /sys or /dev: never read';

@@ -5,18 +5,11 @@
  * see only the request files. Combined with `--trace`, a hand-played run is recorded and can be replayed
  * offline with `replay:`.
  */
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
 import { abortedError, sleep } from '../../../core/http-retry.ts';
+import { makeFolderSync } from '../../../core/paths.ts';
 import { countTokens as defaultCountTokens } from '../../../memory/ingest/tokens.ts';
 import type { Model, ModelRequest, ModelResponse } from '../model.ts';
 
@@ -45,8 +38,9 @@ export class RelayModel implements Model {
     this.#opts = opts;
     this.#count = opts.countTokens ?? defaultCountTokens;
     try {
-      mkdirSync(dir, { recursive: true });
+      makeFolderSync(dir);
     } catch (err) {
+      if (err instanceof RlmError) throw err;
       throw new RlmError(
         'BAD_INPUT',
         `relay: cannot create ${dir}: ${(err as { code?: string }).code ?? 'failed'}`,

@@ -7,10 +7,11 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { inSystemTree } from '../../../core/paths.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { MemoryChunkStore } from '../../../memory/in-memory/store.ts';
 import { scanPaths } from '../../../memory/ingest/files.ts';
-import { inSystemTree, linkFence } from '../../../memory/ingest/link-fence.ts';
+import { linkFence } from '../../../memory/ingest/link-fence.ts';
 import { findSessions } from '../../../src/claude/files.ts';
 import { loadInput } from '../../../src/runtime/input.ts';
 import { cli } from '../../cli/helpers.ts';
