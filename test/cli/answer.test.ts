@@ -49,11 +49,14 @@ describe('rlm answer', () => {
       'elapsedMs',
       'iterations',
       'maxDepthReached',
+      'runId',
       'status',
       'subCalls',
+      'trace',
       'usage',
     ]);
     expect(out).toMatchObject({
+      trace,
       answer: '4817263',
       status: 'final',
       iterations: 1,
@@ -68,6 +71,8 @@ describe('rlm answer', () => {
     expect(events.map((e) => e.type)).toEqual(
       expect.arrayContaining(['run_start', 'model_call', 'block', 'output', 'final']),
     );
+    // The id finds the run in the trace.
+    expect(new Set(events.map((e) => (e as { run?: string }).run))).toEqual(new Set([out.runId]));
 
     // The default level records the requests; --trace-level summary leaves them out.
     expect(events.filter((e) => e.type === 'model_request')).toHaveLength(1);

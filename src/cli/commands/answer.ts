@@ -38,7 +38,8 @@ options:
   --trace FILE         append every event as JSON lines (see \`rlm trace show FILE\`, \`rlm trace html FILE\`)
   --trace-level LEVEL  full (default: every model request, whole sub-call prompts and answers) or
                        summary (replies, blocks, outputs, previews: smaller files) (default: $RLM_TRACE_LEVEL)
-  --json               print {answer, status, iterations, subCalls, maxDepthReached, usage, elapsedMs}
+  --json               print {answer, status, iterations, subCalls, maxDepthReached, usage, elapsedMs},
+                       and runId and trace (its file) when the run is traced
 
 The answer goes to stdout; a live status line and a summary go to stderr.
 After an error, an abort or a spent budget, the model's last reply goes to stderr, not stdout.
@@ -117,6 +118,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
   };
   process.once('SIGINT', onSignal);
   let result: RlmResult;
+  let traceFile: string | undefined;
   try {
     const rlm = new RLM({
       model,
@@ -132,6 +134,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
       onEvent: (e: TraceEvent) => status.event(e),
       signal: controller.signal,
     });
+    traceFile = rlm.options.trace === undefined ? undefined : path.resolve(io.cwd, rlm.options.trace);
     result = await rlm.answer({
       question,
       ...(paths.length > 0 ? { paths } : { store: resolveStoreDir(storeDir, io) }),
@@ -141,7 +144,13 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
     process.off('SIGINT', onSignal);
   }
   if (values.json) {
-    writeJson(io, answerResult(result));
+    // With a trace, the run's id finds it there (`rlm trace show FILE --run ID`).
+    writeJson(io, {
+      ...answerResult(result),
+      ...(traceFile === undefined || result.runId === undefined
+        ? {}
+        : { runId: result.runId, trace: traceFile }),
+    });
   } else {
     // After an error or an abort the "answer" is only the model's last prose: stdout is for answers, so
     // it goes to stderr, labelled, where a script piping stdout cannot mistake it for one.
