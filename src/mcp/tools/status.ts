@@ -129,7 +129,7 @@ export function registerStatus(server: McpServer, ctx: ServerContext, conn: Conn
             subModel: d.subModel ?? null,
             store: d.store === undefined ? null : shownStore(d.store),
           },
-          providers: await providers(readEnv(ctx.env)),
+          providers: await providers(readEnv(ctx.env), ctx.allowScriptedModels),
           store,
           limits: { run: runLimits(ctx, problems), input: inputLimits(ctx) },
           problems,
@@ -149,7 +149,10 @@ async function modelProblem(spec: string, env: Env): Promise<string | undefined>
   }
 }
 
-async function providers(env: EnvValues): Promise<{ name: string; configured: boolean; detail: string }[]> {
+async function providers(
+  env: EnvValues,
+  allowScripted: boolean,
+): Promise<{ name: string; configured: boolean; detail: string }[]> {
   const { anthropic, openai } = env;
   const { findClaudeExecutable } = await import('../../runtime/providers/claude-code.ts');
   const claude = findClaudeExecutable(env);
@@ -176,7 +179,10 @@ async function providers(env: EnvValues): Promise<{ name: string; configured: bo
     {
       name: 'scripted',
       configured: true,
-      detail: 'always available (scripted:FILE rules for tests and demos)',
+      // The server's own default may be scripted; a call naming one is another matter (rlm serve --help).
+      detail: allowScripted
+        ? 'scripted:FILE rules for tests and demos; calls may name them (--allow-scripted)'
+        : 'scripted:FILE rules for tests and demos, as the server default only: calls may name them when the server runs with --allow-scripted',
     },
   ];
 }

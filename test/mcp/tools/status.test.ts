@@ -37,6 +37,10 @@ describe('rlm_status', () => {
       expect(st.defaults).toEqual({ model, subModel: null, store: 'st' });
       const byName = Object.fromEntries(st.providers.map((p) => [p.name, p.configured]));
       expect(byName).toEqual({ anthropic: true, openai: false, 'claude-code': true, scripted: true });
+      // Without --allow-scripted a call may not name one, whatever the server's default is.
+      expect(st.providers.find((p) => p.name === 'scripted')?.detail).toContain(
+        'as the server default only: calls may name them when the server runs with --allow-scripted',
+      );
       expect(st.store).toMatchObject({ dir: join(dir, 'st'), documents: 1 });
       expect(st.limits.run).toMatchObject({ maxDepth: 3, maxIterations: 20, maxTokens: null });
       expect(st.limits.input.maxContextChars).toBe(1234);
