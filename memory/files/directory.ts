@@ -34,6 +34,18 @@ import {
   VECTORS_DIR,
 } from './manifest.ts';
 
+/**
+ * Whether `name`, an entry of a store folder, is one a store opens by that name: its manifest, documents,
+ * links and journal files, access files, lock, `segments/` and `vectors/`. Anything else in the folder
+ * (a store made in a project's folder with `--create`) is never opened.
+ */
+export function isStoreEntry(name: string): boolean {
+  return (
+    [MANIFEST_FILE, ACCESS_FILE, ACCESS_LOG, LOCK_FILE, SEGMENTS_DIR, VECTORS_DIR].includes(name) ||
+    isGenerationFile(name)
+  );
+}
+
 export interface DirectoryOptions {
   /** How long a writer waits for another one, ms (default 10000), before STORE_LOCKED. */
   lockWaitMs?: number;

@@ -18,6 +18,7 @@ import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/ty
 import { RlmError } from '../../core/errors.ts';
 import { inside } from '../../core/paths.ts';
 import { shellQuote } from '../../core/shell.ts';
+import { isStoreEntry } from '../../memory/files/directory.ts';
 
 /** How deep {@link FileAccess.checkStore} looks into a store folder: its files, and those of its folders. */
 const STORE_DEPTH = 3;
@@ -116,7 +117,8 @@ export class FileAccess {
    * Like {@link check} for a store folder, and for what it holds too: a store opens its manifest,
    * documents, journal and segments by name inside the folder, and any of them may be a link that leads
    * out of the fences (a cloned repository can carry such links). Only links are resolved: a plain entry
-   * lies where its folder does.
+   * lies where its folder does. A link that leads nowhere yet is judged by its target, since writing
+   * through it would create that.
    */
   async checkStore(given: string, signal?: AbortSignal): Promise<string> {
     const abs = await this.check(given, signal);
@@ -129,6 +131,9 @@ export class FileAccess {
         return; // missing (a store to create) or not a folder: nothing in it is opened
       }
       for (const e of entries) {
+        // At the top, only what the store opens: a store made in a project's folder shares it with
+        // files of the project, links among them, that no store call reads.
+        if (depth === 1 && !isStoreEntry(e.name)) continue;
         const entry = path.join(folder, e.name);
         if (e.isSymbolicLink())
           await this.checkResolved(entry, path.join(given, path.relative(abs, entry)), signal);
@@ -194,14 +199,26 @@ async function folderOf(p: string): Promise<string> {
   }
 }
 
-/** The real path of `p`, or of its nearest existing ancestor joined with the rest. */
+/** Links followed by {@link real} before it gives up on one (the kernel's own limit). */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * The real path of `p`, or of its nearest existing ancestor joined with the rest. A link that leads to
+ * nothing yet is judged by where it leads, not where it lies: writing through it creates its target.
+ */
 async function real(p: string): Promise<string> {
   const rest: string[] = [];
   let at = path.resolve(p);
-  for (;;) {
+  for (let hops = 0; ; ) {
     try {
       return path.join(await fs.realpath(at), ...rest.reverse());
     } catch {
+      const link = hops < MAX_LINK_HOPS ? await fs.readlink(at).catch(() => undefined) : undefined;
+      if (link !== undefined) {
+        hops++;
+        at = path.resolve(path.dirname(at), link);
+        continue;
+      }
       const parent = path.dirname(at);
       if (parent === at) return path.resolve(p);
       rest.push(path.basename(at));

@@ -1,4 +1,13 @@
-import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -165,6 +174,36 @@ describe('file access: --allow-path', () => {
     for (const name of readdirSync(join(work, 'inside-store-2')))
       symlinkSync(join(work, 'inside-store-2', name), join(linked, name));
     const r = await call('rlm_recall', { query: 'note', store: 'linked-store' });
+    expect(r.isError, textOf(r)).toBeFalsy();
+  });
+
+  it('judges a link to nothing by where it leads: writing through it is refused and creates nothing', async () => {
+    const { call } = await connect(context({ allowPaths: ['.'] }));
+    const made = await call('rlm_remember', { text: 'a note', store: 'planted-store' });
+    expect(made.isError).toBeFalsy();
+    const store = join(work, 'planted-store');
+    const journal = readdirSync(store).find((n) => n.startsWith('memories-'))!;
+    rmSync(join(store, journal));
+    const target = join(outside, 'planted.jsonl');
+    symlinkSync(target, join(store, journal));
+    const r = await call('rlm_remember', { text: 'PLANTED', store: 'planted-store' });
+    expect(textOf(r)).toContain(
+      `planted-store/${journal} (${join(store, journal)} -> ${target}) is outside the folders`,
+    );
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('leaves alone the links of a folder a store shares with other files', async () => {
+    const project = join(work, 'project');
+    mkdirSync(join(project, 'deps', 'a'), { recursive: true });
+    symlinkSync(outside, join(project, 'outside-docs'));
+    symlinkSync(outside, join(project, 'deps', 'a', 'global-link'));
+    const seed = await connect(context({ allowPaths: [base] }));
+    expect(
+      (await seed.call('rlm_remember', { text: 'kept in the project', store: project })).isError,
+    ).toBeFalsy();
+    const { call } = await connect(context({ allowPaths: ['.'] }));
+    const r = await call('rlm_recall', { query: 'kept project', store: 'project' });
     expect(r.isError, textOf(r)).toBeFalsy();
   });
 
