@@ -19,7 +19,15 @@ export function inSystemTree(p: string): boolean {
 }
 
 /**
- * `mkdir -p dir`, refused with BAD_INPUT when the folder would be in `/proc`, `/sys` or `/dev`
+ * True when no folder of rlm's may be made at the real path `p`: in `/proc`, `/sys` or `/dev`, except
+ * `/dev/shm`, the memory-backed folder some keep stores in.
+ */
+export function noFolderAt(p: string): boolean {
+  return inSystemTree(p) && !inside(p, '/dev/shm');
+}
+
+/**
+ * `mkdir -p dir`, refused with BAD_INPUT when the folder would be in `/proc`, `/sys` or `/dev` (not `/dev/shm`)
  * (judged at the nearest part of the path that exists, links followed): under /proc, Node's recursive
  * mkdir loops for ever and does not hear Ctrl-C.
  */
@@ -35,7 +43,7 @@ export function makeFolderSync(dir: string): void {
       at = up;
     }
   }
-  if (inSystemTree(realpathSync(at)))
+  if (noFolderAt(realpathSync(at)))
     throw new RlmError('BAD_INPUT', `${dir} is in /proc, /sys or /dev, where rlm makes no folder`);
   mkdirSync(dir, { recursive: true });
 }

@@ -7,7 +7,7 @@ import { constants, promises as fs, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { RlmError } from '../core/errors.ts';
-import { inSystemTree } from '../core/paths.ts';
+import { noFolderAt } from '../core/paths.ts';
 import { corrupt } from './corrupt.ts';
 
 export { corrupt };
@@ -111,7 +111,7 @@ export function parseJson<T>(raw: string, file: string): T {
 
 /**
  * Throws BAD_INPUT when `dir` cannot be a store folder: it or a folder above it is a file, or it lies in
- * /proc, /sys or /dev; ACCESS_DENIED when a folder on the way cannot be looked into.
+ * /proc, /sys or /dev (/dev/shm is fine); ACCESS_DENIED when a folder on the way cannot be looked into.
  */
 export async function assertNotAFile(dir: string): Promise<void> {
   // Judged at the nearest part of the path that exists, links followed: a store under /proc would send
@@ -134,7 +134,7 @@ export async function assertNotAFile(dir: string): Promise<void> {
         throw new RlmError('ACCESS_DENIED', `store path ${dir}: ${at} cannot be looked into (${code})`);
       throw err;
     }
-    if (inSystemTree(await fs.realpath(at)))
+    if (noFolderAt(await fs.realpath(at)))
       throw new RlmError('BAD_INPUT', `store path ${dir} is in /proc, /sys or /dev, where no store can be`);
     if (st.isDirectory()) return;
     throw new RlmError(

@@ -179,13 +179,17 @@ export class BaseStore implements ChunkStoreApi {
   protected exclusive<T>(command: string, fn: () => Promise<T>): Promise<T> {
     const run = async () => {
       clearTimeout(this.windowIdle);
-      const lock = await this.persistence.lock(command);
       try {
-        await this.refresh();
-        return await fn();
+        const lock = await this.persistence.lock(command);
+        try {
+          await this.refresh();
+          return await fn();
+        } finally {
+          await lock.release();
+        }
       } finally {
-        await lock.release();
-        // Unref'd: a window held for the next write never keeps the process alive.
+        // Also after a write that never got the lock. Unref'd: a window held for the next write never
+        // keeps the process alive.
         if (this.window) this.windowIdle = setTimeout(() => this.dropWindow(), LINK_WINDOW_IDLE_MS).unref();
       }
     };

@@ -66,7 +66,8 @@ export interface LinksFile {
 
 /** Whether `name` is one a store gives the files beside its manifest: documents, their log, links, the journal. */
 export function isGenerationFile(name: string): boolean {
-  return /^(?:documents-\d+(?:\.delta)?\.json|links-\d+\.json|memories-\d+\.jsonl)$/.test(name);
+  // Eight digits or more, as rlm writes them: `links-2024.json` is someone else's file.
+  return /^(?:documents-\d{8,}(?:\.delta)?\.json|links-\d{8,}\.json|memories-\d{8,}\.jsonl)$/.test(name);
 }
 
 /**

@@ -220,6 +220,37 @@ function placeDocument(doc: DocumentRecord, seg: Inspected | undefined): Documen
   return doc;
 }
 
+/** The number a generation file is named by. */
+function generationOf(name: string): number {
+  return Number(/\d+/.exec(name)?.[0] ?? 0);
+}
+
+/**
+ * The documents and links files of a store whose manifest is lost, as it would have named them: the
+ * newest documents base with the logs written after it, and the newest links file.
+ */
+function orphanedFiles(
+  storeFiles: readonly string[],
+  actions: string[],
+): { documents?: string; documentLog?: string[]; links?: string } {
+  const newest = (re: RegExp) =>
+    storeFiles.filter((n) => re.test(n)).sort((a, b) => generationOf(a) - generationOf(b));
+  const documents = newest(/^documents-\d+\.json$/).at(-1);
+  const links = newest(/^links-\d+\.json$/).at(-1);
+  const documentLog =
+    documents === undefined
+      ? []
+      : newest(/^documents-\d+\.delta\.json$/).filter((n) => generationOf(n) > generationOf(documents));
+  if (documents !== undefined || links !== undefined)
+    actions.push(
+      `read ${[documents, ...documentLog, links].filter((n) => n !== undefined).join(', ')} as the store's (the newest in the folder; the manifest naming them is lost)`,
+    );
+  return {
+    ...(documents === undefined ? {} : { documents, documentLog }),
+    ...(links === undefined ? {} : { links }),
+  };
+}
+
 /**
  * The memory journal of a store whose manifest is lost: the newest in the folder (a commit names a new
  * one; older ones are what a crash left before their removal). Its memories are the only copy of what
@@ -228,7 +259,7 @@ function placeDocument(doc: DocumentRecord, seg: Inspected | undefined): Documen
 function orphanedJournal(storeFiles: readonly string[], actions: string[]): MemoryConfig | undefined {
   const journal = storeFiles
     .filter((n) => n.startsWith('memories-'))
-    .sort((a, b) => Number(/\d+/.exec(a)?.[0]) - Number(/\d+/.exec(b)?.[0]))
+    .sort((a, b) => generationOf(a) - generationOf(b))
     .at(-1);
   if (journal === undefined) return undefined;
   actions.push(
@@ -247,19 +278,23 @@ async function rebuild(
   const storeFiles = storeFilesAmong(await fs.readdir(dir));
   // Above every generation a file of the folder is named by, not only the manifest's: a lost manifest's
   // files are still there, and a later commit must not take one of their names.
-  const generation =
-    Math.max(manifest?.generation ?? 0, ...storeFiles.map((n) => Number(/-(\d+)\./.exec(n)?.[1] ?? 0))) + 1;
+  const generation = Math.max(manifest?.generation ?? 0, ...storeFiles.map(generationOf)) + 1;
 
   // 1. Chunk files, the source of truth, checked one at a time.
   const names = await segmentNames(dir);
   const inspected = new Map<string, Inspected>();
   for (const [name, binary] of names) inspected.set(name, await inspect(dir, name, binary, actions));
 
-  // 2. Documents: from the manifest's documents file, or rebuilt from the chunk files.
+  // 2. Documents: from the manifest's documents file (or, the manifest lost, the newest one in the
+  // folder and the logs after it), else rebuilt from the chunk files.
+  const files = manifest ?? orphanedFiles(storeFiles, actions);
   let documents: Map<string, DocumentRecord> | null = null;
-  if (manifest) {
+  if (files.documents !== undefined) {
     try {
-      documents = new Map((await readDocuments(dir, manifest)).documents);
+      documents = new Map(
+        (await readDocuments(dir, { documents: files.documents, documentLog: files.documentLog ?? [] }))
+          .documents,
+      );
     } catch (err) {
       actions.push(
         (err as Error).message
@@ -429,7 +464,8 @@ async function rebuild(
 
   // 5. Manual links, and the live related_to links counted again.
   let manual: Link[] = [];
-  if (manifest) manual = (await tryRead(path.join(dir, manifest.links), checkLinks, actions))?.links ?? [];
+  if (files.links !== undefined)
+    manual = (await tryRead(path.join(dir, files.links), checkLinks, actions))?.links ?? [];
   // Both ends must name a chunk the store holds: a document gone, or an id no reader resolves (an older
   // rlm stored `DOC:1.0` as given), leaves a link that counts but that nothing lists.
   const holds = (id: string) => {

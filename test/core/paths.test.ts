@@ -1,6 +1,6 @@
-import { existsSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { inside, makeFolderSync } from '../../core/paths.ts';
 import { tempDir } from '../helpers/temp.ts';
 
@@ -27,5 +27,12 @@ describe('makeFolderSync', () => {
     for (const dir of ['/proc/rlm-test/x', '/sys/rlm-test', '/dev/rlm-test', path.join(root, 'me', 'x')])
       expect(() => makeFolderSync(dir)).toThrow(/is in \/proc, \/sys or \/dev, where rlm makes no folder/);
     expect(existsSync('/dev/rlm-test')).toBe(false);
+  });
+
+  it('makes folders in /dev/shm, the memory-backed folder some keep stores in', () => {
+    const dir = path.join('/dev/shm', `rlm-test-${process.pid}`, 'x');
+    onTestFinished(() => rmSync(path.dirname(dir), { recursive: true, force: true }));
+    makeFolderSync(dir);
+    expect(statSync(dir).isDirectory()).toBe(true);
   });
 });

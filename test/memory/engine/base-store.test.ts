@@ -62,6 +62,21 @@ describe('the link window between writes', () => {
     expect(load).toHaveBeenCalledTimes(2);
   });
 
+  it('is given back after a write that never got the lock, too', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const store = new MemoryChunkStore();
+    await store.ingestText('a', NOTE);
+    const persistence = (store as unknown as { persistence: { lock: () => Promise<unknown> } }).persistence;
+    vi.spyOn(persistence, 'lock').mockRejectedValueOnce(new Error('locked by another writer'));
+    await expect(store.ingestText('b', NOTE)).rejects.toThrow('locked by another writer');
+    expect(vi.getTimerCount()).toBe(1);
+    const load = vi.spyOn(LinkWindow, 'load');
+    vi.advanceTimersByTime(LINK_WINDOW_IDLE_MS);
+    await store.ingestText('c', NOTE);
+    expect(load).toHaveBeenCalledTimes(1);
+    await store.close();
+  });
+
   it('does not keep the process alive while it waits', async () => {
     const refTimers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = refTimers();

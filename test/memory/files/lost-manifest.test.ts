@@ -64,6 +64,36 @@ describe('a store that lost its manifest', () => {
     expect(await texts(dir)).toHaveLength(5);
   });
 
+  it('keeps what its newest documents and links files hold: folded memories stay memories, manual links stay', async () => {
+    const root = tempDir();
+    const dir = path.join(root, 'store');
+    const store = await ChunkStore.open(dir, { create: true });
+    await store.configureMemory({ foldEvery: 1 });
+    const folded = await store.remember({
+      text: 'billing runs on postgres',
+      topic: 'db',
+      importance: 'high',
+    });
+    await store.ingestPaths([writeSampleCorpus(root)]);
+    const doc = store.documents().find((d) => d.memory === undefined)!;
+    await store.link(`${doc.id}:0`, `${folded.id}:0`, 'supports');
+    await store.configureMemory({ foldEvery: 1000 });
+    await store.remember({ text: 'queues run on redis', topic: 'ops' });
+    await store.close();
+    await fs.rm(path.join(dir, MANIFEST));
+
+    const report = await repairStore(dir);
+    expect(report.actions.join('\n')).toMatch(/read documents-\d+\.json.*links-\d+\.json as the store's/);
+    const after = await ChunkStore.open(dir);
+    const memories = after.listMemories().map((m) => [m.text, m.topic, m.importance]);
+    expect(memories.sort()).toEqual([
+      ['billing runs on postgres', 'db', 'high'],
+      ['queues run on redis', 'ops', 'medium'],
+    ]);
+    expect(after.neighbors(`${doc.id}:0`, 'supports').map((l) => l.to)).toEqual([`${folded.id}:0`]);
+    await after.close();
+  });
+
   it('holding only memories, is found by repair and not made anew by a remember', async () => {
     const dir = path.join(tempDir(), 'notes');
     const store = await ChunkStore.open(dir, { create: true });
@@ -87,5 +117,19 @@ describe('a store that lost its manifest', () => {
     expect(isRlmError(err, 'STORE_CORRUPT')).toBe(true);
     expect((err as Error).message).toContain('documents-00000001.json');
     expect(await fs.readFile(path.join(dir, 'documents-00000001.json'), 'utf8')).toBe('mine');
+  });
+
+  it("is not what a folder is whose files only look like a store's (rlm writes eight digits)", async () => {
+    const dir = tempDir();
+    for (const name of ['links-2024.json', 'documents-3.json', 'memories-1.jsonl'])
+      writeFileSync(path.join(dir, name), 'mine');
+    const err = await repairStore(dir).catch((e: unknown) => e);
+    expect(isRlmError(err, 'STORE_MISSING')).toBe(true);
+    const store = await ChunkStore.open(dir, { create: true });
+    await store.remember({ text: 'a store beside them' });
+    await store.close();
+    expect(await texts(dir)).toEqual(['a store beside them']);
+    for (const name of ['links-2024.json', 'documents-3.json', 'memories-1.jsonl'])
+      expect(await fs.readFile(path.join(dir, name), 'utf8')).toBe('mine');
   });
 });

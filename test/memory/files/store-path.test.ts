@@ -3,9 +3,9 @@
  * a file, in /proc, /sys or /dev (where Node's recursive mkdir would spin for ever), or in a folder the
  * user may not write.
  */
-import { promises, writeFileSync } from 'node:fs';
+import { promises, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
@@ -50,6 +50,14 @@ describe('a store path that cannot be a store', () => {
       expect((await refusal(() => ChunkStore.open(dir, { create: true }))).message).toBe(
         `store path ${dir} is in /proc, /sys or /dev, where no store can be`,
       );
+  });
+
+  it('in /dev/shm is a store like any other', async () => {
+    const dir = path.join('/dev/shm', `rlm-test-${process.pid}`, 'store');
+    onTestFinished(() => rmSync(path.dirname(dir), { recursive: true, force: true }));
+    const store = await ChunkStore.open(dir, { create: true });
+    await store.remember({ text: 'kept in memory-backed files' });
+    await store.close();
   });
 
   it('in a folder the user may not write is ACCESS_DENIED', async () => {
