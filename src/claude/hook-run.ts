@@ -4,9 +4,10 @@
  * slowed down or see a failure, so every problem goes to the log file.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeFolderSync } from '../../core/paths.ts';
 
 /** Bytes of hook input read at most, and how long to wait for it. */
 const MAX_INPUT = 1 << 20;
@@ -53,7 +54,7 @@ export async function readHookInput(stdin: NodeJS.ReadableStream): Promise<Recor
  */
 export function note(log: string, line: string): void {
   try {
-    mkdirSync(dirname(log), { recursive: true });
+    makeFolderSync(dirname(log));
     appendFileSync(log, `${new Date().toISOString()} ${line.replace(/\s*\n\s*/g, ' ')}\n`);
   } catch {
     // the hook stays silent whatever happens

@@ -7,6 +7,7 @@
 import { promises as fs } from 'node:fs';
 import { dirname } from 'node:path';
 import { RlmError } from '../../core/errors.ts';
+import { makeFolderSync } from '../../core/paths.ts';
 import { shellQuote } from '../../core/shell.ts';
 import { writeFileAtomic } from '../../memory/fsutil.ts';
 
@@ -86,7 +87,7 @@ function withoutOurs(settings: Json): { settings: Json; removed: number } {
 }
 
 async function writeSettings(file: string, settings: Json): Promise<void> {
-  await fs.mkdir(dirname(file), { recursive: true });
+  makeFolderSync(dirname(file));
   await writeFileAtomic(file, `${JSON.stringify(settings, null, 2)}\n`);
 }
 
