@@ -90,12 +90,12 @@ export async function benchCommand(argv: string[], io: CliIO, seams: BenchSeams 
   if (methods.length === 0) throw new RlmError('BAD_INPUT', '--methods is empty');
   const sizes = parseSizes(values.sizes ?? '8k,32k');
   if (sizes.length === 0) throw new RlmError('BAD_INPUT', '--sizes is empty');
-  const n = intFlag(values.n, 'n', 1) ?? 2;
-  const seed = intFlag(values.seed, 'seed', 0) ?? 1;
+  const n = intFlag(values.n, '--n', 1) ?? 2;
+  const seed = intFlag(values.seed, '--seed', 0) ?? 1;
   const maxCostUsd = number(values['max-cost'], 'max-cost');
-  const maxIterations = intFlag(values['max-iterations'], 'max-iterations', 1);
-  const windowTokens = intFlag(values.window, 'window', 256);
-  const bm25K = intFlag(values.k, 'k', 1);
+  const maxIterations = intFlag(values['max-iterations'], '--max-iterations', 1);
+  const windowTokens = intFlag(values.window, '--window', 256);
+  const bm25K = intFlag(values.k, '-k', 1);
   const model = values.model ?? readEnv(io.env).model;
   if (!model) {
     throw new RlmError(

@@ -24,7 +24,7 @@ export function parseCommandArgs<O extends Options>(argv: string[], options: O) 
   ]);
   try {
     return parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv, options),
       options: { ...options, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
       strict: true,
@@ -36,14 +36,44 @@ export function parseCommandArgs<O extends Options>(argv: string[], options: O) 
   }
 }
 
-/** Parses a non-negative integer flag, or throws BAD_INPUT naming the flag. */
-export function intFlag(value: string | undefined, name: string, min = 0): number | undefined {
+/** A value that reads as a negative number: `-1`, `-2.5`, `-.5`. */
+const NEGATIVE_NUMBER = /^-\.?\d/;
+
+/**
+ * `argv` with a negative number after a flag that takes a value joined to it (`-k -3` becomes `--k=-3`).
+ * parseArgs refuses such a value as ambiguous, so the flag's own check, which says what the flag takes,
+ * would never run. No flag is spelled like a number, so no flag is lost.
+ */
+function joinNegativeValues(argv: string[], options: Options): string[] {
+  const takesValue = new Map<string, string>();
+  for (const [name, o] of Object.entries(options)) {
+    if (o.type !== 'string') continue;
+    takesValue.set(`--${name}`, name);
+    if (o.short) takesValue.set(`-${o.short}`, name);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    // After `--` every argument is a positional, as parseArgs reads them.
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    const name = takesValue.get(arg);
+    const next = argv[i + 1];
+    if (name !== undefined && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      out.push(`--${name}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/**
+ * Parses a non-negative integer flag, or throws BAD_INPUT naming the flag as its help spells it (`-k`,
+ * `--n`): the spelling is given, since a one-letter long flag cannot be told from a short one.
+ */
+export function intFlag(value: string | undefined, flag: `-${string}`, min = 0): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < min)
-    throw new RlmError(
-      'BAD_INPUT',
-      `${name.length === 1 ? '-' : '--'}${name} must be an integer >= ${min}, got '${value}'`,
-    );
+    throw new RlmError('BAD_INPUT', `${flag} must be an integer >= ${min}, got '${value}'`);
   return n;
 }

@@ -137,9 +137,14 @@ function usage(): string {
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  // Asked for, the usage is the data; given because no command was, it is a usage error's diagnostic.
+  if (name === undefined) {
+    io.stderr.write(usage());
+    return EXIT_USAGE;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(usage());
-    return name === undefined ? EXIT_USAGE : EXIT_OK;
+    return EXIT_OK;
   }
   if (name === '--version' || name === '-v') {
     io.stdout.write(`${version()}\n`);

@@ -157,6 +157,9 @@ describe('rlm bench', () => {
     await bad(['--model', 'smoke', '--sizes', '8q'], /bad size/);
     await bad(['--model', 'smoke', '--max-cost', 'lots'], /--max-cost/);
     await bad(['--model', 'nonsense:x'], /unknown model spec/);
+    // Flags are named as the help spells them: --n is a long flag of one letter, -k a short one.
+    await bad(['--model', 'smoke', '--n', '0'], /^--n must be an integer >= 1, got '0'$/);
+    await bad(['--model', 'smoke', '-k', '-2'], /^-k must be an integer >= 1, got '-2'$/);
     const viaMain = fakeIO();
     expect(await main(['bench', 'haystack', '--model', 'smoke'], viaMain.io)).toBe(2);
     expect(viaMain.stderr()).toContain("unknown suite 'haystack'");

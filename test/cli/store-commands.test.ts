@@ -6,6 +6,9 @@ import { writeSampleCorpus } from '../memory/helpers/corpus.ts';
 import { legacyStore } from '../memory/helpers/legacy.ts';
 import { cli } from './helpers.ts';
 
+/** A file of this repository, by its path from the root. */
+const repoFile = (rel: string) => path.resolve(import.meta.dirname, '../..', rel);
+
 describe('rlm store commands', () => {
   it('ingest, search, peek, grep, links, link, stats and rm print the CONTRACTS.md JSON shapes', async () => {
     const root = tempDir();
@@ -94,6 +97,7 @@ describe('rlm store commands', () => {
   it('uses exit 2 and one clear line for usage errors', async () => {
     const root = tempDir();
     const cases: [string[], RegExp][] = [
+      [[], /^usage: rlm <command>/],
       [['nope'], /unknown command 'nope'/],
       [['search', 'x'], /--store DIR\|URL is required/],
       [['search', 'x', '--store', path.join(root, 'missing')], /no rlm store at/],
@@ -113,13 +117,29 @@ describe('rlm store commands', () => {
         /--overlap-tokens must be smaller/,
       ],
       [['trace', 'show', path.join(root, 'none.jsonl')], /no trace file at/],
-      [['answer', 'q', '--store', root, '--max-depth', '-1'], /--max-depth/],
+      // A negative number after a flag reaches the flag's own check, as with `--flag=-1`.
+      [
+        [
+          'answer',
+          'q',
+          '--context',
+          repoFile('memory/SCHEMA.md'),
+          '--model',
+          `scripted:${repoFile('examples/schema-version.json')}`,
+          '--max-depth',
+          '-1',
+        ],
+        /--max-depth must be an integer >= 0, got "-1"/,
+      ],
+      [['recall', 'x', '--store', root, '-k', '-3'], /-k must be an integer >= 1, got '-3'/],
     ];
     for (const [args, message] of cases) {
       const r = await cli(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(message);
-      expect(r.stderr.trim().split('\n').length, r.stderr).toBeLessThanOrEqual(args[0] === 'nope' ? 32 : 1);
+      // The usage goes with the error that no command or an unknown one is: to stderr, like it.
+      const usage = args.length === 0 || args[0] === 'nope';
+      expect(r.stderr.trim().split('\n').length, r.stderr).toBeLessThanOrEqual(usage ? 32 : 1);
       expect(r.stdout).toBe('');
     }
   });

@@ -103,7 +103,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
   const maxIterations = flag('max-iterations', 'maxIterations');
   const maxSubCalls = flag('max-sub-calls', 'maxSubCalls');
   const maxCost = flag('max-cost', 'maxCostUsd');
-  const maxOutputTokens = intFlag(values['max-output-tokens'], 'max-output-tokens', 1);
+  const maxOutputTokens = intFlag(values['max-output-tokens'], '--max-output-tokens', 1);
 
   const traceLevel = values['trace-level'];
   if (traceLevel !== undefined && !TRACE_LEVELS.includes(traceLevel as TraceLevel))

@@ -75,7 +75,7 @@ export async function context(argv: string[], io: CliIO): Promise<number> {
 
 /** The token budget: --max-tokens, else RLM_CONTEXT_TOKENS, else undefined (the default). */
 function budget(flag: string | undefined, env: CliIO['env']): number | undefined {
-  if (flag !== undefined) return intFlag(flag, 'max-tokens', 1);
+  if (flag !== undefined) return intFlag(flag, '--max-tokens', 1);
   const value = readEnv(env).contextTokens;
   if (value === undefined) return undefined;
   const n = Number(value);

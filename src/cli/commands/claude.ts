@@ -216,7 +216,7 @@ async function recallCommand(argv: string[], io: CliIO): Promise<number> {
   });
   if (values.help) return help(io);
   const [query] = positionals(pos, ['QUERY'], 'claude recall');
-  const k = intFlag(values.k, 'k', 1) ?? 10;
+  const k = intFlag(values.k, '-k', 1) ?? 10;
   const spec = values.model ?? readEnv(io.env).model;
   if (values.answer && !spec)
     throw new RlmError('BAD_INPUT', 'claude recall --answer needs a model: --model SPEC or RLM_MODEL');

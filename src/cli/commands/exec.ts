@@ -257,7 +257,7 @@ async function execute(argv: string[], io: CliIO): Promise<number> {
     };
     if (values.model !== undefined) {
       const { createModel } = await import('../../runtime/providers/index.ts');
-      const flag = intFlag(values['max-output-tokens'], 'max-output-tokens', 1);
+      const flag = intFlag(values['max-output-tokens'], '--max-output-tokens', 1);
       const maxOutputTokens = flag ?? resolveOptions({ model: values.model, env: io.env }).maxOutputTokens;
       Object.assign(host, modelHost(createModel(values.model, { env: io.env }), maxOutputTokens));
     } else if (values['max-output-tokens'] !== undefined) {

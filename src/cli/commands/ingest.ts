@@ -69,8 +69,8 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
   if (chunker !== undefined && !CHUNKERS.includes(chunker)) {
     throw new RlmError('BAD_INPUT', `--chunker must be one of ${CHUNKERS.join(', ')}, got '${chunker}'`);
   }
-  const chunkTokens = intFlag(values['chunk-tokens'], 'chunk-tokens', 16);
-  const overlapTokens = intFlag(values['overlap-tokens'], 'overlap-tokens', 0);
+  const chunkTokens = intFlag(values['chunk-tokens'], '--chunk-tokens', 16);
+  const overlapTokens = intFlag(values['overlap-tokens'], '--overlap-tokens', 0);
   if (chunkTokens !== undefined && overlapTokens !== undefined && overlapTokens >= chunkTokens) {
     throw new RlmError('BAD_INPUT', '--overlap-tokens must be smaller than --chunk-tokens');
   }

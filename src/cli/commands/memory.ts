@@ -121,7 +121,7 @@ export async function recall(argv: string[], io: CliIO): Promise<number> {
   if (values.help) return help(io, RECALL_HELP);
   const [query] = positionals(pos, ['QUERY'], 'recall');
   const now = nowFlag(values.now);
-  const k = intFlag(values.k, 'k', 1);
+  const k = intFlag(values.k, '-k', 1);
   const tags = listFlag(values.tags);
   const store = await openStore(values.store, io);
   try {

@@ -39,7 +39,7 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
   if (values.help) return help(io, SEARCH_HELP);
   const [query] = positionals(pos, ['QUERY'], 'search');
   if (query!.trim() === '') throw new RlmError('BAD_INPUT', 'search: the query is empty');
-  const k = intFlag(values.k, 'k', 1) ?? 10;
+  const k = intFlag(values.k, '-k', 1) ?? 10;
   for (const t of values.type ?? []) {
     if (!CHUNK_TYPES.includes(t as ChunkType))
       throw new RlmError('BAD_INPUT', `--type must be one of ${CHUNK_TYPES.join(', ')}`);
@@ -183,7 +183,7 @@ export async function grep(argv: string[], io: CliIO): Promise<number> {
   });
   if (values.help) return help(io, GREP_HELP);
   const [pattern] = positionals(pos, ['PATTERN'], 'grep');
-  const limit = intFlag(values.limit, 'limit', 1) ?? 100;
+  const limit = intFlag(values.limit, '--limit', 1) ?? 100;
   const store = await openStore(values.store, io);
   try {
     const result = await store.grep(pattern!, {

@@ -80,16 +80,16 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
   if (transport !== 'stdio' && transport !== 'http') {
     throw new RlmError('BAD_INPUT', `--transport must be stdio or http, got '${transport}'`);
   }
-  const port = intFlag(values.port, 'port', 0);
+  const port = intFlag(values.port, '--port', 0);
   if (port !== undefined && port > 65535)
     throw new RlmError('BAD_INPUT', `--port must be at most 65535, got ${port}`);
   if (transport === 'stdio' && (port !== undefined || values.host !== undefined)) {
     throw new RlmError('BAD_INPUT', '--port and --host need --transport http');
   }
-  const maxPathsMb = intFlag(values['max-paths-mb'], 'max-paths-mb', 1);
-  const maxSessions = intFlag(values['max-sessions'], 'max-sessions', 1);
-  const idleMinutes = intFlag(values['idle-minutes'], 'idle-minutes', 1);
-  const maxBodyMb = intFlag(values['max-body-mb'], 'max-body-mb', 1);
+  const maxPathsMb = intFlag(values['max-paths-mb'], '--max-paths-mb', 1);
+  const maxSessions = intFlag(values['max-sessions'], '--max-sessions', 1);
+  const idleMinutes = intFlag(values['idle-minutes'], '--idle-minutes', 1);
+  const maxBodyMb = intFlag(values['max-body-mb'], '--max-body-mb', 1);
   if (
     transport === 'stdio' &&
     (maxSessions !== undefined || idleMinutes !== undefined || maxBodyMb !== undefined)
