@@ -6,6 +6,7 @@
  */
 import { RlmError } from '../core/errors.ts';
 import type {
+  Awaitable,
   ChunkReader,
   ChunkRecord,
   DocumentRecord,
@@ -37,6 +38,29 @@ export async function readTarget(
 /** NOT_FOUND for an id that names nothing, saying which forms are accepted and where ids come from. */
 export function unknownId(id: string, where: string): RlmError {
   return new RlmError('NOT_FOUND', `no chunk or document with id ${id}: give ${ID_FORMS} (${where})`, { id });
+}
+
+/**
+ * The ids of the documents a search's `document` filter names: each a document id or the path a file was
+ * ingested from, tried also as `resolve` makes it (a path relative to the caller's folder). A name that
+ * matches no document is refused (BAD_INPUT), as grep refuses it: a typo must not read as "no results".
+ */
+export async function searchDocumentIds(
+  store: { findDocument(idOrPath: string): Awaitable<DocumentRecord | undefined> },
+  names: readonly string[],
+  resolve: (name: string) => string = (name) => name,
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (const name of names) {
+    const doc = (await store.findDocument(name)) ?? (await store.findDocument(resolve(name)));
+    if (!doc)
+      throw new RlmError(
+        'BAD_INPUT',
+        `search: no document ${JSON.stringify(name)} in the store; give a document id or the path it was ingested from`,
+      );
+    ids.push(doc.id);
+  }
+  return ids;
 }
 
 /** The chunk a link end names: the chunk itself, or a document's first chunk (a memory's only one). */

@@ -41,6 +41,46 @@ describe('finding things with the CLI', () => {
     expect(noColor.stdout).not.toContain('\x1b[');
   });
 
+  it('search --document takes an id or a path from the working folder, and refuses one that names nothing', async () => {
+    const { cwd, store } = await setup();
+    const byPath = await cli(
+      ['search', 'refresh token', '--store', store, '--document', 'notes/auth.md', '--json'],
+      {
+        cwd,
+      },
+    );
+    const [hit] = byPath.json<{ results: { id: string; document: string }[] }>().results;
+    expect(hit?.document).toMatch(/^auth-md-/);
+    const byId = await cli(
+      ['search', 'refresh token', '--store', store, '--document', hit!.document, '--json'],
+      {
+        cwd,
+      },
+    );
+    expect(byId.json()).toEqual(byPath.json());
+    for (const json of [[], ['--json']]) {
+      const typo = await cli(
+        [
+          'search',
+          'refresh token',
+          '--store',
+          store,
+          '--document',
+          hit!.document,
+          '--document',
+          'notes/auht.md',
+          ...json,
+        ],
+        { cwd },
+      );
+      expect(typo.code).toBe(2);
+      expect(typo.stdout).toBe('');
+      expect(typo.stderr).toBe(
+        'rlm: search: no document "notes/auht.md" in the store; give a document id or the path it was ingested from [BAD_INPUT]\n',
+      );
+    }
+  });
+
   it('grep, peek and links name the file; unknown ids point to rlm ls', async () => {
     const { cwd, store } = await setup();
     const grep = await cli(['grep', 'stolen', '--store', store], { cwd });
@@ -57,8 +97,13 @@ describe('finding things with the CLI', () => {
         /no chunk or document with id nope:3: give a chunk id \(DOCUMENT:N\), a document id, a memory id .*rlm ls lists documents.*\[NOT_FOUND\]/,
       );
     }
-    const rm = await cli(['rm', 'nope', '--store', store], { cwd });
-    expect(rm.stderr).toMatch(/rlm ls lists ids and paths/);
+    // rm fails as forget does, with --json too: one error line, nothing on stdout.
+    for (const json of [[], ['--json']]) {
+      const rm = await cli(['rm', 'nope', '--store', store, ...json], { cwd });
+      expect(rm.code).toBe(1);
+      expect(rm.stdout).toBe('');
+      expect(rm.stderr).toBe('rlm: no document nope in the store (rlm ls lists ids and paths) [NOT_FOUND]\n');
+    }
   });
 
   it('rlm ls lists documents with file, chunks, tokens and time', async () => {

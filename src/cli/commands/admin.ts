@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { keepHeapNearLiveSet } from '../../../core/batch-heap.ts';
-import { isRlmError } from '../../../core/errors.ts';
+import { isRlmError, RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import type { DeleteReport } from '../../../memory/engine/memories.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
@@ -46,7 +46,8 @@ const RM_HELP = `usage: rlm rm DOCUMENT --store DIR [--json]
 Deletes a document for good: by id (a memory id too), or by the path it was ingested from (every part of
 a big file). Its chunks, links, vectors and access stats go, and its text is rewritten out of the segment
 files it shared with other documents. A consolidation summary written from a deleted memory goes too,
-and that summary's other sources come back from the archive. --store falls back to $RLM_STORE.
+and that summary's other sources come back from the archive. An unknown DOCUMENT fails the command
+(exit 1, NOT_FOUND) and nothing is deleted. --store falls back to $RLM_STORE.
 --json prints {removed, ids, summaries, restored}: ids deleted (summaries included), the summaries, the
 memories restored.
 `;
@@ -68,13 +69,11 @@ export async function rm(argv: string[], io: CliIO): Promise<number> {
     try {
       report = await store.deleteDocuments([name]);
     } catch (err) {
+      // An error like forget's, with or without --json: stdout holds only what was done.
       if (!isRlmError(err, 'NOT_FOUND')) throw err;
-      if (values.json) writeJson(io, { removed: false, ids: [], summaries: [], restored: [] });
-      else
-        io.stderr.write(
-          `rlm: no document ${shown(io.stderr, doc!, true)} in the store (rlm ls lists ids and paths) [NOT_FOUND]\n`,
-        );
-      return EXIT_FAILURE;
+      throw new RlmError('NOT_FOUND', `no document ${doc!} in the store (rlm ls lists ids and paths)`, {
+        id: doc!,
+      });
     }
     if (values.json) writeJson(io, { removed: true, ...deleteJson(report) });
     else

@@ -2,7 +2,13 @@ import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
-import { documentLinks, type ReadTarget, readTarget, unknownId } from '../../../memory/read.ts';
+import {
+  documentLinks,
+  type ReadTarget,
+  readTarget,
+  searchDocumentIds,
+  unknownId,
+} from '../../../memory/read.ts';
 import { highlight } from '../../../memory/search/passage.ts';
 import { CHUNK_TYPES, type ChunkReader, type ChunkType } from '../../../memory/types.ts';
 import {
@@ -22,7 +28,8 @@ const SEARCH_HELP = `usage: rlm search QUERY --store DIR [-k N] [--document ID].
 Ranked search (BM25 with English/French stemming and typo tolerance; hybrid with vectors when the store
 has an embedder). --mode bm25|vector|hybrid. Each result names its file and shows the passage that
 matches best, the query's words highlighted on a terminal (not with NO_COLOR). --document takes a
-document id or the path it was ingested from. --store falls back to $RLM_STORE.
+document id or the path it was ingested from; an unknown one is an error (exit 2). --store falls back
+to $RLM_STORE.
 --json prints {results:[{id, score, preview, document, path, tags}]}.
 `;
 
@@ -51,14 +58,7 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
   try {
     // --document takes ids or the paths documents were ingested from, like `rlm rm`.
     const documents = values.document
-      ? await Promise.all(
-          values.document.map(
-            async (d) =>
-              (await store.findDocument(d))?.id ??
-              (await store.findDocument(path.resolve(io.cwd, d)))?.id ??
-              d,
-          ),
-        )
+      ? await searchDocumentIds(store, values.document, (d) => path.resolve(io.cwd, d))
       : undefined;
     const hits = await store.search(query!, {
       k,

@@ -3,9 +3,10 @@
  * directly, for quick lookups that do not need a whole recursive run. Shapes follow the CLI's `--json`.
  */
 
+import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
-import { documentLinks, readTarget, unknownId } from '../../../memory/read.ts';
+import { documentLinks, readTarget, searchDocumentIds, unknownId } from '../../../memory/read.ts';
 import { CHUNK_TYPES, type ChunkType, type GrepOptions, type SearchOptions } from '../../../memory/types.ts';
 import { chunkPath, documentPeekResult, lookupFor, peekResult, searchResults } from '../../shapes.ts';
 import type { Connection } from '../connection.ts';
@@ -31,7 +32,9 @@ const documentsArg = z
   .array(z.string().min(1))
   .max(1000)
   .optional()
-  .describe('Only chunks of these document ids.');
+  .describe(
+    'Only chunks of these documents: document ids, or the paths they were ingested from. An unknown one is an error.',
+  );
 
 const searchOutput = z.object({
   results: z.array(
@@ -114,7 +117,9 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
       guard('rlm_search', ctx, async () => {
         const store = await ctx.stores.get(await checkedStoreDir(ctx, conn, args.store));
         const opts: SearchOptions = { k: args.k ?? 10 };
-        if (args.document !== undefined) opts.document = args.document;
+        if (args.document !== undefined) {
+          opts.document = await searchDocumentIds(store, args.document, (d) => path.resolve(ctx.cwd, d));
+        }
         if (args.tags !== undefined) opts.tags = args.tags;
         if (args.type !== undefined) opts.type = args.type;
         if (args.mode !== undefined) opts.mode = args.mode;

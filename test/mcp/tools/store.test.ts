@@ -122,6 +122,27 @@ describe('store reads', () => {
     expect(results.length).toBeLessThanOrEqual(2);
   });
 
+  it('rlm_search takes documents by id or path, and refuses one that names nothing', async () => {
+    const unfiltered = await s.call('rlm_search', { query: 'rocket budget' });
+    expect((unfiltered.structuredContent as { results: unknown[] }).results.length).toBe(2);
+    const byPath = await s.call('rlm_search', { query: 'rocket budget', document: ['docs/launch.md'] });
+    const results = (byPath.structuredContent as { results: { document: string }[] }).results;
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.every((r) => r.document === results[0]!.document && /^launch-md-/.test(r.document))).toBe(
+      true,
+    );
+    const byId = await s.call('rlm_search', { query: 'rocket budget', document: [results[0]!.document] });
+    expect(byId.structuredContent).toEqual(byPath.structuredContent);
+    const typo = await s.call('rlm_search', {
+      query: 'rocket budget',
+      document: [results[0]!.document, 'launhc-md'],
+    });
+    expect(typo.isError).toBe(true);
+    expect(textOf(typo)).toBe(
+      'rlm_search: search: no document "launhc-md" in the store; give a document id or the path it was ingested from [BAD_INPUT]',
+    );
+  });
+
   it('rlm_peek returns the chunk text, and NOT_FOUND for an unknown id', async () => {
     const hit = await s.call('rlm_search', { query: 'crew members' });
     const id = (hit.structuredContent as { results: { id: string }[] }).results[0]!.id;
