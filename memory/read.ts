@@ -69,6 +69,21 @@ export async function linkEnd(store: ChunkReader, id: string): Promise<string | 
   return (await store.getChunk(`${id}:0`)) ? `${id}:0` : undefined;
 }
 
+/**
+ * The chunk a hand-made link's end names ({@link linkEnd}), or why there is none: a document with no
+ * chunk (an empty file) has nothing to link (BAD_INPUT); an id that names nothing is NOT_FOUND.
+ */
+export async function requireLinkEnd(store: ChunkReader, id: string): Promise<string> {
+  const end = await linkEnd(store, id);
+  if (end !== undefined) return end;
+  const read = await store.readDocument(id, { end: 0 });
+  if (read?.documents[0]?.id === id && read.documents.every((d) => d.chunks === 0))
+    throw new RlmError('BAD_INPUT', `document ${id} has no chunks (it is empty), so it cannot be linked`, {
+      id,
+    });
+  throw unknownId(id, 'a document id stands for its first chunk');
+}
+
 /** Link types that relate chunks of different documents; follows and context_of stay inside one. */
 const ACROSS: LinkType[] = ['related_to', 'supports', 'contradicts', 'summarizes'];
 const BY_HAND = new Set<LinkType>(['supports', 'contradicts', 'summarizes']);

@@ -17,7 +17,7 @@ import {
   prepareDocument,
 } from '../ingest/prepare.ts';
 import { type IngestTarget, importInto, ingestPathsInto, throwIfAborted } from '../ingest/run.ts';
-import { linkEnd, unknownId } from '../read.ts';
+import { linkEnd, requireLinkEnd } from '../read.ts';
 import type { Embedder } from '../search/embedders/types.ts';
 import type { SignedChunk } from '../search/linker.ts';
 import { buildTerms } from '../search/segment.ts';
@@ -529,13 +529,7 @@ export class BaseStore implements ChunkStoreApi {
   async link(from: string, to: string, type: 'supports' | 'contradicts', strength = 1): Promise<void> {
     checkManualLink(type, strength);
     return this.exclusive('link', async () => {
-      const ends: string[] = [];
-      for (const id of [from, to]) {
-        const end = await linkEnd(this, id);
-        if (end === undefined) throw unknownId(id, 'a document id stands for its first chunk');
-        ends.push(end);
-      }
-      [from, to] = ends as [string, string];
+      [from, to] = [await requireLinkEnd(this, from), await requireLinkEnd(this, to)];
       if (from === to) throw new RlmError('BAD_INPUT', 'a chunk cannot be linked to itself');
       const manual = this.state.manual.filter((l) => !(l.from === from && l.to === to && l.type === type));
       manual.push({ from, to, type, strength });

@@ -25,7 +25,7 @@ import {
   prepareDocument,
 } from '../ingest/prepare.ts';
 import { importInto, ingestPathsInto } from '../ingest/run.ts';
-import { linkEnd, unknownId } from '../read.ts';
+import { linkEnd, requireLinkEnd } from '../read.ts';
 import { reciprocalRankFusion } from '../search/fusion.ts';
 import { passage } from '../search/passage.ts';
 import type {
@@ -582,13 +582,7 @@ export class PostgresBase implements ChunkStoreApi {
   async link(from: string, to: string, type: 'supports' | 'contradicts', strength = 1): Promise<void> {
     checkManualLink(type, strength);
     // A document id (a memory id) stands for its first chunk, as in every store.
-    const ends: string[] = [];
-    for (const id of [from, to]) {
-      const end = await linkEnd(this, id);
-      if (end === undefined) throw unknownId(id, 'a document id stands for its first chunk');
-      ends.push(end);
-    }
-    [from, to] = ends as [string, string];
+    [from, to] = [await requireLinkEnd(this, from), await requireLinkEnd(this, to)];
     const a = parseChunkId(from);
     const b = parseChunkId(to);
     await this.db.tx(async (sql) => {

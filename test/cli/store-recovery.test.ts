@@ -1,4 +1,4 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -152,5 +152,26 @@ describe('rlm repair with unreadable chunks', () => {
     // The files can simply be ingested again.
     const again = await cli(['ingest', corpus, '--store', store, '--json']);
     expect(again.json()).toMatchObject({ documents: 4, added: 4 });
+  });
+
+  it('lists a lost memory apart from the files: it has none to ingest, it can only be remembered again', async () => {
+    const root = tempDir();
+    const store = path.join(root, 'store');
+    const file = path.join(root, 'a.md');
+    writeFileSync(file, '# Rivers\n\nThe river carries stones to the sea.\n');
+    expect((await cli(['ingest', file, '--store', store])).code).toBe(0);
+    const id = (await cli(['remember', 'Answers in French', '--store', store])).stdout.trim();
+    // A repair folds the memory journal into a segment, where a damaged chunk file loses the memory.
+    expect((await cli(['repair', '--store', store])).code).toBe(0);
+    for (const f of readdirSync(path.join(store, 'segments')))
+      if (f.endsWith('.chunks')) writeFileSync(path.join(store, 'segments', f), 'garbage');
+
+    const refused = await cli(['repair', '--store', store]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `rlm: 1 document cannot be kept (chunks unreadable); ingest again:\n  ${file}\n` +
+        `rlm: 1 memory cannot be kept (chunk unreadable); a memory cannot be recovered, remember it again:\n  ${id}\n`,
+    );
+    expect(refused.stderr).not.toContain('(no file)');
   });
 });

@@ -109,9 +109,10 @@ the chunk files; writes the documents, link count and manifest anew; compacts se
 chunks of replaced or removed documents); rewrites the segments of a store written before schema 3.
 Intact segments are kept as they are. A chunk whose text fails its CRC (or, in a schema 1/2 chunk
 file, a record that does not parse) loses its document; the others are kept. Before dropping any
-document, repair lists them with the files to ingest again and asks (on a terminal) or needs --yes;
-otherwise nothing is changed and it exits 1. A folder that lost its manifest is still found by its
-other files, and the memories of its journal are kept. --store falls back to $RLM_STORE.
+document, repair lists them with the files to ingest again (a memory cannot be recovered: remember it
+again) and asks (on a terminal) or needs --yes; otherwise nothing is changed and it exits 1. A folder
+that lost its manifest is still found by its other files, and the memories of its journal are kept.
+--store falls back to $RLM_STORE.
 
 On a PostgreSQL store (a postgres:// URL) it rebuilds the derived tables (search index segments,
 related links, each document's words for grep) from documents and chunks, removes links and access
@@ -147,12 +148,18 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
     env: io.env,
     ...(values.embedder ? { embedder: values.embedder } : {}),
     confirm: async (dropped) => {
-      const list = dropped
-        .map((d) => `  ${shown(io.stderr, d.path ?? `(no file) ${d.id}`, true)}\n`)
-        .join('');
-      io.stderr.write(
-        `rlm: ${dropped.length} document${dropped.length === 1 ? '' : 's'} cannot be kept (chunks unreadable); ingest again:\n${list}`,
-      );
+      // A memory came from no file: there is nothing to ingest again, only the memory to remember again.
+      const memories = dropped.filter((d) => d.path === null && d.id.startsWith('mem-'));
+      const documents = dropped.filter((d) => !memories.includes(d));
+      const list = (lines: string[]) => lines.map((l) => `  ${shown(io.stderr, l, true)}\n`).join('');
+      if (documents.length > 0)
+        io.stderr.write(
+          `rlm: ${plural(documents.length, 'document')} cannot be kept (chunks unreadable); ingest again:\n${list(documents.map((d) => d.path ?? `(no file) ${d.id}`))}`,
+        );
+      if (memories.length > 0)
+        io.stderr.write(
+          `rlm: ${plural(memories.length, 'memory', 'memories')} cannot be kept (chunk unreadable); a memory cannot be recovered, remember it again:\n${list(memories.map((d) => d.id))}`,
+        );
       if (values.yes) return true;
       if (!canAsk(io)) return false;
       return /^y(es)?$/i.test((await ask(io, 'drop them and repair the rest? [y/N] ')).trim());

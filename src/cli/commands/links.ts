@@ -62,8 +62,9 @@ export async function links(argv: string[], io: CliIO): Promise<number> {
 const LINK_HELP = `usage: rlm link FROM TO --type supports|contradicts --store DIR [--strength S] [--remove] [--json]
 
 Sets (or with --remove deletes) a link by hand between two chunks. FROM and TO are chunk ids
-(DOCUMENT:N); a document id or a memory id (mem-…) stands for its first chunk (a memory's only one).
-Strength in (0, 1], default 1. --store falls back to $RLM_STORE.
+(DOCUMENT:N); a document id or a memory id (mem-…) stands for its first chunk (a memory's only one),
+and an empty document, which has none, cannot be linked. Strength in (0, 1], default 1. --store falls
+back to $RLM_STORE.
 --json prints {from, to, type, strength} with the chunk ids linked (with --remove: {removed}).
 `;
 

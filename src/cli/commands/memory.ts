@@ -186,7 +186,8 @@ export async function forget(argv: string[], io: CliIO): Promise<number> {
 const RESTORE_HELP = `usage: rlm restore ID... --store DIR [--json]
 
 Brings archived memories back into recall and search; restoring counts as an access. An unknown ID
-fails the command and nothing changes. --json prints {restored:[ids]}.
+fails the command and nothing changes; a memory that was not archived is said to be so. --json prints
+{restored:[ids], notArchived:[ids]}: the memories brought back, and those that were not archived.
 ${STORE_HELP}${NOW_HELP}`;
 
 export async function restore(argv: string[], io: CliIO): Promise<number> {
@@ -196,9 +197,23 @@ export async function restore(argv: string[], io: CliIO): Promise<number> {
   const now = nowFlag(values.now);
   const store = await openStore(values.store, io);
   try {
-    const restored = await store.restore(ids, now);
-    if (values.json) writeJson(io, { restored });
-    else io.stderr.write(`rlm: restored ${restored.length}\n`);
+    // Archived as restore sees it: put away by decay or consolidation, or faded under the threshold.
+    const archived = new Set<string>();
+    for (const id of ids) {
+      const m = await store.getMemory(id, now);
+      if (m?.archived) archived.add(m.id);
+    }
+    const done = await store.restore(ids, now);
+    const restored = done.filter((id) => archived.has(id));
+    const notArchived = done.filter((id) => !archived.has(id));
+    if (values.json) writeJson(io, { restored, notArchived });
+    else {
+      io.stderr.write(`rlm: restored ${restored.length}\n`);
+      if (notArchived.length > 0)
+        io.stderr.write(
+          `rlm: ${plural(notArchived.length, 'memory', 'memories')} not archived: ${shown(io.stderr, notArchived.join(', '), true)}\n`,
+        );
+    }
     return EXIT_OK;
   } finally {
     await store.close();

@@ -109,29 +109,22 @@ describe('rlm remember / recall / topics / forget', () => {
 describe('rlm decay / restore / consolidate', () => {
   it('decays with --now and settings flags, restores, and --archived finds archived ones', async () => {
     const store = path.join(tempDir(), 'store');
-    const low = (
-      await cli([
-        'remember',
-        'temporary build flag',
-        '--importance',
-        'low',
-        '--now',
-        '2026-01-01',
-        '--store',
-        store,
-        '--json',
-      ])
-    ).json<{ id: string }>().id;
-    await cli([
-      'remember',
-      'the build must stay reproducible',
-      '--importance',
-      'critical',
-      '--now',
-      '2026-01-01',
-      '--store',
-      store,
-    ]);
+    const remember = async (text: string, importance: string) =>
+      (
+        await cli([
+          'remember',
+          text,
+          '--importance',
+          importance,
+          '--now',
+          '2026-01-01',
+          '--store',
+          store,
+          '--json',
+        ])
+      ).json<{ id: string }>().id;
+    const low = await remember('temporary build flag', 'low');
+    const critical = await remember('the build must stay reproducible', 'critical');
     const d = await cli(['decay', '--now', '2026-01-20', '--store', store, '--json']);
     expect(d.json()).toEqual({ decayed: 1, archived: 0, ids: [] });
     const d2 = await cli([
@@ -162,9 +155,15 @@ describe('rlm decay / restore / consolidate', () => {
       all.json<{ results: { id: string; archived: boolean }[] }>().results.find((x) => x.id === low)
         ?.archived,
     ).toBe(true);
-    expect((await cli(['restore', low, '--now', '2026-01-20', '--store', store, '--json'])).json()).toEqual({
+    // A memory that was not archived is not claimed as restored.
+    const restore = ['restore', '--now', '2026-01-20', '--store', store];
+    expect((await cli([...restore, low, critical, '--json'])).json()).toEqual({
       restored: [low],
+      notArchived: [critical],
     });
+    const again = await cli([...restore, low]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe(`rlm: restored 0\nrlm: 1 memory not archived: ${low}\n`);
     const s = await ChunkStore.open(store);
     expect(s.memorySettings().multipliers.low).toBe(4);
     await s.close();

@@ -9,6 +9,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
 import { readTarget } from '../../../memory/read.ts';
 import type { Store } from '../../../memory/store-api.ts';
+import { caught } from '../../helpers/errors.ts';
 import { tempDir } from '../../helpers/temp.ts';
 import { backends } from '../helpers/backends.ts';
 import { prose, writeSampleCorpus } from '../helpers/corpus.ts';
@@ -122,6 +123,27 @@ describe.each(backends('store conformance'))('%s store', (_name, backend) => {
     expect(await store.search('zephyrine')).toEqual([]);
     expect(await store.removeDocument(a!.document)).toBe(false);
     expect((await store.stats()).documents).toBe(3);
+  });
+
+  it('refuses to link an empty document, which has no chunk, saying so; an id of nothing is NOT_FOUND', async () => {
+    const { store, root } = await make();
+    const corpus = writeSampleCorpus(root);
+    writeFileSync(path.join(corpus, 'empty.txt'), '');
+    await store.ingestPaths([corpus]);
+    const empty = (await store.documents()).find((d) => d.path?.endsWith('empty.txt'))!;
+    expect(empty.chunks).toBe(0);
+    const [a] = await store.search('zephyrine');
+    const links = (await store.stats()).links;
+    for (const [from, to] of [
+      [empty.id, a!.id],
+      [a!.id, empty.id],
+    ] as const) {
+      const err = await caught(store.link(from, to, 'supports'));
+      expect(err.code).toBe('BAD_INPUT');
+      expect(err.message).toBe(`document ${empty.id} has no chunks (it is empty), so it cannot be linked`);
+    }
+    expect((await caught(store.link('nope', a!.id, 'supports'))).code).toBe('NOT_FOUND');
+    expect((await store.stats()).links).toBe(links);
   });
 
   it('knows a chunk by its one id: another spelling of the ordinal names nothing and cannot be linked', async () => {
