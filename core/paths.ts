@@ -1,4 +1,7 @@
-/** Comparing paths by whole segments, and the kernel's trees no path of rlm's may enter. */
+/**
+ * Comparing paths by whole segments, the kernel's trees no path of rlm's may enter, and saying why a
+ * file cannot be made at a path.
+ */
 import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from './errors.ts';
@@ -46,4 +49,29 @@ export function makeFolderSync(dir: string): void {
   if (noFolderAt(realpathSync(at)))
     throw new RlmError('BAD_INPUT', `${dir} is in /proc, /sys or /dev, where rlm makes no folder`);
   mkdirSync(dir, { recursive: true });
+}
+
+/**
+ * Why no file can be made at `file`, said of its folders, or undefined when they look fine: the first
+ * folder on the way that is a file, or the nearest that does not exist (unless `makesFolders`: the
+ * writer makes missing ones). Asked after a write failed, to name the user's path rather than the
+ * system's error about a temp file or a `mkdir`.
+ */
+export function folderProblem(file: string, makesFolders = false): string | undefined {
+  const folders: string[] = [];
+  for (let dir = path.dirname(path.resolve(file)); ; dir = path.dirname(dir)) {
+    folders.unshift(dir);
+    if (path.dirname(dir) === dir) break;
+  }
+  for (const dir of folders) {
+    let isFolder: boolean | undefined;
+    try {
+      isFolder = statSync(dir, { throwIfNoEntry: false })?.isDirectory();
+    } catch {
+      return undefined; // unreadable: the system's own error says more
+    }
+    if (isFolder === undefined) return makesFolders ? undefined : `its folder ${dir} does not exist`;
+    if (!isFolder) return `${dir} is a file, not a folder`;
+  }
+  return undefined;
 }

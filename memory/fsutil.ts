@@ -25,7 +25,13 @@ export async function writeFileAtomic(
   data: string | Uint8Array | Iterable<string | Uint8Array>,
 ): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const handle = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  const handle = await fs
+    .open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644)
+    .catch((err: NodeJS.ErrnoException) => {
+      // The temp file is this function's own: a failure to make it (no such folder, no permission) is
+      // told of the file the caller asked for.
+      throw Object.assign(err, { path: file, message: err.message.replace(tmp, file) });
+    });
   try {
     if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
     else await writePieces(handle, data);

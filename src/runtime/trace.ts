@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RlmError } from '../../core/errors.ts';
+import { folderProblem } from '../../core/paths.ts';
 import type { ContextShape } from '../prompts/shape.ts';
 import type { Usage } from './model.ts';
 import type { BlockOutput, ModelCallKind, RlmResult } from './result.ts';
@@ -212,7 +213,7 @@ export class JsonlTraceFile implements TraceSink {
     } catch (err) {
       throw new RlmError(
         'BAD_INPUT',
-        `cannot open trace file ${path}: ${(err as Error).message}`,
+        `cannot open trace file ${path}: ${folderProblem(path, true) ?? (err as Error).message}`,
         { path },
         { cause: err },
       );

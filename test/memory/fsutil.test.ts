@@ -36,4 +36,12 @@ describe('writeFileAtomic with pieces', () => {
     expect(readFileSync(file, 'utf8')).toBe('old content');
     expect(readdirSync(dir)).toEqual(['seg.json']);
   });
+
+  it('names the file asked for, not its temp file, when it cannot be made', async () => {
+    const file = path.join(tempDir(), 'missing', 'page.html');
+    const err = (await writeFileAtomic(file, 'x').catch((e: unknown) => e)) as NodeJS.ErrnoException;
+    expect(err.code).toBe('ENOENT');
+    expect(err.path).toBe(file);
+    expect(err.message).toBe(`ENOENT: no such file or directory, open '${file}'`);
+  });
 });

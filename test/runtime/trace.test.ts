@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRlmError } from '../../core/errors.ts';
-import { parseTrace, type TraceEvent, Tracer } from '../../src/runtime/trace.ts';
+import { JsonlTraceFile, parseTrace, type TraceEvent, Tracer } from '../../src/runtime/trace.ts';
 import { renderTraceFile, renderTraceTree } from '../../src/runtime/trace-render.ts';
+import { thrown } from '../helpers/errors.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { FnModel, lastUser, repl } from './helpers/fake-model.ts';
 import { setup } from './helpers/setup.ts';
@@ -279,6 +280,21 @@ describe('trace', () => {
     const bad = await renderTraceFile(notTrace).catch((e: unknown) => e);
     expect(isRlmError(bad, 'BAD_INPUT')).toBe(true);
     expect((bad as Error).message).toContain('is not an rlm trace');
+  });
+
+  it('makes the folders of a trace file, and says which one on the way is a file', () => {
+    const root = tempDir();
+    const made = new JsonlTraceFile(join(root, 'a', 'b', 't.jsonl'));
+    made.close();
+    expect(existsSync(join(root, 'a', 'b', 't.jsonl'))).toBe(true);
+    writeFileSync(join(root, 'file'), 'x');
+    for (const file of [join(root, 'file', 't.jsonl'), join(root, 'file', 'deeper', 't.jsonl')]) {
+      const err = thrown(() => new JsonlTraceFile(file));
+      expect(err.code).toBe('BAD_INPUT');
+      expect(err.message).toBe(
+        `cannot open trace file ${file}: ${join(root, 'file')} is a file, not a folder`,
+      );
+    }
   });
 
   it('a throwing listener does not break the run', async () => {

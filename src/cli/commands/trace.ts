@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
+import { folderProblem } from '../../../core/paths.ts';
 import { writeFileAtomic } from '../../../memory/fsutil.ts';
 import { readTraceFile, renderTraceTree, selectRun } from '../../runtime/trace-render.ts';
 import { buildTrajectories } from '../../runtime/trajectory.ts';
@@ -62,7 +63,18 @@ export default async function trace(argv: string[], io: CliIO): Promise<number> 
           'BAD_INPUT',
           `trace html: the page would overwrite the trace ${target}; give --out F`,
         );
-      await writeFileAtomic(target, html);
+      try {
+        await writeFileAtomic(target, html);
+      } catch (err) {
+        const problem = folderProblem(target);
+        if (problem === undefined) throw err;
+        throw new RlmError(
+          'BAD_INPUT',
+          `trace html: cannot write ${target}: ${problem}`,
+          { path: target },
+          { cause: err },
+        );
+      }
       io.stderr.write(`rlm: wrote ${shown(io.stderr, target, true)}\n`);
     }
     return EXIT_OK;

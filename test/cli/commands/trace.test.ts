@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Trajectory } from '../../../src/runtime/result.ts';
@@ -135,5 +135,21 @@ describe('rlm trace', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(message);
     }
+  });
+
+  it('html names the page it cannot write and why, not a temp file', async () => {
+    const { root, file } = await twoRuns();
+    writeFileSync(path.join(root, 'file'), 'x');
+    const missing = path.join(root, 'missing', 'x.html');
+    const underFile = path.join(root, 'file', 'x.html');
+    for (const [out, why] of [
+      [missing, `its folder ${path.join(root, 'missing')} does not exist`],
+      [underFile, `${path.join(root, 'file')} is a file, not a folder`],
+    ] as const) {
+      const r = await cli(['trace', 'html', file, '--out', out]);
+      expect(r.code, out).toBe(2);
+      expect(r.stderr).toBe(`rlm: trace html: cannot write ${out}: ${why} [BAD_INPUT]\n`);
+    }
+    expect(readdirSync(root).sort()).toEqual(['file', 'run.jsonl']);
   });
 });
