@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSession } from '../benchmarks/claude-corpus.ts';
+import { LINK_TYPES } from '../memory/types.ts';
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from '../src/cli/io.ts';
 import { TOOL_NAMES } from '../src/mcp/server.ts';
 import { parseModelSpec } from '../src/runtime/providers/index.ts';
@@ -146,6 +147,8 @@ describe('the shape notation', () => {
 describe('CONTRACTS.md', () => {
   let dir: string;
   const printed = new Map<string, unknown>();
+  /** What the sandbox's grep returned over the store, as model code sees it. */
+  let sandboxGrepMatches: unknown[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'rlm-contracts-'));
@@ -194,6 +197,11 @@ describe('CONTRACTS.md', () => {
       .results[0]!.id;
     await run('rlm peek', ['peek', id, ...s]);
     await run('rlm grep', ['grep', 'ERR-\\d+', ...s]);
+    const sandboxGrep = path.join(dir, 'sandbox-grep.js');
+    writeFileSync(sandboxGrep, "print(JSON.stringify(grep('ERR-\\\\d+', {context: 5})))\n");
+    const exec = await cli(['exec', sandboxGrep, ...s, '--json'], { cwd: dir });
+    expect(exec.code, exec.stderr).toBe(0);
+    sandboxGrepMatches = JSON.parse(exec.json<{ stdout: string }>().stdout);
     await run('rlm link', ['link', id, other, '--type', 'supports', ...s]);
     await run('rlm links', ['links', other, ...s]);
     await run('rlm link --remove', ['link', id, other, '--type', 'supports', '--remove', ...s]);
@@ -291,6 +299,16 @@ describe('CONTRACTS.md', () => {
         .map((r) => code(r[0]!))
         .sort(),
     ).toEqual([...HELPER_NAMES].sort());
+  });
+
+  it("gives the sandbox grep's result key for key, and every link type neighbors takes", () => {
+    const row = table("## The sandbox's globals").find((r) => code(r[0]!) === 'grep')!;
+    const shape = /`(\[\{[^`]+\}\])`/.exec(row[1]!)![1]!;
+    expect(sandboxGrepMatches.length).toBeGreaterThan(0);
+    expect(mismatches({ matches: sandboxGrepMatches }, parseShape(`{matches:${shape}}`))).toEqual([]);
+    const neighbors = table("## The sandbox's globals").find((r) => code(r[0]!) === 'neighbors')!;
+    const types = [...neighbors[1]!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+    expect(types).toEqual([...LINK_TYPES]);
   });
 
   it("lists the MCP server's tools", () => {

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../src/mcp/limits.ts';
+import { answerInput } from '../src/mcp/tools/answer.ts';
 import { cli } from './cli/helpers.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -66,6 +68,27 @@ describe('README', () => {
     const named = new Set([...shell, ...inline].map((m) => m[1]!));
     expect(named.size).toBeGreaterThan(10);
     for (const c of named) expect(help, `rlm ${c}`).toContain(`  ${c} `);
+  });
+
+  it('lists every error code', () => {
+    const source = readFileSync(new URL('../core/errors.ts', import.meta.url), 'utf8');
+    const union = /export type ErrorCode =([^;]+);/.exec(source)![1]!;
+    const codes = [...union.matchAll(/'([A-Z_]+)'/g)].map((m) => m[1]).sort();
+    const list = /\*\*Error codes\*\*([\s\S]*?)Mistakes in the model/.exec(README)?.[1] ?? '';
+    expect([...list.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]).sort()).toEqual(codes);
+  });
+
+  it("gives rlm_answer's optional arguments as the tool takes them", () => {
+    const row = /^\| `rlm_answer` \|.*$/m.exec(README)?.[0] ?? '';
+    const optional = /Optional arguments: ([^.]+)\./.exec(row)?.[1] ?? '';
+    const named = [...optional.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+    const main = ['question', 'context', 'paths', 'store'];
+    for (const arg of main) expect(row).toContain(`\`${arg}\``);
+    expect(named.sort()).toEqual(
+      Object.keys(answerInput(DEFAULT_LIMITS).shape)
+        .filter((k) => !main.includes(k))
+        .sort(),
+    );
   });
 });
 
