@@ -4,10 +4,10 @@
  * the recursion tree can be rebuilt from the file alone (see trace-render.ts).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { RlmError } from '../../core/errors.ts';
-import { folderProblem } from '../../core/paths.ts';
+import { isRlmError, RlmError } from '../../core/errors.ts';
+import { folderProblem, makeFolderSync } from '../../core/paths.ts';
 import type { ContextShape } from '../prompts/shape.ts';
 import type { Usage } from './model.ts';
 import type { BlockOutput, ModelCallKind, RlmResult } from './result.ts';
@@ -208,9 +208,10 @@ export class JsonlTraceFile implements TraceSink {
   constructor(path: string) {
     this.path = path;
     try {
-      mkdirSync(dirname(path), { recursive: true });
+      makeFolderSync(dirname(path));
       this.#fd = openSync(path, 'a');
     } catch (err) {
+      if (isRlmError(err)) throw err;
       throw new RlmError(
         'BAD_INPUT',
         `cannot open trace file ${path}: ${folderProblem(path, true) ?? (err as Error).message}`,

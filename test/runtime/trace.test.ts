@@ -295,6 +295,10 @@ describe('trace', () => {
         `cannot open trace file ${file}: ${join(root, 'file')} is a file, not a folder`,
       );
     }
+    // Where Node's recursive mkdir would loop for ever.
+    expect(thrown(() => new JsonlTraceFile('/proc/self/rlm-test/t.jsonl')).message).toBe(
+      '/proc/self/rlm-test is in /proc, /sys or /dev, where rlm makes no folder',
+    );
   });
 
   it('a throwing listener does not break the run', async () => {
