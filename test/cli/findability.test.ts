@@ -81,6 +81,27 @@ describe('finding things with the CLI', () => {
     }
   });
 
+  it('search --type memory keeps memories only; an unknown type says which are known', async () => {
+    const { cwd, store } = await setup();
+    expect((await cli(['remember', 'rotate the refresh token weekly', '--store', store], { cwd })).code).toBe(
+      0,
+    );
+    const all = await cli(['search', 'refresh token', '--store', store, '--json'], { cwd });
+    const documents = (r: typeof all) =>
+      r.json<{ results: { document: string }[] }>().results.map((h) => h.document.replace(/-.*/, ''));
+    expect(new Set(documents(all))).toEqual(new Set(['auth', 'mem']));
+    const memories = await cli(['search', 'refresh token', '--store', store, '--type', 'memory', '--json'], {
+      cwd,
+    });
+    expect(memories.code, memories.stderr).toBe(0);
+    expect(documents(memories)).toEqual(['mem']);
+    const bad = await cli(['search', 'refresh token', '--store', store, '--type', 'memories'], { cwd });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      'rlm: --type must be one of fact, decision, preference, pattern, note, code, text or memory [BAD_INPUT]\n',
+    );
+  });
+
   it('grep, peek and links name the file; unknown ids point to rlm ls', async () => {
     const { cwd, store } = await setup();
     const grep = await cli(['grep', 'stolen', '--store', store], { cwd });

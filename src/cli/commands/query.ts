@@ -28,8 +28,9 @@ const SEARCH_HELP = `usage: rlm search QUERY --store DIR [-k N] [--document ID].
 Ranked search (BM25 with English/French stemming and typo tolerance; hybrid with vectors when the store
 has an embedder). --mode bm25|vector|hybrid. Each result names its file and shows the passage that
 matches best, the query's words highlighted on a terminal (not with NO_COLOR). --document takes a
-document id or the path it was ingested from; an unknown one is an error (exit 2). --store falls back
-to $RLM_STORE.
+document id or the path it was ingested from; an unknown one is an error (exit 2). --type keeps
+chunks of a type (fact, decision, preference, pattern, note, code, text) or memories (memory).
+--store falls back to $RLM_STORE.
 --json prints {results:[{id, score, preview, document, path, tags}]}.
 `;
 
@@ -47,9 +48,10 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
   const [query] = positionals(pos, ['QUERY'], 'search');
   if (query!.trim() === '') throw new RlmError('BAD_INPUT', 'search: the query is empty');
   const k = intFlag(values.k, '-k', 1) ?? 10;
+  // `memory` is a kind of document, not a chunk type: the store keeps memories only for it.
   for (const t of values.type ?? []) {
-    if (!CHUNK_TYPES.includes(t as ChunkType))
-      throw new RlmError('BAD_INPUT', `--type must be one of ${CHUNK_TYPES.join(', ')}`);
+    if (t !== 'memory' && !CHUNK_TYPES.includes(t as ChunkType))
+      throw new RlmError('BAD_INPUT', `--type must be one of ${CHUNK_TYPES.join(', ')} or memory`);
   }
   const mode = values.mode as 'bm25' | 'vector' | 'hybrid' | undefined;
   if (mode !== undefined && !['bm25', 'vector', 'hybrid'].includes(mode))
@@ -64,7 +66,7 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
       k,
       ...(documents ? { document: documents } : {}),
       ...(values.tag ? { tags: values.tag } : {}),
-      ...(values.type ? { type: values.type as ChunkType[] } : {}),
+      ...(values.type ? { type: values.type as (ChunkType | 'memory')[] } : {}),
       ...(mode ? { mode } : {}),
       onWarning: (message) => writeWarning(io, message),
     });
