@@ -5,6 +5,7 @@
  * Built on {@link ChunkReader} alone, so it works over any backend.
  */
 import { RlmError } from '../core/errors.ts';
+import { isPart } from './graph-rules.ts';
 import type {
   Awaitable,
   ChunkReader,
@@ -44,6 +45,7 @@ export function unknownId(id: string, where: string): RlmError {
  * The ids of the documents a search's `document` filter names: each a document id or the path a file was
  * ingested from, tried also as `resolve` makes it (a path relative to the caller's folder). A name that
  * matches no document is refused (BAD_INPUT), as grep refuses it: a typo must not read as "no results".
+ * A file stored in parts is named whole: its first part brings the others.
  */
 export async function searchDocumentIds(
   store: { findDocument(idOrPath: string): Awaitable<DocumentRecord | undefined> },
@@ -59,6 +61,9 @@ export async function searchDocumentIds(
         `search: no document ${JSON.stringify(name)} in the store; give a document id or the path it was ingested from`,
       );
     ids.push(doc.id);
+    // A file stored in parts is searched whole: `ID` takes `ID.p2`, `ID.p3`, … along.
+    if (isPart(doc.id)) continue;
+    for (let n = 2; await store.findDocument(`${doc.id}.p${n}`); n++) ids.push(`${doc.id}.p${n}`);
   }
   return ids;
 }
