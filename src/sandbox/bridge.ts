@@ -230,7 +230,8 @@ export class HostBridge {
         const opts: SearchOptions = {};
         if (typeof o.k === 'number') opts.k = Math.max(1, Math.min(1000, Math.floor(o.k)));
         const document = stringList(o.document);
-        if (document) opts.document = document;
+        // As grep's: ids or paths, a file's parts together, and a name of nothing an error the model sees.
+        if (document) opts.document = await this.documentIds(document);
         const tags = stringList(o.tags);
         if (tags) opts.tags = tags;
         const type = stringList(o.type);
@@ -437,7 +438,12 @@ export class HostBridge {
       for (const d of (await store?.documents()) ?? []) add(d.path, d.id);
     }
     return names.flatMap((name) => {
-      if (ids.has(name)) return [name];
+      // A file stored in parts is one document to the model: its first part's id brings the others.
+      if (ids.has(name))
+        return [
+          name,
+          ...[...ids].filter((id) => id.startsWith(name) && /^\.p\d+$/.test(id.slice(name.length))),
+        ];
       const found = byPath.get(name);
       if (found !== undefined) return found;
       throw new HostCallError(

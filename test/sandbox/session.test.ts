@@ -307,6 +307,26 @@ describe('store helpers', () => {
     expect(store.greps[0]?.opts).toMatchObject({ ignoreCase: true, literal: false });
   });
 
+  it("search_chunks' document filter takes what grep's does, and names of nothing are the model's error", async () => {
+    const store = fakeStore();
+    const sb = await sandbox({ store });
+    await sb.run("search_chunks('harbour', { document: ['a'] })");
+    expect(store.searches.at(-1)?.opts).toEqual({ document: ['a'] });
+    // A file stored in parts is one document: its first part's id brings the others along, only them.
+    const docs = await store.documents();
+    store.documents = () => [
+      ...docs,
+      ...['b.p2', 'b.p3', 'bb.p2', 'b.pdf'].map((id) => ({ ...docs[1]!, id })),
+    ];
+    const parted = await sandbox({ store });
+    await parted.run("search_chunks('harbour', { document: ['b'] })");
+    expect(store.searches.at(-1)?.opts).toEqual({ document: ['b', 'b.p2', 'b.p3'] });
+    const r = await sb.run("search_chunks('harbour', { document: ['nope'] })");
+    expect(r.error?.message).toBe(
+      'Error: search_chunks: no document "nope"; list_documents() shows every id and path',
+    );
+  });
+
   it('reports store errors without paths or stacks', async () => {
     const sb = await sandbox({ store: fakeStore() });
     const r = await sb.run("grep('explode')");
