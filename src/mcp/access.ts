@@ -44,6 +44,8 @@ export class FileAccess {
   readonly #allowed: readonly string[] | undefined;
   readonly #explicit: boolean;
   #realAllowed: Promise<string[]> | undefined;
+  /** The links of the store folders checked on this connection, by folder (see {@link checkStore}). */
+  readonly #stores = new Map<string, StoreWalk>();
   #roots: Promise<string[] | undefined> | undefined;
 
   /** @param fence the server's own fence; undefined: none (stdio without `--allow-path`). */
@@ -123,26 +125,26 @@ export class FileAccess {
   async checkStore(given: string, signal?: AbortSignal): Promise<string> {
     const abs = await this.check(given, signal);
     if (!this.#fenced()) return abs;
-    const walk = async (folder: string, depth: number): Promise<void> => {
-      let entries: Dirent[];
-      try {
-        entries = await fs.readdir(folder, { withFileTypes: true });
-      } catch {
-        return; // missing (a store to create) or not a folder: nothing in it is opened
-      }
-      for (const e of entries) {
-        // At the top, only what the store opens: a store made in a project's folder shares it with
-        // files of the project, links among them, that no store call reads.
-        if (depth === 1 && !isStoreEntry(e.name)) continue;
-        const entry = path.join(folder, e.name);
-        if (e.isSymbolicLink())
-          await this.checkResolved(entry, path.join(given, path.relative(abs, entry)), signal);
-        // A store's folders (segments/, vectors/) hold files and at most one level of folders.
-        if (depth < STORE_DEPTH && (e.isDirectory() || e.isSymbolicLink())) await walk(entry, depth + 1);
-      }
-    };
-    await walk(abs, 1);
+    const seen = (await this.#unchanged(abs)) ?? (await walkStore(abs));
+    for (const link of seen.links)
+      await this.checkResolved(link, path.join(given, path.relative(abs, link)), signal);
+    if (seen.folders.length > 0) this.#stores.set(abs, seen);
     return abs;
+  }
+
+  /**
+   * What the last walk of the store at `abs` found, while none of its folders changed since (a link
+   * made, removed or replaced changes its folder's time): a call then costs a few stats, not a listing
+   * of every segment file.
+   */
+  async #unchanged(abs: string): Promise<StoreWalk | undefined> {
+    const last = this.#stores.get(abs);
+    if (last === undefined) return undefined;
+    for (const [i, folder] of last.folders.entries()) {
+      const now = await fs.stat(folder, { bigint: true }).catch(() => undefined);
+      if (now?.mtimeNs !== last.stamps[i]) return undefined;
+    }
+    return last;
   }
 
   /** Whether any fence applies to this connection's paths. */
@@ -188,6 +190,42 @@ export class FileAccess {
       );
     }
   }
+}
+
+/** The folders of a store that were listed, with their modification times, and the links found in them. */
+interface StoreWalk {
+  folders: string[];
+  stamps: bigint[];
+  links: string[];
+}
+
+/**
+ * The links among what a store opens at `abs`: the store's own entries (a store made in a project's
+ * folder shares it with the project's files, links among them, that no store call reads), and what its
+ * folders (segments/, vectors/) hold, down to {@link STORE_DEPTH}.
+ */
+async function walkStore(abs: string): Promise<StoreWalk> {
+  const seen: StoreWalk = { folders: [], stamps: [], links: [] };
+  const walk = async (folder: string, depth: number): Promise<void> => {
+    let entries: Dirent[];
+    let stamp: bigint;
+    try {
+      stamp = (await fs.stat(folder, { bigint: true })).mtimeNs;
+      entries = await fs.readdir(folder, { withFileTypes: true });
+    } catch {
+      return; // missing (a store to create) or not a folder: nothing in it is opened
+    }
+    seen.folders.push(folder);
+    seen.stamps.push(stamp);
+    for (const e of entries) {
+      if (depth === 1 && !isStoreEntry(e.name)) continue;
+      const entry = path.join(folder, e.name);
+      if (e.isSymbolicLink()) seen.links.push(entry);
+      if (depth < STORE_DEPTH && (e.isDirectory() || e.isSymbolicLink())) await walk(entry, depth + 1);
+    }
+  };
+  await walk(abs, 1);
+  return seen;
 }
 
 /** The folder to suggest allowing for `p`: itself when it is one (or does not exist yet), else its parent. */
