@@ -107,3 +107,45 @@ export function partsAfter(id: string, candidates: DocumentRecord[]): DocumentRe
     out.push(part);
   }
 }
+
+/** A file's id and part number for a document id: `ID.p3` is part 3 of `ID`, any other id part 1 of itself. */
+function partKey(id: string): [file: string, part: number] {
+  const m = /^(.*)\.p(\d+)$/.exec(id);
+  return m ? [m[1]!, Number(m[2])] : [id, 1];
+}
+
+/** Store order of document ids that share a path: a file's parts follow its first part by number (`ID.p10` after `ID.p9`). */
+export function compareDocumentIds(a: string, b: string): number {
+  const [fa, na] = partKey(a);
+  const [fb, nb] = partKey(b);
+  return fa < fb ? -1 : fa > fb ? 1 : na - nb;
+}
+
+/** How a document continues a file stored in parts, for grep (see {@link partLinks}). */
+export interface PartLink {
+  /** The part before it, whose scan it continues. */
+  prevPart?: string;
+  /** The part after it, which continues its scan. */
+  nextPart?: string;
+}
+
+/**
+ * The parts among `ids` that grep reads as one text with the parts next to them: a file's first part
+ * `ID` and `ID.p2`, `ID.p3`, … after it without a gap, as readDocument(ID) reads them. A part whose file's
+ * first part is not among `ids` has no link: it is read alone, as readDocument reads it by its own id.
+ */
+export function partLinks(ids: Iterable<string>): Map<string, PartLink> {
+  const all = new Set(ids);
+  const out = new Map<string, PartLink>();
+  for (const id of all) {
+    if (isPart(id)) continue;
+    let prev = id;
+    for (let n = 2; all.has(`${id}.p${n}`); n++) {
+      const part = `${id}.p${n}`;
+      out.set(prev, { ...out.get(prev), nextPart: part });
+      out.set(part, { prevPart: prev });
+      prev = part;
+    }
+  }
+  return out;
+}

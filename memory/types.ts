@@ -206,8 +206,9 @@ export interface GrepOptions {
    */
   context?: number;
   /**
-   * Only these documents: document ids or ingested paths (a path names every part of its file). A store
-   * refuses a name it does not have with BAD_INPUT, so a typo never reads as "no matches".
+   * Only these documents: document ids (a file's first id takes its other parts along, as readDocument
+   * does) or ingested paths (a path names every part of its file). A store refuses a name it does not
+   * have with BAD_INPUT, so a typo never reads as "no matches".
    */
   document?: string | string[];
   /**
@@ -232,18 +233,22 @@ export interface GrepMatch {
   /** `context` characters before and after the line, across chunk edges within the document. */
   before: string;
   after: string;
-  /** The document the chunk belongs to, when the corpus names documents (a store always does). */
+  /**
+   * The document the chunk belongs to, when the corpus names documents (a store always does). For a file
+   * stored in parts (`ID`, `ID.p2`, …) it is the file's id `ID`: grep reads the parts as one text.
+   */
   document?: string;
   /**
-   * Offset of the match in the document's text (the chunk's `start` plus `offset`), when the chunk's
-   * text is a slice of the document (every chunker but `turn` over JSONL).
+   * Offset of the match in the document's text (the chunk's `start` plus `offset`; in a later part of a
+   * file stored in parts, plus the length of the parts before it: readDocument(ID)'s offsets), when the
+   * chunk's text is a slice of the document (every chunker but `turn` over JSONL).
    */
   documentOffset?: number;
 }
 
 /** How often a pattern occurs in one document. */
 export interface GrepDocumentCount {
-  /** Document id. */
+  /** Document id (for a file stored in parts, the file's id `ID`: one count for all of its parts). */
   id: string;
   /** Every occurrence (non-overlapping, as `String.prototype.matchAll` finds them). */
   matches: number;

@@ -79,8 +79,10 @@ describe('entry points', () => {
     // shared with the store; the store itself is not loaded.
     expect(under(files, 'memory/').sort()).toEqual([
       'memory/corrupt.ts',
+      'memory/grep/assemble.ts',
       'memory/grep/grep-scan.ts',
       'memory/grep/grep.ts',
+      'memory/grep/seams.ts',
       'memory/own-string.ts',
       'memory/read.ts',
       'memory/types.ts',

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import { lastAtMost } from '../../core/last-at-most.ts';
-import { positionLinks } from '../graph-rules.ts';
+import { compareDocumentIds, isPart, type PartLink, partLinks, positionLinks } from '../graph-rules.ts';
 import {
   FILE_GREP_YOUNG_MB,
   type GrepChunk,
@@ -450,8 +450,9 @@ export class ChunkGraph {
   }
 
   /**
-   * The documents a grep's `document` option names: ids, or paths a document was ingested from (every
-   * part of a big file). A name that matches nothing is refused: a typo must not read as "no matches".
+   * The documents a grep's `document` option names: ids (a file's first part takes its other parts, as
+   * readDocument does), or paths a document was ingested from (every part of a big file). A name that
+   * matches nothing is refused: a typo must not read as "no matches".
    */
   private namedDocuments(names: Set<string> | undefined): Set<string> | undefined {
     if (!names) return undefined;
@@ -460,6 +461,8 @@ export class ChunkGraph {
     for (const name of names) {
       if (this.state.documents.has(name)) {
         out.add(name);
+        if (!isPart(name))
+          for (let n = 2; this.state.documents.has(`${name}.p${n}`); n++) out.add(`${name}.p${n}`);
         continue;
       }
       if (!byPath) {
@@ -509,13 +512,16 @@ export class ChunkGraph {
       // A store held in memory: the worker keeps a copy of the corpus between greps (the `document`
       // filter applies there, so one copy serves every filter).
       const chunks: GrepChunk[] = [];
-      for (const doc of this.sortedDocuments()) chunks.push(...this.grepChunks(doc));
+      const all = this.sortedDocuments();
+      const links = partLinks(all.map((d) => d.id));
+      for (const doc of all) chunks.push(...this.grepChunks(doc, links.get(doc.id)));
       const filter = docs ? { ...rest, document: [...docs] } : rest;
       return this.grepRunner.grep({ version: this.state.generation, chunks }, pattern, filter);
     }
     // Segments in files are read, scanned and dropped one at a time in the worker, so memory stays at one
     // segment whatever the store's size; only the memories not yet folded (in memory) travel inline.
     const order = this.sortedDocuments().filter((d) => !docs || docs.has(d.id));
+    const links = partLinks(order.map((d) => d.id));
     const bySegment = new Map<string, DocumentRecord[]>();
     for (const d of order) {
       const list = bySegment.get(d.segment);
@@ -529,8 +535,11 @@ export class ChunkGraph {
       const paths = this.segment(s).paths;
       segments.push(
         paths
-          ? { segment: s, ...paths, runs: live.map((d) => this.grepRun(d)) }
-          : { documents: live.map((d) => d.id), inline: live.flatMap((d) => this.grepChunks(d)) },
+          ? { segment: s, ...paths, runs: live.map((d) => this.grepRun(d, links.get(d.id))) }
+          : {
+              documents: live.map((d) => d.id),
+              inline: live.flatMap((d) => this.grepChunks(d, links.get(d.id))),
+            },
       );
     }
     return this.grepRunner.grepSegments(
@@ -541,13 +550,15 @@ export class ChunkGraph {
     );
   }
 
-  /** Live documents with chunks, in store order (path, then id). */
+  /** Live documents with chunks, in store order (path, then id; a file's parts in order). */
   private sortedDocuments(): DocumentRecord[] {
-    return [...this.state.documents.values()].filter((d) => d.chunks > 0).sort(byPath);
+    return [...this.state.documents.values()]
+      .filter((d) => d.chunks > 0)
+      .sort((a, b) => byPath(a, b) || compareDocumentIds(a.id, b.id));
   }
 
-  private grepRun(doc: DocumentRecord): GrepRun {
-    const run: GrepRun = { id: doc.id, first: doc.first, count: doc.chunks };
+  private grepRun(doc: DocumentRecord, link: PartLink = {}): GrepRun {
+    const run: GrepRun = { id: doc.id, first: doc.first, count: doc.chunks, ...link };
     const offsets = this.offsetsFor(doc);
     if (offsets) {
       run.starts = offsets.starts;
@@ -556,12 +567,12 @@ export class ChunkGraph {
     return run;
   }
 
-  /** The chunks of a document held in memory, as grep needs them. */
-  private grepChunks(doc: DocumentRecord): GrepChunk[] {
+  /** The chunks of a document held in memory, as grep needs them (`link` on the first). */
+  private grepChunks(doc: DocumentRecord, link: PartLink = {}): GrepChunk[] {
     const texts = this.segment(doc.segment).texts(doc.first, doc.first + doc.chunks);
     const offsets = this.offsetsFor(doc);
     return texts.map((text, i) => {
-      const chunk: GrepChunk = { id: `${doc.id}:${i}`, text, document: doc.id };
+      const chunk: GrepChunk = { id: `${doc.id}:${i}`, text, document: doc.id, ...(i === 0 ? link : {}) };
       const start = offsets?.starts[i];
       const end = offsets?.ends[i];
       if (start !== undefined && end !== undefined) {

@@ -5,38 +5,18 @@
  * A document is scanned as one text: its chunks are read back to back (an overlap between chunks read
  * once), so a match that crosses a chunk edge is found, `before`/`after` reach into the neighbouring
  * chunks, and a count counts each occurrence once. Each match is then reported in the chunk it starts in.
+ * The parts of a file stored in parts are scanned one after the other as the file's one text (seams.ts).
  *
  * The scan is bounded by CPU time that grows with the text scanned ({@link ScanClock}): a simple pattern
  * always finishes, however large the text and however loaded the machine, while a pathological one is
  * stopped. A single catastrophic `exec` can only be stopped from outside (the worker is terminated).
  */
-import { ownString } from '../own-string.ts';
 import type { GrepCounts, GrepDocumentCount, GrepMatch } from '../types.ts';
+import { assemble, type GrepChunk, shapeMatch } from './assemble.ts';
+import { afterCarry, carryFrom, type GrepCarry, holdFrom } from './seams.ts';
 
-/** One searchable piece of the corpus. */
-export interface GrepChunk {
-  id: string;
-  text: string;
-  /**
-   * Document id: consecutive chunks of one document are scanned as one text, and the `document` filter
-   * uses it. Chunks without one are scanned alone and never filtered out (the caller chose them).
-   */
-  document?: string;
-  /**
-   * UTF-16 offsets of the chunk in its document, when known. Chunks that overlap are then read once, a
-   * chunk whose text is not the document's slice (a rendered transcript) is set on a line of its own,
-   * and matches get a `documentOffset`. Without offsets, a document's chunks are taken to follow each
-   * other exactly, the first at offset 0 (what every chunker but `size` and `turn` produces).
-   */
-  start?: number;
-  end?: number;
-}
-
-/** Longest `text` reported for one match; longer lines are cut to a window around the match. */
-export const MAX_LINE_CHARS = 500;
-/** Characters of the window kept before the match when a line is cut. */
-const LEAD_CHARS = 200;
-const ELLIPSIS = '…';
+export { assemble, type GrepChunk, MAX_LINE_CHARS } from './assemble.ts';
+export type { GrepCarry } from './seams.ts';
 
 /** Default CPU budget of a grep before any text is counted, ms. */
 export const GREP_BASE_MS = 2000;
@@ -157,128 +137,6 @@ export function escapeRegExp(literal: string): string {
   return literal.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
-/** Where a chunk's text lands in a document's assembled text. */
-interface Piece {
-  /** Position in the assembled text. */
-  at: number;
-  chunk: GrepChunk;
-  /** Offset in the chunk's text where the piece starts (past an overlap with the previous chunk). */
-  from: number;
-  /** Document offset of `at`, or -1 when the chunk's text is not a slice of the document. */
-  doc: number;
-}
-
-/** A document's chunks read back to back. */
-export interface DocText {
-  text: string;
-  pieces: Piece[];
-}
-
-const exactOffsets = (c: GrepChunk): boolean =>
-  c.start !== undefined && c.end !== undefined && c.end - c.start === c.text.length;
-
-/** Reads a document's chunks (in order) as one text; see {@link GrepChunk} for how offsets are used. */
-export function assemble(chunks: readonly GrepChunk[]): DocText {
-  const first = chunks[0];
-  if (chunks.length === 1 && first !== undefined) {
-    const doc = first.start === undefined ? 0 : exactOffsets(first) ? first.start : -1;
-    return { text: first.text, pieces: [{ at: 0, chunk: first, from: 0, doc }] };
-  }
-  const parts: string[] = [];
-  const pieces: Piece[] = [];
-  let length = 0;
-  let lastChar = 10;
-  /** Document offset the text so far reaches, or -1 when unknown. */
-  let covered = 0;
-  for (const c of chunks) {
-    let from = 0;
-    let doc: number;
-    if (c.start === undefined) {
-      doc = covered;
-    } else if (exactOffsets(c)) {
-      if (covered >= 0 && c.start < covered) {
-        from = covered - c.start;
-        if (from >= c.text.length) continue;
-      } else if (covered >= 0 && c.start > covered && lastChar !== 10) {
-        // A gap the chunker left out: keep the two sides on separate lines.
-        parts.push('\n');
-        length++;
-      }
-      doc = c.start + from;
-    } else {
-      if (length > 0 && lastChar !== 10) {
-        parts.push('\n');
-        length++;
-      }
-      doc = -1;
-    }
-    const piece = from > 0 ? c.text.slice(from) : c.text;
-    if (piece.length === 0) continue;
-    pieces.push({ at: length, chunk: c, from, doc });
-    parts.push(piece);
-    length += piece.length;
-    lastChar = piece.charCodeAt(piece.length - 1);
-    covered = doc < 0 ? -1 : doc + piece.length;
-  }
-  return { text: parts.join(''), pieces };
-}
-
-/** The piece a position of the assembled text belongs to; a position on an inserted newline goes to the next piece. */
-function locate(doc: DocText, pos: number): { piece: Piece; offset: number; documentOffset: number } {
-  const { pieces } = doc;
-  let lo = 0;
-  let hi = pieces.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((pieces[mid] as Piece).at <= pos) lo = mid;
-    else hi = mid - 1;
-  }
-  let piece = pieces[lo] as Piece;
-  let inside = pos - piece.at;
-  const next = pieces[lo + 1];
-  if (next !== undefined && inside >= piece.chunk.text.length - piece.from) {
-    piece = next;
-    inside = 0;
-  }
-  return {
-    piece,
-    offset: piece.from + inside,
-    documentOffset: piece.doc < 0 ? -1 : piece.doc + inside,
-  };
-}
-
-/** Builds the reported match for a hit at `start` of the assembled text. */
-function shapeMatch(doc: DocText, start: number, context: number): GrepMatch {
-  const text = doc.text;
-  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
-  let lineEnd = text.indexOf('\n', start);
-  if (lineEnd === -1) lineEnd = text.length;
-  if (lineEnd > lineStart && text.charCodeAt(lineEnd - 1) === 13) lineEnd--;
-  let from = lineStart;
-  let to = lineEnd;
-  if (to - from > MAX_LINE_CHARS) {
-    from = Math.max(lineStart, start - LEAD_CHARS);
-    to = Math.min(lineEnd, from + MAX_LINE_CHARS);
-    // Near the line's end the window would shrink; slide it back so it stays full-width.
-    if (to - from < MAX_LINE_CHARS) from = Math.max(lineStart, to - MAX_LINE_CHARS);
-  }
-  const line = `${from > lineStart ? ELLIPSIS : ''}${text.slice(from, to)}${to < lineEnd ? ELLIPSIS : ''}`;
-  const at = locate(doc, start);
-  // Copies, not views: a match is kept until the scan ends (merged in rank order), and a slice would
-  // keep its whole document alive with it. A 100 MB grep held every document it matched in.
-  const match: GrepMatch = {
-    id: at.piece.chunk.id,
-    offset: at.offset,
-    text: ownString(line),
-    before: context > 0 ? ownString(text.slice(Math.max(0, from - context), from)) : '',
-    after: context > 0 ? ownString(text.slice(to, to + context)) : '',
-  };
-  const document = at.piece.chunk.document;
-  if (document !== undefined) match.document = document;
-  if (at.documentOffset >= 0 && document !== undefined) match.documentOffset = at.documentOffset;
-  return match;
-}
-
 /** Counters a scan carries from one document to the next. */
 export interface ScanState {
   /** Matches reported so far. */
@@ -287,11 +145,13 @@ export interface ScanState {
   steps: number;
   /** Per-document counts, in scan order (count mode). */
   counts: GrepDocumentCount[];
+  /** What the scan of each part left to the next part of its file, by the part's id (seams.ts). */
+  carries: Map<string, GrepCarry>;
 }
 
-/** A fresh scan state. */
-export function scanState(): ScanState {
-  return { found: 0, steps: 0, counts: [] };
+/** A fresh scan state; `carries` when parts scanned by an earlier state (a store's other segment or page) go on here. */
+export function scanState(carries: Map<string, GrepCarry> = new Map()): ScanState {
+  return { found: 0, steps: 0, counts: [], carries };
 }
 
 /** Finds between two looks at the clock: cheap enough, and often enough for the bound. */
@@ -302,6 +162,11 @@ const CHECK_EVERY = 63;
  * first), like grep, and returns `truncated` when a match beyond `spec.limit` exists; in count mode it
  * counts every occurrence and every matching line into `state.counts`. Returns `timedOut` once the
  * clock's budget is spent, else null.
+ *
+ * A part of a file (its first chunk names a `prevPart` or `nextPart`) goes on from the carry its previous
+ * part left in `state.carries`, and leaves one for its next part when that one is scanned too: matches
+ * and counts then name the file, at its offsets (seams.ts). A part whose previous part left no carry
+ * (it was not searched) is scanned alone, as readDocument reads it by its own id.
  */
 export function scanDocument(
   chunks: readonly GrepChunk[],
@@ -310,14 +175,27 @@ export function scanDocument(
   state: ScanState,
   onMatch: (m: GrepMatch) => void,
 ): 'truncated' | 'timedOut' | null {
-  const doc = assemble(chunks);
+  const head = chunks[0];
+  const carry = head?.prevPart === undefined ? undefined : state.carries.get(head.prevPart);
+  if (carry !== undefined) state.carries.delete(head!.prevPart!);
+  const own = assemble(chunks, carry?.text);
+  const start = carry ? afterCarry(carry, own) : { doc: own, from: 0, lineEnd: -1 };
+  const { doc } = start;
   const text = doc.text;
   spec.clock.add(text.length);
+  // The next part goes on from this one only when it is scanned too, and this one is not read alone.
+  const next = head?.nextPart;
+  const continued =
+    next !== undefined &&
+    (spec.documents === null || spec.documents.has(next)) &&
+    (head?.prevPart === undefined || carry !== undefined);
+  /** Matches from here on are left to the next part's scan, which sees past the seam. */
+  const hold = continued ? holdFrom(text) : Number.POSITIVE_INFINITY;
   const tally: GrepDocumentCount | null = spec.count
-    ? { id: chunks[0]?.document ?? chunks[0]?.id ?? '', matches: 0, lines: 0 }
+    ? (carry?.tally ?? { id: doc.document ?? head?.id ?? '', matches: 0, lines: 0 })
     : null;
-  let lineEnd = -1;
-  let from = 0;
+  let lineEnd = start.lineEnd;
+  let from = start.from;
   let stop: 'truncated' | 'timedOut' | null = null;
   // Like grep, a position at the very end (after a final newline) is not a line of its own.
   while (from < text.length) {
@@ -329,8 +207,9 @@ export function scanDocument(
       spec.onProgress?.();
     }
     const hit = find(text, from);
+    if (hit === null || hit.start >= hold) break;
     // An empty match after a final newline (`^`, `$`) is not on a line of its own either.
-    if (hit === null || (hit.start === text.length && text.charCodeAt(hit.start - 1) === 10)) break;
+    if (hit.start === text.length && text.charCodeAt(hit.start - 1) === 10) break;
     if (tally !== null) {
       tally.matches++;
       if (hit.start > lineEnd) {
@@ -348,18 +227,20 @@ export function scanDocument(
     }
     onMatch(shapeMatch(doc, hit.start, spec.context));
     state.found++;
-    let next = text.indexOf('\n', hit.start);
-    next = next === -1 ? text.length + 1 : next + 1;
+    let nextLine = text.indexOf('\n', hit.start);
+    nextLine = nextLine === -1 ? text.length + 1 : nextLine + 1;
     // A match spanning lines resumes after its end; an empty match must still move forward.
-    from = Math.max(next, hit.end, hit.start + 1);
+    from = Math.max(nextLine, hit.end, hit.start + 1);
   }
-  if (tally !== null && tally.matches > 0) state.counts.push(tally);
   if (stop === null && spec.clock.over()) stop = 'timedOut';
+  if (continued && stop === null && head?.document !== undefined)
+    state.carries.set(head.document, carryFrom(doc, hold, { from, lineEnd, tally, context: spec.context }));
+  else if (tally !== null && tally.matches > 0) state.counts.push(tally);
   return stop;
 }
 
 /** Splits chunks into runs of one document each (a chunk without a document is a run of its own). */
-function* documentRuns(chunks: readonly GrepChunk[]): Generator<GrepChunk[]> {
+export function* documentRuns(chunks: readonly GrepChunk[]): Generator<GrepChunk[]> {
   let run: GrepChunk[] = [];
   for (const c of chunks) {
     const prev = run[run.length - 1];

@@ -13,7 +13,9 @@ import { DamagedFile } from '../binary.ts';
 import type { ChunkRecord, GrepDocumentCount, GrepMatch } from '../types.ts';
 import { type ChunkFileHeader, chunkFileHeader } from './chunk-file.ts';
 import {
+  documentRuns,
   type Finder,
+  type GrepCarry,
   type GrepChunk,
   regexFinder,
   ScanClock,
@@ -32,6 +34,9 @@ import { readTextColumn, type TextColumn, type TextDocRun } from './segment-text
 export interface GrepRun extends TextDocRun {
   starts?: number[];
   ends?: number[];
+  /** The parts of a file next to this one that are searched too (see {@link GrepChunk}). */
+  prevPart?: string;
+  nextPart?: string;
 }
 
 /**
@@ -65,7 +70,13 @@ export type GrepWorkerRequest =
       /** Every document to search, in reporting order (a store's path order). */
       order: string[];
     })
-  | (SearchRequest & { type: 'grep'; version: number; documents: string[] | null });
+  | (SearchRequest & {
+      type: 'grep';
+      version: number;
+      documents: string[] | null;
+      /** Parts of files whose scan goes on from an earlier request (a store's earlier page), by part id. */
+      carries?: [string, GrepCarry][];
+    });
 
 /** Worker → host messages. */
 export type GrepWorkerReply =
@@ -84,6 +95,8 @@ export type GrepWorkerReply =
       /** CPU ms used and characters scanned, for the timeout message. */
       cpuMs: number;
       chars: number;
+      /** A `grep` request with `carries`: what its last parts leave to the next request. */
+      carries?: [string, GrepCarry][];
     }
   | {
       type: 'failed';
@@ -158,7 +171,7 @@ function handle(msg: GrepWorkerRequest, post: (reply: GrepWorkerReply) => void):
   const re = compile(msg, post);
   if (!re) return;
   const spec = specOf(msg, msg.documents === null ? null : new Set(msg.documents), post);
-  const state = scanState();
+  const state = scanState(new Map(msg.carries ?? []));
   // Matches are posted as found so the host keeps them even if it has to kill this thread mid-search.
   const outcome = scanChunks(corpus, regexFinder(re), spec, state, (match) =>
     post({ type: 'match', requestId: msg.requestId, match }),
@@ -170,6 +183,7 @@ function handle(msg: GrepWorkerRequest, post: (reply: GrepWorkerReply) => void):
     ...(msg.count ? { counts: state.counts } : {}),
     cpuMs: spec.clock.usedMs(),
     chars: spec.clock.chars,
+    ...(msg.carries ? { carries: [...state.carries] } : {}),
   });
 }
 
@@ -205,6 +219,18 @@ interface SegmentScan {
   onMatch: (m: GrepMatch) => void;
   /** Called once the segment's bytes are in hand, before scanning starts (the host's timer runs again). */
   onRead: () => void;
+  /** Parts left for later: the part before each (its `prevPart`) is in a segment not scanned yet. */
+  waiting: { id: string; prevPart: string }[];
+}
+
+/**
+ * Whether a document must wait for the scan of the part before it, which leaves it a carry (seams.ts):
+ * it then goes in `job.waiting`, and its segment is read again once that part is scanned.
+ */
+function waits(id: string, prevPart: string | undefined, job: SegmentScan): boolean {
+  if (prevPart === undefined || job.state.carries.has(prevPart)) return false;
+  job.waiting.push({ id, prevPart });
+  return true;
 }
 
 const byRank =
@@ -212,11 +238,18 @@ const byRank =
   (a: { document?: string; id: string }, b: { document?: string; id: string }): number =>
     (rank.get(a.document ?? a.id) ?? 0) - (rank.get(b.document ?? b.id) ?? 0);
 
-/** Chunks of the wanted documents in reporting order: by document rank, then ordinal. */
+/**
+ * Chunks of the wanted documents in reporting order: by document rank, then ordinal. A part's links to
+ * the parts next to it come from `links` (its run), else from the chunk.
+ */
 function inOrder(
-  chunks: { id: string; document: string; ordinal: number; text: string; start?: number; end?: number }[],
+  chunks: (Pick<GrepChunk, 'id' | 'text' | 'start' | 'end' | 'prevPart' | 'nextPart'> & {
+    document: string;
+    ordinal: number;
+  })[],
   wanted: Set<string>,
   rank: Map<string, number>,
+  links: ReadonlyMap<string, Pick<GrepChunk, 'prevPart' | 'nextPart'>> = new Map(),
 ): GrepChunk[] {
   return chunks
     .filter((c) => wanted.has(c.document))
@@ -227,14 +260,23 @@ function inOrder(
         g.start = c.start;
         g.end = c.end;
       }
+      const link = links.get(c.document) ?? c;
+      if (c.ordinal === 0 && link.prevPart !== undefined) g.prevPart = link.prevPart;
+      if (c.ordinal === 0 && link.nextPart !== undefined) g.nextPart = link.nextPart;
       return g;
     });
 }
 
 /** Scans chunks already in memory and in reporting order. */
 function scanHeld(chunks: GrepChunk[], job: SegmentScan): 'truncated' | 'timedOut' | null {
-  const outcome = scanChunks(chunks, job.find, job.spec, job.state, job.onMatch);
-  return outcome.truncated ? 'truncated' : outcome.timedOut ? 'timedOut' : null;
+  for (const run of documentRuns(chunks)) {
+    const head = run[0]!;
+    if (waits(head.document ?? head.id, head.prevPart, job)) continue;
+    const stop = scanDocument(run, job.find, job.spec, job.state, job.onMatch);
+    if (stop !== null) return stop;
+    job.spec.onProgress?.();
+  }
+  return null;
 }
 
 /**
@@ -274,6 +316,7 @@ function scanRuns(
   textAt: (k: number) => string,
 ): 'truncated' | 'timedOut' | null {
   for (const run of [...live].sort(byRank(job.rank))) {
+    if (waits(run.id, run.prevPart, job)) continue;
     const chunks: GrepChunk[] = [];
     for (let i = 0; i < run.count; i++) {
       const chunk: GrepChunk = { id: `${run.id}:${i}`, text: textAt(run.first + i), document: run.id };
@@ -285,6 +328,8 @@ function scanRuns(
       }
       chunks.push(chunk);
     }
+    if (chunks[0] !== undefined && run.prevPart !== undefined) chunks[0].prevPart = run.prevPart;
+    if (chunks[0] !== undefined && run.nextPart !== undefined) chunks[0].nextPart = run.nextPart;
     const stop = scanDocument(chunks, job.find, job.spec, job.state, job.onMatch);
     if (stop !== null) return stop;
     job.spec.onProgress?.();
@@ -359,7 +404,8 @@ function scanSegment(seg: GrepSegment, job: SegmentScan): 'truncated' | 'timedOu
   }
   const records = (JSON.parse(readFileSync(seg.chunks, 'utf8')) as { chunks: ChunkRecord[] }).chunks;
   job.onRead();
-  return scanHeld(inOrder(records, new Set(seg.runs.map((r) => r.id)), job.rank), job);
+  const runs = new Map(seg.runs.map((r) => [r.id, r]));
+  return scanHeld(inOrder(records, new Set(runs.keys()), job.rank, runs), job);
 }
 
 /** A match with its place in the reporting order. */
@@ -422,25 +468,29 @@ function grepSegments(
       chars: spec.clock.chars,
     });
   };
-  for (const seg of msg.segments) {
+  // What each part of a file leaves to the next, whatever segment that one is in.
+  const carries = new Map<string, GrepCarry>();
+  /** Scans (the wanted documents of) one segment; the parts it left waiting, or null when the grep ended. */
+  const visit = (seg: GrepSegment): SegmentScan['waiting'] | null => {
     post({ type: 'segment', requestId: msg.requestId, phase: 'reading' });
     const readStarted = spec.clock.usedMs();
     const found: Ranked[] = [];
     // Each segment is searched for up to `limit` matches of its own: they are merged in order below.
-    const state = scanState();
+    const job: SegmentScan = {
+      find: regexFinder(re),
+      spec,
+      state: scanState(carries),
+      rank,
+      onMatch: (m) => found.push(ranked(m)),
+      onRead: () => {
+        spec.clock.credit(spec.clock.usedMs() - readStarted);
+        post({ type: 'segment', requestId: msg.requestId, phase: 'scanning' });
+      },
+      waiting: [],
+    };
     let stop: 'truncated' | 'timedOut' | null;
     try {
-      stop = scanSegment(seg, {
-        find: regexFinder(re),
-        spec,
-        state,
-        rank,
-        onMatch: (m) => found.push(ranked(m)),
-        onRead: () => {
-          spec.clock.credit(spec.clock.usedMs() - readStarted);
-          post({ type: 'segment', requestId: msg.requestId, phase: 'scanning' });
-        },
-      });
+      stop = scanSegment(seg, job);
     } catch (err) {
       const where = 'inline' in seg ? 'memories' : 'file' in seg ? seg.file : seg.chunks;
       const code = (err as NodeJS.ErrnoException).code;
@@ -451,18 +501,44 @@ function grepSegments(
         ...(code ? { code } : {}),
         ...(err instanceof CorruptFile ? { corrupt: err.file } : {}),
       });
-      return;
+      return null;
     }
-    counts.push(...state.counts);
+    counts.push(...job.state.counts);
     if (found.length > 0) best = merge(best, found);
     if (stop === 'truncated' || best.length > msg.limit) truncated = true;
     if (best.length > msg.limit) best = best.slice(0, msg.limit);
     if (stop === 'timedOut') {
       finish(true);
-      return;
+      return null;
+    }
+    return job.waiting;
+  };
+  let later: { seg: GrepSegment; waiting: SegmentScan['waiting'] }[] = [];
+  for (const seg of msg.segments) {
+    const waiting = visit(seg);
+    if (waiting === null) return;
+    if (waiting.length > 0) later.push({ seg, waiting });
+  }
+  // Parts whose previous part was in a later segment (a part ingested again lands in a new one): their
+  // segments are read again once it is scanned. A part still waiting when none can go on follows one a
+  // truncated scan never reached, so its matches would rank past the cut anyway.
+  for (;;) {
+    const ready = later.filter((l) => l.waiting.some((w) => carries.has(w.prevPart)));
+    if (ready.length === 0) break;
+    later = later.filter((l) => !ready.includes(l));
+    for (const { seg, waiting } of ready) {
+      const left = visit(onlyDocuments(seg, new Set(waiting.map((w) => w.id))));
+      if (left === null) return;
+      if (left.length > 0) later.push({ seg, waiting: left });
     }
   }
   finish(false);
+}
+
+/** `seg` with only the documents `ids` to scan. */
+function onlyDocuments(seg: GrepSegment, ids: ReadonlySet<string>): GrepSegment {
+  if ('inline' in seg) return { documents: seg.documents.filter((d) => ids.has(d)), inline: seg.inline };
+  return { ...seg, runs: seg.runs.filter((r) => ids.has(r.id)) };
 }
 
 if (parentPort) {

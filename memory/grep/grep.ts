@@ -24,6 +24,7 @@ import {
   type Finder,
   GREP_BASE_MS,
   GREP_MS_PER_MILLION_CHARS,
+  type GrepCarry,
   type GrepChunk,
   literalFinder,
   regexFinder,
@@ -35,7 +36,7 @@ import {
 } from './grep-scan.ts';
 import type { GrepSegment, GrepWorkerReply, GrepWorkerRequest } from './grep-worker.ts';
 
-export type { GrepChunk } from './grep-scan.ts';
+export type { GrepCarry, GrepChunk } from './grep-scan.ts';
 export { GREP_BASE_MS, GREP_MS_PER_MILLION_CHARS, MAX_LINE_CHARS } from './grep-scan.ts';
 export type { GrepRun, GrepSegment } from './grep-worker.ts';
 
@@ -49,6 +50,11 @@ export type GrepCorpus = readonly GrepChunk[];
 export interface VersionedCorpus {
   version: number;
   chunks: GrepCorpus;
+  /**
+   * For a corpus that is one page of a longer one (the PostgreSQL store's): what the parts of files
+   * scanned by the pages before left to their next parts (seams.ts), updated by the search for the next.
+   */
+  carries?: Map<string, GrepCarry>;
 }
 
 const DEFAULT_LIMIT = 100;
@@ -205,7 +211,7 @@ function resultOf(p: GrepPlan, found: Found): GrepResult {
 }
 
 /** Runs a literal plan on the calling thread; linear time, still bounded by the budget. */
-function grepLiteral(corpus: GrepCorpus, p: GrepPlan): GrepResult {
+function grepLiteral(corpus: GrepCorpus, p: GrepPlan, carries?: Map<string, GrepCarry>): GrepResult {
   const find: Finder = p.ignoreCase
     ? regexFinder(new RegExp(escapeRegExp(p.pattern), 'gi'))
     : literalFinder(p.pattern);
@@ -217,7 +223,7 @@ function grepLiteral(corpus: GrepCorpus, p: GrepPlan): GrepResult {
     count: p.count,
     clock: new ScanClock(p.timeoutMs),
   };
-  const state = scanState();
+  const state = scanState(carries);
   const outcome = scanChunks(corpus, find, spec, state, (m) => matches.push(m));
   return resultOf(p, {
     matches,
@@ -307,7 +313,7 @@ export class GrepRunner {
     if (typeof first === 'string') return this.run(first, typeof second === 'object' ? second : {});
     if (typeof second !== 'string') throw new RlmError('BAD_INPUT', 'grep pattern must be a string');
     this.useCorpus(first);
-    return this.run(second, third ?? {});
+    return this.run(second, third ?? {}, first.carries);
   }
 
   private useCorpus(corpus: VersionedCorpus): void {
@@ -318,13 +324,17 @@ export class GrepRunner {
     this.callerVersion = corpus.version;
   }
 
-  private async run(pattern: string, opts: GrepOptions): Promise<GrepResult> {
+  private async run(
+    pattern: string,
+    opts: GrepOptions,
+    carries?: Map<string, GrepCarry>,
+  ): Promise<GrepResult> {
     const p = plan(pattern, opts, this.defaultTimeoutMs);
     if (this.closed) throw new RlmError('ABORTED', 'grep runner is closed');
-    if (p.literal) return grepLiteral(this.corpus, p);
+    if (p.literal) return grepLiteral(this.corpus, p, carries);
     return this.withWorker(async (worker) => {
       await this.ensureLoaded(worker);
-      return this.search(worker, p);
+      return this.search(worker, p, undefined, carries);
     });
   }
 
@@ -423,6 +433,8 @@ export class GrepRunner {
         g.start = c.start;
         g.end = c.end;
       }
+      if (c.prevPart !== undefined) g.prevPart = c.prevPart;
+      if (c.nextPart !== undefined) g.nextPart = c.nextPart;
       return g;
     });
     return this.exchange<void>(worker, { type: 'load', version, chunks }, (reply, resolve) => {
@@ -434,7 +446,12 @@ export class GrepRunner {
     });
   }
 
-  private search(worker: Worker, p: GrepPlan, filesRequest?: GrepWorkerRequest): Promise<GrepResult> {
+  private search(
+    worker: Worker,
+    p: GrepPlan,
+    filesRequest?: GrepWorkerRequest,
+    carries?: Map<string, GrepCarry>,
+  ): Promise<GrepResult> {
     const requestId =
       filesRequest && 'requestId' in filesRequest ? filesRequest.requestId : this.nextRequestId++;
     const matches: GrepMatch[] = [];
@@ -449,6 +466,7 @@ export class GrepRunner {
       count: p.count,
       documents: p.documents,
       timeoutMs: p.timeoutMs,
+      ...(carries ? { carries: [...carries] } : {}),
     };
     let timer: NodeJS.Timeout | undefined;
     let kill: () => void = () => {};
@@ -481,6 +499,10 @@ export class GrepRunner {
               ),
         );
       else if (reply.type === 'done') {
+        if (carries && reply.carries) {
+          carries.clear();
+          for (const [id, carry] of reply.carries) carries.set(id, carry);
+        }
         try {
           const { truncated, timedOut, cpuMs, chars } = reply;
           resolve(resultOf(p, { matches, counts: reply.counts, truncated, timedOut, cpuMs, chars }));

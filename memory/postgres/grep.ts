@@ -1,15 +1,17 @@
 /**
  * grep over a PostgreSQL store: the same bounded scan as the folder store (memory/grep/, its result
  * shape, caps, count mode, document filter and timeout), fed page by page from the chunks table, each
- * document whole on one page so that it is read as one text (matches and context across chunk edges).
- * When the pattern holds a literal run of three characters or more that every match must contain,
- * pg_trgm's index on each document's tokens (grams.ts) narrows the scan to the documents holding all of
- * the literal's tokens, so a selective grep reads few rows. Statements run under a timeout derived from
- * the grep's own.
+ * document whole on one page so that it is read as one text (matches and context across chunk edges),
+ * and a file stored in parts read as one text across pages (what a part leaves to the next, seams.ts,
+ * goes from page to page). When the pattern holds a literal run of three characters or more that every
+ * match must contain, pg_trgm's index on each document's tokens (grams.ts) narrows the scan to the
+ * documents holding all of the literal's tokens (for a file in parts: its parts together), so a
+ * selective grep reads few rows. Statements run under a timeout derived from the grep's own.
  */
 import { resolve } from 'node:path';
 import { isRlmError, RlmError } from '../../core/errors.ts';
-import type { GrepChunk, GrepRunner } from '../grep/grep.ts';
+import { compareDocumentIds, isPart, partLinks } from '../graph-rules.ts';
+import type { GrepCarry, GrepChunk, GrepRunner } from '../grep/grep.ts';
 import type { GrepCounts, GrepMatch, GrepOptions, GrepResult } from '../types.ts';
 import type { Db, Sql } from './db.ts';
 import { grepChunkOf, literalTokens } from './grams.ts';
@@ -111,8 +113,9 @@ function scan(
   chunks: GrepChunk[],
   pattern: string,
   opts: GrepOptions,
+  carries?: Map<string, GrepCarry>,
 ): Promise<GrepResult> {
-  const run = () => runner.grep({ version: -1, chunks }, pattern, opts);
+  const run = () => runner.grep({ version: -1, chunks, ...(carries ? { carries } : {}) }, pattern, opts);
   const result = (queues.get(runner) ?? Promise.resolve()).then(run, run);
   queues.set(
     runner,
@@ -127,9 +130,9 @@ function containsPattern(s: string): string {
 }
 
 /**
- * The document ids a grep's `document` option names: ids, or paths a document was ingested from (every
- * part of a big file). A name that matches nothing is refused, as the folder store does: a typo must not
- * read as "no matches".
+ * The document ids a grep's `document` option names: ids (a file's first part takes its other parts, as
+ * readDocument does), or paths a document was ingested from (every part of a big file). A name that
+ * matches nothing is refused, as the folder store does: a typo must not read as "no matches".
  */
 async function namedDocuments(sql: Sql, names: string[]): Promise<string[]> {
   const out = new Set<string>();
@@ -138,7 +141,7 @@ async function namedDocuments(sql: Sql, names: string[]): Promise<string[]> {
       'SELECT id FROM documents WHERE id = $1 UNION ALL (SELECT id FROM documents WHERE path = $2 OR path = $3 ORDER BY first_seq)',
       [name, name, resolve(name)],
     );
-    const ids = rows.some((r) => r.id === name) ? [name] : rows.map((r) => r.id);
+    const ids = rows.some((r) => r.id === name) ? await withParts(sql, name) : rows.map((r) => r.id);
     if (ids.length === 0) {
       throw new RlmError(
         'BAD_INPUT',
@@ -148,6 +151,36 @@ async function namedDocuments(sql: Sql, names: string[]): Promise<string[]> {
     for (const id of ids) out.add(id);
   }
   return [...out];
+}
+
+/** Document `id` and, when it is a file's first part, the parts after it. */
+async function withParts(sql: Sql, id: string): Promise<string[]> {
+  if (isPart(id)) return [id];
+  const { rows } = await sql.query<{ id: string }>(
+    `SELECT id FROM documents WHERE left(id, length($1) + 2) = $1 || '.p'`,
+    [id],
+  );
+  const all = new Set(rows.map((r) => r.id));
+  const out = [id];
+  for (let n = 2; all.has(`${id}.p${n}`); n++) out.push(`${id}.p${n}`);
+  return out;
+}
+
+/**
+ * SQL true for the chunks of documents whose text may hold every token of a literal (`tests`, one
+ * condition on `g.grams` per token): a document whose tokens hold them all, and every part of a file
+ * stored in parts whose parts' tokens together hold them (a match may run across a seam). A part's file
+ * is its id with `.pN` taken off; its parts share its path, which is indexed.
+ */
+function holdingTokens(tests: string[]): string {
+  const files = tests
+    .map((t) => `SELECT regexp_replace(g.id, '\\.p[0-9]+$', '') FROM documents g WHERE ${t}`)
+    .join(' INTERSECT ');
+  return `c.document IN (
+    SELECT g.id FROM documents g WHERE ${tests.join(' AND ')}
+    UNION
+    SELECT f.id FROM (${files}) h(id) JOIN documents d ON d.id = h.id JOIN documents f ON f.path = d.path
+    WHERE f.id = h.id OR left(f.id, length(h.id) + 2) = h.id || '.p')`;
 }
 
 /** Chunk `c` as the runner reads it. */
@@ -204,8 +237,7 @@ export async function grepStore(
         params.push(containsPattern(t));
         return `g.grams ${like} $${params.length}`;
       });
-      if (tests.length > 0)
-        where.push(`c.document IN (SELECT g.id FROM documents g WHERE ${tests.join(' AND ')})`);
+      if (tests.length > 0) where.push(holdingTokens(tests));
     }
     let order: Candidate[];
     try {
@@ -221,14 +253,17 @@ export async function grepStore(
     } catch (err) {
       throw isRlmError(err, 'TIMEOUT') ? timedOut() : err;
     }
-    // Store order: path (or id), then id, then ordinal; a document's chunks stay together.
+    // Store order: path (or id), then id (a file's parts in order), then ordinal; a document's chunks
+    // stay together.
     order.sort(
       (a, b) =>
         a.key.localeCompare(b.key) ||
         (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) ||
-        (a.document < b.document ? -1 : a.document > b.document ? 1 : 0) ||
+        compareDocumentIds(a.document, b.document) ||
         a.ordinal - b.ordinal,
     );
+    const links = partLinks(new Set(order.map((c) => c.document)));
+    const carries = new Map<string, GrepCarry>();
     for (let i = 0; i < order.length; ) {
       let chars = 0;
       const page: Candidate[] = [];
@@ -255,22 +290,26 @@ export async function grepStore(
       } catch (err) {
         throw isRlmError(err, 'TIMEOUT') ? timedOut() : err;
       }
-      const chunks = page.flatMap((c) =>
-        c.text === undefined ? [] : [grepChunk(c as Candidate & { text: string })],
-      );
+      const chunks = page.flatMap((c) => {
+        if (c.text === undefined) return [];
+        const chunk = grepChunk(c as Candidate & { text: string });
+        return [c.ordinal === 0 ? { ...chunk, ...links.get(c.document) } : chunk];
+      });
       try {
         if (counting) {
-          const result = await scan(runner, chunks, pattern, { ...rest, timeoutMs });
+          const result = await scan(runner, chunks, pattern, { ...rest, timeoutMs }, carries);
           if (result.counts) addCounts(counts, result.counts);
           continue;
         }
         // Once the list is full, a page is only searched for one more match: it means "truncated".
         const full = matches.length >= limit;
-        const result = await scan(runner, chunks, pattern, {
-          ...rest,
-          limit: full ? 1 : limit - matches.length,
-          timeoutMs,
-        });
+        const result = await scan(
+          runner,
+          chunks,
+          pattern,
+          { ...rest, limit: full ? 1 : limit - matches.length, timeoutMs },
+          carries,
+        );
         if (full && result.matches.length > 0) return { matches, truncated: true };
         matches.push(...result.matches);
         if (result.truncated) return { matches, truncated: true };

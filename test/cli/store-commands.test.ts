@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { PART_BYTES } from '../../memory/ingest/file-parts.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { writeSampleCorpus } from '../memory/helpers/corpus.ts';
 import { legacyStore } from '../memory/helpers/legacy.ts';
@@ -270,5 +271,30 @@ describe('rlm store commands', () => {
     const typo = await cli(['grep', 'ERR', '--store', store, '--document', path.join(logs, 'c.log')]);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('no document');
+  });
+
+  it('grep reads a file stored in parts as one: -c prints one line for it, a match across a seam is found', async () => {
+    const root = tempDir();
+    const file = path.join(root, 'big.log');
+    const lines = Array.from({ length: 64_000 }, (_, i) => `line ${i} of the big log, elephant\n`);
+    const text = lines.join('');
+    expect(text.length).toBeGreaterThan(PART_BYTES);
+    writeFileSync(file, text);
+    const store = path.join(root, 'store');
+    expect((await cli(['ingest', file, '--store', store])).code).toBe(0);
+    const docs = (await cli(['ls', '--store', store, '--json'])).json<{ documents: { id: string }[] }>()
+      .documents;
+    expect(docs).toHaveLength(2);
+
+    const counted = await cli(['grep', 'elephant', '-c', '--store', store]);
+    expect(counted.stdout).toBe(`${file}:64000\n`);
+    expect(counted.stderr).toBe('rlm: 64000 matches on 64000 lines in 1 document\n');
+    // The first part ends after the last line end in its 2 MiB.
+    const n = text.slice(0, text.lastIndexOf('\n', PART_BYTES - 1) + 1).split('\n').length - 1;
+    const first = docs.find((d) => !d.id.endsWith('.p2'))!.id;
+    const across = await cli(['grep', `elephant\\nline ${n} `, '--store', store]);
+    expect(across.stdout.split('\n')).toHaveLength(2);
+    expect(across.stdout.startsWith(`${file}  ${first}:`)).toBe(true);
+    expect(across.stdout.endsWith(`: line ${n - 1} of the big log, elephant\n`)).toBe(true);
   });
 });

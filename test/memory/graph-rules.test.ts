@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseChunkId, touchesDocument } from '../../memory/graph-rules.ts';
+import { compareDocumentIds, parseChunkId, partLinks, touchesDocument } from '../../memory/graph-rules.ts';
 
 describe('chunk ids', () => {
   it('parses DOCUMENT:N with N a plain decimal ordinal', () => {
@@ -23,5 +23,21 @@ describe('chunk ids', () => {
     expect(touchesDocument(link, new Set(['a']))).toBe(true);
     expect(touchesDocument(link, new Set(['b']))).toBe(true);
     expect(touchesDocument(link, new Set(['c']))).toBe(false);
+  });
+});
+
+describe('files stored in parts', () => {
+  it('orders a file\u2019s parts after its first part by number', () => {
+    const ids = ['f.p10', 'f.p2', 'e', 'f', 'f.p9', 'g.p2', 'g'];
+    expect(ids.sort(compareDocumentIds)).toEqual(['e', 'f', 'f.p2', 'f.p9', 'f.p10', 'g', 'g.p2']);
+  });
+
+  it('links the parts that follow a file\u2019s first part without a gap, and no other', () => {
+    const links = partLinks(['a', 'a.p2', 'a.p3', 'a.p5', 'b.p2', 'b.p3', 'c']);
+    expect(Object.fromEntries(links)).toEqual({
+      a: { nextPart: 'a.p2' },
+      'a.p2': { prevPart: 'a', nextPart: 'a.p3' },
+      'a.p3': { prevPart: 'a.p2' },
+    });
   });
 });
