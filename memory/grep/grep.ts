@@ -34,11 +34,12 @@ import {
   scanState,
   totalCounts,
 } from './grep-scan.ts';
-import type { GrepSegment, GrepWorkerReply, GrepWorkerRequest } from './grep-worker.ts';
+import type { GrepWorkerReply, GrepWorkerRequest } from './grep-worker.ts';
+import type { GrepSegment } from './segment-scan.ts';
 
 export type { GrepCarry, GrepChunk } from './grep-scan.ts';
 export { GREP_BASE_MS, GREP_MS_PER_MILLION_CHARS, MAX_LINE_CHARS } from './grep-scan.ts';
-export type { GrepRun, GrepSegment } from './grep-worker.ts';
+export type { GrepRun, GrepSegment } from './segment-scan.ts';
 
 /** What grep searches: chunks in reading order. */
 export type GrepCorpus = readonly GrepChunk[];
