@@ -249,7 +249,11 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
         const opts: GrepOptions = { limit: args.limit ?? 100 };
         if (args.literal !== undefined) opts.literal = args.literal;
         if (args.ignore_case !== undefined) opts.ignoreCase = args.ignore_case;
-        if (args.document !== undefined) opts.document = args.document;
+        // A relative path is the server's folder's, as rlm_search has it; an id stays as it is.
+        if (args.document !== undefined)
+          opts.document = await Promise.all(
+            args.document.map(async (d) => ((await store.findDocument(d)) ? d : path.resolve(ctx.cwd, d))),
+          );
         const result = await store.grep(args.pattern, opts);
         // Context lines come from the chunks' texts: read each matched chunk once, only when asked for.
         const texts = new Map<string, string | undefined>();

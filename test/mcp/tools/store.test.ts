@@ -143,6 +143,17 @@ describe('store reads', () => {
     );
   });
 
+  it("rlm_grep takes documents by a path relative to the server's folder, as rlm_search does", async () => {
+    const all = await s.call('rlm_grep', { pattern: 'rocket|budget|crew' });
+    const paths = (r: typeof all) => [
+      ...new Set((r.structuredContent as { matches: { path: string }[] }).matches.map((m) => m.path)),
+    ];
+    expect(paths(all).length).toBeGreaterThan(1);
+    const byPath = await s.call('rlm_grep', { pattern: 'rocket|budget|crew', document: ['docs/launch.md'] });
+    expect(byPath.isError, textOf(byPath)).toBeFalsy();
+    expect(paths(byPath)).toEqual([join(docs, 'launch.md')]);
+  });
+
   it('rlm_peek returns the chunk text, and NOT_FOUND for an unknown id', async () => {
     const hit = await s.call('rlm_search', { query: 'crew members' });
     const id = (hit.structuredContent as { results: { id: string }[] }).results[0]!.id;
