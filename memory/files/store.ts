@@ -15,6 +15,7 @@ import type { Embedder } from '../search/embedders/types.ts';
 import { VECTOR_META_FILE, VectorIndex } from '../search/vectors.ts';
 import type { Store } from '../store-api.ts';
 import { type DirectoryOptions, DirectoryPersistence } from './directory.ts';
+import { LOCK_FILE } from './lock.ts';
 import { MANIFEST_FILE, SCHEMA_VERSION, segmentTextFile, storeFilesAmong, VECTORS_DIR } from './manifest.ts';
 
 export interface OpenOptions {
@@ -81,14 +82,9 @@ export class ChunkStore extends RememberingStore implements Store {
     });
     let embedderTried = false;
     if (!(await exists(path.join(abs, MANIFEST_FILE)))) {
-      const remnants = storeFilesAmong(await fs.readdir(abs).catch(() => []));
-      if (remnants.length > 0) {
-        throw new RlmError(
-          'STORE_CORRUPT',
-          `store ${abs} has store files (${remnants.slice(0, 3).join(', ')}${remnants.length > 3 ? ', …' : ''}) but no ${MANIFEST_FILE}. Run \`rlm repair --store ${dir}\`.`,
-          { file: path.join(abs, MANIFEST_FILE) },
-        );
-      }
+      // A writer creating the store holds the lock until its manifest is written: its files are not a
+      // lost manifest's (a creator checks again under the lock).
+      if (!(await exists(path.join(abs, LOCK_FILE)))) await assertNoRemnants(abs, dir);
       if (!opts.create) {
         throw new RlmError(
           'STORE_MISSING',
@@ -156,6 +152,7 @@ export class ChunkStore extends RememberingStore implements Store {
     const lock = await persistence.lock('create');
     try {
       if (await exists(persistence.manifestPath)) return; // another process created it meanwhile
+      await assertNoRemnants(persistence.dir, dir);
       await persistence.commit({
         generation: 1,
         nextSegment: 1,
@@ -224,4 +221,18 @@ async function openVectors(
     embedder: config.spec,
   });
   return { index, embedder };
+}
+
+/**
+ * Throws STORE_CORRUPT when the folder holds a store's files but no manifest: a store that lost it, for
+ * `rlm repair` to rebuild, never a place to make a new one over those files.
+ */
+async function assertNoRemnants(abs: string, dir: string): Promise<void> {
+  const remnants = storeFilesAmong(await fs.readdir(abs).catch(() => []));
+  if (remnants.length === 0) return;
+  throw new RlmError(
+    'STORE_CORRUPT',
+    `store ${abs} has store files (${remnants.slice(0, 3).join(', ')}${remnants.length > 3 ? ', …' : ''}) but no ${MANIFEST_FILE}. Run \`rlm repair --store ${dir}\`.`,
+    { file: path.join(abs, MANIFEST_FILE) },
+  );
 }

@@ -7,6 +7,7 @@ import { promises as fs, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRlmError } from '../../../core/errors.ts';
+import { acquireLock } from '../../../memory/files/lock.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { tempDir } from '../../helpers/temp.ts';
@@ -108,6 +109,19 @@ describe('a store that lost its manifest', () => {
 
     await repairStore(dir);
     expect(await texts(dir)).toEqual(['only memory zebra']);
+  });
+
+  it('is not taken for one while a writer creating the store holds the lock; the creator checks again under it', async () => {
+    const dir = tempDir();
+    const lock = await acquireLock(dir, { command: 'another creator' });
+    writeFileSync(path.join(dir, 'documents-00000001.json'), '{}');
+    const reading = await ChunkStore.open(dir).catch((e: unknown) => e);
+    expect(isRlmError(reading, 'STORE_MISSING'), String(reading)).toBe(true);
+    const creating = ChunkStore.open(dir, { create: true, lockWaitMs: 10_000 }).catch((e: unknown) => e);
+    // The other creator dies before writing its manifest: its files are a lost manifest's after all.
+    await lock.release();
+    expect(isRlmError(await creating, 'STORE_CORRUPT')).toBe(true);
+    expect(await fs.readFile(path.join(dir, 'documents-00000001.json'), 'utf8')).toBe('{}');
   });
 
   it('is refused even when a file of its names is all the folder holds', async () => {
