@@ -12,6 +12,7 @@
  * Strings are stored one byte per code unit when every unit is below 256, else two (UTF-16): lossless for
  * any JavaScript string, lone surrogates included, which UTF-8 is not.
  */
+import { RlmError } from '../../core/errors.ts';
 import { ByteWriter, readVarint } from '../byte-writer.ts';
 import type { DocumentRecord } from '../types.ts';
 
@@ -32,7 +33,7 @@ export class Names {
 
   name(n: number): string {
     const name = this.names[n];
-    if (name === undefined) throw new Error(`packed documents: no name ${n}`);
+    if (name === undefined) throw new RlmError('RUNTIME', `packed documents: no name ${n}`);
     return name;
   }
 
@@ -238,6 +239,6 @@ function readValue(r: Reader, id: string, names: Names): unknown {
     case JSON_VALUE:
       return JSON.parse(r.text(r.buf[r.pos++]!));
     default:
-      throw new Error(`packed documents: unknown value tag ${tag}`);
+      throw new RlmError('RUNTIME', `packed documents: unknown value tag ${tag}`);
   }
 }

@@ -9,6 +9,7 @@
  * (measured with VmHWM at each step of a commit). Here the lookup table is an Int32Array of 4 bytes a
  * bucket, outside V8's heap, and a rebuild allocates only that.
  */
+import { RlmError } from '../../core/errors.ts';
 import { fnv1a } from '../fnv.ts';
 import { grown } from '../grown.ts';
 
@@ -71,7 +72,7 @@ export class TermSlots {
     const mask = this.table.length - 1;
     let at = bucketOf(this.hashes[slot]!, mask);
     while (this.table[at] !== slot + 1) {
-      if (this.table[at] === 0) throw new Error(`term slots: slot ${slot} is not held`);
+      if (this.table[at] === 0) throw new RlmError('RUNTIME', `term slots: slot ${slot} is not held`);
       at = (at + 1) & mask;
     }
     this.table[at] = REMOVED;

@@ -6,6 +6,7 @@
  * committed since the snapshot the copy reflects, and ranks again when there were any. So a search sees
  * every commit made before it began, from any process, for the price of that one statement.
  */
+import { RlmError } from '../../core/errors.ts';
 import { type Bm25Index, Bm25Index as Index, type ScoredId } from '../search/bm25.ts';
 import { linkSegment, SignatureIndex } from '../search/linker.ts';
 import type { ChunkType } from '../types.ts';
@@ -166,7 +167,7 @@ export class LiveIndex {
   }
 
   get #s(): IndexState {
-    if (!this.#state) throw new Error('search index used before it was read');
+    if (!this.#state) throw new RlmError('RUNTIME', 'search index used before it was read');
     return this.#state;
   }
 

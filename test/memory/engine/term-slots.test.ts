@@ -58,6 +58,8 @@ describe('TermSlots', () => {
     slots.remove(given[1]!);
     expect(slots.get('a')).toBe(-1);
     expect(slots.get('b')).toBe(given[2]);
-    expect(() => slots.remove(given[1]!)).toThrow(/not held/);
+    expect(() => slots.remove(given[1]!)).toThrow(
+      expect.objectContaining({ code: 'RUNTIME', message: expect.stringMatching(/not held/) }),
+    );
   });
 });
