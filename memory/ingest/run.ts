@@ -77,12 +77,14 @@ export async function ingestPathsInto(
   report.passedOver = passedOver;
   const { bytesTotal } = files;
   let bytesDone = 0;
+  /** Of the file being read, as its parts come: a big file is minutes of work, progress moves with it. */
+  let fileBytes = 0;
   const progress = (phase: 'read' | 'commit', filesDone: number, current?: string) =>
     opts.onProgress?.({
       phase,
       filesDone,
       filesTotal: files.length,
-      bytesDone,
+      bytesDone: bytesDone + fileBytes,
       bytesTotal,
       ...(current !== undefined ? { current } : {}),
     });
@@ -120,8 +122,10 @@ export async function ingestPathsInto(
           report.notes.push({ path: file.path, note: doc.note });
           break;
         }
+        if (part > 0) progress('read', i, file.path);
         const id = part === 0 ? base : `${base}.p${part + 1}`;
         part++;
+        fileBytes = Math.min(file.bytes, fileBytes + Buffer.byteLength(doc.text));
         const plan = planDocument(
           await target.document(id),
           id,
@@ -142,6 +146,7 @@ export async function ingestPathsInto(
         if (chunkingChars >= (opts.segmentChars ?? BATCH_TARGET_CHARS)) await rotate(i);
       }
       bytesDone += file.bytes;
+      fileBytes = 0;
       // Parts past the file's new end (it shrank) go, as a replaced document's old chunks do.
       for (let n = Math.max(part, 1) + 1; ; n++) {
         const old = await target.document(`${base}.p${n}`);

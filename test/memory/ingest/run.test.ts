@@ -8,7 +8,7 @@ import { workerChunker } from '../../../memory/ingest/chunk-pool.ts';
 import { PART_BYTES } from '../../../memory/ingest/file-parts.ts';
 import type { PendingDoc } from '../../../memory/ingest/prepare.ts';
 import { type IngestTarget, ingestPathsInto } from '../../../memory/ingest/run.ts';
-import type { DocumentRecord } from '../../../memory/types.ts';
+import type { DocumentRecord, IngestProgress } from '../../../memory/types.ts';
 import { caught } from '../../helpers/errors.ts';
 import { tempDir } from '../../helpers/temp.ts';
 import { prose } from '../helpers/corpus.ts';
@@ -165,6 +165,22 @@ function bigLog(bytes: number): { file: string; text: string; root: string } {
   writeFileSync(file, text);
   return { file, text, root };
 }
+
+describe('ingestPathsInto, progress', () => {
+  it('moves through a big file part by part, not only from file to file', async () => {
+    const { file } = bigLog(400_000);
+    const { target } = recordingTarget();
+    const seen: IngestProgress[] = [];
+    await ingestPathsInto(target, [file], { partBytes: 40_000, onProgress: (p) => seen.push(p) });
+    const reading = seen.filter((p) => p.phase === 'read');
+    expect(reading.length).toBeGreaterThanOrEqual(10);
+    expect(reading.every((p) => p.current === file && p.filesDone === 0)).toBe(true);
+    const bytes = reading.map((p) => p.bytesDone);
+    for (let i = 1; i < bytes.length; i++) expect(bytes[i]!).toBeGreaterThan(bytes[i - 1]!);
+    expect(bytes.at(-1)!).toBeLessThanOrEqual(seen[0]!.bytesTotal);
+    expect(seen.at(-1)).toMatchObject({ phase: 'commit', filesDone: 1, bytesDone: seen[0]!.bytesTotal });
+  });
+});
 
 describe('ingestPathsInto, cancelled', () => {
   it('stops before the next part: a file just over one part leaves the store as it was', async () => {
