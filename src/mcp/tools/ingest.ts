@@ -93,10 +93,11 @@ export function registerIngest(server: McpServer, ctx: ServerContext, conn: Conn
         if (progress.enabled) {
           opts.onProgress = (p) => {
             const where = p.current === undefined ? '' : ` ${path.basename(p.current)}`;
+            // In bytes, not files: one big file is many parts, and the value must grow to be sent.
             progress.report(
               `${p.phase}${where} (${p.filesDone}/${p.filesTotal} files)`,
-              p.filesDone,
-              p.filesTotal,
+              p.bytesDone,
+              p.bytesTotal,
             );
           };
         }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,12 +33,15 @@ describe('rlm_ingest', () => {
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ documents: 3, added: 3, updated: 0, skipped: 0, notes: [] });
     expect(seen.length).toBeGreaterThanOrEqual(3);
-    expect(seen.every((p) => p.total === 3)).toBe(true);
+    // In bytes: the files' sizes together.
+    const bytes = readdirSync(join(dir, 'docs')).reduce((n, f) => n + statSync(join(dir, 'docs', f)).size, 0);
+    expect(seen.every((p) => p.total === bytes)).toBe(true);
     const progress = seen.map((p) => p.progress);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     expect(new Set(progress).size).toBe(progress.length);
-    expect(progress.at(-1)).toBe(3);
+    expect(progress.at(-1)).toBe(bytes);
     expect(seen.some((p) => p.message?.includes('budget.txt'))).toBe(true);
+    expect(seen.at(-1)?.message).toContain('(3/3 files)');
   });
 
   it("tunes V8's heap only while an ingest runs, and only in a server that owns its process", async () => {
