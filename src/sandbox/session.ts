@@ -82,8 +82,11 @@ export function killGraceMs(limitMs: number): number {
 }
 /** Time `collect` may take (it only copies the output buffer). */
 const COLLECT_TIMEOUT_MS = 1000;
-/** Time reading the output mirror of a process about to be killed may take. */
-const SALVAGE_MS = 500;
+/**
+ * Wall time reading the output mirror of a process about to be killed may take: a reply from its main
+ * thread, which the stuck isolate's thread competes with for a core (on a loaded machine, for long).
+ */
+const SALVAGE_MS = 2000;
 /**
  * CPU time an isolate process is allowed for receiving context documents, on top of its open: a
  * millisecond per 10,000 characters (10 s for 100 MB), tens of times what decoding and copying take.

@@ -237,7 +237,10 @@ export class IsolateProcess {
   /** What the running block printed so far, from the output mirror; '' when the process cannot say in `ms`. */
   async salvage(ms: number): Promise<string> {
     try {
-      const text = await this.call<unknown>({ op: 'salvage' }, ms, ms);
+      // Bounded by the wall clock alone: the process's CPU time is the stuck isolate's, which spins on
+      // another thread, so a CPU budget ran out before the main thread (slowed on a loaded machine) got
+      // to answer, and what the block printed was lost.
+      const text = await this.call<unknown>({ op: 'salvage' }, Number.POSITIVE_INFINITY, ms);
       return typeof text === 'string' ? text : '';
     } catch {
       return '';
