@@ -4,8 +4,8 @@
 // The version check comes before anything else is loaded: older Nodes fail inside the compiled code
 // (new regex syntax, the native isolated-vm module) with messages that do not say what is wrong.
 // Keep this file plain JavaScript that Node 18 parses.
-// Started as a stdio MCP server, it also answers the host's first request with that line, since hosts
-// show such an error in their server status and none of the server's stderr.
+// Started as a stdio MCP server, it also answers the host's requests up to its initialize with that line,
+// since hosts show such an error in their server status and none of the server's stderr.
 const REQUIRED_MAJOR = 24;
 const major = Number(process.versions.node.split('.')[0]);
 if (!(major >= REQUIRED_MAJOR)) {

@@ -8,8 +8,9 @@
 # start and then runs bin/rlm.js.
 #
 # When no such Node exists, it says so in one line with the fix, where the user will see it: a hook
-# appends the line to rlm-hook.log (and exits 0, printing nothing); the MCP server answers the host's
-# first request with it, which Claude Code shows in its server status (`claude mcp list`, /mcp).
+# appends the line to rlm-hook.log (and exits 0, printing nothing); the MCP server logs it there too and
+# answers the host's requests up to its initialize with it, which Claude Code shows in its server status
+# (`claude mcp list`, /mcp).
 # POSIX sh only: this runs before anything else can be relied on.
 
 need=24
@@ -64,7 +65,7 @@ if [ -n "${RLM_NODE:-}" ]; then
   [ -n "$found$seen" ] || seen="no Node.js at RLM_NODE=$RLM_NODE"
 else
   consider "$(command -v node 2>/dev/null)"
-  for c in "$root"/.node/node_modules/node-*/bin/node \
+  for c in "$root"/.node/*/node_modules/node-*/bin/node "$root"/.node/node_modules/node-*/bin/node \
     "${NVM_DIR:-${HOME:-}/.nvm}"/versions/node/v*/bin/node \
     "${FNM_DIR:-${HOME:-}/.local/share/fnm}"/node-versions/v*/installation/bin/node \
     "${HOME:-}/Library/Application Support/fnm/node-versions"/v*/installation/bin/node \
@@ -93,6 +94,8 @@ if [ -n "$hook" ]; then
 fi
 
 printf '%s\n' "$message" >&2
+mkdir -p "$config" 2>/dev/null
+printf '%s error: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$message" >>"$log" 2>/dev/null
 transport=stdio
 prev=''
 for a in "$@"; do
@@ -101,14 +104,18 @@ for a in "$@"; do
   prev=$a
 done
 if [ "${1:-}" = serve ] && [ "$transport" = stdio ] && [ ! -t 0 ]; then
-  # Answer the first JSON-RPC request (the host's initialize) with the message as its error.
-  while IFS= read -r line; do
+  # Answer the JSON-RPC requests up to the host's initialize with the message as their error: Claude Code
+  # sends a server/discover probe first and takes an error there for "no such method".
+  text=$(printf '%s' "$message" | sed 's/\\/\\\\/g; s/"/\\"/g')
+  replies=0
+  while [ "$replies" -lt 10 ] && IFS= read -r line; do
     id=$(printf '%s\n' "$line" | sed -n 's/.*"id"[[:space:]]*:[[:space:]]*\([0-9][0-9]*\).*/\1/p')
     [ -n "$id" ] || id=$(printf '%s\n' "$line" | sed -n 's/.*"id"[[:space:]]*:[[:space:]]*\("[^"]*"\).*/\1/p')
     if [ -n "$id" ]; then
-      text=$(printf '%s' "$message" | sed 's/\\/\\\\/g; s/"/\\"/g')
       printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"%s"}}\n' "$id" "$text"
-      break
+      replies=$((replies + 1))
+      method=$(printf '%s\n' "$line" | sed -n 's/.*"method"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p')
+      [ "$method" = initialize ] && break
     fi
   done
 fi

@@ -1,17 +1,21 @@
 // Says why rlm cannot serve, where an MCP host shows it. A host starting a stdio server prints nothing of
 // its stderr in its status ("Failed to connect: Connection closed"), but it does print the message of an
-// error reply to its `initialize` request. So a server that cannot start answers the first request with
-// that message, then exits 1.
+// error reply to its `initialize` request. So a server that cannot start answers every request with that
+// message up to the host's `initialize` (Claude Code sends a `server/discover` probe first, and takes an
+// error there for "no such method"), then exits 1.
 // Keep this file plain JavaScript that Node 18 parses: bin/rlm.js calls it before checking anything else.
 
 /** JSON-RPC's "internal error". */
 const INTERNAL_ERROR = -32603;
-/** How long to wait for the client's first request. */
+/** How long to wait for the client's `initialize`. */
 const WAIT_MS = 10000;
+/** Requests answered before giving up on an `initialize` that does not come. */
+const MAX_REPLIES = 10;
 
 /**
- * Writes `message` (one line) to stderr, then, when stdin is a pipe, answers the first JSON-RPC request
- * read from it with an error carrying that message. Resolves when done; the caller exits.
+ * Writes `message` (one line) to stderr, then, when stdin is a pipe, answers the JSON-RPC requests read
+ * from it with an error carrying that message, up to and including `initialize`. Resolves when done; the
+ * caller exits.
  */
 export function refuseMcp(message, io) {
   const stdin = io?.stdin ?? process.stdin;
@@ -22,7 +26,8 @@ export function refuseMcp(message, io) {
   return new Promise((resolve) => {
     let buffered = '';
     let done = false;
-    const finish = (request) => {
+    let replies = 0;
+    const finish = () => {
       if (done) return;
       done = true;
       clearTimeout(timer);
@@ -30,9 +35,14 @@ export function refuseMcp(message, io) {
       stdin.removeListener('end', onEnd);
       stdin.removeListener('error', onEnd);
       stdin.pause();
-      if (request === undefined) return resolve();
-      const reply = { jsonrpc: '2.0', id: request.id, error: { code: INTERNAL_ERROR, message } };
-      stdout.write(JSON.stringify(reply) + '\n', () => resolve());
+      // An empty write's callback runs once the replies before it are flushed.
+      stdout.write('', () => resolve());
+    };
+    const reply = (request) => {
+      stdout.write(
+        JSON.stringify({ jsonrpc: '2.0', id: request.id, error: { code: INTERNAL_ERROR, message } }) + '\n',
+      );
+      replies++;
     };
     const onData = (chunk) => {
       buffered += String(chunk);
@@ -41,13 +51,16 @@ export function refuseMcp(message, io) {
         const line = buffered.slice(0, end).trim();
         buffered = buffered.slice(end + 1);
         const request = parse(line);
-        // Notifications have no id and get no reply; the first request does.
-        if (request !== undefined && request.id !== undefined && request.id !== null) return finish(request);
+        // Notifications have no id and get no reply; requests do, until the host's initialize.
+        if (request !== undefined && request.id !== undefined && request.id !== null) {
+          reply(request);
+          if (request.method === 'initialize' || replies >= MAX_REPLIES) return finish();
+        }
         end = buffered.indexOf('\n');
       }
-      if (buffered.length > 1 << 20) finish(undefined);
+      if (buffered.length > 1 << 20) finish();
     };
-    const onEnd = () => finish(undefined);
+    const onEnd = () => finish();
     const timer = setTimeout(onEnd, WAIT_MS);
     stdin.on('data', onData);
     stdin.on('end', onEnd);

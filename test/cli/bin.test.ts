@@ -113,13 +113,25 @@ describe('the rlm bin', () => {
   it('on an older Node, `rlm serve` answers the MCP host with that line, where the host shows it', () => {
     const fake =
       'data:text/javascript,Object.defineProperty(process,"versions",{value:{...process.versions,node:"20.11.1"}})';
-    const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: {} };
+    // Claude Code sends a server/discover probe before initialize: both get the line, and nothing after.
+    const requests = [
+      { jsonrpc: '2.0', id: 'probe', method: 'server/discover', params: {} },
+      { jsonrpc: '2.0', method: 'notifications/ping' },
+      { jsonrpc: '2.0', id: 0, method: 'initialize', params: {} },
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+    ];
     const r = spawnSync(process.execPath, ['--import', fake, BIN, 'serve'], {
-      input: `${JSON.stringify(initialize)}\n`,
+      input: requests.map((m) => `${JSON.stringify(m)}\n`).join(''),
       encoding: 'utf8',
     });
     expect(r.status).toBe(1);
-    const reply = JSON.parse(r.stdout) as { id: number; error: { code: number; message: string } };
+    const replies = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: number | string; error: { code: number; message: string } });
+    expect(replies.map((m) => m.id)).toEqual(['probe', 0]);
+    expect(replies[0]).toEqual(replies[1] && { ...replies[1], id: 'probe' });
+    const reply = replies[1]!;
     expect(reply).toMatchObject({ id: 0, error: { code: -32603 } });
     expect(reply.error.message).toMatch(
       /^rlm: needs Node\.js 24 or newer, but this is Node\.js 20\.11\.1 .*nvm install 24/,

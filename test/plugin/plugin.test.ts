@@ -62,14 +62,14 @@ async function refusal(copy: PluginCopy, env: Record<string, string> = {}): Prom
 }
 
 /**
- * Starts the server as the plugin does, sends `initialize` and keeps stdin open, as a host does; resolves
- * with the server's exit code and output once it exits (a refusing server must end by itself: hosts wait
- * for it).
+ * Starts the server as the plugin does, sends Claude Code's `server/discover` probe then `initialize` and
+ * keeps stdin open, as a host does; resolves with the server's exit code and the replies once it exits (a
+ * refusing server must end by itself: hosts wait for it).
  */
 function refuseAndExit(
   copy: PluginCopy,
   env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string }> {
+): Promise<{ code: number | null; replies: unknown[] }> {
   const { server } = manifests(copy.root);
   return new Promise((resolve, reject) => {
     const child = spawn(server.command, server.args, {
@@ -83,9 +83,33 @@ function refuseAndExit(
     let stdout = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
     child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout }));
+    child.on('exit', (code) =>
+      resolve({
+        code,
+        replies: stdout
+          .trim()
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l) as unknown),
+      }),
+    );
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 'probe', method: 'server/discover', params: {} })}\n`,
+    );
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'initialize', params: {} })}\n`);
   });
+}
+
+/**
+ * The server refuses as {@link refuseAndExit} starts it: exit 1, and `message` as the error of Claude
+ * Code's `server/discover` probe and of the `initialize` after it.
+ */
+async function expectRefused(copy: PluginCopy, env: Record<string, string>, message: string): Promise<void> {
+  const raw = await refuseAndExit(copy, env);
+  expect(raw.code).toBe(1);
+  expect(raw.replies).toEqual(
+    ['probe', 7].map((id) => ({ jsonrpc: '2.0', id, error: { code: -32603, message } })),
+  );
 }
 
 const LOG = (copy: PluginCopy) => path.join(copy.home, '.claude', 'rlm-hook.log');
@@ -250,8 +274,11 @@ describe('the plugin without a Node 24', { timeout: 120_000 }, () => {
       );
       expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
     }
-    // The session-end hook returns at once and works in the background: wait for its line.
-    expect(await waitFor(() => readLines(LOG(copy)).length === 2)).toBe(true);
+    // Claude Code probes with server/discover before initialize: both get the line.
+    await expectRefused(copy, env, message.slice('MCP error -32603: '.length));
+    // The two servers and the two hooks each leave the line in the log (the session-end hook returns at
+    // once and works in the background: wait for its line).
+    expect(await waitFor(() => readLines(LOG(copy)).length === 4)).toBe(true);
     const lines = readLines(LOG(copy));
     for (const line of lines)
       expect(line).toMatch(/^\S+Z error: rlm needs Node\.js 24 or newer and found Node\.js v20\.11\.1 /);
@@ -360,13 +387,7 @@ describe('the plugin when its dependencies cannot be installed', { timeout: 120_
     expect(await refusal(copy, env)).toBe(`MCP error -32603: ${why}. Trying again now.`);
     // It ends by itself once it has answered, though its stdin stays open.
     expect(await waitFor(() => !existsSync(lock))).toBe(true);
-    const raw = await refuseAndExit(copy, env);
-    expect(raw.code).toBe(1);
-    expect(JSON.parse(raw.stdout)).toEqual({
-      jsonrpc: '2.0',
-      id: 7,
-      error: { code: -32603, message: `${why}. Trying again now.` },
-    });
+    await expectRefused(copy, env, `${why}. Trying again now.`);
     expect(await waitFor(() => !existsSync(lock))).toBe(true);
     expect(readLines(LOG(copy)).filter((l) => l.endsWith(`error: ${why}`))).toHaveLength(3);
   });
