@@ -68,6 +68,19 @@ export async function searchDocumentIds(
   return ids;
 }
 
+/**
+ * `opts` with its `document` filter as ids ({@link searchDocumentIds}): a store's search takes the paths
+ * files were ingested from (relative ones against the process's folder) and refuses a name of nothing.
+ */
+export async function documentFilter<O extends { document?: string | string[] }>(
+  store: { findDocument(idOrPath: string): Awaitable<DocumentRecord | undefined> },
+  opts: O,
+): Promise<O> {
+  if (opts.document === undefined) return opts;
+  const names = typeof opts.document === 'string' ? [opts.document] : opts.document;
+  return { ...opts, document: await searchDocumentIds(store, names) };
+}
+
 /** The chunk a link end names: the chunk itself, or a document's first chunk (a memory's only one). */
 export async function linkEnd(store: ChunkReader, id: string): Promise<string | undefined> {
   if (await store.getChunk(id)) return id;

@@ -161,6 +161,10 @@ export interface Link {
 export interface SearchOptions {
   /** Number of results, default 10. */
   k?: number;
+  /**
+   * Only these documents: document ids or the paths files were ingested from (a file in parts is named
+   * whole); a name that matches no document is refused with BAD_INPUT, as grep's is.
+   */
   document?: string | string[];
   tags?: string[];
   /** Chunk types; the pseudo-type `memory` keeps remembered memories (of any chunk type). */

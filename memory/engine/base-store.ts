@@ -17,7 +17,7 @@ import {
   prepareDocument,
 } from '../ingest/prepare.ts';
 import { type IngestTarget, importInto, ingestPathsInto, throwIfAborted } from '../ingest/run.ts';
-import { linkEnd, requireLinkEnd } from '../read.ts';
+import { documentFilter, linkEnd, requireLinkEnd } from '../read.ts';
 import type { Embedder } from '../search/embedders/types.ts';
 import type { SignedChunk } from '../search/linker.ts';
 import { buildTerms } from '../search/segment.ts';
@@ -115,8 +115,8 @@ export class BaseStore implements ChunkStoreApi {
   neighbors(id: string, type?: LinkType): Link[] {
     return this.graph.neighbors(id, type);
   }
-  search(query: string, opts?: SearchOptions): Promise<SearchHit[]> {
-    return this.graph.search(query, opts);
+  async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
+    return this.graph.search(query, await documentFilter(this, opts));
   }
   async grep(pattern: string, opts?: GrepOptions): Promise<GrepResult> {
     try {

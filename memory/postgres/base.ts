@@ -25,7 +25,7 @@ import {
   prepareDocument,
 } from '../ingest/prepare.ts';
 import { importInto, ingestPathsInto } from '../ingest/run.ts';
-import { linkEnd, requireLinkEnd } from '../read.ts';
+import { documentFilter, linkEnd, requireLinkEnd } from '../read.ts';
 import { reciprocalRankFusion } from '../search/fusion.ts';
 import { passage } from '../search/passage.ts';
 import type {
@@ -226,7 +226,8 @@ export class PostgresBase implements ChunkStoreApi {
     return out;
   }
 
-  async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
+  async search(query: string, given: SearchOptions = {}): Promise<SearchHit[]> {
+    const opts = await documentFilter(this, given);
     const k = opts.k ?? 10;
     checkK(k);
     const { rows: ranked } = await this.rank(query, { ...opts, k });

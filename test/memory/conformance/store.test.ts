@@ -60,8 +60,14 @@ describe.each(backends('store conformance'))('%s store', (_name, backend) => {
     expect(decision[0]?.preview).toContain('PostgreSQL');
     expect(decision[0]?.tags).toContain('project-x');
     const doc = decision[0]!.document;
-    expect(await store.search('PostgreSQL', { document: 'nope' })).toEqual([]);
+    // A name of nothing is refused, as grep refuses it: a typo must not read as "no results".
+    await expect(store.search('PostgreSQL', { document: 'nope' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+    });
     expect((await store.search('PostgreSQL', { document: doc }))[0]?.document).toBe(doc);
+    // The path a file was ingested from names it too.
+    const where = decision[0]!.path!;
+    expect((await store.search('PostgreSQL', { document: [where] }))[0]?.document).toBe(doc);
     expect(await store.search('PostgreSQL', { tags: ['absent-tag'] })).toEqual([]);
     expect((await store.search('add number', { type: 'code' }))[0]?.type).toBe('code');
     // typo tolerance comes from the BM25 index
