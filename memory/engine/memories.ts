@@ -28,6 +28,7 @@ import {
   type Summarizer,
   summarizeTopic,
   type TopicSummary,
+  topicChanged,
   type WeightInput,
 } from '../memories/memory-model.ts';
 import type { DocumentRecord, Link, MemorySettings } from '../types.ts';
@@ -394,6 +395,8 @@ export class RememberingStore extends BaseStore {
         const doc = this.graph.document(m.id);
         return doc?.memory && doc.memory.archivedAt === undefined;
       });
+      // The summary repeats every source: one forgotten or archived meanwhile would live on in it.
+      if (live.length < sources.length) throw topicChanged(topic, sources.length - live.length);
       const at = now.toISOString();
       await this.fold([entry], (next) => {
         const documents = next.documents.copy();

@@ -261,6 +261,19 @@ export type Summarizer = (
 const importanceRank: Record<MemoryImportance, number> = { critical: 3, high: 2, medium: 1, low: 0 };
 
 /**
+ * Why a consolidation writes nothing after all: `gone` of the memories it summarized were forgotten,
+ * archived or consolidated by another writer while the model summarized them, and the summary repeats
+ * their text. `details.topicChanged` lets automatic consolidation leave it to the next remember.
+ */
+export function topicChanged(topic: string, gone: number): RlmError {
+  return new RlmError(
+    'RUNTIME',
+    `topic "${topic}" changed while the model summarized it (${gone} of its memories were forgotten, archived or consolidated meanwhile); nothing was written: consolidate it again`,
+    { topicChanged: true },
+  );
+}
+
+/**
  * The summary memory of a consolidation, whatever store holds the topic: `active` are the topic's active
  * memories (newest first, as `listMemories` gives them); critical ones are left out and stay. The
  * summary has the highest importance and all the tags of its sources. BAD_INPUT with fewer than two

@@ -25,6 +25,7 @@ import {
   type Summarizer,
   summarizeTopic,
   type TopicSummary,
+  topicChanged,
   type WeightInput,
 } from '../memories/memory-model.ts';
 import { createEmbedder } from '../search/embedders/index.ts';
@@ -465,6 +466,8 @@ export class PostgresStore extends PostgresBase implements Store {
       );
       const live = new Set(rows.map((r) => r.id));
       archived = sources.map((m) => m.id).filter((id) => live.has(id));
+      // The summary repeats every source: one forgotten or archived meanwhile would live on in it.
+      if (archived.length < sources.length) throw topicChanged(topic, sources.length - archived.length);
       if (archived.length > 0) {
         await sql.query(
           `INSERT INTO manual_links (from_doc, from_ordinal, to_doc, to_ordinal, type, strength)

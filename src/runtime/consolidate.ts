@@ -3,6 +3,7 @@
  * the providers. Used by `rlm consolidate`, automatic consolidation after `remember`, and the MCP tools.
  */
 import type { Env } from '../../core/env.ts';
+import { isRlmError } from '../../core/errors.ts';
 import type { Consolidation } from '../../memory/engine/memories.ts';
 import type { Summarizer } from '../../memory/memories/memory-model.ts';
 import type { Store } from '../../memory/store-api.ts';
@@ -55,5 +56,11 @@ export async function autoConsolidate(
   const spec = (await store.memorySettings()).autoConsolidate;
   if (!spec || !(await store.needsConsolidation(topic, opts.now))) return null;
   const model = createModel(spec, { env: opts.env });
-  return store.consolidate(topic, modelSummarizer(model), opts.now ? { now: opts.now } : {});
+  try {
+    return await store.consolidate(topic, modelSummarizer(model), opts.now ? { now: opts.now } : {});
+  } catch (err) {
+    // Another writer consolidated or changed the topic meanwhile: the next remember looks again.
+    if (isRlmError(err, 'RUNTIME') && err.details?.topicChanged === true) return null;
+    throw err;
+  }
 }

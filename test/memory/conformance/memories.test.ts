@@ -240,5 +240,31 @@ describe.each(backends('memory conformance'))('%s store', (_name, backend) => {
         archived: 0,
       });
     });
+
+    it('writes nothing when a source is forgotten while the model summarizes: its text would live on', async () => {
+      const store = await backend.open();
+      await store.remember({ text: 'alpha fact one', topic: 'race' });
+      const secret = await store.remember({ text: 'the password is hunter2', topic: 'race' });
+      await store.remember({ text: 'gamma fact three', topic: 'race' });
+      const err = await caught(
+        store.consolidate('race', async (_topic, memories) => {
+          // Another writer's forget, committed before this consolidation takes the lock.
+          await store.forgetMemories([secret.id]);
+          return memories.map((m) => m.text).join('; ');
+        }),
+      );
+      expect(err.code).toBe('RUNTIME');
+      expect(err.message).toContain('changed while the model summarized it');
+      expect((await store.grep('hunter2', { literal: true })).matches).toEqual([]);
+      expect((await store.listMemories({ topic: 'race' })).map((m) => m.text).sort()).toEqual([
+        'alpha fact one',
+        'gamma fact three',
+      ]);
+      expect((await store.topics()).find((t) => t.topic === 'race')).toEqual({
+        topic: 'race',
+        memories: 2,
+        archived: 0,
+      });
+    });
   });
 });
