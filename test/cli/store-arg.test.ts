@@ -58,6 +58,14 @@ describe('the --store folder', () => {
     expect(forced.code, forced.stderr).toBe(0);
     expect((await cli(['remember', 'and redis for the queue', '--store', mine])).code).toBe(0);
   });
+
+  it('takes a folder holding only what a process making a store leaves on the way for that store', async () => {
+    const making = tempDir();
+    // Another writer got this far making the store: a temp file not yet renamed into place.
+    writeFileSync(path.join(making, 'documents-00000001.json.tmp-4242-0123abcd'), '{}');
+    const r = await cli(['remember', 'made alongside', '--store', making]);
+    expect(r.code, r.stderr).toBe(0);
+  });
 });
 
 describe('withStore', () => {
