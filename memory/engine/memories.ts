@@ -7,6 +7,7 @@
  * access stats. Weights are computed, never stored (memory/memories/memory-model.ts).
  */
 import { RlmError } from '../../core/errors.ts';
+import { plural } from '../../core/plural.ts';
 import { memoryPending } from '../ingest/prepare.ts';
 import {
   type Consolidation,
@@ -140,6 +141,14 @@ export class RememberingStore extends BaseStore {
     patch: (next: CommittedState) => CommittedState = (n) => n,
     without: ReadonlySet<string> = new Set(),
   ): Promise<void> {
+    // Folding replaces the journal: a damaged line in it would go with it, and its memory for good.
+    if (this.tail.damaged > 0)
+      throw new RlmError(
+        'STORE_CORRUPT',
+        `the memory journal ${this.tail.journal} is corrupt: ${plural(this.tail.damaged, 'line is', 'lines are')} not a memory; ` +
+          'nothing was written. Run `rlm repair` on the store: it lists the memories it cannot keep, and keeps the rest',
+        { file: this.tail.journal },
+      );
     const entries = [...this.tail.all(), ...extra].filter((e) => !without.has(e.id));
     if (entries.length === 0) {
       if (without.size === 0 || !this.state.memory) return;

@@ -70,6 +70,11 @@ export class MemoryTail implements SegmentSource {
   /** Journal file these entries come from, and the byte offset read up to. */
   journal: string | null = null;
   end = 0;
+  /**
+   * Complete lines of the journal that are not a memory (a torn last line is never read: only damage
+   * makes these). Readers go on without them; a writer must not fold them away (see memories.ts).
+   */
+  damaged = 0;
   private entries: JournalEntry[] = [];
   private built: Built[] = [];
   private readonly blocks = new Map<string, Segment>();
@@ -100,6 +105,7 @@ export class MemoryTail implements SegmentSource {
   reset(journal: string | null): void {
     this.journal = journal;
     this.end = 0;
+    this.damaged = 0;
     this.entries = [];
     this.built = [];
     this.blocks.clear();
@@ -119,15 +125,8 @@ export class MemoryTail implements SegmentSource {
     // A remember of this process (or another sync) moved the tail meanwhile: these lines are known.
     if (this.journal !== name || this.end !== from) return false;
     if (lines.length === 0 && end === from) return false;
-    const entries: JournalEntry[] = [];
-    for (const line of lines) {
-      try {
-        const e: unknown = JSON.parse(line);
-        if (isJournalEntry(e)) entries.push(e);
-      } catch {
-        // a complete line that does not parse cannot come from a writer; skip it
-      }
-    }
+    const { entries, damaged } = parseJournalLines(lines);
+    this.damaged += damaged;
     this.add(entries, end);
     return true;
   }
@@ -180,4 +179,21 @@ export class MemoryTail implements SegmentSource {
   segment(name: string): Segment {
     return (name.startsWith('jrn-') ? this.blocks.get(name) : undefined) ?? this.base.segment(name);
   }
+}
+
+/** The memories of complete journal lines, and how many lines are not one (damage: a writer never writes them). */
+export function parseJournalLines(lines: readonly string[]): { entries: JournalEntry[]; damaged: number } {
+  const entries: JournalEntry[] = [];
+  let damaged = 0;
+  for (const line of lines) {
+    let e: unknown;
+    try {
+      e = JSON.parse(line);
+    } catch {
+      e = undefined;
+    }
+    if (isJournalEntry(e)) entries.push(e);
+    else damaged++;
+  }
+  return { entries, damaged };
 }

@@ -17,12 +17,13 @@ import { FileBlob } from '../blob.ts';
 import { DocumentCatalog } from '../engine/catalog.ts';
 import { FormatSegment, segmentFiles } from '../engine/format-segment.ts';
 import { LinkWindow } from '../engine/link-window.ts';
+import { parseJournalLines } from '../engine/memory-tail.ts';
 import { liveDocuments, rewriteSegments } from '../engine/purge.ts';
 import { type DocRun, parseChunkId, recordAt, type Segment, segmentName } from '../engine/segment.ts';
 import { embedRecords } from '../engine/segment-builder.ts';
 import { assertNotAFile, exists, parseJson } from '../fsutil.ts';
 import { buildRecords, memoryPending } from '../ingest/prepare.ts';
-import { DEFAULT_MEMORY_SETTINGS, isJournalEntry, journalName } from '../memories/memory-model.ts';
+import { DEFAULT_MEMORY_SETTINGS, type JournalEntry, journalName } from '../memories/memory-model.ts';
 import { ANALYZER_VERSION } from '../search/analyzer.ts';
 import { createEmbedder, embedderConfig } from '../search/embedders/index.ts';
 import type { SignedChunk } from '../search/linker.ts';
@@ -319,6 +320,25 @@ async function rebuild(
       actions.push(`dropped document ${id}${doc.path ? ` (${doc.path})` : ''}: its chunks are missing`);
     }
   }
+  // The journal, read before anything is decided: a line of it that is not a memory (damage; a torn
+  // last line is never read) is a memory repair cannot keep, dropped only when confirmed.
+  let memory = manifest ? manifest.memory : orphanedJournal(storeFiles, actions);
+  const journaled: JournalEntry[] = [];
+  if (memory) {
+    const { lines } = await readJournalFile(path.join(dir, memory.journal), 0);
+    for (const [i, line] of lines.entries()) {
+      const [entry] = parseJournalLines([line]).entries;
+      if (entry) {
+        journaled.push(entry);
+        continue;
+      }
+      const id = /"id"\s*:\s*"(mem-[^"]+)"/.exec(line)?.[1];
+      dropped.push({ id: id ?? `${memory.journal} line ${i + 1}`, path: null });
+      actions.push(
+        `${memory.journal} line ${i + 1} is not a memory (damaged)${id ? `: dropped memory ${id}` : ''}`,
+      );
+    }
+  }
   if (dropped.length > 0 && !(await opts.confirm?.(dropped))) {
     const chunkCount = [...documents.values()].reduce((n, d) => n + d.chunks, 0);
     return { segments: 0, documents: documents.size, chunks: chunkCount, actions, dropped, applied: false };
@@ -426,17 +446,8 @@ async function rebuild(
   // The memory journal is folded into a segment of its own, as a store's fold does: the rebuilt indexes
   // and vectors then cover those memories too (vector search only sees what a segment holds). The
   // commit names a new, empty journal.
-  let memory = manifest ? manifest.memory : orphanedJournal(storeFiles, actions);
   if (memory) {
-    const { lines } = await readJournalFile(path.join(dir, memory.journal), 0);
-    const entries = lines.flatMap((line) => {
-      try {
-        const e: unknown = JSON.parse(line);
-        return isJournalEntry(e) && !documents.has(e.id) ? [e] : [];
-      } catch {
-        return [];
-      }
-    });
+    const entries = journaled.filter((e) => !documents.has(e.id));
     if (entries.length > 0) {
       const name = segmentName(nextSegment++);
       const built = buildRecords(name, new Date().toISOString(), entries.map(memoryPending), []);

@@ -170,7 +170,7 @@ describe('rlm repair with unreadable chunks', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
       `rlm: 1 document cannot be kept (chunks unreadable); ingest again:\n  ${file}\n` +
-        `rlm: 1 memory cannot be kept (chunk unreadable); a memory cannot be recovered, remember it again:\n  ${id}\n`,
+        `rlm: 1 memory cannot be kept (unreadable); a memory cannot be recovered, remember it again:\n  ${id}\n`,
     );
     expect(refused.stderr).not.toContain('(no file)');
   });

@@ -149,7 +149,9 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
     ...(values.embedder ? { embedder: values.embedder } : {}),
     confirm: async (dropped) => {
       // A memory came from no file: there is nothing to ingest again, only the memory to remember again.
-      const memories = dropped.filter((d) => d.path === null && d.id.startsWith('mem-'));
+      const memories = dropped.filter(
+        (d) => d.path === null && /^mem-|^memories-\d+\.jsonl line /.test(d.id),
+      );
       const documents = dropped.filter((d) => !memories.includes(d));
       const list = (lines: string[]) => lines.map((l) => `  ${shown(io.stderr, l, true)}\n`).join('');
       if (documents.length > 0)
@@ -158,7 +160,7 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
         );
       if (memories.length > 0)
         io.stderr.write(
-          `rlm: ${plural(memories.length, 'memory', 'memories')} cannot be kept (chunk unreadable); a memory cannot be recovered, remember it again:\n${list(memories.map((d) => d.id))}`,
+          `rlm: ${plural(memories.length, 'memory', 'memories')} cannot be kept (unreadable); a memory cannot be recovered, remember it again:\n${list(memories.map((d) => d.id))}`,
         );
       if (values.yes) return true;
       if (!canAsk(io)) return false;

@@ -147,3 +147,48 @@ describe('a store that lost its manifest', () => {
       expect(await fs.readFile(path.join(dir, name), 'utf8')).toBe('mine');
   });
 });
+
+describe('a damaged line in the memory journal', () => {
+  it('stops writers before they fold it away, and repair drops its memory only when confirmed', async () => {
+    const dir = path.join(tempDir(), 'store');
+    const store = await ChunkStore.open(dir, { create: true });
+    const kept = [];
+    for (const text of ['journal memory one', 'journal memory two', 'journal memory three'])
+      kept.push(await store.remember({ text }));
+    await store.close();
+    const journal = readdirSync(dir).find((n) => n.startsWith('memories-'))!;
+    const file = path.join(dir, journal);
+    const lines = (await fs.readFile(file, 'utf8')).split('\n');
+    lines[1] = lines[1]!.replace('"text"', '"texx"');
+    await fs.writeFile(file, lines.join('\n'));
+
+    // Readers go on with the rest; a write that would fold the journal refuses.
+    const reading = await ChunkStore.open(dir);
+    expect(
+      reading
+        .listMemories()
+        .map((m) => m.text)
+        .sort(),
+    ).toEqual(['journal memory one', 'journal memory three']);
+    const err = await reading.forgetMemories([kept[0]!.id]).catch((e: unknown) => e);
+    expect(isRlmError(err, 'STORE_CORRUPT'), String(err)).toBe(true);
+    expect((err as Error).message).toContain(
+      `the memory journal ${journal} is corrupt: 1 line is not a memory`,
+    );
+    await reading.close();
+
+    const asked: string[] = [];
+    const refused = await repairStore(dir, {
+      confirm: (dropped) => {
+        asked.push(...dropped.map((d) => d.id));
+        return false;
+      },
+    });
+    expect(refused.applied).toBe(false);
+    expect(asked).toEqual([kept[1]!.id]);
+    expect(await fs.readFile(file, 'utf8')).toBe(lines.join('\n'));
+    const done = await repairStore(dir, { confirm: () => true });
+    expect(done.applied).toBe(true);
+    expect(await texts(dir)).toEqual(['journal memory one', 'journal memory three']);
+  });
+});
