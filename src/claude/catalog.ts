@@ -7,6 +7,7 @@
 import { RlmError } from '../../core/errors.ts';
 import type { Store } from '../../memory/store-api.ts';
 import type { DocumentRecord } from '../../memory/types.ts';
+import { isoTime } from './reader.ts';
 
 export interface ProjectEntry {
   project: string;
@@ -76,8 +77,11 @@ async function sessions(store: Pick<Store, 'documents'>): Promise<Session[]> {
     s.parts.push(d);
     const agent = m.agent !== undefined;
     if (!agent) s.exchanges += Number(m.exchanges ?? 0);
-    if (typeof m.first === 'string' && (s.start === null || m.first < s.start)) s.start = m.first;
-    if (typeof m.last === 'string' && (s.end === null || m.last > s.end)) s.end = m.last;
+    // Stores imported before times were normalised hold them as the session file wrote them.
+    const first = isoTime(m.first);
+    const last = isoTime(m.last);
+    if (first !== undefined && (s.start === null || first < s.start)) s.start = first;
+    if (last !== undefined && (s.end === null || last > s.end)) s.end = last;
     if (typeof m.title === 'string') s.summary ??= m.title;
     if (!agent && typeof m.prompt === 'string' && Number(m.from) < s.promptFrom) {
       s.prompt = m.prompt;
@@ -204,7 +208,7 @@ export async function recall(
       score: h.score,
       session: tag('session:') ?? '',
       project: tag('project:') ?? '',
-      time: chunk.time ?? null,
+      time: isoTime(chunk.time) ?? null,
       branch: tag('branch:'),
       model: tag('model:'),
       agent: tag('agent:'),

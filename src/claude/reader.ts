@@ -56,6 +56,17 @@ export function headHash(head: Uint8Array): string {
   return createHash('sha1').update(head).digest('hex').slice(0, 16);
 }
 
+/**
+ * A time as `toISOString()` writes it (`2026-03-02T10:06:00.000Z`), or undefined when `value` is not one.
+ * Session files do not all write times in one form (`10:06:00Z` beside `10:00:00.000Z`), while times
+ * are compared as strings (a session's first and last, newest first) and shown side by side.
+ */
+export function isoTime(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
 /** A one-line title: whitespace collapsed, cut at a word near 80 characters. */
 export function shorten(text: string, max = TITLE_CHARS): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -215,6 +226,9 @@ export async function* readSessionParts(
       part.title = shorten(rec.summary);
     const msg = parseChatLine(rec);
     if (msg === null) continue;
+    const time = isoTime(msg.time);
+    if (time === undefined) delete msg.time;
+    else msg.time = time;
     if (msg.time !== undefined) {
       part.first ??= msg.time;
       part.last = msg.time;

@@ -319,6 +319,52 @@ describe('importClaude', () => {
     expect((await listProjects(store)).map((p) => p.project)).toEqual(['/srv/api']);
   });
 
+  it('keeps every time as toISOString writes it, whatever form the session file used', async () => {
+    const folder = join(projects, encodeProject('/srv/tz'));
+    mkdirSync(join(folder, 'sess-tz', 'subagents'), { recursive: true });
+    const spec = (user: string, time: string) => ({
+      session: 'sess-tz',
+      cwd: '/srv/tz',
+      exchanges: [{ user, assistant: 'ok', time }],
+    });
+    // Seconds without milliseconds, and an offset: both are the same instants as the .000Z forms.
+    writeFileSync(
+      join(folder, 'sess-tz.jsonl'),
+      sessionText(spec('main question about clocks', '2026-03-02T10:00:00.000Z')).replaceAll('.000Z', 'Z'),
+    );
+    writeFileSync(
+      join(folder, 'sess-tz', 'subagents', 'agent-7.jsonl'),
+      sessionText(spec('subagent question about clocks', '2026-03-02T10:06:00.000Z')).replaceAll(
+        '.000Z',
+        '+00:00',
+      ),
+    );
+    const store = new MemoryChunkStore();
+    await importClaude(store, { projectsDir: projects });
+    expect(await timeline(store)).toEqual([
+      expect.objectContaining({ start: '2026-03-02T10:00:00.000Z', end: '2026-03-02T10:06:05.000Z' }),
+    ]);
+    expect(await listProjects(store)).toEqual([
+      expect.objectContaining({ first: '2026-03-02T10:00:00.000Z', last: '2026-03-02T10:06:05.000Z' }),
+    ]);
+    const times = (await recall(store, 'question about clocks', { k: 2 })).results.map((h) => h.time).sort();
+    expect(times).toEqual(['2026-03-02T10:00:00.000Z', '2026-03-02T10:06:00.000Z']);
+    // Stored so too, for every reader of the store, not only the catalog.
+    expect(
+      store
+        .documents()
+        .flatMap((d) => [d.meta?.first, d.meta?.last])
+        .sort(),
+    ).toEqual([
+      '2026-03-02T10:00:00.000Z',
+      '2026-03-02T10:00:05.000Z',
+      '2026-03-02T10:06:00.000Z',
+      '2026-03-02T10:06:05.000Z',
+    ]);
+    const hit = (await store.search('subagent question about clocks', { k: 1 }))[0]!;
+    expect(store.getChunk(hit.id)!.time).toBe('2026-03-02T10:06:00.000Z');
+  });
+
   it('splits a big session into parts at exchange boundaries, each committed whole', async () => {
     const exchanges = Array.from({ length: 40 }, (_, i) => ({
       user: `question ${i} about topic${i}`,

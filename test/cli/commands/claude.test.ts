@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +80,69 @@ describe('rlm claude', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--session: no such file: .*nope\.jsonl/);
     expect(existsSync(join(dir, 's2'))).toBe(false);
+  });
+
+  it('gives every time of timeline, context and recall in one form, whatever the session files wrote', async () => {
+    const other = join(dir, 'claude-home-tz', 'projects');
+    writeSession(other, '/srv/tz', {
+      session: 'sess-a',
+      cwd: '/srv/tz',
+      exchanges: [
+        {
+          user: 'Why does the build fail?',
+          assistant: 'A missing import.',
+          time: '2026-03-02T10:00:00.000Z',
+        },
+      ],
+    });
+    // Written by hand: Claude Code's timestamps are not always in toISOString's form.
+    const runs = join(other, '-srv-tz', 'sess-a', 'subagents');
+    mkdirSync(runs, { recursive: true });
+    writeFileSync(
+      join(runs, 'agent-42.jsonl'),
+      [
+        {
+          type: 'user',
+          sessionId: 'sess-a',
+          cwd: '/srv/tz',
+          timestamp: '2026-03-02T10:05:00Z',
+          message: { role: 'user', content: 'Find the zebrafish import' },
+        },
+        {
+          type: 'assistant',
+          sessionId: 'sess-a',
+          cwd: '/srv/tz',
+          timestamp: '2026-03-02T10:06:00Z',
+          message: { role: 'assistant', content: [{ type: 'text', text: 'zebrafish.ts, line 3.' }] },
+        },
+      ]
+        .map((l) => `${JSON.stringify(l)}\n`)
+        .join(''),
+    );
+    const s = join(dir, 'tz-store');
+    expect((await cli(['claude', 'ingest', '--dir', other, '--store', s])).code).toBe(0);
+    const t = await cli(['claude', 'timeline', '--store', s, '--json']);
+    expect(t.json()).toEqual({
+      sessions: [
+        {
+          session: 'sess-a',
+          project: '/srv/tz',
+          title: 'Why does the build fail?',
+          start: '2026-03-02T10:00:00.000Z',
+          end: '2026-03-02T10:06:00.000Z',
+          exchanges: 1,
+          subagents: 1,
+        },
+      ],
+    });
+    const c = await cli(['claude', 'context', '--project', '/srv/tz', '--store', s, '--json']);
+    expect(c.json<{ sessions: unknown[] }>().sessions).toEqual([
+      expect.objectContaining({ start: '2026-03-02T10:00:00.000Z', end: '2026-03-02T10:06:00.000Z' }),
+    ]);
+    const hit = await cli(['claude', 'recall', 'zebrafish', '-k', '1', '--store', s, '--json']);
+    expect(hit.json<{ results: unknown[] }>().results).toEqual([
+      expect.objectContaining({ agent: '42', time: '2026-03-02T10:05:00.000Z' }),
+    ]);
   });
 
   it('lists projects and the timeline as JSON', async () => {
