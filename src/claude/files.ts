@@ -57,7 +57,7 @@ async function walk(
   depth: number,
   out: FoundSession[],
   notes: Note[],
-  fence: (target: string) => string | null,
+  fence: Fence,
 ) {
   let entries: Dirent[];
   try {
@@ -71,19 +71,78 @@ async function walk(
     if (e.isDirectory()) {
       // <session>/subagents/… and <session>/session-memory/… are the deepest Claude Code goes.
       if (depth < 2) await walk(full, folder, depth + 1, out, notes, fence);
-    } else if (e.name.endsWith('.jsonl') && (e.isFile() || e.isSymbolicLink())) {
-      if (e.isSymbolicLink()) {
-        // A broken link is left to sessionAt, which says why it cannot be read.
-        const target = await fs.realpath(full).catch(() => null);
-        const refused = target === null ? null : fence(target);
-        if (refused !== null) {
-          notes.push({ path: full, note: refused });
-          continue;
-        }
-      }
-      const found = await sessionAt(full, folder, notes);
+    } else {
+      const found = await sessionEntry(full, e, folder, notes, fence);
       if (found) out.push(found);
     }
+  }
+}
+
+type Fence = (target: string) => string | null;
+
+/** The session a folder entry holds: a `.jsonl` file, or a symlink to one that stays inside the fence. */
+async function sessionEntry(
+  full: string,
+  e: Dirent,
+  folder: string,
+  notes: Note[],
+  fence: Fence,
+): Promise<FoundSession | null> {
+  if (!e.name.endsWith('.jsonl') || !(e.isFile() || e.isSymbolicLink())) return null;
+  if (e.isSymbolicLink()) {
+    // A broken link is left to sessionAt, which says why it cannot be read.
+    const target = await fs.realpath(full).catch(() => null);
+    const refused = target === null ? null : fence(target);
+    if (refused !== null) {
+      notes.push({ path: full, note: refused });
+      return null;
+    }
+  }
+  return sessionAt(full, folder, notes);
+}
+
+/**
+ * The subagent runs of the main session `main`, as {@link findSessions} finds them in a full import, so
+ * that importing one session (`--session`, the hooks) gives the same documents: every file of
+ * `<session>/subagents/`, and the `agent-*.jsonl` beside the sessions or in the project's `subagents/`
+ * (older Claude Code) whose first lines name the session. Symlinks are followed only inside the
+ * session's project folder.
+ */
+export async function subagentRuns(main: FoundSession, notes: Note[]): Promise<FoundSession[]> {
+  const folder = main.folder;
+  const fence = linkFence([await fs.realpath(folder)], false);
+  const out: FoundSession[] = [];
+  const own = join(dirname(main.file), basename(main.file, '.jsonl'), 'subagents');
+  for (const [full, e] of await entriesOf(own, notes)) {
+    const found = await sessionEntry(full, e, folder, notes, fence);
+    if (found) out.push(found);
+  }
+  const flat = [
+    ...(await entriesOf(folder, notes)).filter(([, e]) => e.name.startsWith('agent-')),
+    ...(await entriesOf(join(folder, 'subagents'), notes)),
+  ];
+  if (flat.length === 0) return out;
+  // The import names a run's session by the id its lines record, so the same id decides here.
+  const id = (await sniff(main.file).catch(() => ({}) as { session?: string })).session ?? main.session;
+  for (const [full, e] of flat) {
+    const found = await sessionEntry(full, e, folder, notes, fence);
+    if (found?.agent === undefined) continue;
+    const head = await sniff(full).catch(() => ({}) as { session?: string });
+    if ((head.session ?? found.session) === id) out.push(found);
+  }
+  return out;
+}
+
+/** The entries of `dir` with their paths, by name; none when it does not exist. */
+async function entriesOf(dir: string, notes: Note[]): Promise<[string, Dirent][]> {
+  try {
+    const entries = await fs.readdir(dir, { withFileTypes: true });
+    return entries.sort(byName).map((e) => [join(dir, e.name), e]);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // Most sessions have no subagent runs: no folder for them is the usual case, not a problem.
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') notes.push({ path: dir, note: `unreadable: ${code}` });
+    return [];
   }
 }
 

@@ -8,13 +8,21 @@ import { promises as fs } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Store } from '../../memory/store-api.ts';
 import type { DocumentRecord, ImportItem } from '../../memory/types.ts';
-import { decodeFolderName, type FoundSession, findSessions, type Note, sessionAt, sniff } from './files.ts';
+import {
+  decodeFolderName,
+  type FoundSession,
+  findSessions,
+  type Note,
+  sessionAt,
+  sniff,
+  subagentRuns,
+} from './files.ts';
 import { HEAD_BYTES, headHash, type ResumePoint, readSessionParts } from './reader.ts';
 
 export interface ClaudeImportOptions {
   /** The projects folder to scan (`~/.claude/projects`). Ignored when `sessions` is given. */
   projectsDir?: string;
-  /** Import only these session files. */
+  /** Import only these session files, each main session with its subagent runs. */
   sessions?: string[];
   /** Rendered characters per part (default 4 MiB). */
   partChars?: number;
@@ -62,9 +70,19 @@ export async function importClaude(store: Store, opts: ClaudeImportOptions): Pro
   const notes: Note[] = [];
   const found: FoundSession[] = [];
   if (opts.sessions) {
+    const seen = new Set<string>();
+    const take = (s: FoundSession) => {
+      if (seen.has(s.file)) return;
+      seen.add(s.file);
+      found.push(s);
+    };
     for (const f of opts.sessions) {
       const s = await sessionAt(f, undefined, notes);
-      if (s) found.push(s);
+      if (!s) continue;
+      take(s);
+      // A full import finds a session's subagent runs beside it; one session imported alone must bring
+      // them too, or the hooks (which import one session) would store sessions without them.
+      if (s.agent === undefined) for (const run of await subagentRuns(s, notes)) take(run);
     }
   } else if (opts.projectsDir) {
     found.push(...(await findSessions(resolve(opts.projectsDir), notes)));

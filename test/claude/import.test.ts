@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { encodeProject, sessionLines, sessionText, writeSession } from '../../benchmarks/claude-corpus.ts';
 import { ChunkStore } from '../../memory/files/store.ts';
 import { MemoryChunkStore } from '../../memory/in-memory/store.ts';
+import type { DocumentRecord } from '../../memory/types.ts';
 import { listProjects, recall, timeline } from '../../src/claude/catalog.ts';
 import { importClaude } from '../../src/claude/import.ts';
 import { tempDir } from '../helpers/temp.ts';
@@ -317,6 +318,64 @@ describe('importClaude', () => {
     const r = await importClaude(store, { sessions: [api] });
     expect(r).toMatchObject({ files: 1, imported: 1 });
     expect((await listProjects(store)).map((p) => p.project)).toEqual(['/srv/api']);
+  });
+
+  it('imports a session given directly with its subagent runs: the documents of a full import, once', async () => {
+    const { login } = buildTree();
+    const full = new MemoryChunkStore();
+    await importClaude(full, { projectsDir: projects });
+    const fullLogin = full.documents().filter((d) => d.meta?.session === 'sess-login');
+    expect(fullLogin.map((d) => d.meta?.agent ?? null).sort()).toEqual(['a1', null]);
+
+    const store = await ChunkStore.open(join(dir, 'store'), { create: true });
+    const one = await importClaude(store, { sessions: [login] });
+    expect(one).toMatchObject({ files: 2, imported: 2, exchanges: 3 });
+    const strip = (docs: DocumentRecord[]) =>
+      docs.map(({ id, path, meta }) => ({ id, path, meta })).sort((a, b) => a.id.localeCompare(b.id));
+    expect(strip(store.documents())).toEqual(strip(fullLogin));
+    expect(await timeline(store)).toEqual([
+      expect.objectContaining({ session: 'sess-login', exchanges: 2, subagents: 1 }),
+    ]);
+    expect((await recall(store, 'SameSite cookie.ts', { k: 1 })).results[0]).toMatchObject({
+      session: 'sess-login',
+      agent: 'a1',
+    });
+    // Again, and then a full import: nothing new for this session, nothing twice.
+    expect(await importClaude(store, { sessions: [login] })).toMatchObject({ imported: 0, unchanged: 2 });
+    expect(await importClaude(store, { projectsDir: projects })).toMatchObject({ imported: 1, unchanged: 2 });
+    expect(strip(store.documents())).toEqual(strip(full.documents()));
+    // Given as well, a run is imported once.
+    const both = new MemoryChunkStore();
+    const agent = join(
+      projects,
+      encodeProject('/home/ana/my-app'),
+      'sess-login',
+      'subagents',
+      'agent-a1.jsonl',
+    );
+    expect(await importClaude(both, { sessions: [login, agent] })).toMatchObject({ files: 2, imported: 2 });
+    await store.close();
+  });
+
+  it('imports with a session given directly the older runs beside it that name it, and no others', async () => {
+    const { api } = buildTree();
+    const folder = join(projects, '-srv-api');
+    const run = (session: string, words: string) =>
+      sessionText({ session, cwd: '/srv/api', exchanges: [{ user: words, assistant: 'ok', time: at(2) }] });
+    writeFileSync(join(folder, 'agent-mine.jsonl'), run('sess-api', 'look for timezone helpers'));
+    writeFileSync(join(folder, 'agent-theirs.jsonl'), run('sess-other', 'look for cache helpers'));
+    mkdirSync(join(folder, 'subagents'));
+    writeFileSync(join(folder, 'subagents', 'agent-deep.jsonl'), run('sess-api', 'look for clock helpers'));
+    const store = new MemoryChunkStore();
+    const r = await importClaude(store, { sessions: [api] });
+    expect(r).toMatchObject({ files: 3, imported: 3 });
+    expect(
+      store
+        .documents()
+        .map((d) => d.meta?.agent ?? null)
+        .sort(),
+    ).toEqual(['deep', 'mine', null]);
+    expect(await timeline(store)).toEqual([expect.objectContaining({ session: 'sess-api', subagents: 2 })]);
   });
 
   it('keeps every time as toISOString writes it, whatever form the session file used', async () => {

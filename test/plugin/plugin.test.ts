@@ -5,13 +5,13 @@
  * hooks/hooks.json says, through a shell, with the event's JSON on stdin.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { writeSession } from '../../benchmarks/claude-corpus.ts';
+import { sessionText, writeSession } from '../../benchmarks/claude-corpus.ts';
 import { ChunkStore } from '../../memory/files/store.ts';
 import { countTokens } from '../../memory/ingest/tokens.ts';
 import { repl, scripted } from '../mcp/helpers/rules.ts';
@@ -184,6 +184,18 @@ describe('the plugin, installed as a copy with its dependencies in place', { tim
         },
       ],
     });
+    const runs = path.join(transcript.replace(/\.jsonl$/, ''), 'subagents');
+    mkdirSync(runs, { recursive: true });
+    writeFileSync(
+      path.join(runs, 'agent-42.jsonl'),
+      sessionText({
+        session: 'sess-1',
+        cwd: copy.project,
+        exchanges: [
+          { user: 'Find the Dockerfile', assistant: 'docker/Dockerfile', time: '2026-03-02T09:01:00.000Z' },
+        ],
+      }),
+    );
     const end = await runHook(copy, hooks.SessionEnd!, {
       session_id: 'sess-1',
       transcript_path: transcript,
@@ -192,7 +204,8 @@ describe('the plugin, installed as a copy with its dependencies in place', { tim
       reason: 'exit',
     });
     expect(end).toEqual({ code: 0, stdout: '', stderr: '' });
-    expect(await waitFor(async () => (await sessions(STORE(copy))) === 1)).toBe(true);
+    // The session and its subagent run.
+    expect(await waitFor(async () => (await sessions(STORE(copy))) === 2)).toBe(true);
 
     const start = await runHook(copy, hooks.SessionStart!, {
       session_id: 'sess-2',

@@ -25,7 +25,8 @@ with recall --answer).
 
 commands:
   ingest [--dir DIR] [--session FILE]...   import sessions (default: $CLAUDE_CONFIG_DIR/projects, else
-                                           ~/.claude/projects); unchanged sessions are skipped, grown ones
+                                           ~/.claude/projects); --session imports one with its
+                                           subagent runs; unchanged sessions are skipped, grown ones
                                            add only their new exchanges; --hook is the form the
                                            hooks run (session path read from stdin, import in the
                                            background, silent, errors to --log FILE)

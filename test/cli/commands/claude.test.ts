@@ -41,6 +41,48 @@ beforeAll(() => {
   });
 });
 
+/**
+ * A session of /srv/tz with a subagent run whose times are written without milliseconds, as Claude Code
+ * may write them. Returns the session's file.
+ */
+function sessionWithRun(projectsDir: string): string {
+  const file = writeSession(projectsDir, '/srv/tz', {
+    session: 'sess-a',
+    cwd: '/srv/tz',
+    exchanges: [
+      {
+        user: 'Why does the build fail?',
+        assistant: 'A missing import.',
+        time: '2026-03-02T10:00:00.000Z',
+      },
+    ],
+  });
+  const runs = join(projectsDir, '-srv-tz', 'sess-a', 'subagents');
+  mkdirSync(runs, { recursive: true });
+  writeFileSync(
+    join(runs, 'agent-42.jsonl'),
+    [
+      {
+        type: 'user',
+        sessionId: 'sess-a',
+        cwd: '/srv/tz',
+        timestamp: '2026-03-02T10:05:00Z',
+        message: { role: 'user', content: 'Find the zebrafish import' },
+      },
+      {
+        type: 'assistant',
+        sessionId: 'sess-a',
+        cwd: '/srv/tz',
+        timestamp: '2026-03-02T10:06:00Z',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'zebrafish.ts, line 3.' }] },
+      },
+    ]
+      .map((l) => `${JSON.stringify(l)}\n`)
+      .join(''),
+  );
+  return file;
+}
+
 describe('rlm claude', () => {
   it('ingests the default projects folder (CLAUDE_CONFIG_DIR), then skips unchanged sessions', async () => {
     const r = await cli(['claude', 'ingest', '--store', store, '--json'], { env });
@@ -82,43 +124,30 @@ describe('rlm claude', () => {
     expect(existsSync(join(dir, 's2'))).toBe(false);
   });
 
+  it('imports a --session with its subagent runs, as a full import does', async () => {
+    const other = join(dir, 'claude-home-2', 'projects');
+    const file = sessionWithRun(other);
+    const s = join(dir, 'session-store');
+    const r = await cli(['claude', 'ingest', '--session', file, '--store', s, '--json']);
+    expect(r.json()).toMatchObject({ files: 2, imported: 2, exchanges: 2 });
+    const t = await cli(['claude', 'timeline', '--store', s, '--json']);
+    expect(t.json()).toEqual({
+      sessions: [expect.objectContaining({ session: 'sess-a', exchanges: 1, subagents: 1 })],
+    });
+    const hit = await cli(['claude', 'recall', 'zebrafish', '-k', '1', '--store', s, '--json']);
+    expect(hit.json<{ results: unknown[] }>().results).toEqual([
+      expect.objectContaining({ session: 'sess-a', project: '/srv/tz', agent: '42' }),
+    ]);
+    // Again, then a full import: both files are imported already.
+    const again = await cli(['claude', 'ingest', '--session', file, '--store', s, '--json']);
+    expect(again.json()).toMatchObject({ files: 2, imported: 0, unchanged: 2 });
+    const all = await cli(['claude', 'ingest', '--dir', other, '--store', s, '--json']);
+    expect(all.json()).toMatchObject({ files: 2, imported: 0, unchanged: 2, documents: 2 });
+  });
+
   it('gives every time of timeline, context and recall in one form, whatever the session files wrote', async () => {
     const other = join(dir, 'claude-home-tz', 'projects');
-    writeSession(other, '/srv/tz', {
-      session: 'sess-a',
-      cwd: '/srv/tz',
-      exchanges: [
-        {
-          user: 'Why does the build fail?',
-          assistant: 'A missing import.',
-          time: '2026-03-02T10:00:00.000Z',
-        },
-      ],
-    });
-    // Written by hand: Claude Code's timestamps are not always in toISOString's form.
-    const runs = join(other, '-srv-tz', 'sess-a', 'subagents');
-    mkdirSync(runs, { recursive: true });
-    writeFileSync(
-      join(runs, 'agent-42.jsonl'),
-      [
-        {
-          type: 'user',
-          sessionId: 'sess-a',
-          cwd: '/srv/tz',
-          timestamp: '2026-03-02T10:05:00Z',
-          message: { role: 'user', content: 'Find the zebrafish import' },
-        },
-        {
-          type: 'assistant',
-          sessionId: 'sess-a',
-          cwd: '/srv/tz',
-          timestamp: '2026-03-02T10:06:00Z',
-          message: { role: 'assistant', content: [{ type: 'text', text: 'zebrafish.ts, line 3.' }] },
-        },
-      ]
-        .map((l) => `${JSON.stringify(l)}\n`)
-        .join(''),
-    );
+    sessionWithRun(other);
     const s = join(dir, 'tz-store');
     expect((await cli(['claude', 'ingest', '--dir', other, '--store', s])).code).toBe(0);
     const t = await cli(['claude', 'timeline', '--store', s, '--json']);

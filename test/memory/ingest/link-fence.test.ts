@@ -1,8 +1,9 @@
 /**
  * Symlinks out of the folders given, and the kernel's trees, over every way a folder gets walked: the
  * scan itself, both stores' ingestPaths, `rlm ingest`, a run's paths (`--context`, the library, MCP
- * rlm_answer), MCP rlm_ingest and the Claude Code import. One tree with a link of each kind; each entry
- * point must take what is inside and skip the rest with a note.
+ * rlm_answer), MCP rlm_ingest and the Claude Code import (of the projects folder, and of one session's
+ * subagent runs). One tree with a link of each kind; each entry point must take what is inside and skip
+ * the rest with a note.
  */
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { ChunkStore } from '../../../memory/files/store.ts';
 import { MemoryChunkStore } from '../../../memory/in-memory/store.ts';
 import { scanPaths } from '../../../memory/ingest/files.ts';
 import { linkFence } from '../../../memory/ingest/link-fence.ts';
-import { findSessions } from '../../../src/claude/files.ts';
+import { findSessions, sessionAt, subagentRuns } from '../../../src/claude/files.ts';
 import { loadInput } from '../../../src/runtime/input.ts';
 import { cli } from '../../cli/helpers.ts';
 import { tempDir } from '../../helpers/temp.ts';
@@ -241,5 +242,30 @@ describe('rlm claude ingest', () => {
     expect(found.map((f) => f.file)).toEqual([join(project, 'inside.jsonl'), join(project, 'real.jsonl')]);
     expect(notes.map((n) => n.path)).toEqual([join(project, 'outside.jsonl'), join(project, 'status.jsonl')]);
     expect(notes[0]?.note).toMatch(/outside the folders given/);
+  });
+
+  it("follows a session's subagent links, when it is imported alone, only inside its project folder", async () => {
+    const base = tempDir('rlm-links-claude-');
+    const project = join(base, 'projects', '-home-u-app');
+    const runs = join(project, 's', 'subagents');
+    mkdirSync(runs, { recursive: true });
+    mkdirSync(join(base, 'elsewhere'));
+    const line = `${JSON.stringify({ type: 'user', sessionId: 's', message: { role: 'user', content: 'hi' } })}\n`;
+    writeFileSync(join(project, 's.jsonl'), line);
+    writeFileSync(join(project, 'kept.jsonl'), line);
+    writeFileSync(join(base, 'elsewhere', 'private.jsonl'), line);
+    symlinkSync(join(project, 'kept.jsonl'), join(runs, 'agent-in.jsonl'));
+    symlinkSync(join(base, 'elsewhere', 'private.jsonl'), join(runs, 'agent-out.jsonl'));
+    symlinkSync('/proc/self/status', join(runs, 'agent-status.jsonl'));
+    const notes: { path: string; note: string }[] = [];
+    const main = (await sessionAt(join(project, 's.jsonl'), undefined, notes))!;
+    const found = await subagentRuns(main, notes);
+    expect(found.map((f) => f.file)).toEqual([join(runs, 'agent-in.jsonl')]);
+    expect(notes.map((n) => n.path)).toEqual([
+      join(runs, 'agent-out.jsonl'),
+      join(runs, 'agent-status.jsonl'),
+    ]);
+    expect(notes[0]?.note).toMatch(/outside the folders given/);
+    expect(notes[1]?.note).toMatch(/never read/);
   });
 });
