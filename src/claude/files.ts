@@ -1,10 +1,12 @@
 /**
  * Finding Claude Code session files: `PROJECTS/<encoded-path>/<session>.jsonl`, and subagent runs in
  * `subagents/agent-<id>.jsonl` (beside the sessions or under `<session>/subagents/`). Also what the
- * first lines of a file say about it (the working directory and session id).
+ * first lines of a file say about it (the working directory and session id), and whether it is a
+ * session at all.
  */
 import { type Dirent, promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { RlmError } from '../../core/errors.ts';
 import { linkFence } from '../../memory/ingest/link-fence.ts';
 import { readLines } from './lines.ts';
 
@@ -184,6 +186,57 @@ export async function sessionAt(
     found.session = name;
   }
   return found;
+}
+
+/** Line types of Claude Code session files; lines of any other type are records when they name a session. */
+const RECORD_TYPES = new Set([
+  'user',
+  'assistant',
+  'system',
+  'summary',
+  'progress',
+  'queue-operation',
+  'file-history-snapshot',
+]);
+
+/** True for a parsed line that is a Claude Code session record. */
+function isSessionRecord(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const rec = value as Record<string, unknown>;
+  return typeof rec.type === 'string' && (RECORD_TYPES.has(rec.type) || typeof rec.sessionId === 'string');
+}
+
+/**
+ * Throws BAD_INPUT unless `file` is a Claude Code session: a file with at least one line that is a session
+ * record. A session's first line is one, so only a file that is not a session is read to its end; without
+ * this, any file given as a session (`/etc/passwd` as a hook's transcript_path) became a document and a
+ * project of the store.
+ */
+export async function assertSessionFile(file: string): Promise<void> {
+  const cannot = (err: unknown) =>
+    new RlmError('BAD_INPUT', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, {
+      path: file,
+    });
+  const st = await fs.stat(file).catch((err: unknown) => {
+    throw cannot(err);
+  });
+  if (!st.isFile()) throw new RlmError('BAD_INPUT', `${file} is not a file`, { path: file });
+  try {
+    for await (const line of readLines(file)) {
+      try {
+        if (isSessionRecord(JSON.parse(line.text))) return;
+      } catch {
+        // not JSON: not a record
+      }
+    }
+  } catch (err) {
+    throw cannot(err);
+  }
+  throw new RlmError(
+    'BAD_INPUT',
+    `${file} is not a Claude Code session file: none of its lines is a session record`,
+    { path: file },
+  );
 }
 
 /** The working directory and session id named by the first lines of a file (up to 64 lines). */

@@ -4,27 +4,37 @@
  * slowed down or see a failure, so every problem goes to the log file.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
-import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { appendFileSync, realpathSync } from 'node:fs';
+import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeFolderSync } from '../../core/paths.ts';
+import { inside, makeFolderSync } from '../../core/paths.ts';
 
 /** Bytes of hook input read at most, and how long to wait for it. */
 const MAX_INPUT = 1 << 20;
 const INPUT_WAIT_MS = 3000;
 
-/** Starts the background import of the session named on stdin. Resolves when the worker is started. */
+/**
+ * Starts the background import of the session named on stdin, which must lie in `projects` (Claude Code's
+ * projects folder, where it keeps every session). Resolves when the worker is started.
+ */
 export async function startHookImport(
   stdin: NodeJS.ReadableStream,
   store: string,
   log: string,
   cwd: string,
+  projects: string,
 ): Promise<void> {
   try {
     const input = await readHookInput(stdin);
     const path = input.transcript_path;
     if (typeof path !== 'string' || path === '') throw new Error('hook input has no transcript_path');
     const file = isAbsolute(path) ? path : resolve(typeof input.cwd === 'string' ? input.cwd : cwd, path);
+    // Real paths, so that neither a symlinked ~/.claude is refused nor a link in projects/ to a file
+    // elsewhere followed. A transcript that does not exist yet is left to the worker, which says so.
+    if (!inside(realOr(file), realOr(projects)))
+      throw new Error(
+        `transcript_path ${file} is not in ${projects}, where Claude Code keeps sessions; not imported`,
+      );
     const worker = fileURLToPath(
       new URL(`./hook-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
     );
@@ -37,6 +47,16 @@ export async function startHookImport(
     child.unref();
   } catch (err) {
     note(log, `error: ${(err as Error).message}`);
+  }
+}
+
+/** The real path of `path`, or of its folder when it does not exist (yet). */
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(realOr(parent), basename(path));
   }
 }
 

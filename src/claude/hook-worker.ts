@@ -4,11 +4,14 @@
  * wait for the store lock as long as it needs.
  */
 import { openStore, redactUrl } from '../../memory/open.ts';
+import { assertSessionFile } from './files.ts';
 import { note as log } from './hook-run.ts';
 import { importClaude } from './import.ts';
 
 async function run(session: string, storeDir: string, logFile: string): Promise<void> {
   try {
+    // Before the store is opened: a file that is not a session leaves one line in the log and no store.
+    await assertSessionFile(session);
     const store = await openStore(storeDir, { create: true, lockWaitMs: 10 * 60_000 });
     try {
       const r = await importClaude(store, { sessions: [session] });

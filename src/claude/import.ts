@@ -9,6 +9,7 @@ import { basename, resolve } from 'node:path';
 import type { Store } from '../../memory/store-api.ts';
 import type { DocumentRecord, ImportItem } from '../../memory/types.ts';
 import {
+  assertSessionFile,
   decodeFolderName,
   type FoundSession,
   findSessions,
@@ -22,7 +23,10 @@ import { HEAD_BYTES, headHash, type ResumePoint, readSessionParts } from './read
 export interface ClaudeImportOptions {
   /** The projects folder to scan (`~/.claude/projects`). Ignored when `sessions` is given. */
   projectsDir?: string;
-  /** Import only these session files, each main session with its subagent runs. */
+  /**
+   * Import only these session files, each main session with its subagent runs. Each must be a Claude Code
+   * session (see assertSessionFile); the first that is not stops the import before anything is written.
+   */
   sessions?: string[];
   /** Rendered characters per part (default 4 MiB). */
   partChars?: number;
@@ -79,6 +83,7 @@ export async function importClaude(store: Store, opts: ClaudeImportOptions): Pro
     for (const f of opts.sessions) {
       const s = await sessionAt(f, undefined, notes);
       if (!s) continue;
+      await assertSessionFile(s.file);
       take(s);
       // A full import finds a session's subagent runs beside it; one session imported alone must bring
       // them too, or the hooks (which import one session) would store sessions without them.

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -57,5 +57,20 @@ describe('the hook worker', () => {
     } finally {
       await s.close();
     }
+  });
+
+  it('refuses a file that is not a session: one line in the log, no store', async () => {
+    const dir = tempDir('rlm-hook-worker-');
+    const file = join(dir, 'passwd.jsonl');
+    writeFileSync(file, `${'root:x:0:0:root:/root:/bin/bash\n'.repeat(25)}`);
+    const store = join(dir, 'store');
+    const log = join(dir, 'hook.log');
+    await work(file, store, log);
+    const lines = readFileSync(log, 'utf8').split('\n');
+    expect(lines.map((l) => l.replace(/^\S+Z /, ''))).toEqual([
+      `error: importing ${file} into ${store}: ${file} is not a Claude Code session file: none of its lines is a session record [BAD_INPUT]`,
+      '',
+    ]);
+    expect(existsSync(store)).toBe(false);
   });
 });

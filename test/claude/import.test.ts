@@ -7,6 +7,7 @@ import { MemoryChunkStore } from '../../memory/in-memory/store.ts';
 import type { DocumentRecord } from '../../memory/types.ts';
 import { listProjects, recall, timeline } from '../../src/claude/catalog.ts';
 import { importClaude } from '../../src/claude/import.ts';
+import { caught } from '../helpers/errors.ts';
 import { tempDir } from '../helpers/temp.ts';
 
 let dir: string;
@@ -376,6 +377,19 @@ describe('importClaude', () => {
         .sort(),
     ).toEqual(['deep', 'mine', null]);
     expect(await timeline(store)).toEqual([expect.objectContaining({ session: 'sess-api', subagents: 2 })]);
+  });
+
+  it('refuses a file given directly that is not a session, writing nothing', async () => {
+    buildTree();
+    const passwd = join(dir, 'passwd');
+    writeFileSync(passwd, 'root:x:0:0:root:/root:/bin/bash\n');
+    const store = new MemoryChunkStore();
+    const err = await caught(importClaude(store, { sessions: [passwd] }));
+    expect(err).toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining('not a Claude Code session'),
+    });
+    expect(store.documents()).toEqual([]);
   });
 
   it('keeps every time as toISOString writes it, whatever form the session file used', async () => {

@@ -220,6 +220,20 @@ describe('the plugin, installed as a copy with its dependencies in place', { tim
     expect(start.stdout).toContain(' · 1 exchange · Speed up the image build\n');
     expect(countTokens(start.stdout)).toBeLessThanOrEqual(600);
     expect(existsSync(LOG(copy))).toBe(false);
+
+    // A transcript_path that is not one of Claude Code's sessions: one line in the log, nothing stored.
+    const wrong = await runHook(copy, hooks.SessionEnd!, {
+      session_id: 'x',
+      transcript_path: '/etc/passwd',
+      cwd: copy.project,
+      hook_event_name: 'SessionEnd',
+    });
+    expect(wrong).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await waitFor(() => readLines(LOG(copy)).length > 0)).toBe(true);
+    expect(readLines(LOG(copy))).toEqual([
+      expect.stringMatching(/^\S+Z error: transcript_path \/etc\/passwd is not in .*\/\.claude\/projects, /),
+    ]);
+    expect(await sessions(STORE(copy))).toBe(2);
   });
 
   it('keeps the session-start context within RLM_CONTEXT_TOKENS, this project first, over a seeded store', async () => {

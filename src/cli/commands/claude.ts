@@ -28,8 +28,9 @@ commands:
                                            ~/.claude/projects); --session imports one with its
                                            subagent runs; unchanged sessions are skipped, grown ones
                                            add only their new exchanges; --hook is the form the
-                                           hooks run (session path read from stdin, import in the
-                                           background, silent, errors to --log FILE)
+                                           hooks run (session path read from stdin, only from the
+                                           projects folder; import in the background, silent,
+                                           errors to --log FILE)
   projects                                 projects: real path, sessions, exchanges, first/last activity
   timeline [--project P] [--since D] [--until D]
                                            sessions in time order: title, start, end, exchanges
@@ -109,7 +110,8 @@ async function ingest(argv: string[], io: CliIO): Promise<number> {
       values.log ?? path.join(readEnv(io.env).claudeConfigDir, 'rlm-hook.log'),
     );
     const { startHookImport } = await import('../../claude/hook-run.ts');
-    await startHookImport(io.stdin, storeDir(values.store, io), log, io.cwd);
+    const projects = path.join(readEnv(io.env).claudeConfigDir, 'projects');
+    await startHookImport(io.stdin, storeDir(values.store, io), log, io.cwd, projects);
     return EXIT_OK;
   }
   if (values.dir !== undefined && values.session !== undefined)

@@ -1,7 +1,16 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { writeSession } from '../../../benchmarks/claude-corpus.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { tempDir } from '../../helpers/temp.ts';
@@ -122,6 +131,17 @@ describe('rlm claude', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--session: no such file: .*nope\.jsonl/);
     expect(existsSync(join(dir, 's2'))).toBe(false);
+  });
+
+  it('refuses a --session file that is not a Claude Code session, leaving no store', async () => {
+    const passwd = join(dir, 'passwd');
+    writeFileSync(passwd, 'root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534::/:/bin/false\n');
+    const r = await cli(['claude', 'ingest', '--session', passwd, '--store', join(dir, 's3')]);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain(
+      `${passwd} is not a Claude Code session file: none of its lines is a session record`,
+    );
+    expect(existsSync(join(dir, 's3'))).toBe(false);
   });
 
   it('imports a --session with its subagent runs, as a full import does', async () => {
@@ -343,6 +363,8 @@ describe('rlm claude', () => {
         transcript_path: transcript,
         hook_event_name: 'SessionEnd',
       }),
+      // The transcript is in this Claude Code's projects folder, the one place the hook takes one from.
+      env,
     });
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
     // The background import is done once its session is in the store and it has let go of the store.
@@ -357,6 +379,41 @@ describe('rlm claude', () => {
     }
     expect(sessions).toBe(1);
     expect(existsSync(log)).toBe(false);
+  });
+
+  it('as a hook, refuses a transcript_path outside the projects folder: one line in the log, no store', async () => {
+    const log = join(dir, 'outside-hook.log');
+    const outside = join(dir, 'elsewhere', 'sess-api.jsonl');
+    mkdirSync(dirname(outside));
+    copyFileSync(join(projects, '-srv-api', 'sess-api.jsonl'), outside);
+    // A link in the projects folder to a file elsewhere is elsewhere too.
+    const link = join(projects, '-srv-api', 'linked.jsonl');
+    symlinkSync(outside, link);
+    // The projects folder is shared by the other tests, whose imports must not meet the link.
+    onTestFinished(() => rmSync(link, { force: true }));
+    for (const path of [outside, link, '/etc/passwd']) {
+      const r = await cli(
+        ['claude', 'ingest', '--hook', '--store', join(dir, 'outside-store'), '--log', log],
+        {
+          stdin: JSON.stringify({
+            session_id: 'x',
+            transcript_path: path,
+            cwd: dir,
+            hook_event_name: 'SessionEnd',
+          }),
+          env,
+        },
+      );
+      expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    }
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    expect(lines.map((l) => l.replace(/^\S+Z /, ''))).toEqual(
+      [outside, link, '/etc/passwd'].map(
+        (p) =>
+          `error: transcript_path ${p} is not in ${projects}, where Claude Code keeps sessions; not imported`,
+      ),
+    );
+    expect(existsSync(join(dir, 'outside-store'))).toBe(false);
   });
 
   it('as a hook, logs bad input instead of failing', async () => {
