@@ -148,6 +148,15 @@ export function documentList(docs: DocumentRecord[]): {
 }
 
 /**
+ * True when a run with this status has no answer, only the model's last prose (an error, an abort, a
+ * spent budget): it must never be shown as an answer. After `max_iterations` the model was asked for
+ * its best answer, and gave one.
+ */
+export function noAnswer(status: RlmResult['status']): boolean {
+  return status === 'error' || status === 'aborted' || status === 'budget';
+}
+
+/**
  * The `rlm answer --json` object and `rlm_answer`'s structured content: the contract fields only
  * (per-model usage and run ids are internal detail), plus the error of a run that did not finish.
  */

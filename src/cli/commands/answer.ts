@@ -11,7 +11,7 @@ import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
 import { TRACE_LEVELS, type TraceEvent, type TraceLevel } from '../../runtime/trace.ts';
-import { answerResult } from '../../shapes.ts';
+import { answerResult, noAnswer } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, readStdin, shown, writeJson } from '../io.ts';
 import { StatusLine } from '../status-line.ts';
@@ -154,7 +154,7 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
   } else {
     // After an error or an abort the "answer" is only the model's last prose: stdout is for answers, so
     // it goes to stderr, labelled, where a script piping stdout cannot mistake it for one.
-    if (result.answer !== '' && !STOPPED.has(result.status)) {
+    if (result.answer !== '' && !noAnswer(result.status)) {
       const answer = shown(io.stdout, result.answer);
       io.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`);
     } else if (result.answer !== '')
@@ -172,6 +172,3 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
   if (interrupted) return EXIT_INTERRUPTED;
   return result.status === 'final' ? EXIT_OK : EXIT_FAILURE;
 }
-
-/** Statuses whose `answer` is a leftover of an interrupted run, not a reply to the question. */
-const STOPPED = new Set(['error', 'aborted', 'budget']);

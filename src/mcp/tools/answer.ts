@@ -13,7 +13,7 @@ import { boundedLimit } from '../../runtime/limit-schemas.ts';
 import { DEFAULTS } from '../../runtime/option-schema.ts';
 import type { RlmResult } from '../../runtime/result.ts';
 import { RLM } from '../../runtime/rlm.ts';
-import { answerResult } from '../../shapes.ts';
+import { answerResult, noAnswer } from '../../shapes.ts';
 import type { Connection } from '../connection.ts';
 import { describeChars, type McpLimits } from '../limits.ts';
 import { filesOf } from '../paths.ts';
@@ -289,5 +289,9 @@ function renderText(r: RlmResult, maxAnswerChars: number): string {
       ? r.answer
       : `${r.answer.slice(0, maxAnswerChars)}\n\n[rlm: answer cut at ${describeChars(maxAnswerChars)} of ` +
         `${describeChars(r.answer.length)}; the whole answer is in the structured content (answer)]`;
+  // A run that did not finish has no answer, only the model's last prose: the caller must not take it
+  // for one (the CLI prints it to stderr, labelled, for the same reason).
+  if (noAnswer(r.status))
+    return `[rlm: no answer: the run ended with status ${r.status}; the model's last reply follows, and is not an answer]\n\n${answer}\n\n[rlm: ${facts.join(', ')}]${err}`;
   return `${answer}\n\n[rlm: ${facts.join(', ')}]${err}`;
 }

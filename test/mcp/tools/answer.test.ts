@@ -245,6 +245,19 @@ describe('rlm_answer errors', () => {
     expect(ok.structuredContent).toMatchObject({ answer: 'fine' });
   });
 
+  it("labels a run that ended without an answer: the model's last reply is not one", async () => {
+    // One reply and no FINAL: the scripted model runs out and the run ends with an error.
+    const lost = scripted(dir, 'lost.json', [
+      { depth: 0, reply: "I'll look for the schema version line.", times: 1 },
+    ]);
+    const { call } = await start(lost);
+    const r = await call('rlm_answer', { question: 'schema version?', context: 'nothing here' });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(
+      /^\[rlm: no answer: the run ended with status error; the model's last reply follows, and is not an answer\]\n\nI'll look/,
+    );
+  });
+
   it('no model anywhere is a tool error saying how to set one', async () => {
     open = await connect({ env: {} });
     const r = await open.call('rlm_answer', { question: 'q', context: 'c' });
