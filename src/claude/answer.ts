@@ -8,17 +8,10 @@ import { RlmError } from '../../core/errors.ts';
 import { MemoryChunkStore } from '../../memory/in-memory/store.ts';
 import { createModel } from '../runtime/providers/index.ts';
 import { RLM } from '../runtime/rlm.ts';
+import { answerResult } from '../shapes.ts';
 
-export interface HistoryAnswer {
-  answer: string;
-  status: string;
-  iterations: number;
-  subCalls: number;
-  usage: { inputTokens: number; outputTokens: number; costUsd: number };
-  elapsedMs: number;
-  /** The sessions the answer was drawn from. */
-  sessions: string[];
-}
+/** The `rlm answer --json` object, plus the sessions the answer was drawn from. */
+export type HistoryAnswer = ReturnType<typeof answerResult> & { sessions: string[] };
 
 export async function answerOverSessions(
   question: string,
@@ -34,15 +27,7 @@ export async function answerOverSessions(
       await store.ingestText(`session-${i + 1}`, s.text, { chunker: 'turn' });
     const rlm = new RLM({ model: createModel(spec, { env }), env });
     const r = await rlm.answer({ question, context: sessions.map((s) => s.text), store });
-    return {
-      answer: r.answer,
-      status: r.status,
-      iterations: r.iterations,
-      subCalls: r.subCalls,
-      usage: r.usage,
-      elapsedMs: r.elapsedMs,
-      sessions: sessions.map((s) => s.session),
-    };
+    return { ...answerResult(r), sessions: sessions.map((s) => s.session) };
   } finally {
     await store.close();
   }

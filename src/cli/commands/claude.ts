@@ -48,8 +48,7 @@ commands:
 --json output: ingest {files, imported, unchanged, rewritten, exchanges, documents, chunks, tokens, notes,
 elapsedMs}; projects {projects:[{project, sessions, exchanges, first, last}]}; timeline {sessions:[{session,
 project, title, start, end, exchanges, subagents}]}; recall {results:[{id, score, session, project, time,
-branch, model, agent, text}]} (with --answer: {answer, status, iterations, subCalls, usage, elapsedMs,
-sessions}); forget {projects, sessions, documents}; context {project, memories, sessions, tokens, text}.
+branch, model, agent, text}]} (with --answer: the rlm answer --json object, plus sessions); forget {projects, sessions, documents}; context {project, memories, sessions, tokens, text}.
 
 --store DIR (or $RLM_STORE) names the store; --json prints data as JSON. P is a project's path or its
 last segments (\`my-app\`); D is an ISO date or time (a bare date covers its whole day).

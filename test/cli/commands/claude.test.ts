@@ -268,6 +268,19 @@ describe('rlm claude', () => {
       status: 'final',
       sessions: ['sess-login'],
     });
+    // The `rlm answer --json` object (CONTRACTS.md), plus the sessions.
+    expect(Object.keys(r.json()).sort()).toEqual(
+      [
+        'answer',
+        'elapsedMs',
+        'iterations',
+        'maxDepthReached',
+        'sessions',
+        'status',
+        'subCalls',
+        'usage',
+      ].sort(),
+    );
   });
 
   it('forgets a project', async () => {
