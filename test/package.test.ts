@@ -5,7 +5,7 @@
  * devDependency (it would be missing in an install).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -90,6 +90,24 @@ describe('the published package', () => {
       expect(pkg.peerDependenciesMeta?.[peer]?.optional, peer).toBe(true);
     // The check itself sees devDependencies: the micro-benchmark does import one.
     expect(importedPackages('benchmarks/memory-search.ts')).toContain('minisearch');
+  });
+
+  it('has the types of every package it imports in an install: its own, or @types/ among the dependencies', () => {
+    // The published .d.ts files import these packages' types; a consumer compiling without skipLibCheck
+    // needs them, and an install has no devDependencies.
+    const untyped = [...new Set(files.flatMap((f) => importedPackages(f)))].filter((name) => {
+      if (builtinModules.includes(name) || name.startsWith('node:')) return false;
+      const dir = path.join(ROOT, 'node_modules', name);
+      const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      const ownTypes = manifest.types ?? manifest.typings ?? manifest.exports;
+      if (ownTypes !== undefined && JSON.stringify(ownTypes).includes('.d.')) return false;
+      if (existsSync(path.join(dir, 'index.d.ts'))) return false;
+      return pkg.dependencies[`@types/${name.replace('@', '').replace('/', '__')}`] === undefined;
+    });
+    expect(untyped).toEqual([]);
   });
 
   it('has src/ reach into benchmarks/ only through the lazy `rlm bench` entry of the command registry', () => {
