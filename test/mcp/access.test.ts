@@ -207,6 +207,18 @@ describe('file access: --allow-path', () => {
     expect(r.isError, textOf(r)).toBeFalsy();
   });
 
+  it('fences the file of a scripted model a call names, when the server allows them at all', async () => {
+    const { call } = await connect(context({ allowPaths: ['.'], allowScriptedModels: true }));
+    const outsideRules = scripted(outside, 'rules.json', [{ depth: 0, reply: 'FINAL(from outside)' }]);
+    const refused = await call('rlm_answer', { question: 'q', context: 'c', model: outsideRules });
+    expect(textOf(refused)).toMatch(
+      /rules\.json .*is outside the folders this server may read.*\[ACCESS_DENIED\]$/,
+    );
+    const insideRules = scripted(work, 'rules.json', [{ depth: 0, reply: 'FINAL(from inside)' }]);
+    const fine = await call('rlm_answer', { question: 'q', context: 'c', model: insideRules });
+    expect(fine.structuredContent).toMatchObject({ answer: 'from inside' });
+  });
+
   it('rlm_status reports the working folder and the fences', async () => {
     const fenced = await connect(context({ allowPaths: ['docs'] }));
     const r = await fenced.call('rlm_status', {});

@@ -186,6 +186,12 @@ export async function runAnswer(
   }
   callerModel(ctx, 'model', args.model);
   callerModel(ctx, 'sub_model', args.sub_model);
+  // A scripted or replayed model the caller names reads its file: it is a read like any other, fenced.
+  for (const spec of [args.model, args.sub_model]) {
+    const file =
+      spec === undefined ? undefined : /^\s*(?:scripted|replay)\s*:(.+)$/is.exec(spec)?.[1]?.trim();
+    if (file) await conn.access.check(file, signal);
+  }
   const input: AnswerInput = { question: args.question, signal };
   if (args.context !== undefined) input.context = args.context;
   if (args.paths !== undefined) {
