@@ -93,7 +93,7 @@ describe('the published package', () => {
   });
 
   it('has the types of every package it imports in an install: its own, or @types/ among the dependencies', () => {
-    // The published .d.ts files import these packages' types; a consumer compiling without skipLibCheck
+    // The published declaration files import these packages' types; a consumer compiling without skipLibCheck
     // needs them, and an install has no devDependencies.
     const untyped = [...new Set(files.flatMap((f) => importedPackages(f)))].filter((name) => {
       if (builtinModules.includes(name) || name.startsWith('node:')) return false;
