@@ -201,6 +201,8 @@ describe('the rlm bin', () => {
       BIN,
       ['claude', 'ingest', '--hook', '--store', store, '--log', join(dir, 'hook.log')],
       {
+        // The hook takes sessions from Claude Code's projects folder only: this test's.
+        env: { ...process.env, CLAUDE_CONFIG_DIR: dir },
         input: JSON.stringify({ transcript_path: file, hook_event_name: 'SessionEnd' }),
         encoding: 'utf8',
       },
@@ -226,7 +228,8 @@ describe('hooks written by `rlm claude hooks install`', () => {
     const calls = join(dir, 'old-node-calls');
     mkdirSync(bin);
     writeFileSync(join(bin, 'node'), `#!/bin/sh\necho "$*" >> '${calls}'\necho v20.11.1\n`, { mode: 0o755 });
-    const env = { HOME: dir, PATH: `${bin}:/usr/bin:/bin` };
+    // Claude Code's folder is the test's: the hook takes sessions from its projects folder only.
+    const env = { HOME: dir, PATH: `${bin}:/usr/bin:/bin`, CLAUDE_CONFIG_DIR: dir };
     expect(spawnSync('sh', ['-c', 'command -v rlm'], { env }).status).not.toBe(0);
     const settings = join(dir, 'settings.json');
     const store = join(dir, 'store');
