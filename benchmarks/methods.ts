@@ -109,7 +109,7 @@ export async function retrieve(
     };
     for (const [i, d] of docs.entries()) await store.ingestText(`doc-${i + 1}`, d, opts);
     const hits = await store.search(task.question, { k });
-    return hits.map((h) => store.getChunk(h.id)?.text ?? h.preview);
+    return Promise.all(hits.map(async (h) => (await store.getChunk(h.id))?.text ?? h.preview));
   } finally {
     await store.close();
   }

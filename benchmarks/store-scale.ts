@@ -67,9 +67,9 @@ export async function benchStore(opts: StoreBenchOptions = {}): Promise<Record<s
     });
     out.ingest100kMs = performance.now() - t;
     out.chunks100k = r2.chunks;
-    const texts = [...small.documents()].flatMap((d) =>
-      small.documentChunks(d.id).map((c) => ({ id: c.id, text: c.text })),
-    );
+    const texts: { id: string; text: string }[] = [];
+    for (const d of small.documents())
+      for (const c of await small.documentChunks(d.id)) texts.push({ id: c.id, text: c.text });
     await small.close();
 
     const opens: number[] = [];

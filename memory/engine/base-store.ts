@@ -58,6 +58,12 @@ import { embedRecords } from './segment-builder.ts';
  */
 export const LINK_WINDOW_IDLE_MS = 30_000;
 
+/**
+ * Reads of a store whose files a writer removed meanwhile, at most: each retry is on a newer commit, so
+ * only a writer committing faster than a reader can read one segment exhausts them.
+ */
+const READ_ATTEMPTS = 5;
+
 export class BaseStore implements ChunkStoreApi {
   protected readonly graph: ChunkGraph;
   protected state: CommittedState;
@@ -102,32 +108,26 @@ export class BaseStore implements ChunkStoreApi {
   documents(): DocumentRecord[] {
     return this.graph.documents();
   }
-  getChunk(id: string): ChunkRecord | undefined {
-    return this.graph.getChunk(id);
+  getChunk(id: string): Promise<ChunkRecord | undefined> {
+    return this.reading(() => this.graph.getChunk(id));
   }
-  documentChunks(documentId: string): ChunkRecord[] {
-    return this.graph.documentChunks(documentId);
+  documentChunks(documentId: string): Promise<ChunkRecord[]> {
+    return this.reading(() => this.graph.documentChunks(documentId));
   }
-  async readDocument(idOrPath: string, range?: TextRange): Promise<DocumentText | undefined> {
-    const docs = this.documentsNamed(idOrPath);
-    return docs.length === 0 ? undefined : documentText((id) => this.graph.getChunk(id), docs, range);
+  readDocument(idOrPath: string, range?: TextRange): Promise<DocumentText | undefined> {
+    return this.reading(() => {
+      const docs = this.documentsNamed(idOrPath);
+      return docs.length === 0 ? undefined : documentText((id) => this.graph.getChunk(id), docs, range);
+    });
   }
-  neighbors(id: string, type?: LinkType): Link[] {
-    return this.graph.neighbors(id, type);
+  neighbors(id: string, type?: LinkType): Promise<Link[]> {
+    return this.reading(() => this.graph.neighbors(id, type));
   }
-  async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
-    return this.graph.search(query, await documentFilter(this, opts));
+  search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
+    return this.reading(async () => this.graph.search(query, await documentFilter(this, opts)));
   }
-  async grep(pattern: string, opts?: GrepOptions): Promise<GrepResult> {
-    try {
-      return await this.graph.grep(pattern, opts);
-    } catch (err) {
-      // A writer in another process committed and removed a segment this store's state still names:
-      // read the new state and grep again. Readers take no lock, so this is their way to keep up.
-      if (!isRlmError(err, 'RUNTIME') || err.details?.errno !== 'ENOENT') throw err;
-      await this.refresh();
-      return this.graph.grep(pattern, opts);
-    }
+  grep(pattern: string, opts?: GrepOptions): Promise<GrepResult> {
+    return this.reading(() => this.graph.grep(pattern, opts));
   }
   touch(ids: string[]): void {
     this.persistence.touch(ids);
@@ -140,19 +140,52 @@ export class BaseStore implements ChunkStoreApi {
     this.graph.warm();
   }
 
+  /**
+   * Runs a read of segment files, and again on the latest state when it failed on a file a newer commit
+   * removed. Readers take no lock: a writer in another process may commit and delete the segments this
+   * store's state names between its last refresh and its read. A STORE_CORRUPT under a state that is
+   * still the latest is real damage and is thrown as it is (it names the file and `rlm repair`).
+   */
+  protected async reading<T>(read: () => T | Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read();
+      } catch (err) {
+        if (!isRlmError(err, 'STORE_CORRUPT') || attempt >= READ_ATTEMPTS) throw err;
+        if (!(await this.moveToLatest())) throw err;
+        await this.syncJournal();
+      }
+    }
+  }
+
   /** Picks up commits (and remembered memories) made by other processes since this store was opened. */
   async refresh(): Promise<void> {
-    if ((await this.persistence.generation()) !== this.state.generation) {
-      const latest = await this.persistence.readState();
-      // A commit of this process may have landed while reading: never go back to an older state.
-      if (latest.generation > this.state.generation) this.setState(latest);
-    }
+    await this.moveToLatest();
     await this.syncJournal();
   }
 
-  /** Reads memory journal lines appended since the last look. */
+  /** Moves to the latest committed state; false when this store already has it. */
+  private async moveToLatest(): Promise<boolean> {
+    if ((await this.persistence.generation()) === this.state.generation) return false;
+    const latest = await this.persistence.readState();
+    // A commit of this process may have landed while reading: never go back to an older state.
+    if (latest.generation <= this.state.generation) return false;
+    this.setState(latest);
+    return true;
+  }
+
+  /**
+   * Reads memory journal lines appended since the last look. The journal the state names may be missing:
+   * not written yet (nothing to read), or folded into a segment by a commit after this store read its
+   * manifest, whose lines are then in that newer state: read it and its journal, or they would be lost.
+   */
   protected async syncJournal(): Promise<void> {
-    if (await this.tail.sync(this.persistence)) this.graph.update(this.tail.view(this.state));
+    for (let attempt = 1; ; attempt++) {
+      const read = await this.tail.sync(this.persistence);
+      if (read === 'missing' && attempt < READ_ATTEMPTS && (await this.moveToLatest())) continue;
+      if (read === 'read') this.graph.update(this.tail.view(this.state));
+      return;
+    }
   }
 
   async close(): Promise<void> {

@@ -171,25 +171,33 @@ export class RememberingStore extends BaseStore {
   }
 
   /** A memory by id (`mem-…` or `mem-…:0`), archived or not. */
-  getMemory(id: string, now: Date = new Date()): Memory | undefined {
-    const doc = this.graph.document(memoryDocId(id));
-    return doc?.memory ? this.memoryOf(doc, now.getTime()) : undefined;
+  getMemory(id: string, now: Date = new Date()): Promise<Memory | undefined> {
+    return this.reading(() => {
+      const doc = this.graph.document(memoryDocId(id));
+      return doc?.memory ? this.memoryOf(doc, now.getTime()) : undefined;
+    });
   }
 
   /** Every memory (optionally of one topic), newest first. */
-  listMemories(opts: { topic?: string; archived?: boolean; now?: Date } = {}): Memory[] {
-    const nowMs = (opts.now ?? new Date()).getTime();
-    const out: Memory[] = [];
-    for (const doc of this.graph.documents()) {
-      if (!doc.memory || (opts.topic !== undefined && doc.memory.topic !== opts.topic)) continue;
-      const m = this.memoryOf(doc, nowMs);
-      if (!m.archived || opts.archived) out.push(m);
-    }
-    return out.sort((a, b) => b.created.localeCompare(a.created));
+  listMemories(opts: { topic?: string; archived?: boolean; now?: Date } = {}): Promise<Memory[]> {
+    return this.reading(() => {
+      const nowMs = (opts.now ?? new Date()).getTime();
+      const out: Memory[] = [];
+      for (const doc of this.graph.documents()) {
+        if (!doc.memory || (opts.topic !== undefined && doc.memory.topic !== opts.topic)) continue;
+        const m = this.memoryOf(doc, nowMs);
+        if (!m.archived || opts.archived) out.push(m);
+      }
+      return out.sort((a, b) => b.created.localeCompare(a.created));
+    });
   }
 
   /** Memories ranked by relevance × weight × recency; counts as an access of those returned. */
-  async recall(query: string, opts: RecallOptions = {}): Promise<RecallHit[]> {
+  recall(query: string, opts: RecallOptions = {}): Promise<RecallHit[]> {
+    return this.reading(() => this.recallOnce(query, opts));
+  }
+
+  private async recallOnce(query: string, opts: RecallOptions): Promise<RecallHit[]> {
     const k = opts.k ?? 10;
     if (!Number.isInteger(k) || k < 1)
       throw new RlmError('BAD_INPUT', `k must be a positive integer, got ${k}`);
@@ -398,7 +406,12 @@ export class RememberingStore extends BaseStore {
    */
   async consolidate(topic: string, summarize: Summarizer, opts: { now?: Date } = {}): Promise<Consolidation> {
     const now = opts.now ?? new Date();
-    const { entry, sources } = await summarizeTopic(topic, this.listMemories({ topic, now }), summarize, now);
+    const { entry, sources } = await summarizeTopic(
+      topic,
+      await this.listMemories({ topic, now }),
+      summarize,
+      now,
+    );
     return this.exclusive('consolidate', async () => {
       const live = sources.filter((m) => {
         const doc = this.graph.document(m.id);

@@ -116,19 +116,26 @@ export class MemoryTail implements SegmentSource {
     this.mergedFor = undefined;
   }
 
-  /** Reads the journal lines appended since the last look; true when there were some. */
-  async sync(persistence: Pick<Persistence, 'readJournal'>): Promise<boolean> {
+  /**
+   * Reads the journal lines appended since the last look: `read` when there were some, `missing` when the
+   * journal file is not there (not written yet, or folded away by a newer commit).
+   */
+  async sync(persistence: Pick<Persistence, 'readJournal'>): Promise<'read' | 'none' | 'missing'> {
     const name = this.journal;
-    if (name === null) return false;
+    if (name === null) return 'none';
     const from = this.end;
-    const { lines, end } = await persistence.readJournal(name, from);
+    const { lines, end, missing } = await persistence.readJournal(name, from);
     // A remember of this process (or another sync) moved the tail meanwhile: these lines are known.
-    if (this.journal !== name || this.end !== from) return false;
-    if (lines.length === 0 && end === from) return false;
+    if (this.journal !== name || this.end !== from) return 'none';
+    if (missing) {
+      this.end = 0;
+      return 'missing';
+    }
+    if (lines.length === 0 && end === from) return 'none';
     const { entries, damaged } = parseJournalLines(lines);
     this.damaged += damaged;
     this.add(entries, end);
-    return true;
+    return 'read';
   }
 
   /** Adds entries read from the journal. */

@@ -39,9 +39,9 @@ export interface Persistence {
   generation(): Promise<number>;
   /**
    * Complete lines of journal `name` from byte `from` on, and the byte offset after the last one (a torn
-   * last line from a killed writer is left out). A missing journal is empty.
+   * last line from a killed writer is left out). A missing journal is empty, with `missing` set.
    */
-  readJournal(name: string, from: number): Promise<{ lines: string[]; end: number }>;
+  readJournal(name: string, from: number): Promise<{ lines: string[]; end: number; missing?: true }>;
   /** Appends one line durably (fsync) at `at`, cutting a torn tail first; returns the new end. Under the lock. */
   appendJournal(name: string, at: number, line: string): Promise<number>;
   lock(command: string): Promise<StoreLock>;

@@ -150,7 +150,7 @@ export class DirectoryPersistence implements Persistence {
     ).generation;
   }
 
-  readJournal(name: string, from: number): Promise<{ lines: string[]; end: number }> {
+  readJournal(name: string, from: number): Promise<{ lines: string[]; end: number; missing?: true }> {
     return readJournalFile(path.join(this.dir, name), from);
   }
 

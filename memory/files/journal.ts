@@ -9,13 +9,20 @@ import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync,
 import path from 'node:path';
 import { syncDir } from '../fsutil.ts';
 
-/** Complete lines from byte `from` on; a torn last line (killed writer) is left for the next append to cut. */
-export async function readJournalFile(file: string, from: number): Promise<{ lines: string[]; end: number }> {
+/**
+ * Complete lines from byte `from` on; a torn last line (killed writer) is left for the next append to cut.
+ * A missing file reads as empty with `missing` set: the caller tells a journal not written yet from one a
+ * fold removed since it read the manifest (memory/engine/base-store.ts `syncJournal`).
+ */
+export async function readJournalFile(
+  file: string,
+  from: number,
+): Promise<{ lines: string[]; end: number; missing?: true }> {
   let fd: number;
   try {
     fd = openSync(file, 'r');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { lines: [], end: 0 };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { lines: [], end: 0, missing: true };
     throw err;
   }
   try {

@@ -251,12 +251,20 @@ function grepSegments(
     } catch (err) {
       const where = 'inline' in seg ? 'memories' : 'file' in seg ? seg.file : seg.chunks;
       const code = (err as NodeJS.ErrnoException).code;
+      // A missing segment file is told as the store reads tell it (STORE_CORRUPT naming the file), so the
+      // store's one retry on a newer manifest covers grep too.
+      const missing = code === 'ENOENT' && !('inline' in seg);
       post({
         type: 'failed',
         requestId: msg.requestId,
-        message: err instanceof CorruptFile ? err.message : `${where}: ${(err as Error).message}`,
+        message:
+          err instanceof CorruptFile
+            ? err.message
+            : missing
+              ? 'file is missing'
+              : `${where}: ${(err as Error).message}`,
         ...(code ? { code } : {}),
-        ...(err instanceof CorruptFile ? { corrupt: err.file } : {}),
+        ...(err instanceof CorruptFile ? { corrupt: err.file } : missing ? { corrupt: where } : {}),
       });
       return null;
     }

@@ -82,7 +82,7 @@ describe('importClaude', () => {
       note: 'line 3 is not JSON; skipped',
     });
     const hits = await store.search('login cookie redirect', { k: 10 });
-    const chunk = store.getChunk(hits[0]!.id)!;
+    const chunk = (await store.getChunk(hits[0]!.id))!;
     expect(chunk.tags).toEqual(
       expect.arrayContaining([
         'claude',
@@ -435,7 +435,7 @@ describe('importClaude', () => {
       '2026-03-02T10:06:05.000Z',
     ]);
     const hit = (await store.search('subagent question about clocks', { k: 1 }))[0]!;
-    expect(store.getChunk(hit.id)!.time).toBe('2026-03-02T10:06:00.000Z');
+    expect((await store.getChunk(hit.id))!.time).toBe('2026-03-02T10:06:00.000Z');
   });
 
   it('splits a big session into parts at exchange boundaries, each committed whole', async () => {

@@ -137,7 +137,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'docs', 'budget.txt'), 'The budget is forty units. The crew has three members.\n');
   const store = await ChunkStore.open(join(dir, 'store'), { create: true, env: {} });
   await store.ingestPaths([join(dir, 'docs')]);
-  const chunk = store.documentChunks(store.documents()[0]!.id)[0]!.id;
+  const chunk = (await store.documentChunks(store.documents()[0]!.id))[0]!.id;
   const memories: string[] = [];
   for (const text of ['Deploys happen on Thursdays.', 'The team prefers tabs.'])
     memories.push((await store.remember({ text, topic: 'team' })).id);

@@ -105,7 +105,7 @@ describe('the index of --context files, built on first use', () => {
     const expected = await eager.search('logbook', { k: 5 });
     expect(JSON.parse(r.stdout)).toEqual({
       hits: expected.map((h) => h.id),
-      chunk: eager.getChunk(expected[0]!.id)?.text,
+      chunk: (await eager.getChunk(expected[0]!.id))?.text,
       docs: eager.documents().map((d) => [d.id, d.chunks]),
     });
     expect(seen.hits.length).toBeGreaterThan(0);

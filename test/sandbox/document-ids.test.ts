@@ -57,7 +57,7 @@ describe('document ids over a store', () => {
     expect(await value(sb, "peek('big') === t")).toBe(true);
     // Whole and exact: the chunks' overlap dropped, nothing between them lost.
     expect(await value(sb, "peek('big', 123456, 123556)")).toBe(text.slice(123456, 123556));
-    const chunk = store.getChunk('big:7')!;
+    const chunk = (await store.getChunk('big:7'))!;
     expect(await value(sb, `peek('big', ${chunk.start}, ${chunk.end})`)).toBe(chunk.text);
   });
 

@@ -42,9 +42,10 @@ describe('the link window between writes', () => {
     ] as const)
       await warm.ingestText(id, text);
     expect(load).toHaveBeenCalledTimes(3);
-    const related = (s: MemoryChunkStore) => s.neighbors('d:0', 'related_to').map((l) => `${l.from}>${l.to}`);
-    expect(related(store).length).toBeGreaterThan(0);
-    expect(related(store).sort()).toEqual(related(warm).sort());
+    const related = async (s: MemoryChunkStore) =>
+      (await s.neighbors('d:0', 'related_to')).map((l) => `${l.from}>${l.to}`);
+    expect((await related(store)).length).toBeGreaterThan(0);
+    expect((await related(store)).sort()).toEqual((await related(warm)).sort());
     await warm.close();
     await store.close();
     expect(vi.getTimerCount()).toBe(0);

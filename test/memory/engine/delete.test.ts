@@ -30,14 +30,14 @@ async function findable(store: RememberingStore, ids: string[], survivor: string
   if ((await store.grep(SECRET, { literal: true })).matches.length > 0) found.push('grep');
   if ((await store.recall(SECRET, { archived: true })).some((m) => gone(m.id, m.text))) found.push('recall');
   for (const id of ids) {
-    if (store.getChunk(`${id}:0`)) found.push(`getChunk ${id}:0`);
+    if (await store.getChunk(`${id}:0`)) found.push(`getChunk ${id}:0`);
     if (await store.readDocument(id)) found.push(`readDocument ${id}`);
     if (store.documents().some((d) => d.id === id)) found.push(`documents ${id}`);
   }
   if (
-    store
-      .neighbors(survivor)
-      .some((l) => ids.some((id) => l.from.startsWith(`${id}:`) || l.to.startsWith(`${id}:`)))
+    (await store.neighbors(survivor)).some((l) =>
+      ids.some((id) => l.from.startsWith(`${id}:`) || l.to.startsWith(`${id}:`)),
+    )
   )
     found.push(`neighbors ${survivor}`);
   return found;
@@ -52,7 +52,7 @@ async function deleteMemories(store: RememberingStore): Promise<{ ids: string[];
   store.touch([`${folded.id}:0`]);
   expect(await store.forgetMemories([folded.id])).toEqual([folded.id]);
   expect(await store.removeDocument(journaled.id)).toBe(true);
-  expect(store.getMemory(keep.id)?.text).toBe('Tea at four, harbour lanterns at dusk.');
+  expect((await store.getMemory(keep.id))?.text).toBe('Tea at four, harbour lanterns at dusk.');
   return { ids: [folded.id, journaled.id], survivor: `${keep.id}:0` };
 }
 

@@ -26,7 +26,7 @@ describe('on disk', () => {
     expect(store.memoryTotals().journaled).toBe(1);
     await store.close();
     const again = await ChunkStore.open(dir);
-    expect(again.listMemories()).toHaveLength(7);
+    expect(await again.listMemories()).toHaveLength(7);
     expect((await again.recall('zebra', { k: 10 })).length).toBe(7);
     await again.close();
   });
@@ -45,7 +45,7 @@ describe('on disk', () => {
     }
     expect(store.memoryTotals().journaled).toBe(75);
     expect(await store.search('shared', { k: 100, touch: false })).toHaveLength(75);
-    expect(store.getChunk(`${ids[70]}:0`)?.text).toBe('memo number70 shared');
+    expect((await store.getChunk(`${ids[70]}:0`))?.text).toBe('memo number70 shared');
   });
 
   it('rlm repair keeps journaled and folded memories with their fields', async () => {
@@ -58,12 +58,7 @@ describe('on disk', () => {
     await store.close();
     await repairStore(dir);
     const again = await ChunkStore.open(dir);
-    expect(
-      again
-        .listMemories()
-        .map((m) => [m.text, m.topic, m.importance])
-        .sort(),
-    ).toEqual([
+    expect((await again.listMemories()).map((m) => [m.text, m.topic, m.importance]).sort()).toEqual([
       ['folded one', 'kept', 'high'],
       ['folded two', 'kept', 'high'],
       ['still journaled', 'kept', 'high'],
@@ -80,7 +75,7 @@ describe('on disk', () => {
     const m = JSON.parse(await fs.readFile(path.join(dir, 'rlm-store.json'), 'utf8'));
     await fs.appendFile(path.join(dir, m.memory.journal), '{"id":"mem-torn","text":"half');
     const again = await ChunkStore.open(dir);
-    expect(again.listMemories().map((x) => x.text)).toEqual(['kept memory']);
+    expect((await again.listMemories()).map((x) => x.text)).toEqual(['kept memory']);
     await again.remember({ text: 'after the crash' });
     expect((await journalLines(dir)).map((l) => JSON.parse(l).text)).toEqual([
       'kept memory',

@@ -39,7 +39,7 @@ describe('the documents log', () => {
     expect(delta.put.map((d) => d.id)).toEqual(['doc-0']);
     const reader = await ChunkStore.open(dir);
     expect(reader.documents()).toEqual(store.documents());
-    expect(reader.getChunk('doc-0:0')?.text).toBe('document 0 rewritten about harbours');
+    expect((await reader.getChunk('doc-0:0'))?.text).toBe('document 0 rewritten about harbours');
     await reader.close();
     await store.close();
   });

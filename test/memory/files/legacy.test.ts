@@ -18,9 +18,9 @@ async function expectGolden(
   opts: { skip?: (link: Link) => boolean; compacted?: boolean } = {},
 ): Promise<void> {
   const skip = opts.skip ?? (() => false);
-  for (const [id, text] of Object.entries(g.texts)) expect(store.getChunk(id)?.text, id).toBe(text);
+  for (const [id, text] of Object.entries(g.texts)) expect((await store.getChunk(id))?.text, id).toBe(text);
   for (const [id, links] of Object.entries(g.neighbors))
-    expect(sortedLinks(store.neighbors(id).filter((l) => !skip(l))), id).toEqual(
+    expect(sortedLinks((await store.neighbors(id)).filter((l) => !skip(l))), id).toEqual(
       sortedLinks(links.filter((l) => !skip(l))),
     );
   for (const [q, hits] of Object.entries(g.searches)) {
@@ -68,15 +68,13 @@ describe('stores written before schema 3', () => {
       expect(store.stats()).toMatchObject({ ...counts, schema: 3 });
       // Repair drops the chunks of replaced documents: scores move with the statistics.
       await expectGolden(store, g, { skip: touchesJournal, compacted: true });
-      expect(manifest.related).toBe(
-        store.documents().reduce((n, d) => {
-          for (let i = 0; i < d.chunks; i++)
-            n += store
-              .neighbors(`${d.id}:${i}`, 'related_to')
-              .filter((l) => l.from === `${d.id}:${i}`).length;
-          return n;
-        }, 0),
-      );
+      let related = 0;
+      for (const d of store.documents())
+        for (let i = 0; i < d.chunks; i++)
+          related += (await store.neighbors(`${d.id}:${i}`, 'related_to')).filter(
+            (l) => l.from === `${d.id}:${i}`,
+          ).length;
+      expect(manifest.related).toBe(related);
       await store.close();
     });
   }
@@ -90,11 +88,11 @@ describe('stores written before schema 3', () => {
     expect(manifest.schema).toBe(3);
     expect(store.stats().schema).toBe(3);
     expect(manifest.legacy?.length).toBeGreaterThan(5);
-    for (const [id, text] of Object.entries(g.texts)) expect(store.getChunk(id)?.text, id).toBe(text);
-    const added = store.documentChunks('new-doc').length;
-    const newLinks = store
-      .documentChunks('new-doc')
-      .flatMap((c) => store.neighbors(c.id, 'related_to').filter((l) => l.from === c.id));
+    for (const [id, text] of Object.entries(g.texts)) expect((await store.getChunk(id))?.text, id).toBe(text);
+    const added = (await store.documentChunks('new-doc')).length;
+    const newLinks = [];
+    for (const c of await store.documentChunks('new-doc'))
+      newLinks.push(...(await store.neighbors(c.id, 'related_to')).filter((l) => l.from === c.id));
     expect(newLinks.length).toBeGreaterThan(0);
     expect(store.stats().links).toBe(before + added - 1 + newLinks.length);
     await store.close();
@@ -105,7 +103,7 @@ describe('stores written before schema 3', () => {
     // A link into a rewritten segment is kept by that segment, turned around (the relation is symmetric).
     const ends = (l: Link) => [l.from, l.to].sort().join(' ');
     for (const link of newLinks)
-      expect(repaired.neighbors(link.from, 'related_to').map(ends)).toContain(ends(link));
+      expect((await repaired.neighbors(link.from, 'related_to')).map(ends)).toContain(ends(link));
     await repaired.close();
   });
 });
@@ -117,7 +115,7 @@ describe('the text columns of schema 1/2 segments', () => {
     const expected = await store.grep('quasar \\w+', { context: 3 });
     expect(expected.matches.length).toBeGreaterThan(3);
     const id = expected.matches[0]!.id;
-    const text = store.getChunk(id)!.text;
+    const text = (await store.getChunk(id))!.text;
     await store.close();
     const segments = path.join(dir, 'segments');
     const columns = readdirSync(segments).filter((f) => f.endsWith('.text'));
@@ -132,7 +130,7 @@ describe('the text columns of schema 1/2 segments', () => {
     );
     const reopened = await ChunkStore.open(dir);
     expect(await reopened.grep('quasar \\w+', { context: 3 })).toEqual(expected);
-    expect(reopened.getChunk(id)!.text).toBe(text);
+    expect((await reopened.getChunk(id))!.text).toBe(text);
     expect(reopened.segmentsWithoutTextColumn()).toEqual([columns[0]!.slice(0, 10)]);
     await reopened.close();
   });
@@ -153,7 +151,8 @@ describe('linking by this rlm', () => {
         });
       const { schema: _s, ...stats } = g.stats;
       expect(store.stats()).toMatchObject(stats);
-      for (const [id, links] of Object.entries(g.neighbors)) expect(store.neighbors(id), id).toEqual(links);
+      for (const [id, links] of Object.entries(g.neighbors))
+        expect(await store.neighbors(id), id).toEqual(links);
       for (const [q, hits] of Object.entries(g.searches))
         expect(
           (await store.search(q, { k: 8 })).map((h) => ({ id: h.id, score: h.score })),

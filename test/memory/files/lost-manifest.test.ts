@@ -17,7 +17,7 @@ const MANIFEST = 'rlm-store.json';
 
 async function texts(dir: string): Promise<string[]> {
   const store = await ChunkStore.open(dir);
-  const all = store.listMemories().map((m) => m.text);
+  const all = (await store.listMemories()).map((m) => m.text);
   await store.close();
   return all.sort();
 }
@@ -86,12 +86,12 @@ describe('a store that lost its manifest', () => {
     const report = await repairStore(dir);
     expect(report.actions.join('\n')).toMatch(/read documents-\d+\.json.*links-\d+\.json as the store's/);
     const after = await ChunkStore.open(dir);
-    const memories = after.listMemories().map((m) => [m.text, m.topic, m.importance]);
+    const memories = (await after.listMemories()).map((m) => [m.text, m.topic, m.importance]);
     expect(memories.sort()).toEqual([
       ['billing runs on postgres', 'db', 'high'],
       ['queues run on redis', 'ops', 'medium'],
     ]);
-    expect(after.neighbors(`${doc.id}:0`, 'supports').map((l) => l.to)).toEqual([`${folded.id}:0`]);
+    expect((await after.neighbors(`${doc.id}:0`, 'supports')).map((l) => l.to)).toEqual([`${folded.id}:0`]);
     await after.close();
   });
 
@@ -164,12 +164,10 @@ describe('a damaged line in the memory journal', () => {
 
     // Readers go on with the rest; a write that would fold the journal refuses.
     const reading = await ChunkStore.open(dir);
-    expect(
-      reading
-        .listMemories()
-        .map((m) => m.text)
-        .sort(),
-    ).toEqual(['journal memory one', 'journal memory three']);
+    expect((await reading.listMemories()).map((m) => m.text).sort()).toEqual([
+      'journal memory one',
+      'journal memory three',
+    ]);
     const err = await reading.forgetMemories([kept[0]!.id]).catch((e: unknown) => e);
     expect(isRlmError(err, 'STORE_CORRUPT'), String(err)).toBe(true);
     expect((err as Error).message).toContain(

@@ -17,7 +17,7 @@ describe('memories across processes', () => {
     const results = await Promise.all(['a', 'b', 'c', 'd'].map((p) => run(['remember', dir, '15', p])));
     for (const r of results) expect(r, r.err).toMatchObject({ code: 0, out: 'done\n' });
     const store = await ChunkStore.open(dir);
-    const texts = store.listMemories().map((m) => m.text);
+    const texts = (await store.listMemories()).map((m) => m.text);
     expect(texts).toHaveLength(60);
     expect(new Set(texts).size).toBe(60);
     for (const p of ['a', 'b', 'c', 'd'])
@@ -38,13 +38,13 @@ describe('memories across processes', () => {
     const r = await run(['consolidate', dir, 'crash', when]);
     expect(r.signal, r.err).toBe('SIGKILL');
     const store = await ChunkStore.open(dir);
-    const memories = store.listMemories({ topic: 'crash', archived: true });
+    const memories = await store.listMemories({ topic: 'crash', archived: true });
     const summaries = memories.filter((m) => m.source === 'consolidation');
     const archived = memories.filter((m) => m.archived).map((m) => m.id);
     if (done) {
       expect(summaries).toHaveLength(1);
       expect(archived.sort()).toEqual([...ids].sort());
-      expect(store.neighbors(`${summaries[0]!.id}:0`, 'summarizes')).toHaveLength(3);
+      expect(await store.neighbors(`${summaries[0]!.id}:0`, 'summarizes')).toHaveLength(3);
     } else {
       expect(summaries).toEqual([]);
       expect(archived).toEqual([]);

@@ -35,7 +35,7 @@ describe('repair of manual links', () => {
     expect(report.actions).toContain('dropped 3 manual links whose ends name no chunk of the store');
     const after = await ChunkStore.open(dir);
     expect(after.stats().links).toBe(counted - 3);
-    expect(after.neighbors(`${a!.id}:0`, 'supports').map((l) => l.to)).toEqual([`${b!.id}:0`]);
+    expect((await after.neighbors(`${a!.id}:0`, 'supports')).map((l) => l.to)).toEqual([`${b!.id}:0`]);
     await after.close();
   });
 });

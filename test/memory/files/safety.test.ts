@@ -238,7 +238,7 @@ describe('corruption and repair', () => {
     const { dir } = await builtStore();
     const store = await ChunkStore.open(dir);
     const id = store.documents().find((d) => d.chunks > 1)!.id;
-    const before = store.neighbors(`${id}:0`);
+    const before = await store.neighbors(`${id}:0`);
     await store.close();
     const file = path.join(dir, 'segments', 'seg-000001.links');
     const bytes = await fs.readFile(file);
@@ -246,10 +246,10 @@ describe('corruption and repair', () => {
     bytes.writeUInt8(bytes.readUInt8(20) ^ 0x11, 20);
     writeFileSync(file, bytes);
     const damaged = await ChunkStore.open(dir);
-    const err = (() => {
+    const err = await (async () => {
       try {
         for (const d of damaged.documents())
-          for (let i = 0; i < d.chunks; i++) damaged.neighbors(`${d.id}:${i}`);
+          for (let i = 0; i < d.chunks; i++) await damaged.neighbors(`${d.id}:${i}`);
       } catch (e) {
         return e;
       }
@@ -264,7 +264,7 @@ describe('corruption and repair', () => {
     );
     const fixed = await ChunkStore.open(dir);
     // Computed again by the same rules from the same chunks: the same links.
-    expect(fixed.neighbors(`${id}:0`)).toEqual(before);
+    expect(await fixed.neighbors(`${id}:0`)).toEqual(before);
     await fixed.close();
   });
 
@@ -331,7 +331,7 @@ describe('corruption and repair', () => {
     const file = path.join(dir, 'segments', 'seg-000001.chunks');
     const raw = await fs.readFile(file);
     const reader = await ChunkStore.open(dir);
-    const before = reader.documents().flatMap((d) => reader.documentChunks(d.id));
+    const before = (await Promise.all(reader.documents().map((d) => reader.documentChunks(d.id)))).flat();
     const victim = before.find((c) => c.text.includes('quarkbeam'))!;
     // One byte of the victim's text changed: that chunk alone fails its CRC.
     const at = raw.indexOf('quarkbeam');
@@ -354,7 +354,7 @@ describe('corruption and repair', () => {
     const store = await ChunkStore.open(dir);
     expect(await store.search('quarkbeam')).toEqual([]);
     expect((await store.search('flimflam')).length).toBeGreaterThan(0);
-    for (const d of store.documents()) expect(store.documentChunks(d.id)).toHaveLength(d.chunks);
+    for (const d of store.documents()) expect(await store.documentChunks(d.id)).toHaveLength(d.chunks);
     await store.close();
   });
 });
@@ -374,16 +374,16 @@ describe('repair compaction', () => {
     // A long-lived reader with warm caches (an MCP server) must see the compacted store correctly.
     const reader = await ChunkStore.open(dir);
     const [story] = await reader.search('river stone garden');
-    expect(reader.getChunk(story!.id)?.text).toBeDefined();
+    expect((await reader.getChunk(story!.id))?.text).toBeDefined();
 
     const report = await repairStore(dir);
     expect(report.actions.join('\n')).toMatch(/compacted: removed \d+ chunks? /);
     await reader.refresh();
-    const again = reader.getChunk(story!.id)!;
+    const again = (await reader.getChunk(story!.id))!;
     const fresh = await ChunkStore.open(dir);
-    expect(again.text).toBe(fresh.getChunk(story!.id)!.text);
+    expect(again.text).toBe((await fresh.getChunk(story!.id))!.text);
     await fresh.close();
-    expect(reader.documentChunks(story!.document).map((c) => c.id)).toContain(story!.id);
+    expect((await reader.documentChunks(story!.document)).map((c) => c.id)).toContain(story!.id);
     expect((await reader.search('river stone garden'))[0]?.id).toBe(story!.id);
     await reader.close();
     // The compacted segment is written under a new name: readers cache segments by name as immutable.
@@ -401,8 +401,8 @@ describe('repair compaction', () => {
     });
     expect(await fixed.search('zephyrine')).toEqual([]);
     const [flim] = await fixed.search('flimflam');
-    expect(fixed.getChunk(flim!.id)?.text).toContain('flimflam');
-    for (const d of fixed.documents()) expect(fixed.documentChunks(d.id)).toHaveLength(d.chunks);
+    expect((await fixed.getChunk(flim!.id))?.text).toContain('flimflam');
+    for (const d of fixed.documents()) expect(await fixed.documentChunks(d.id)).toHaveLength(d.chunks);
     expect(await fixed.ingestPaths([corpus])).toMatchObject({ added: 0, updated: 0, skipped: 4 });
     await fixed.close();
   });

@@ -21,7 +21,7 @@ describe('ChunkStore with an embedder', () => {
 
     const reopened = await ChunkStore.open(dir);
     const [hit] = await reopened.search('quarkbeam service', { mode: 'vector', k: 1 });
-    expect(reopened.getChunk(hit!.id)?.text).toContain('quarkbeam');
+    expect((await reopened.getChunk(hit!.id))?.text).toContain('quarkbeam');
     await reopened.close();
   });
 

@@ -137,7 +137,7 @@ describe('store grep over chunk files', () => {
     await store.ingestText('lone', text, { path: '/p/lone.md' });
     await store.ingestText('fine', 'plain text\n', { path: '/p/fine.md' });
     const read = async (s: ChunkStore) => ({
-      chunk: s.getChunk('lone:0')!.text,
+      chunk: (await s.getChunk('lone:0'))!.text,
       grep: (await s.grep('[\\ud800-\\udfff]')).matches.map((m) => m.text),
       replacement: (await s.grep('\ufffd', { literal: true })).matches.length,
     });

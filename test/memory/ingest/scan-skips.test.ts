@@ -135,7 +135,7 @@ describe('scanning folders with odd entries', () => {
     ]);
     const [hit] = await store.search('zeppelin');
     expect(hit).toMatchObject({ path: path.join(root, 'notes.md.gz') });
-    expect(store.getChunk(hit!.id)!.section).toBe('Title');
+    expect((await store.getChunk(hit!.id))!.section).toBe('Title');
     await store.close();
   });
 });
