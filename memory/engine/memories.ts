@@ -63,6 +63,9 @@ function createdMs(doc: DocumentRecord): number {
   return ms;
 }
 
+/** Journal bytes at which a remember folds it whatever its line count: about a segment's text. */
+export const JOURNAL_FOLD_BYTES = 4 * 1024 * 1024;
+
 /**
  * The chunk graph with memories: {@link ChunkStore} and {@link MemoryChunkStore} extend it, so every store
  * can remember, recall, decay, archive, restore, forget and consolidate.
@@ -102,8 +105,15 @@ export class RememberingStore extends BaseStore {
       const end = await this.persistence.appendJournal(journal, this.tail.end, JSON.stringify(entry));
       this.tail.add([entry], end);
       this.graph.update(this.tail.view(this.state));
-      // Vectors are only searched through the index, so with an embedder a memory is folded at once.
-      if (this.tail.size >= this.memorySettings().foldEvery || this.vectors) await this.fold();
+      // Vectors are only searched through the index, so with an embedder a memory is folded at once. Every
+      // open reads the whole journal: it is folded by its bytes too, or 1000 memories of 1 MiB would make
+      // each command read a gigabyte first.
+      if (
+        this.tail.size >= this.memorySettings().foldEvery ||
+        this.tail.end >= JOURNAL_FOLD_BYTES ||
+        this.vectors
+      )
+        await this.fold();
     });
     return this.memoryOf(this.graph.document(entry.id)!, (input.now ?? new Date()).getTime());
   }

@@ -301,6 +301,13 @@ export async function summarizeTopic(
   ).trim();
   if (text.length === 0)
     throw new RlmError('PROVIDER', 'the model wrote an empty summary; nothing was changed');
+  // The model's fault, not the caller's: a memory's own limit would call it bad input.
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_MEMORY_BYTES)
+    throw new RlmError(
+      'PROVIDER',
+      `the model wrote a summary of ${bytes} bytes, over a memory's ${MAX_MEMORY_BYTES} (1 MiB); nothing was changed`,
+    );
   const top = sources.reduce(
     (a, m) => (importanceRank[m.importance] > importanceRank[a] ? m.importance : a),
     'low' as MemoryImportance,

@@ -234,6 +234,10 @@ describe.each(backends('memory conformance'))('%s store', (_name, backend) => {
         })(),
       );
       expect(err.code).toBe('PROVIDER');
+      // A summary too big for a memory is the model's failure too, not bad input.
+      const huge = await caught(store.consolidate('x', async () => 'x'.repeat(1024 * 1024 + 1)));
+      expect(huge.code).toBe('PROVIDER');
+      expect(huge.message).toContain('the model wrote a summary of 1048577 bytes');
       expect((await store.topics()).find((t) => t.topic === 'x')).toEqual({
         topic: 'x',
         memories: 2,
