@@ -88,8 +88,10 @@ export function checkRemember(input: RememberInput): JournalEntry {
 function checkTopic(topic: string): string {
   const t = String(topic).trim();
   if (t.length === 0) throw new RlmError('BAD_INPUT', 'the topic is empty');
-  if (t.length > MAX_TOPIC_CHARS) {
-    throw new RlmError('BAD_INPUT', `the topic is ${t.length} characters; at most ${MAX_TOPIC_CHARS}`);
+  // Characters as a person counts them (code points): an emoji is one, not two UTF-16 units.
+  const chars = [...t].length;
+  if (chars > MAX_TOPIC_CHARS) {
+    throw new RlmError('BAD_INPUT', `the topic is ${chars} characters; at most ${MAX_TOPIC_CHARS}`);
   }
   return t;
 }

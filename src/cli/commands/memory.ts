@@ -38,7 +38,9 @@ ${STORE_HELP}
   --tags a,b                   tags, to filter recall and search
   --source S                   cli, hook (or mcp, consolidation) [cli]
   --create                     allow making a store in a folder that already holds other files
-${NOW_HELP}${SETTINGS_HELP}`;
+  --now D                      when the memory was made, and the time weights are computed at (ISO
+                               date or time) [now]
+${SETTINGS_HELP}`;
 
 export async function remember(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals: pos } = parseCommandArgs(argv, {

@@ -81,10 +81,19 @@ describe('rlm remember / recall / topics / forget', () => {
     expect(again.stderr).toMatch(/no memory with id .* \[NOT_FOUND\]/);
   });
 
+  it('takes a topic of 200 characters, emoji included (one each, not two UTF-16 units)', async () => {
+    const store = path.join(tempDir(), 'store');
+    const r = await cli(['remember', 'x', '--topic', '🦘'.repeat(200), '--store', store, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json<{ topic: string }>().topic).toBe('🦘'.repeat(200));
+  });
+
   it.each([
     [['remember', 'x', '--importance', 'urgent'], /unknown importance "urgent"/],
     [['remember', ''], /text is empty/],
     [['remember', 'x', '--topic', 'y'.repeat(201)], /topic is 201 characters/],
+    // Characters as a person counts them: 201 emoji are 201, not 402.
+    [['remember', 'x', '--topic', '🦘'.repeat(201)], /topic is 201 characters/],
     [['remember', 'x', '--decay-rate', 'fast'], /--decay-rate must be a number/],
     [['recall', 'x', '--since', 'yesterday'], /--since must be an ISO date/],
   ])('bad input %# gives one line, exit 2, and writes nothing', async (args, message) => {
