@@ -14,7 +14,12 @@ import { guard, structured } from '../results.ts';
 import type { ServerContext } from '../server-context.ts';
 import { checkedStoreDir, countArg, queryArg, storeArg } from './store-arg.ts';
 
-const topicArg = z.string().min(1, 'topic must not be empty').max(MAX_TOPIC_CHARS);
+// The store counts a topic's characters as code points (an emoji is one); a schema's bound counts UTF-16
+// units, so it allows two per character and the store says exactly what is too long.
+const topicArg = z
+  .string()
+  .min(1, 'topic must not be empty')
+  .max(2 * MAX_TOPIC_CHARS);
 const tagsArg = z.array(z.string().min(1).max(200)).max(50);
 const idsArg = z.array(z.string().min(1).max(200)).min(1, 'give at least one id').max(1000);
 const when = z.string().min(1).max(40);

@@ -70,13 +70,20 @@ describe('memory tools', () => {
     });
   });
 
+  it('takes a topic of 200 emoji: characters as a person counts them', async () => {
+    const r = await s.call('rlm_remember', { text: 'kangaroo facts', topic: '🦘'.repeat(200) });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    await s.call('rlm_forget', { ids: [(r.structuredContent as { id: string }).id] });
+  });
+
   it('bad input is a tool error and writes nothing', async () => {
     const before = await s.call('rlm_topics', {});
     for (const [args, message] of [
       [{ text: 'x', importance: 'urgent' }, /importance/],
       [{ text: '' }, /text must not be empty/],
       [{ text: '   ' }, /text is empty/],
-      [{ text: 'x', topic: 't'.repeat(201) }, /topic/],
+      [{ text: 'x', topic: 't'.repeat(201) }, /the topic is 201 characters; at most 200/],
+      [{ text: 'x', topic: '🦘'.repeat(201) }, /the topic is 201 characters; at most 200/],
       [{ text: 'a'.repeat(1024 * 1024 + 1) }, /at most 1048576/],
     ] as const) {
       const r = await s.call('rlm_remember', args);
