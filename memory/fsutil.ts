@@ -20,11 +20,21 @@ const WRITE_BUFFER_BYTES = 256 * 1024;
  * `data` may be an iterable of string pieces (see memory/json-pieces.ts), written through one small
  * buffer, so a big file is never held whole in memory.
  */
+/** The name a file is written under before its rename over `file` (this process's, never reused). */
+export function tempPathFor(file: string): string {
+  return `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Whether `name` is one {@link tempPathFor} gives: a write in flight, or a crash's leftover. */
+export function isTempName(name: string): boolean {
+  return /\.tmp-\d+-[0-9a-f]+$/.test(name);
+}
+
 export async function writeFileAtomic(
   file: string,
   data: string | Uint8Array | Iterable<string | Uint8Array>,
 ): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tmp = tempPathFor(file);
   const handle = await fs
     .open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644)
     .catch((err: NodeJS.ErrnoException) => {

@@ -12,7 +12,7 @@ import { FormatSegment } from '../engine/format-segment.ts';
 import type { SegmentSource } from '../engine/graph.ts';
 import type { CommittedState, Persistence, SegmentFiles, StoreLock } from '../engine/persistence.ts';
 import type { Segment } from '../engine/segment.ts';
-import { corrupt, exists, parseJson, readJson, writeFileAtomic } from '../fsutil.ts';
+import { corrupt, exists, isTempName, parseJson, readJson, writeFileAtomic } from '../fsutil.ts';
 import { TOKENIZER } from '../ingest/tokens.ts';
 import { jsonPieces } from '../json-pieces.ts';
 import { DocumentsWriter, readDocuments } from './documents-log.ts';
@@ -225,7 +225,7 @@ export class DirectoryPersistence implements Persistence {
     ]);
     for (const name of await fs.readdir(this.dir)) {
       if (keep.has(name)) continue;
-      if (isGenerationFile(name) || /\.tmp-\d+-[0-9a-f]+$/.test(name) || isLeftoverLockFile(name)) {
+      if (isGenerationFile(name) || isTempName(name) || isLeftoverLockFile(name)) {
         await fs.rm(path.join(this.dir, name), { force: true });
       }
     }
@@ -234,8 +234,7 @@ export class DirectoryPersistence implements Persistence {
     if (!(await exists(segDir))) return;
     for (const name of await fs.readdir(segDir)) {
       const seg = /^(seg-\d+)\./.exec(name)?.[1];
-      if ((seg && !live.has(seg)) || /\.tmp-\d+-[0-9a-f]+$/.test(name))
-        await fs.rm(path.join(segDir, name), { force: true });
+      if ((seg && !live.has(seg)) || isTempName(name)) await fs.rm(path.join(segDir, name), { force: true });
     }
   }
 

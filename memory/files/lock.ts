@@ -167,13 +167,21 @@ function breakStale(file: string, staleText: string | null, me: LockInfo): boole
   }
 }
 
+/** A lock taker's copy of the lock or of the break lock, with its pid (`stale-`: older versions' name). */
+const LOCK_COPY = /^write\.lock\.(?:break\.|stale-)?(\d+)-[0-9a-f]+$/;
+
+/** Whether `name` is the lock, the break lock, or a lock taker's own copy of either. */
+export function isLockFile(name: string): boolean {
+  return name === LOCK_FILE || name === `${LOCK_FILE}.break` || LOCK_COPY.test(name);
+}
+
 /**
  * True for a file a lock taker left behind when it was killed mid-way (its own copy of the lock or of
  * the break lock; `stale-` files are what older versions moved aside) and whose process is gone; the
  * next writer deletes it.
  */
 export function isLeftoverLockFile(name: string): boolean {
-  const pid = /^write\.lock\.(?:break\.|stale-)?(\d+)-[0-9a-f]+$/.exec(name)?.[1];
+  const pid = LOCK_COPY.exec(name)?.[1];
   return pid !== undefined && !alive(Number(pid));
 }
 

@@ -8,7 +8,6 @@
  * simply be ingested again. Segments are read one at a time, so memory stays at about one segment.
  */
 
-import { randomBytes } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RlmError } from '../../core/errors.ts';
@@ -21,7 +20,7 @@ import { parseJournalLines } from '../engine/memory-tail.ts';
 import { liveDocuments, rewriteSegments } from '../engine/purge.ts';
 import { type DocRun, parseChunkId, recordAt, type Segment, segmentName } from '../engine/segment.ts';
 import { embedRecords } from '../engine/segment-builder.ts';
-import { assertNotAFile, exists, parseJson } from '../fsutil.ts';
+import { assertNotAFile, exists, parseJson, tempPathFor } from '../fsutil.ts';
 import { buildRecords, memoryPending } from '../ingest/prepare.ts';
 import { DEFAULT_MEMORY_SETTINGS, type JournalEntry, journalName } from '../memories/memory-model.ts';
 import { ANALYZER_VERSION } from '../search/analyzer.ts';
@@ -503,7 +502,7 @@ async function rebuild(
     if (manifest?.embedder) actions.push(`removed the embedder ${manifest.embedder.spec} and its vectors`);
   } else if (spec) {
     const emb = createEmbedder(spec, opts.env);
-    const building = `${vectorsDir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const building = tempPathFor(vectorsDir);
     try {
       embedder = await embedderConfig(emb);
       const index = await VectorIndex.open(building, {

@@ -2,9 +2,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
-import { LOCK_FILE } from '../../memory/files/lock.ts';
+import { isLockFile } from '../../memory/files/lock.ts';
 import { MANIFEST_FILE, storeFilesAmong } from '../../memory/files/manifest.ts';
-import { expandHome } from '../../memory/fsutil.ts';
+import { expandHome, isTempName } from '../../memory/fsutil.ts';
 import type { OpenStoreOptions } from '../../memory/open.ts';
 import { isPostgresUrl } from '../../memory/postgres/url.ts';
 import type { Store } from '../../memory/store-api.ts';
@@ -37,9 +37,7 @@ export function checkNewStoreDir(dir: string, create: boolean | undefined): void
   }
   // A folder of store files without a manifest is a store: opening it says so and points to `rlm repair`.
   // A lock or temp file alone is another process making the store right now: opening waits for it.
-  const others = names.filter(
-    (n) => n !== LOCK_FILE && !n.startsWith(`${LOCK_FILE}.`) && !/\.tmp-\d+-[0-9a-f]+$/.test(n),
-  );
+  const others = names.filter((n) => !isLockFile(n) && !isTempName(n));
   if (others.length === 0 || names.includes(MANIFEST_FILE) || storeFilesAmong(names).length > 0 || create)
     return;
   throw new RlmError(
