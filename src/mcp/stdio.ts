@@ -138,7 +138,10 @@ class AnsweringTransport implements Transport {
       this.onmessage?.(message, extra);
     };
     inner.onclose = () => this.onclose?.();
-    inner.onerror = (error) => this.onerror?.(error);
+    inner.onerror = (error) => {
+      this.onerror?.(error);
+      this.#replyToUnreadable(error);
+    };
   }
 
   start(): Promise<void> {
@@ -163,6 +166,24 @@ class AnsweringTransport implements Transport {
   answered(): Promise<void> {
     if (this.#unanswered.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /**
+   * JSON-RPC's answer to a line that is not a message: the SDK's reader only reports it, so a client that
+   * sent a malformed request would wait for ever. The line's id cannot be known, so the reply's is null.
+   * The SDK's reader throws a SyntaxError for a line that is not JSON and a ZodError for JSON that is not
+   * a JSON-RPC message; other errors (stdin failing) are not about a line and get no reply.
+   */
+  #replyToUnreadable(error: Error): void {
+    const code = error instanceof SyntaxError ? -32700 : error.name === 'ZodError' ? -32600 : undefined;
+    if (code === undefined) return;
+    const message =
+      code === -32700 ? 'Parse error: the line is not JSON' : 'Invalid Request: not a JSON-RPC 2.0 message';
+    // id null is JSON-RPC's own form for "unknown"; the SDK's type leaves the id out instead.
+    const reply = { jsonrpc: '2.0', id: null, error: { code, message } } as unknown as JSONRPCMessage;
+    this.#inner
+      .send(reply)
+      .catch((err: unknown) => this.onerror?.(err instanceof Error ? err : new Error(String(err))));
   }
 
   #settle(id: RequestId): void {

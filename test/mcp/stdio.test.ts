@@ -67,6 +67,21 @@ function repliesIn(raw: string): Map<number, Reply> {
   return replies;
 }
 
+/** Serves `input` piped in whole (stdin then ends) and returns all the server wrote once it is done. */
+async function servePiped(ctx: ReturnType<typeof createServerContext>, input: string): Promise<string> {
+  const toServer = new PassThrough();
+  const fromServer = new PassThrough();
+  let raw = '';
+  fromServer.on('data', (c: Buffer) => {
+    raw += c.toString('utf8');
+  });
+  const served = serveStdio(ctx, { stdin: toServer, stdout: fromServer });
+  toServer.end(input);
+  await served;
+  await ctx.close();
+  return raw;
+}
+
 describe('serveStdio in process', () => {
   it('serves over the given streams and returns when input ends', async () => {
     const toServer = new PassThrough();
@@ -90,17 +105,11 @@ describe('serveStdio in process', () => {
   });
 
   it('answers every request already received when input ends right after them', async () => {
-    const toServer = new PassThrough();
-    const fromServer = new PassThrough();
-    let raw = '';
-    fromServer.on('data', (c: Buffer) => {
-      raw += c.toString('utf8');
-    });
     const logs: string[] = [];
     const model = scripted(dir, 'drain.json', [{ depth: 0, reply: 'FINAL(late but whole)', delayMs: 200 }]);
     const ctx = createServerContext({ env: { RLM_MODEL: model }, cwd: dir, log: (l) => logs.push(l) });
-    const served = serveStdio(ctx, { stdin: toServer, stdout: fromServer });
-    toServer.end(
+    const raw = await servePiped(
+      ctx,
       pipedLines([
         callTool(2, 'rlm_answer', { question: 'q', context: 'c' }),
         callTool(3, 'rlm_search', { query: 'rocket', store: 'S' }),
@@ -108,8 +117,6 @@ describe('serveStdio in process', () => {
         { id: 5, method: 'no/such/method' },
       ]),
     );
-    await served;
-    await ctx.close();
     const replies = repliesIn(raw);
     expect([...replies.keys()].sort()).toEqual([1, 2, 3, 4, 5]);
     expect(replies.get(2)?.result?.structuredContent).toMatchObject({
@@ -126,23 +133,38 @@ describe('serveStdio in process', () => {
     ]);
   });
 
+  it('answers a line that is not JSON, or not a JSON-RPC message, with JSON-RPC errors of id null', async () => {
+    const logs: string[] = [];
+    const ctx = createServerContext({ log: (l) => logs.push(l) });
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' });
+    const raw = await servePiped(ctx, `${pipedLines([])}{"method": tools/list}\n{"hello": 1}\n${ping}\n`);
+    const lines = raw
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const unknown = lines.filter((m) => m.id === null);
+    expect(unknown).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } },
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) },
+      },
+    ]);
+    // The server goes on: the request after them is answered.
+    expect([...repliesIn(raw).keys()].sort()).toEqual([1, 3]);
+    expect(logs.filter((l) => l.startsWith('rlm serve:'))).toHaveLength(2);
+  });
+
   it('does not wait for a request the client cancelled', async () => {
-    const toServer = new PassThrough();
-    const fromServer = new PassThrough();
-    let raw = '';
-    fromServer.on('data', (c: Buffer) => {
-      raw += c.toString('utf8');
-    });
     const logs: string[] = [];
     const model = scripted(dir, 'cancelled.json', [{ depth: 0, reply: 'FINAL("never")', delayMs: 60_000 }]);
     const ctx = createServerContext({ env: { RLM_MODEL: model }, log: (l) => logs.push(l) });
-    const served = serveStdio(ctx, { stdin: toServer, stdout: fromServer });
     const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } };
-    toServer.end(
+    const raw = await servePiped(
+      ctx,
       `${pipedLines([callTool(2, 'rlm_answer', { question: 'q', context: 'c' }), { id: 3, method: 'ping' }])}${JSON.stringify(cancel)}\n`,
     );
-    await served;
-    await ctx.close();
     const replies = repliesIn(raw);
     expect([...replies.keys()].sort()).toEqual([1, 3]);
     expect(logs.some((l) => l.startsWith('rlm serve: rlm_answer aborted'))).toBe(true);
