@@ -5,7 +5,6 @@
  * Built on {@link ChunkReader} alone, so it works over any backend.
  */
 import { RlmError } from '../core/errors.ts';
-import { isPart } from './graph-rules.ts';
 import type {
   Awaitable,
   ChunkReader,
@@ -41,31 +40,36 @@ export function unknownId(id: string, where: string): RlmError {
   return new RlmError('NOT_FOUND', `no chunk or document with id ${id}: give ${ID_FORMS} (${where})`, { id });
 }
 
+/** What resolving a search's document filter needs of a store: its {@link Store.documentsNamed}. */
+export interface DocumentNames {
+  documentsNamed(idOrPath: string): Awaitable<DocumentRecord[]>;
+}
+
 /**
  * The ids of the documents a search's `document` filter names: each a document id or the path a file was
  * ingested from, tried also as `resolve` makes it (a path relative to the caller's folder). A name that
  * matches no document is refused (BAD_INPUT), as grep refuses it: a typo must not read as "no results".
- * A file stored in parts is named whole: its first part brings the others.
+ * A file stored in parts is named whole: its first part brings the others, in one lookup. A name already
+ * brought along is not looked up again, so resolving ids this returned costs one lookup per file.
  */
 export async function searchDocumentIds(
-  store: { findDocument(idOrPath: string): Awaitable<DocumentRecord | undefined> },
+  store: DocumentNames,
   names: readonly string[],
   resolve: (name: string) => string = (name) => name,
 ): Promise<string[]> {
-  const ids: string[] = [];
+  const ids = new Set<string>();
   for (const name of names) {
-    const doc = (await store.findDocument(name)) ?? (await store.findDocument(resolve(name)));
-    if (!doc)
+    if (ids.has(name)) continue;
+    let docs = await store.documentsNamed(name);
+    if (docs.length === 0 && resolve(name) !== name) docs = await store.documentsNamed(resolve(name));
+    if (docs.length === 0)
       throw new RlmError(
         'BAD_INPUT',
         `search: no document ${JSON.stringify(name)} in the store; give a document id or the path it was ingested from`,
       );
-    ids.push(doc.id);
-    // A file stored in parts is searched whole: `ID` takes `ID.p2`, `ID.p3`, … along.
-    if (isPart(doc.id)) continue;
-    for (let n = 2; await store.findDocument(`${doc.id}.p${n}`); n++) ids.push(`${doc.id}.p${n}`);
+    for (const doc of docs) ids.add(doc.id);
   }
-  return ids;
+  return [...ids];
 }
 
 /**
@@ -73,7 +77,7 @@ export async function searchDocumentIds(
  * files were ingested from (relative ones against the process's folder) and refuses a name of nothing.
  */
 export async function documentFilter<O extends { document?: string | string[] }>(
-  store: { findDocument(idOrPath: string): Awaitable<DocumentRecord | undefined> },
+  store: DocumentNames,
   opts: O,
 ): Promise<O> {
   if (opts.document === undefined) return opts;

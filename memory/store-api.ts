@@ -36,6 +36,12 @@ export interface Store extends ChunkStoreApi {
   refresh(): Promise<void>;
   /** A document by id, or by the path it was ingested from. */
   findDocument(idOrPath: string): Awaitable<DocumentRecord | undefined>;
+  /**
+   * Every document `idOrPath` names, in order: a document id (a file stored in parts: its first part's id
+   * brings every part), or the path a file was ingested from (relative to the process's folder). Empty
+   * when none.
+   */
+  documentsNamed(idOrPath: string): Awaitable<DocumentRecord[]>;
   /** Writes what an importer yields (documents it chunked itself, ids to drop) in batch-sized commits. */
   importDocuments(
     produce: (documents: DocumentRecord[]) => AsyncIterable<ImportItem>,

@@ -75,11 +75,10 @@ describe('entry points', () => {
     expect(packages).not.toContain('tiktoken');
     expect(packages).not.toContain('@modelcontextprotocol/sdk');
     expect(packages).not.toContain('@anthropic-ai/sdk');
-    // The grep engine over the context, the reading of ids (over the ChunkReader interface) and the
-    // rules ids follow are shared with the store; the store itself is not loaded.
+    // The grep engine over the context and the reading of ids (over the ChunkReader interface) are
+    // shared with the store; the store itself is not loaded.
     expect(under(files, 'memory/').sort()).toEqual([
       'memory/corrupt.ts',
-      'memory/graph-rules.ts',
       'memory/grep/assemble.ts',
       'memory/grep/grep-scan.ts',
       'memory/grep/grep.ts',

@@ -116,7 +116,7 @@ export class BaseStore implements ChunkStoreApi {
   }
   readDocument(idOrPath: string, range?: TextRange): Promise<DocumentText | undefined> {
     return this.reading(() => {
-      const docs = this.documentsNamed(idOrPath);
+      const docs = this.namedNow(idOrPath);
       return docs.length === 0 ? undefined : documentText((id) => this.graph.getChunk(id), docs, range);
     });
   }
@@ -124,7 +124,9 @@ export class BaseStore implements ChunkStoreApi {
     return this.reading(() => this.graph.neighbors(id, type));
   }
   search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
-    return this.reading(async () => this.graph.search(query, await documentFilter(this, opts)));
+    return this.reading(async () =>
+      this.graph.search(query, await documentFilter({ documentsNamed: (n) => this.namedNow(n) }, opts)),
+    );
   }
   grep(pattern: string, opts?: GrepOptions): Promise<GrepResult> {
     return this.reading(() => this.graph.grep(pattern, opts));
@@ -468,7 +470,7 @@ export class BaseStore implements ChunkStoreApi {
    */
   removeDocument(idOrPath: string): Promise<boolean> {
     return this.exclusive('rm', async () => {
-      const docs = this.documentsNamed(idOrPath);
+      const docs = this.namedNow(idOrPath);
       if (docs.length === 0) return false;
       await this.forget(docs);
       return true;
@@ -479,7 +481,12 @@ export class BaseStore implements ChunkStoreApi {
    * The documents `idOrPath` names: a document id (a file's first part takes the other parts along), or
    * every document ingested from that path. Empty when none.
    */
-  protected documentsNamed(idOrPath: string): DocumentRecord[] {
+  documentsNamed(idOrPath: string): Promise<DocumentRecord[]> {
+    return this.reading(() => this.namedNow(idOrPath));
+  }
+
+  /** {@link documentsNamed} as the state in hand has it, for callers already reading or under the lock. */
+  protected namedNow(idOrPath: string): DocumentRecord[] {
     const byId = this.graph.document(idOrPath);
     if (byId) return isPart(byId.id) ? [byId] : [byId, ...this.partsAfter(byId.id)];
     const abs = resolve(idOrPath);

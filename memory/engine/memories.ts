@@ -298,12 +298,12 @@ export class RememberingStore extends BaseStore {
 
   /** The documents each of `names` names; NOT_FOUND for the ones naming none. */
   private named(names: string[]): DocumentRecord[] {
-    const missing = names.filter((n) => this.documentsNamed(n).length === 0);
+    const missing = names.filter((n) => this.namedNow(n).length === 0);
     if (missing.length > 0)
       throw new RlmError('NOT_FOUND', `no document ${missing.join(', ')}; nothing was deleted`, {
         ids: missing,
       });
-    const byId = new Map(names.flatMap((n) => this.documentsNamed(n)).map((d) => [d.id, d]));
+    const byId = new Map(names.flatMap((n) => this.namedNow(n)).map((d) => [d.id, d]));
     return [...byId.values()];
   }
 

@@ -173,7 +173,7 @@ export class PostgresBase implements ChunkStoreApi {
    * The documents `idOrPath` names: a document id (a file's first part takes the other parts along), or
    * every document ingested from that path. Empty when none.
    */
-  protected async documentsNamed(idOrPath: string): Promise<DocumentRecord[]> {
+  async documentsNamed(idOrPath: string): Promise<DocumentRecord[]> {
     const byId = await this.document(idOrPath);
     if (byId) return isPart(byId.id) ? [byId] : [byId, ...(await this.partsOf(byId.id))];
     const { rows } = await this.db.query<DocumentRow>(

@@ -38,6 +38,12 @@ describe.each(backends('document read conformance'))('readDocument, %s store', (
     expect(cut).toMatchObject({ text: text.slice(at - 10, at + 10), start: at - 10, end: at + 10 });
     expect((await store.readDocument(file, { start: -5 }))?.text).toBe(text.slice(-5));
     expect(await store.readDocument('nope')).toBeUndefined();
+    // The same naming as a lookup of records, which a search's document filter uses.
+    const named = async (name: string) => (await store.documentsNamed(name)).map((d) => d.id);
+    expect(await named(file)).toEqual([base, ...parts]);
+    expect(await named(base)).toEqual([base, ...parts]);
+    expect(await named(parts[1]!)).toEqual([parts[1]]);
+    expect(await named('nope')).toEqual([]);
 
     // rm by the file's id takes every part, as rm by its path does.
     expect(await store.removeDocument(base)).toBe(true);
