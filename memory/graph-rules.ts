@@ -149,3 +149,15 @@ export function partLinks(ids: Iterable<string>): Map<string, PartLink> {
   }
   return out;
 }
+
+/**
+ * The file each later part among `ids` belongs to: `ID.p2`, `ID.p3`, … (without a gap, as readDocument(ID)
+ * reads them) → `ID`, when `ID` is among `ids`. Ids that are no such part are not in the map.
+ */
+export function partOwners(ids: Iterable<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [id, link] of partLinks(ids)) {
+    if (link.prevPart !== undefined) out.set(id, out.get(link.prevPart) ?? link.prevPart);
+  }
+  return out;
+}

@@ -30,9 +30,11 @@ describe('entry points', () => {
     expect(packages).toEqual([]);
     expect(files).toContain('src/runtime/rlm.ts');
     expect(files).toContain('src/runtime/providers/anthropic.ts');
-    // Token counting only (with the hash of its memo); its tokenizer (tiktoken) loads on the first count.
+    // Token counting only (with the hash of its memo; its tokenizer, tiktoken, loads on the first count)
+    // and the rules of document ids, by which the document list shows a file stored in parts as one.
     expect(under(files, 'memory/').sort()).toEqual([
       'memory/fnv.ts',
+      'memory/graph-rules.ts',
       'memory/ingest/tokens.ts',
       'memory/own-string.ts',
     ]);
@@ -75,10 +77,11 @@ describe('entry points', () => {
     expect(packages).not.toContain('tiktoken');
     expect(packages).not.toContain('@modelcontextprotocol/sdk');
     expect(packages).not.toContain('@anthropic-ai/sdk');
-    // The grep engine over the context and the reading of ids (over the ChunkReader interface) are
-    // shared with the store; the store itself is not loaded.
+    // The grep engine over the context, the reading of ids (over the ChunkReader interface) and the
+    // rules ids follow are shared with the store; the store itself is not loaded.
     expect(under(files, 'memory/').sort()).toEqual([
       'memory/corrupt.ts',
+      'memory/graph-rules.ts',
       'memory/grep/assemble.ts',
       'memory/grep/grep-scan.ts',
       'memory/grep/grep.ts',

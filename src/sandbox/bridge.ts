@@ -10,6 +10,7 @@
 
 import { isRlmError } from '../../core/errors.ts';
 import { withoutHostPaths } from '../../core/host-paths.ts';
+import { partOwners } from '../../memory/graph-rules.ts';
 import { type GrepChunk, GrepRunner } from '../../memory/grep/grep.ts';
 import { documentLinks, documentTags, readTarget } from '../../memory/read.ts';
 import {
@@ -244,14 +245,17 @@ export class HostBridge {
         // Analysed on the host's main thread (typo expansion per unknown word): keep it a query.
         if (query.length > MAX_QUERY_CHARS)
           throw new HostCallError(`the query is ${query.length} characters; at most ${MAX_QUERY_CHARS}`);
-        const hits = await (await this.store()).search(query, opts);
+        const store = await this.store();
+        const hits = await store.search(query, opts);
         const paths = await this.pathMap();
+        // A hit in a later part of a file names the file, as grep's matches and list_documents() do.
+        const owners = partOwners(hits.length === 0 ? [] : (await store.documents()).map((d) => d.id));
         return hits.map((h) => ({
           id: h.id,
           score: h.score,
           preview: h.preview,
-          document: h.document,
-          path: paths.get(h.document) ?? h.document,
+          document: owners.get(h.document) ?? h.document,
+          path: paths.get(owners.get(h.document) ?? h.document) ?? h.document,
           tokens: h.tokens,
           tags: h.tags,
           type: h.type,
@@ -433,9 +437,13 @@ export class HostBridge {
         ids.add(d.id);
         add(d.path, d.id);
       }
-      // The paths a store was ingested from work too (absolute, as `rlm ls` shows them).
+      // The paths a store was ingested from work too (absolute, as `rlm ls` shows them), and the ids
+      // of a file's later parts, which list_documents() folds into the file.
       const store = this.opts.host.store === undefined ? undefined : await this.store();
-      for (const d of (await store?.documents()) ?? []) add(d.path, d.id);
+      for (const d of (await store?.documents()) ?? []) {
+        ids.add(d.id);
+        add(d.path, d.id);
+      }
     }
     return names.flatMap((name) => {
       // A file stored in parts is one document to the model: its first part's id brings the others.

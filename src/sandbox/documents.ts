@@ -4,6 +4,7 @@
  * host's directory structure above what the user handed in.
  */
 import { createHash } from 'node:crypto';
+import { partOwners } from '../../memory/graph-rules.ts';
 import type { ChunkReader, DocumentRecord } from '../../memory/types.ts';
 import type { ContextFileRef, DocumentEntry } from './host.ts';
 
@@ -36,14 +37,21 @@ async function documentChars(store: ChunkReader, d: DocumentRecord): Promise<num
   return (await store.getChunk(`${d.id}:${d.chunks - 1}`))?.end ?? d.bytes;
 }
 
-/** Every document of a store, in store order, with duplicates marked. */
+/**
+ * Every document of a store, in store order, with duplicates marked. A file stored in parts (`ID`,
+ * `ID.p2`, …) is one entry, as peek, grep and a document filter take it: its first part's id, the file's
+ * length and chunks, and no hash (each part's hash is of the part's text alone).
+ */
 export async function storeDocuments(store: ChunkReader): Promise<DocumentEntry[]> {
   const docs = await store.documents();
+  const owners = partOwners(docs.map((d) => d.id));
   const chars: number[] = [];
   for (const d of docs) chars.push(await documentChars(store, d));
   const shown = displayPaths(docs.map((d) => d.path ?? d.id));
-  return markDuplicates(
-    docs.map((d, i) => ({
+  const entries = new Map<string, DocumentEntry>();
+  docs.forEach((d, i) => {
+    if (owners.has(d.id)) return;
+    entries.set(d.id, {
       id: d.id,
       path: d.path === null ? d.id : (shown[i] as string),
       chars: chars[i]!,
@@ -51,8 +59,18 @@ export async function storeDocuments(store: ChunkReader): Promise<DocumentEntry[
       modified: d.ingestedAt ?? null,
       // `rlm repair`'s rebuilt records have no hash (the next ingest of the file sets it).
       ...(d.hash === '' ? {} : { hash: d.hash.slice(0, HASH_CHARS) }),
-    })),
-  );
+    });
+  });
+  docs.forEach((d, i) => {
+    const file = entries.get(owners.get(d.id) ?? '');
+    if (file === undefined) return;
+    file.chars += chars[i]!;
+    file.chunks = (file.chunks ?? 0) + d.chunks;
+    const modified = d.ingestedAt ?? null;
+    if (modified !== null && (file.modified === null || modified > file.modified)) file.modified = modified;
+    delete file.hash;
+  });
+  return markDuplicates([...entries.values()]);
 }
 
 /** The `doc:N` documents of a plain context (a text, or an array of texts). */

@@ -88,6 +88,58 @@ describe('document ids over a store', () => {
       /no chunk or document with id nope \(a chunk id DOCUMENT:N .*list_documents\)/,
     );
   });
+
+  it('shows a file stored in parts as one document: listed once, searched and named by its first id', async () => {
+    const dir = temp();
+    const file = path.join(dir, 'big.log');
+    const lines = Array.from({ length: 3000 }, (_, i) => `line ${i}: lanterns over the harbour\n`);
+    lines[2500] = 'line 2500: the zebra crossed at dawn\n';
+    const text = lines.join('');
+    writeFileSync(file, text);
+    writeFileSync(path.join(dir, 'small.md'), 'A small note about zebras.');
+    const store = new MemoryChunkStore();
+    await store.ingestPaths([dir], { partBytes: 30_000, segmentChars: 60_000 });
+    const docs = await store.documents();
+    const ids = docs.map((d) => d.id);
+    const base = docs.find((d) => d.path === file && !/\.p\d+$/.test(d.id))!.id;
+    expect(ids.filter((id) => id.startsWith(`${base}.p`)).length).toBeGreaterThan(2);
+    const chunks = docs
+      .filter((d) => d.id === base || d.id.startsWith(`${base}.p`))
+      .reduce((n, d) => n + d.chunks, 0);
+    const sb = await sandbox({ store });
+    const listed = (await value(sb, 'list_documents()')) as Record<string, unknown>[];
+    expect(listed.map((d) => d.id).sort()).toEqual(
+      [base, docs.find((d) => d.path?.endsWith('small.md'))?.id].sort(),
+    );
+    const big = listed.find((d) => d.id === base)!;
+    const shown = `${path.basename(dir)}/big.log`;
+    expect(big).toMatchObject({ path: shown, chars: text.length, chunks });
+    // A part's hash is not the file's, so a file in parts shows none.
+    expect(big.hash).toBeUndefined();
+    // A hit in a later part names the file, as grep's matches do; its chunk id stays the part's.
+    const hit = (await value(
+      sb,
+      `search_chunks('zebra crossed dawn', { k: 1, document: ['${shown}'] })[0]`,
+    )) as {
+      id: string;
+      document: string;
+      path: string;
+    };
+    expect(hit).toMatchObject({ document: base, path: shown });
+    expect(hit.id.startsWith(`${base}.p`)).toBe(true);
+    // A part's own id, which chunk ids carry, still names that part alone.
+    const part = hit.id.slice(0, hit.id.lastIndexOf(':'));
+    expect(await value(sb, `search_chunks('zebra crossed dawn', { k: 1, document: '${part}' })[0].id`)).toBe(
+      hit.id,
+    );
+    expect(
+      await value(
+        sb,
+        `grep('zebra crossed', { document: '${base}' }).map(m => [m.document, m.documentOffset])`,
+      ),
+    ).toEqual([[base, text.indexOf('zebra crossed')]]);
+    expect(await value(sb, `peek('${base}').length`)).toBe(text.length);
+  });
 });
 
 describe('document ids over a multi-document context', () => {
