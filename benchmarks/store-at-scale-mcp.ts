@@ -14,7 +14,7 @@ import { createServer } from '../src/mcp/server.ts';
 import { createServerContext } from '../src/mcp/server-context.ts';
 import { Rng } from './rng.ts';
 import { scaleQueries } from './scale-corpus.ts';
-import { processRssMB } from './tree-memory.ts';
+import { processRssMB, watchTreeMemory } from './tree-memory.ts';
 
 const CALLS = 200;
 
@@ -95,13 +95,14 @@ export async function measureServer(store: string, prefix: string): Promise<Reco
 /**
  * `rlm_ingest` of `from` into a fresh `store` by an `rlm serve` started for it, as a client starts one
  * (the compiled CLI over stdio, allowed the store's folder, which must hold `from` too): the call's wall
- * time, the server's peak RSS and what it still holds after the call (Linux: /proc; NaN elsewhere).
+ * time, the server's own peak RSS, the largest RSS of any of its processes (the ingest runs in a child of
+ * the server) and what the server still holds after the call (Linux: /proc; NaN elsewhere).
  */
 export async function measureServerIngest(
   bin: string,
   from: string,
   store: string,
-): Promise<{ ms: number; rssMB: number; afterMB: number }> {
+): Promise<{ ms: number; rssMB: number; serverMB: number; afterMB: number }> {
   rmSync(store, { recursive: true, force: true });
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -111,15 +112,22 @@ export async function measureServerIngest(
   const client = new Client({ name: 'rlm-bench', version: '0' });
   await client.connect(transport);
   try {
+    const watch = transport.pid === null ? null : watchTreeMemory(transport.pid);
     const t = performance.now();
     const r = await client.callTool({ name: 'rlm_ingest', arguments: { paths: [from], store } }, undefined, {
       timeout: 30 * 60_000,
     });
     const ms = performance.now() - t;
+    const tree = await watch?.();
     if (r.isError) throw new Error(`rlm_ingest failed: ${JSON.stringify(r.content).slice(0, 500)}`);
     const memory =
       transport.pid === null ? { peakMB: Number.NaN, nowMB: Number.NaN } : processRssMB(transport.pid);
-    return { ms, rssMB: memory.peakMB, afterMB: memory.nowMB };
+    return {
+      ms,
+      rssMB: Math.max(tree?.largestMB ?? Number.NaN, memory.peakMB),
+      serverMB: memory.peakMB,
+      afterMB: memory.nowMB,
+    };
   } finally {
     await client.close();
     rmSync(store, { recursive: true, force: true });

@@ -207,8 +207,9 @@ export async function benchStoreAtScale(log: (s: string) => void = () => {}): Pr
     Object.assign(f, {
       'served.ms': served.ms,
       'served.rssMB': served.rssMB,
+      'served.serverMB': served.serverMB,
       'served.afterMB': served.afterMB,
-      'served.baselineRssMB': servedTiny.rssMB,
+      'served.baselineRssMB': servedTiny.serverMB,
     });
 
     log(`ingesting ${SIZES.big} MB (the big store, three times)`);

@@ -3,9 +3,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
-import { keepHeapNearLiveSet } from '../../../core/batch-heap.ts';
-import type { ChunkerName, IngestOptions } from '../../../memory/types.ts';
+import type { ChunkerName, IngestProgress, IngestReport } from '../../../memory/types.ts';
 import type { Connection } from '../connection.ts';
+import { type IngestJob, ingestInChild } from '../ingest-process.ts';
 import { filesOf } from '../paths.ts';
 import { progressFor } from '../progress.ts';
 import { guard, structured } from '../results.ts';
@@ -85,32 +85,42 @@ export function registerIngest(server: McpServer, ctx: ServerContext, conn: Conn
         const fresh = !existsSync(ctx.stores.resolve(dir));
         const store = await ctx.stores.get(dir, { create: true });
         const progress = progressFor(extra, (err) => ctx.log(`rlm serve: progress not sent: ${String(err)}`));
-        const opts: IngestOptions = { signal: extra.signal };
-        if (args.chunker !== undefined) opts.chunker = args.chunker;
-        if (args.chunk_tokens !== undefined) opts.chunkTokens = args.chunk_tokens;
-        if (args.overlap_tokens !== undefined) opts.overlapTokens = args.overlap_tokens;
-        if (args.tags !== undefined) opts.tags = args.tags;
-        if (progress.enabled) {
-          opts.onProgress = (p) => {
-            const where = p.current === undefined ? '' : ` ${path.basename(p.current)}`;
-            // In bytes, not files: one big file is many parts, and the value must grow to be sent.
-            progress.report(
-              `${p.phase}${where} (${p.filesDone}/${p.filesTotal} files)`,
-              p.bytesDone,
-              p.bytesTotal,
-            );
-          };
-        }
-        let r: Awaited<ReturnType<typeof store.ingestPaths>>;
-        const heapSettled = ctx.boundIngestHeap ? keepHeapNearLiveSet() : () => {};
+        const options: IngestJob['options'] = {};
+        if (args.chunker !== undefined) options.chunker = args.chunker;
+        if (args.chunk_tokens !== undefined) options.chunkTokens = args.chunk_tokens;
+        if (args.overlap_tokens !== undefined) options.overlapTokens = args.overlap_tokens;
+        if (args.tags !== undefined) options.tags = args.tags;
+        const onProgress = (p: IngestProgress) => {
+          const where = p.current === undefined ? '' : ` ${path.basename(p.current)}`;
+          // In bytes, not files: one big file is many parts, and the value must grow to be sent.
+          progress.report(
+            `${p.phase}${where} (${p.filesDone}/${p.filesTotal} files)`,
+            p.bytesDone,
+            p.bytesTotal,
+          );
+        };
+        let r: IngestReport;
         try {
-          r = await store.ingestPaths(paths, opts);
+          r = ctx.boundIngestHeap
+            ? await ingestInChild(
+                {
+                  location: ctx.stores.resolve(dir),
+                  env: ctx.env,
+                  paths,
+                  options,
+                  progress: progress.enabled,
+                },
+                { signal: extra.signal, onProgress },
+              )
+            : await store.ingestPaths(paths, {
+                ...options,
+                signal: extra.signal,
+                ...(progress.enabled ? { onProgress } : {}),
+              });
         } catch (err) {
           // A cancelled first ingest leaves no empty store behind.
           if (fresh) await ctx.stores.discardIfEmpty(dir);
           throw err;
-        } finally {
-          heapSettled();
         }
         // Field by field: the published outputSchema forbids extra fields, and a client that listed the
         // tools rejects a result carrying one (the store's report also has `removed`, for --prune).

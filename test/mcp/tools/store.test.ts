@@ -44,42 +44,86 @@ describe('rlm_ingest', () => {
     expect(seen.at(-1)?.message).toContain('(3/3 files)');
   });
 
-  it("tunes V8's heap only while an ingest runs, and only in a server that owns its process", async () => {
-    const during: boolean[] = [];
-    const tuned = await connect({ cwd: dir, env: {}, boundIngestHeap: true });
+  it('runs each ingest in a child process in a server that owns its process, and in process otherwise', async () => {
+    // The children of this process that are ingest processes, by their command line.
+    const ingestChildren = () =>
+      readdirSync('/proc')
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+            const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+            return (
+              ppid === process.pid && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('ingest-child')
+            );
+          } catch {
+            return false; // gone meanwhile
+          }
+        });
+    const during: { children: number; tuned: boolean }[] = [];
+    const owned = await connect({ cwd: dir, env: {}, boundIngestHeap: true });
     try {
-      const r = await tuned.client.callTool(
-        { name: 'rlm_ingest', arguments: { paths: ['docs'], store: 'heap-store' } },
+      const r = await owned.client.callTool(
+        { name: 'rlm_ingest', arguments: { paths: ['docs'], store: 'child-store', tags: ['kid'] } },
         undefined,
-        { onprogress: () => during.push(heapTuned()) },
+        { onprogress: () => during.push({ children: ingestChildren().length, tuned: heapTuned() }) },
       );
       expect(r.isError).toBeFalsy();
+      expect(r.structuredContent).toMatchObject({ documents: 3, added: 3, notes: [] });
+      // Progress came from the child while it ran; this process's heap flags were never touched.
       expect(during.length).toBeGreaterThan(0);
-      expect(during.some((t) => t)).toBe(true);
-      expect(heapTuned()).toBe(false);
-      // A failed ingest gives the tuning back too.
-      const bad = await tuned.call('rlm_ingest', {
+      expect(during.every((d) => d.children === 1 && !d.tuned)).toBe(true);
+      expect(ingestChildren()).toEqual([]);
+      // What the child committed is what the server reads, its options (tags) included.
+      const hits = await owned.call('rlm_search', { query: 'rocket launch', store: 'child-store' });
+      expect(hits.structuredContent).toMatchObject({
+        results: [expect.objectContaining({ tags: expect.arrayContaining(['kid']) })],
+      });
+      // The child's errors keep their code and message.
+      const bad = await owned.call('rlm_ingest', {
         paths: ['docs'],
-        store: 'heap-bad',
+        store: 'child-bad',
         chunk_tokens: 16,
         overlap_tokens: 16,
       });
-      expect(textOf(bad)).toContain('overlap');
-      expect(heapTuned()).toBe(false);
+      expect(textOf(bad)).toBe(
+        'rlm_ingest: overlapTokens must be an integer in [0, chunkTokens): 16 [VALIDATION]',
+      );
+      expect(existsSync(join(dir, 'child-bad'))).toBe(false);
+      // Cancelled: the child stops, nothing is left running, and a first ingest leaves no store behind.
+      const big = join(dir, 'big');
+      mkdirSync(big);
+      for (let i = 0; i < 40; i++)
+        writeFileSync(
+          join(big, `f${i}.txt`),
+          `File ${i}: lanterns drift over the harbour at dusk.\n`.repeat(4000),
+        );
+      const controller = new AbortController();
+      const cancelled = owned.client
+        .callTool(
+          { name: 'rlm_ingest', arguments: { paths: ['big'], store: 'child-cancelled' } },
+          undefined,
+          {
+            signal: controller.signal,
+            onprogress: () => controller.abort(),
+          },
+        )
+        .catch((e: unknown) => e);
+      expect(String(await cancelled)).toMatch(/abort/i);
+      await expect.poll(() => ingestChildren(), { timeout: 15_000 }).toEqual([]);
+      await expect.poll(() => existsSync(join(dir, 'child-cancelled')), { timeout: 15_000 }).toBe(false);
     } finally {
-      await tuned.close();
+      await owned.close();
     }
-    // The default (a server embedded in someone else's program) never touches the flags.
-    const untouched: boolean[] = [];
+    // The default (a server embedded in someone else's program) ingests in its own process.
+    const inProcess: number[] = [];
     await s.client.callTool(
       { name: 'rlm_ingest', arguments: { paths: ['docs'], store: 'plain-store' } },
       undefined,
-      {
-        onprogress: () => untouched.push(heapTuned()),
-      },
+      { onprogress: () => inProcess.push(ingestChildren().length) },
     );
-    expect(untouched.length).toBeGreaterThan(0);
-    expect(untouched.every((t) => !t)).toBe(true);
+    expect(inProcess.length).toBeGreaterThan(0);
+    expect(inProcess.every((n) => n === 0)).toBe(true);
   });
 
   it('skips unchanged files on a second run', async () => {
