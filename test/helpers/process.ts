@@ -36,6 +36,17 @@ export function childrenOf(pid: number): number[] {
   return children;
 }
 
+/** The children of `pid` whose command line holds `text` (the script a fork ran, say). */
+export function childrenRunning(pid: number, text: string): number[] {
+  return childrenOf(pid).filter((child) => {
+    try {
+      return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes(text);
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
+
 /**
  * Milliseconds the threads of `pid` (or only its thread `tid`) have spent running or waiting in a run
  * queue: time they wanted the CPU, whether or not a loaded machine gave it to them. 0 once it is gone.

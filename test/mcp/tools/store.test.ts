@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { heapTuned } from '../../../core/batch-heap.ts';
 import { ChunkStore } from '../../../memory/files/store.ts';
 import { parseTrace } from '../../../src/runtime/trace.ts';
+import { childrenRunning } from '../../helpers/process.ts';
 import { tempDir } from '../../helpers/temp.ts';
 import { type Connected, connect, textOf } from '../helpers/connect.ts';
 import { scripted } from '../helpers/rules.ts';
@@ -45,21 +46,7 @@ describe('rlm_ingest', () => {
   });
 
   it('runs each ingest in a child process in a server that owns its process, and in process otherwise', async () => {
-    // The children of this process that are ingest processes, by their command line.
-    const ingestChildren = () =>
-      readdirSync('/proc')
-        .filter((p) => /^\d+$/.test(p))
-        .filter((p) => {
-          try {
-            const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-            const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-            return (
-              ppid === process.pid && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('ingest-child')
-            );
-          } catch {
-            return false; // gone meanwhile
-          }
-        });
+    const ingestChildren = () => childrenRunning(process.pid, 'ingest-child');
     const during: { children: number; tuned: boolean }[] = [];
     const owned = await connect({ cwd: dir, env: {}, boundIngestHeap: true });
     try {
