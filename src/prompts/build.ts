@@ -151,8 +151,8 @@ function grepVars(shape: ContextShape): Record<'scope' | 'grepUnit' | 'acrossChu
       scope: 'every chunk of every document (it misses nothing)',
       grepUnit:
         '`id` is the chunk the match starts in, `offset` its position there and `documentOffset` its position in ' +
-        "`document` (the chunk's `start` plus `offset`): `peek(document, documentOffset - 500, documentOffset + " +
-        '500)` reads around it.',
+        '`document`, the whole file even where the chunk id names a later part of a big one (`DOC.p2:N`): ' +
+        '`peek(document, documentOffset - 500, documentOffset + 500)` reads around it.',
       acrossChunks: ', across chunk edges',
       narrowBy,
     };

@@ -103,7 +103,8 @@ describe('system prompts', () => {
     const s = buildSystemPrompt('root', store, limits);
     expect(s).toContain(
       '`id` is the chunk the match starts in, `offset` its position there and `documentOffset` its position in ' +
-        "`document` (the chunk's `start` plus `offset`): `peek(document, documentOffset - 500, documentOffset + 500)` reads around it.",
+        '`document`, the whole file even where the chunk id names a later part of a big one (`DOC.p2:N`): ' +
+        '`peek(document, documentOffset - 500, documentOffset + 500)` reads around it.',
     );
     expect(s).toContain(
       '`get_chunk(id)` → `{id, document, ordinal, start, end, text, tokens, tags}`, `start`/`end` being its place in the document',
