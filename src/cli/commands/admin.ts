@@ -185,7 +185,9 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
 const LS_HELP = `usage: rlm ls --store DIR [--json]
 
 Lists the store's documents: file (or id), chunks, tokens and when the store last took in a new
-version. --store falls back to $RLM_STORE. --json prints {documents:[{id, path, chunks, tokens, modified}]}.
+version. A big file stored in parts is one line, under its first part's id, with the parts counted.
+--store falls back to $RLM_STORE. --json prints {documents:[{id, path, chunks, tokens, modified,
+parts?}]} (parts: only for a file in more than one part).
 `;
 
 export async function ls(argv: string[], io: CliIO): Promise<number> {
@@ -205,7 +207,7 @@ export async function ls(argv: string[], io: CliIO): Promise<number> {
     else {
       for (const d of list.documents)
         io.stdout.write(
-          `${d.path === null ? shown(io.stdout, d.id, true) : shownPath(d.path, io)}  ${plural(d.chunks, 'chunk')}  ${plural(d.tokens, 'token')}  ${d.modified.slice(0, 19).replace('T', ' ')}  ${shown(io.stdout, d.id, true)}\n`,
+          `${d.path === null ? shown(io.stdout, d.id, true) : shownPath(d.path, io)}  ${plural(d.chunks, 'chunk')}  ${plural(d.tokens, 'token')}${d.parts === undefined ? '' : `  in ${d.parts} parts`}  ${d.modified.slice(0, 19).replace('T', ' ')}  ${shown(io.stdout, d.id, true)}\n`,
         );
       if (list.documents.length === 0) io.stderr.write('the store holds no documents (rlm ingest PATH)\n');
     }
