@@ -164,7 +164,8 @@ async function storeShape(
     kind: 'store',
     chars,
     tokens: s.tokens,
-    documents: s.documents,
+    // As list_documents() counts them: a file stored in parts is one.
+    documents: documents.length,
     chunks: s.chunks,
     documentList: documents
       .slice(0, PROMPT_DOCUMENTS)

@@ -2,7 +2,8 @@
  * Runs played through the `relay:` spec by an agent acting as the model: it saw only the request files
  * (system prompt, messages, outputs), never the context or the code. Their traces are kept in
  * test/fixtures/relay-runs/ and replayed here with the `replay:` spec through the real loop and sandbox,
- * over the same context rebuilt on disk: each must end as the model meant, with the gold answer.
+ * over the same context rebuilt on disk (a store: test/runtime/parts-store.ts): each must end as the model
+ * meant, with the gold answer.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import type { SuiteName } from '../../benchmarks/tasks/types.ts';
 import { RLM } from '../../src/runtime/rlm.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { ROOMY_LIMITS } from '../sandbox/roomy-limits.ts';
+import { FIRST_DISK_FULL, LAST_RECOVERY, QUESTION, writePartsStore } from './parts-store.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '../fixtures/relay-runs');
 const dir = tempDir('rlm-relay-runs-');
@@ -49,6 +51,18 @@ function contextOnDisk(run: string, name: string, context: string | string[]): s
 }
 
 describe('runs played through the relay', () => {
+  // Over a store holding a big log in parts: the model found the facts in later parts by grep, read
+  // around them with peek(document, documentOffset …), and answered.
+  it('store-parts: replays to the answer the model gave, over a file stored in parts', async () => {
+    const store = await writePartsStore(path.join(dir, 'store-parts'));
+    const trace = path.join(FIXTURES, 'store-parts.trace.jsonl');
+    const rlm = new RLM({ model: `replay:${trace}`, env: {}, sandbox: ROOMY_LIMITS });
+    const r = await rlm.answer({ question: QUESTION, store });
+    expect(r.error).toBeUndefined();
+    expect(r).toMatchObject({ status: 'final', iterations: 6 });
+    expect(r.answer).toBe(`${FIRST_DISK_FULL.time}, ${LAST_RECOVERY.host}`);
+  });
+
   for (const run of RUNS) {
     it(`${run.trace}: replays to the answer the model gave`, async () => {
       const task = generateTask(run.name, { size: run.size, seed: run.seed, index: 0 });

@@ -139,6 +139,10 @@ describe('document ids over a store', () => {
       ),
     ).toEqual([[base, text.indexOf('zebra crossed')]]);
     expect(await value(sb, `peek('${base}').length`)).toBe(text.length);
+    // The prompt counts documents as list_documents() does.
+    const loaded = await loadInput({ question: 'q', store }, 1_000_000);
+    expect(loaded.shape).toMatchObject({ documents: 2, chunks: chunks + 1 });
+    expect(loaded.shape.kind === 'store' && loaded.shape.documentList?.length).toBe(2);
   });
 });
 
