@@ -110,6 +110,7 @@ export class Db implements Sql {
   ): Promise<{ rows: R[] }> {
     return this.#slot(async () => {
       const client = await this.#connect();
+      const lost = watchConnection(client);
       let broken: Error | undefined;
       try {
         return await (name
@@ -121,9 +122,11 @@ export class Db implements Sql {
           : client.query<R>(text, values));
       } catch (err) {
         // An error without a SQLSTATE is the connection's own: that connection is not reused.
-        if (!/^[0-9A-Z]{5}$/.test(String((err as { code?: unknown }).code))) broken = err as Error;
-        throw this.explain(err);
+        if (lost.error !== undefined || !/^[0-9A-Z]{5}$/.test(String((err as { code?: unknown }).code)))
+          broken = lost.error ?? (err as Error);
+        throw this.explain(lost.error ?? err);
       } finally {
+        lost.stop();
         client.release(broken);
       }
     });
@@ -156,18 +159,24 @@ export class Db implements Sql {
   async #tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.#connect();
+      const lost = watchConnection(client);
       try {
         await client.query('BEGIN');
         const result = await fn(client);
         await client.query('COMMIT');
-        client.release();
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        client.release();
+        if (lost.error === undefined) await client.query('ROLLBACK').catch(() => undefined);
         const code = (err as { code?: string }).code;
-        if ((code === '40P01' || code === '40001') && attempt < TX_ATTEMPTS) continue;
-        throw isRlmError(err) ? err : this.explain(err);
+        if (lost.error === undefined && (code === '40P01' || code === '40001') && attempt < TX_ATTEMPTS)
+          continue;
+        // A connection lost mid-transaction makes the next statement fail with a message about the
+        // client; the cause (the server going away, a timeout) is what the user needs to hear.
+        throw isRlmError(err) && lost.error === undefined ? err : this.explain(lost.error ?? err);
+      } finally {
+        lost.stop();
+        // A lost connection is closed, not handed to the next caller.
+        client.release(lost.error);
       }
     }
   }
@@ -201,8 +210,16 @@ export class Db implements Sql {
       case 'ENETUNREACH':
       case 'ETIMEDOUT':
       case 'ECONNRESET':
-      case '57P01':
-      case '57P03':
+      case '57P01': // admin shutdown, pg_terminate_backend
+      case '57P02': // crash shutdown
+      case '57P03': // cannot connect now
+      case '25P03': // idle-in-transaction timeout: the session was closed
+      case '53300': // too many clients
+      case '08000':
+      case '08001':
+      case '08003':
+      case '08004':
+      case '08006':
         return fail('STORE_UNAVAILABLE', `cannot reach PostgreSQL at ${where} (${shortCause(code, detail)})`);
       case '28P01':
       case '28000':
@@ -223,6 +240,15 @@ export class Db implements Sql {
       case '57014':
         return fail('TIMEOUT', `PostgreSQL cancelled a statement that ran too long (${detail})`);
       default:
+        // The client's own words for a connection that closed under it (no SQLSTATE).
+        if (
+          code === undefined &&
+          /^Connection terminated|connection error and is not queryable/i.test(detail)
+        )
+          return fail(
+            'STORE_UNAVAILABLE',
+            `cannot reach PostgreSQL at ${where} (the connection was closed: ${detail})`,
+          );
         if (/timeout/i.test(detail) && /connect/i.test(detail))
           return fail(
             'STORE_UNAVAILABLE',
@@ -245,6 +271,26 @@ function shortCause(code: string, detail: string): string {
     default:
       return detail;
   }
+}
+
+/**
+ * Listens for the loss of a connection while it is checked out of the pool. The pool listens only to
+ * idle connections: one that the server drops while a caller holds it (between the statements of a
+ * transaction, say: a restart, `pg_terminate_backend`, an idle-in-transaction timeout) emits an 'error'
+ * that, unheard, crashes the whole process, an MCP server with it.
+ */
+function watchConnection(client: PoolClient): { readonly error: Error | undefined; stop(): void } {
+  let error: Error | undefined;
+  const heard = (err: Error) => {
+    error ??= err;
+  };
+  client.on('error', heard);
+  return {
+    get error() {
+      return error;
+    },
+    stop: () => client.off('error', heard),
+  };
 }
 
 /** A number for each connection, for the names of its prepared statements. */

@@ -22,6 +22,9 @@ describe.skipIf(!postgresAvailable('mcp postgres'))('MCP server with a PostgreSQ
     expect(
       (await call('rlm_remember', { text: 'the build runs on fridays', topic: 'ci' })).isError,
     ).toBeFalsy();
+    const topics = await call('rlm_topics', {});
+    expect(topics.isError, textOf(topics)).toBeFalsy();
+    expect(topics.structuredContent).toEqual({ topics: [{ topic: 'ci', memories: 1, archived: 0 }] });
     const recalled = await call('rlm_recall', { query: 'build friday' });
     expect(JSON.stringify(recalled.structuredContent)).toContain('the build runs on fridays');
     const searched = await call('rlm_search', { query: 'build' });

@@ -206,7 +206,7 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext, conn:
     (args) =>
       guard('rlm_topics', ctx, async () => {
         const store = await open(args.store);
-        return structured({ topics: store.topics() });
+        return structured({ topics: await store.topics() });
       }),
   );
 }
