@@ -43,8 +43,12 @@ export function requiredLiteral(pattern: string, literal: boolean): string | nul
       if (next !== undefined && /[.*+?^${}()|[\]\\/-]/.test(next) && !quantified) {
         run += next;
         if (e === '+') end();
-      } else end();
-      i++;
+        i++;
+      } else {
+        end();
+        // The escape's body is not text either: `\x45`, `\u0045`, `\u{45}`, `\105`, `\cJ`, `\p{L}`, `\k<n>`.
+        i += 1 + escapeBody(pattern, i + 2, next);
+      }
       continue;
     }
     if (ch === '(' || ch === '[') {
@@ -87,6 +91,42 @@ export function requiredLiteral(pattern: string, literal: boolean): string | nul
   return best.length >= 3 ? best : null;
 }
 
+/**
+ * Characters after `\` and the escape letter `kind` that belong to the escape, from `at`: the digits of
+ * `\xHH` and `\uHHHH`, the braces of `\u{…}`, `\p{…}` and `\k<…>`, the letter of `\cX`, the further
+ * digits of an octal escape or a back-reference. Nothing for the rest (`\d`, `\b`, …).
+ */
+function escapeBody(pattern: string, at: number, kind: string | undefined): number {
+  const hexRun = (max: number) => {
+    let n = 0;
+    while (n < max && /[0-9a-fA-F]/.test(pattern[at + n] ?? '')) n++;
+    return n;
+  };
+  const through = (close: string) => {
+    const end = pattern.indexOf(close, at);
+    return end < 0 ? pattern.length - at : end - at + 1;
+  };
+  switch (kind) {
+    case 'x':
+      return hexRun(2);
+    case 'u':
+      return pattern[at] === '{' ? through('}') : hexRun(4);
+    case 'c':
+      return /[A-Za-z]/.test(pattern[at] ?? '') ? 1 : 0;
+    case 'p':
+    case 'P':
+      return pattern[at] === '{' ? through('}') : 0;
+    case 'k':
+      return pattern[at] === '<' ? through('>') : 0;
+    default: {
+      if (kind === undefined || !/[0-9]/.test(kind)) return 0;
+      let n = 0;
+      while (/[0-9]/.test(pattern[at + n] ?? '')) n++;
+      return n;
+    }
+  }
+}
+
 /** A chunk grep may scan, in the order it scans them; its text is read with it or page by page. */
 interface Candidate {
   seq: number;
@@ -125,8 +165,16 @@ function scan(
 }
 
 /** LIKE pattern matching text that contains `s`. */
-function containsPattern(s: string): string {
-  return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+function containsPattern(s: string, ignoreCase: boolean): string {
+  let out = '';
+  for (const c of s) {
+    // PostgreSQL's ILIKE lowers both sides; JavaScript's /i folds case by other rules (ς, σ and Σ are one
+    // letter to it, and with the u flag ſ is s and the Kelvin sign k): such characters may be any one, so
+    // the prefilter is never stricter than the regex.
+    if (ignoreCase && (c.codePointAt(0)! > 127 || /[sk]/i.test(c))) out += '_';
+    else out += /[\\%_]/.test(c) ? `\\${c}` : c;
+  }
+  return `%${out}%`;
 }
 
 /**
@@ -234,7 +282,7 @@ export async function grepStore(
       // Documents whose tokens hold each of the literal's (the trigram index finds them), read whole.
       const like = opts.ignoreCase ? 'ILIKE' : 'LIKE';
       const tests = literalTokens(literal).map((t) => {
-        params.push(containsPattern(t));
+        params.push(containsPattern(t, opts.ignoreCase === true));
         return `g.grams ${like} $${params.length}`;
       });
       if (tests.length > 0) where.push(holdingTokens(tests));

@@ -80,6 +80,23 @@ describe.each(backends('grep conformance'))('grep over documents, %s store', (_n
     }
   });
 
+  it('finds what the regex finds whatever its escapes and case folding (no index may rule a match out)', async () => {
+    const store = await backend.open();
+    await store.ingestText('log', 'line one ERR-0042 here\n## Section 2\nthe οδος and the ſtar of Kelvin\n');
+    const count = async (pattern: string, ignoreCase = false) =>
+      (await store.grep(pattern, { count: true, ignoreCase })).counts?.matches;
+    // Escapes whose bodies are not text: hex, unicode, octal and control.
+    expect(await count('\\x45RR-00')).toBe(1);
+    expect(await count('\\u0045RR-00')).toBe(1);
+    expect(await count('\\105RR-00')).toBe(1);
+    expect(await count('\\cJ## Section')).toBe(1);
+    // Greek final sigma is σ to /i; with the u flag (a \\u{…} escape asks for it) ſ is s, K is k.
+    expect(await count('ΟΔΟΣ', true)).toBe(1);
+    expect(await count('\\u{3BF}ΔΟΣ and', true)).toBe(1);
+    expect(await count('\\u{20}star of', true)).toBe(1);
+    expect(await count('\\u{74}he οδος and the ſtar of kelvin', true)).toBe(1);
+  });
+
   it('counts per document in store order, with no cap', async () => {
     const store = await backend.open();
     await store.ingestText('b-doc', 'x ERR-1 y ERR-2\nERR-3\n', { path: '/p/b.log' });

@@ -25,8 +25,30 @@ describe('requiredLiteral', () => {
     expect(requiredLiteral('\\bcall\\(', false)).toBe('call(');
   });
 
+  it('leaves the body of an escape out: hex, unicode, octal, control, property and named escapes', () => {
+    expect(requiredLiteral('\\x45RR-00', false)).toBe('RR-00');
+    expect(requiredLiteral('\\u0045RR-00', false)).toBe('RR-00');
+    expect(requiredLiteral('\\u{45}RR-00', false)).toBe('RR-00');
+    expect(requiredLiteral('\\105RR-00', false)).toBe('RR-00');
+    expect(requiredLiteral('\\cJ## Section', false)).toBe('## Section');
+    expect(requiredLiteral('\\p{Lu}rror code', false)).toBe('rror code');
+    expect(requiredLiteral('(?<w>ab)\\k<w>cdef', false)).toBe('cdef');
+    expect(requiredLiteral('\\x4', false)).toBe(null);
+  });
+
   it('finds a match in every text the literal test keeps', () => {
-    const patterns = ['quark\\w+', 'colours?', 'ab*cdef', '(optional)?word', '\\bcall\\(', 'x\\.y+z'];
+    const patterns = [
+      'quark\\w+',
+      'colours?',
+      'ab*cdef',
+      '(optional)?word',
+      '\\bcall\\(',
+      'x\\.y+z',
+      '\\x45RR-00',
+      '\\u0045RR-00',
+      '\\105RR-00',
+      '\\cJ## Section',
+    ];
     const texts = [
       'quarkbeam',
       'colour',
@@ -37,6 +59,8 @@ describe('requiredLiteral', () => {
       'optionalword',
       'call(',
       'x.yyz',
+      'ERR-0042',
+      'top\n## Section 2',
     ];
     for (const p of patterns) {
       const lit = requiredLiteral(p, false);
