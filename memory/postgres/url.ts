@@ -13,17 +13,49 @@ export function isPostgresUrl(spec: string): boolean {
   return /^postgres(?:ql)?:\/\//i.test(spec);
 }
 
-/** `url` with any password replaced by `***` (unparsable text is cut to its scheme). */
+/**
+ * PostgreSQL's reserved words (`pg_get_keywords()`, categories R and T), which cannot name a schema
+ * unquoted: the store's SQL names its schema as it is.
+ */
+const RESERVED = new Set(
+  (
+    'all analyse analyze and any array as asc asymmetric authorization binary both case cast check collate ' +
+    'collation column concurrently constraint create cross current_catalog current_date current_role ' +
+    'current_schema current_time current_timestamp current_user default deferrable desc distinct do else end ' +
+    'except false fetch for foreign freeze from full grant group having ilike in initially inner intersect ' +
+    'into is isnull join lateral leading left like limit localtime localtimestamp natural not notnull null ' +
+    'offset on only or order outer overlaps placing primary references returning right select session_user ' +
+    'similar some symmetric table tablesample then to trailing true union unique user using variadic verbose ' +
+    'when where window with'
+  ).split(' '),
+);
+
+/**
+ * Whether `u` is what a URL with an unencoded `/` (or `?`, `#`) in its password parses as: the rest of
+ * the login lands in the path (`postgres://user:se/cret@host/db` is host `user`, path
+ * `/cret@host/db`), so neither the host nor the password is what the user meant.
+ */
+function loginInPath(u: URL): boolean {
+  return u.pathname.includes('@') || u.search.includes('@') || u.hash.includes('@');
+}
+
+/** Everything between `//` and the last `@`, hidden: for text that is no URL or a misparsed one. */
+function hideLogin(url: string): string {
+  return url.replace(/\/\/.*@/, '//***@');
+}
+
+/** `url` with any password replaced by `***` (unparsable text: everything before its last `@`). */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
+    if (loginInPath(u)) return hideLogin(url);
     if (u.password !== '') u.password = '***';
     for (const key of [...u.searchParams.keys()]) {
       if (/pass/i.test(key)) u.searchParams.set(key, '***');
     }
     return u.toString();
   } catch {
-    return url.replace(/\/\/[^@/]*@/, '//***@');
+    return hideLogin(url);
   }
 }
 
@@ -60,6 +92,11 @@ export function parsePostgresUrl(url: string): PostgresTarget {
     );
   }
   const label = redactUrl(url);
+  if (loginInPath(u))
+    throw new RlmError(
+      'BAD_INPUT',
+      `store URL ${label} has an '@' after its host: percent-encode '/', '?', '#' and '@' in the user name and password (%2F, %3F, %23, %40)`,
+    );
   if (u.hostname === '' && !u.searchParams.has('host'))
     throw new RlmError('BAD_INPUT', `store URL ${label} names no host (postgres://USER@HOST:PORT/DATABASE)`);
   if (u.pathname.replace(/^\//, '') === '')
@@ -74,6 +111,11 @@ export function parsePostgresUrl(url: string): PostgresTarget {
       `schema "${schema}" in ${label} must be 1-63 lower-case letters, digits or '_', not starting with a digit`,
     );
   }
+  if (RESERVED.has(schema) || schema.startsWith('pg_') || schema === 'information_schema')
+    throw new RlmError(
+      'BAD_INPUT',
+      `schema "${schema}" in ${label} is ${RESERVED.has(schema) ? 'a reserved word of SQL' : "one of PostgreSQL's own"}: choose another name`,
+    );
   u.searchParams.delete('schema');
   return { connectionString: u.toString(), schema, label };
 }
