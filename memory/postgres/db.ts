@@ -117,9 +117,9 @@ export class Db implements Sql {
           ? client.query<R>({
               name: `${name}_${process.pid}_${connectionNumber(client)}`,
               text,
-              values: values ?? [],
+              values: storable(values ?? []),
             })
-          : client.query<R>(text, values));
+          : client.query<R>(text, values && storable(values)));
       } catch (err) {
         // An error without a SQLSTATE is the connection's own: that connection is not reused.
         if (lost.error !== undefined || !/^[0-9A-Z]{5}$/.test(String((err as { code?: unknown }).code)))
@@ -162,7 +162,10 @@ export class Db implements Sql {
       const lost = watchConnection(client);
       try {
         await client.query('BEGIN');
-        const result = await fn(client);
+        const result = await fn({
+          query: <R extends QueryResultRow>(text: string, values?: unknown[]) =>
+            client.query<R>(text, values && storable(values)),
+        });
         await client.query('COMMIT');
         return result;
       } catch (err) {
@@ -271,6 +274,37 @@ function shortCause(code: string, detail: string): string {
     default:
       return detail;
   }
+}
+
+/**
+ * `values` as PostgreSQL can store them: a NUL character, which no `text` value may hold (the server
+ * refuses the whole statement, and an ingest's batch with it), becomes U+FFFD, one UTF-16 unit like it,
+ * so every offset stays. A lone surrogate needs nothing here: the client's UTF-8 encoding makes it U+FFFD.
+ * Strings in arrays (the batch writes' columns) are seen to as well; JSON text is made by
+ * {@link storableJson}.
+ */
+export function storable(values: unknown[]): unknown[] {
+  const fix = (v: unknown): unknown =>
+    typeof v === 'string'
+      ? v.includes('\0')
+        ? v.replaceAll('\0', '\uFFFD')
+        : v
+      : Array.isArray(v)
+        ? v.some((x) => typeof x === 'string' || Array.isArray(x))
+          ? v.map(fix)
+          : v
+        : v;
+  return values.map(fix);
+}
+
+/**
+ * JSON text PostgreSQL's `json` functions take: its strings without NUL or lone surrogates (JSON writes
+ * them as `\u0000` and `\ud800`, which the server refuses), each replaced by U+FFFD as {@link storable} does.
+ */
+export function storableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'string' ? v.replaceAll('\0', '\uFFFD').toWellFormed() : v,
+  );
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import type { PendingDoc } from '../ingest/prepare.ts';
 import type { ChunkRecord, DocumentRecord, IngestReport } from '../types.ts';
-import type { Sql } from './db.ts';
+import { type Sql, storableJson } from './db.ts';
 import { documentGrams } from './grams.ts';
 import type { LiveIndex } from './live-index.ts';
 import { checkEmbedder, sharedStoreLock, storeLockKey } from './locks.ts';
@@ -183,7 +183,7 @@ export async function writePrepared(sql: Sql, batch: PreparedBatch): Promise<voi
     [records.map((r) => r.end), 'integer[]'],
     [records.map((r) => r.tokens), 'integer[]'],
     [records.map((r) => r.type), 'text[]'],
-    [records.map((r) => JSON.stringify(r.tags)), 'text[]'],
+    [records.map((r) => storableJson(r.tags)), 'text[]'],
     [records.map((r) => r.section ?? null), 'text[]'],
     [records.map((r) => r.createdAt), 'text[]'],
     [records.map((r) => r.time ?? null), 'text[]'],
@@ -204,7 +204,7 @@ export async function writePrepared(sql: Sql, batch: PreparedBatch): Promise<voi
               CASE WHEN d.tags IS NULL THEN NULL ELSE ARRAY(SELECT json_array_elements_text(d.tags)) END,
               CASE WHEN d.notes IS NULL THEN NULL ELSE ARRAY(SELECT json_array_elements_text(d.notes)) END,
               d.meta, d.topic, d.importance, d.source, d.archived_at, d.first_seq, d.chars, d.grams
-       FROM json_to_recordset(${p(JSON.stringify(documents.map((d, i) => ({ ...documentJson(d), grams: grams[i] }))), 'json')})
+       FROM json_to_recordset(${p(storableJson(documents.map((d, i) => ({ ...documentJson(d), grams: grams[i] }))), 'json')})
          AS d(id text, path text, hash text, bytes bigint, chunker text, chunks integer, tokens bigint,
          ingested_at text, tags json, notes json, meta json, topic text, importance text, source text,
          archived_at text, first_seq bigint, chars bigint, grams text)),

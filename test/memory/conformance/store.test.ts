@@ -21,6 +21,31 @@ describe.each(backends('store conformance'))('%s store', (_name, backend) => {
     return { store: await backend.open(), root };
   }
 
+  it('stores text with NUL characters and lone surrogates, as memories, texts and JSONL files', async () => {
+    const { store, root } = await make();
+    // PostgreSQL's text holds no NUL and its JSON no lone surrogate: there each is U+FFFD, one unit like
+    // it, so lengths and offsets stay; the other backends keep the text as it is.
+    const stored = (t: string) =>
+      backend.name === 'postgres' ? t.replaceAll('\0', '\uFFFD').toWellFormed() : t;
+    const odd = 'a\0b and \ud800 lone, then the harbour';
+    const m = await store.remember({ text: odd, topic: 'to\0pic\udc00', tags: ['t\0ag'] });
+    expect((await store.readDocument(m.id))?.text).toBe(stored(odd));
+    expect((await store.recall('harbour')).map((h) => h.id)).toEqual([m.id]);
+    await store.ingestText('raw', odd, { tags: ['x\0'] });
+    expect((await store.readDocument('raw'))?.text).toBe(stored(odd));
+    const folder = path.join(root, 'jsonl');
+    await fs.mkdir(folder);
+    writeFileSync(
+      path.join(folder, 'chat.jsonl'),
+      `${JSON.stringify({ role: 'user', content: 'hello \u0000 world \ud800 and the lighthouse' })}\n`,
+    );
+    writeFileSync(path.join(folder, 'plain.md'), '# Plain\n\nNothing odd about the lighthouse keeper.\n');
+    const report = await store.ingestPaths([folder]);
+    expect(report.added).toBe(2);
+    const hits = await store.search('lighthouse');
+    expect(hits).toHaveLength(2);
+  });
+
   it('ingests a folder, skips binary files with a note, and counts what it did', async () => {
     const { store, root } = await make();
     const corpus = writeSampleCorpus(root);
