@@ -22,6 +22,7 @@ export async function openStore(spec: string, opts: OpenStoreOptions = {}): Prom
       ...(opts.env ? { env: opts.env } : {}),
       ...(opts.onWarning ? { onWarning: opts.onWarning } : {}),
       ...(opts.maxConnections ? { maxConnections: opts.maxConnections } : {}),
+      ...(opts.onLockWait ? { onLockWait: opts.onLockWait } : {}),
     });
   }
   const { maxConnections: _, ...folder } = opts;

@@ -21,10 +21,29 @@ const CONNECT_TIMEOUT_MS = 10_000;
 const RECONNECT_TRIES = 5;
 /** Attempts of a transaction that PostgreSQL aborted to break a deadlock or a serialization conflict. */
 const TX_ATTEMPTS = 5;
+/**
+ * How long a transaction waits for a lock by default (another writer of the same documents, `rlm repair` holding
+ * the store) before it fails with STORE_LOCKED, ms. A write transaction holds its locks for one batch,
+ * seconds; a writer that holds them longer has stalled (a stopped process, a laptop gone to sleep),
+ * and without a bound every other writer would wait for it in silence.
+ */
+const LOCK_TIMEOUT_MS = 120_000;
+/** After how long a transaction still waiting for a lock is reported (`onLockWait`), ms. */
+const LOCK_NOTICE_MS = 1_000;
+/**
+ * TCP keepalive of the server's side of each connection: a client that vanished (a laptop asleep, a
+ * network gone) is found out in about two minutes and its session ended, its locks with it, instead of
+ * after the system's default of two hours.
+ */
+const SERVER_KEEPALIVE = '-c tcp_keepalives_idle=60 -c tcp_keepalives_interval=10 -c tcp_keepalives_count=6';
 
 export interface DbOptions {
   /** Connections held at most (default 8). */
   maxConnections?: number;
+  /** How long a transaction waits for a lock before STORE_LOCKED, ms (default two minutes). */
+  lockTimeoutMs?: number;
+  /** Told once when a transaction has waited a second for a lock another session holds. */
+  onLockWait?: (holder: { pid: number; host: string; command?: string }) => void;
 }
 
 const DEFAULT_CONNECTIONS = 8;
@@ -46,10 +65,15 @@ export class Db implements Sql {
   /** A connection was made once: a later connect timeout means a busy server, not a missing one. */
   #reached = false;
 
-  private constructor(target: PostgresTarget, pool: Pool, size: number) {
+  readonly #onLockWait: DbOptions['onLockWait'];
+  readonly #lockTimeoutMs: number;
+
+  private constructor(target: PostgresTarget, pool: Pool, size: number, opts: DbOptions) {
     this.target = target;
     this.#pool = pool;
     this.#free = size;
+    this.#onLockWait = opts.onLockWait;
+    this.#lockTimeoutMs = opts.lockTimeoutMs ?? LOCK_TIMEOUT_MS;
   }
 
   async #slot<T>(fn: () => Promise<T>): Promise<T> {
@@ -78,7 +102,8 @@ export class Db implements Sql {
       application_name: 'rlm',
       // The statements every search runs are prepared (named) and written so that their plan does not
       // depend on the values: planning them anew each time cost more than running them.
-      options: `-c search_path=${target.schema},public -c plan_cache_mode=force_generic_plan`,
+      options: `-c search_path=${target.schema},public -c plan_cache_mode=force_generic_plan ${SERVER_KEEPALIVE}`,
+      keepAlive: true,
       // int8 and numeric (counts, sums, sequence values) as numbers: a store stays far below 2^53.
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -94,7 +119,7 @@ export class Db implements Sql {
     pool.on('connect', (client) => {
       client.query(`SET search_path TO ${target.schema}, public`).catch(() => undefined);
     });
-    return new Db(target, pool, size);
+    return new Db(target, pool, size, opts);
   }
 
   /**
@@ -160,8 +185,9 @@ export class Db implements Sql {
     for (let attempt = 1; ; attempt++) {
       const client = await this.#connect();
       const lost = watchConnection(client);
+      const notice = this.#lockNotice(client);
       try {
-        await client.query('BEGIN');
+        await client.query(`BEGIN; SET LOCAL lock_timeout = ${Math.max(1, Math.floor(this.#lockTimeoutMs))}`);
         const result = await fn({
           query: <R extends QueryResultRow>(text: string, values?: unknown[]) =>
             client.query<R>(text, values && storable(values)),
@@ -177,11 +203,47 @@ export class Db implements Sql {
         // client; the cause (the server going away, a timeout) is what the user needs to hear.
         throw isRlmError(err) && lost.error === undefined ? err : this.explain(lost.error ?? err);
       } finally {
+        clearInterval(notice);
         lost.stop();
         // A lost connection is closed, not handed to the next caller.
         client.release(lost.error);
       }
     }
+  }
+
+  /**
+   * Watches a transaction's connection for a lock wait (only when someone listens): once it has waited
+   * a second, tells `onLockWait` which session holds the lock (its server process, on the server's
+   * host), once per transaction. A look costs one
+   * small query on another connection, each second.
+   */
+  #lockNotice(client: PoolClient): NodeJS.Timeout | undefined {
+    const tell = this.#onLockWait;
+    if (tell === undefined) return undefined;
+    let told = false;
+    const pid = (client as unknown as { processID?: number }).processID;
+    const timer = setInterval(() => {
+      if (told || pid === undefined) return;
+      this.#pool
+        .query<{ pid: number; app: string | null; addr: string | null }>(
+          `SELECT h.pid, h.application_name AS app, host(h.client_addr) AS addr
+           FROM pg_stat_activity h WHERE h.pid = ANY(pg_blocking_pids($1)) LIMIT 1`,
+          [pid],
+        )
+        .then(({ rows }) => {
+          const holder = rows[0];
+          if (told || holder === undefined) return;
+          told = true;
+          tell({
+            pid: holder.pid,
+            host: new URL(this.target.connectionString).hostname || 'localhost',
+            command: `PostgreSQL session of ${holder.app || 'a client'}${holder.addr ? ` from ${holder.addr}` : ''}`,
+          });
+        })
+        .catch(() => undefined);
+    }, LOCK_NOTICE_MS);
+    timer.unref();
+    return timer;
   }
 
   async end(): Promise<void> {
@@ -242,6 +304,11 @@ export class Db implements Sql {
         );
       case '57014':
         return fail('TIMEOUT', `PostgreSQL cancelled a statement that ran too long (${detail})`);
+      case '55P03':
+        return fail(
+          'STORE_LOCKED',
+          `store ${this.target.label}: another session held a lock this write needs for over ${Math.round(this.#lockTimeoutMs / 1000)} s (a writer that stalled, or \`rlm repair\` running); try again, or find it in pg_stat_activity`,
+        );
       default:
         // The client's own words for a connection that closed under it (no SQLSTATE).
         if (

@@ -64,6 +64,12 @@ export interface PostgresOpenOptions {
   onWarning?: (message: string) => void;
   /** Connections this handle holds at most (default 8). */
   maxConnections?: number;
+  /**
+   * Told once per write that has waited a second for a lock another session holds (another writer of
+   * the same documents, `rlm repair`): the holder's server process and client. A write waits two minutes
+   * at most, then fails with STORE_LOCKED.
+   */
+  onLockWait?: (holder: { pid: number; host: string; command?: string }) => void;
 }
 
 /** Memories per transaction in {@link PostgresStore.rememberMany}. */
@@ -102,7 +108,10 @@ export class PostgresStore extends PostgresBase implements Store {
     const target = parsePostgresUrl(url);
     // A bad spec is a usage error before anything is made.
     const wanted = opts.embedder ? createEmbedder(opts.embedder, opts.env) : undefined;
-    const db = await Db.create(target, opts.maxConnections ? { maxConnections: opts.maxConnections } : {});
+    const db = await Db.create(target, {
+      ...(opts.maxConnections ? { maxConnections: opts.maxConnections } : {}),
+      ...(opts.onLockWait ? { onLockWait: opts.onLockWait } : {}),
+    });
     try {
       let caps = await prepareSchema(db, opts.create === true);
       let setting = await embedderSetting(db);
