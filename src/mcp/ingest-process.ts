@@ -84,12 +84,22 @@ export function ingestInChild(
           error: m.code === null ? new Error(m.message) : new RlmError(m.code, m.message, m.details ?? {}),
         };
     });
-    child.once('error', (err) => {
-      outcome ??= { error: new RlmError('RUNTIME', `could not start the ingest process: ${err.message}`) };
-    });
-    child.once('close', (code, signal) => {
+    let settled = false;
+    const settle = (result: { report: IngestReport } | { error: Error }) => {
+      if (settled) return;
+      settled = true;
       opts.signal?.removeEventListener('abort', cancel);
       clearTimeout(killTimer);
+      if ('report' in result) resolve(result.report);
+      else reject(result.error);
+    };
+    // 'on', not 'once': a failed send is an 'error' too, and an unheard one would crash the server.
+    child.on('error', (err) => {
+      outcome ??= { error: new RlmError('RUNTIME', `could not start the ingest process: ${err.message}`) };
+      // A process that never started sends no 'close'.
+      if (child.pid === undefined) settle(outcome);
+    });
+    child.once('close', (code, signal) => {
       if (outcome === undefined) {
         const how = signal === null ? `with code ${code}` : `on ${signal}`;
         const said = stderr.trim() === '' ? '' : `: ${stderr.trim().split('\n').slice(-3).join(' | ')}`;
@@ -97,8 +107,7 @@ export function ingestInChild(
           ? { error: new RlmError('ABORTED', 'the ingest was cancelled') }
           : { error: new RlmError('RUNTIME', `the ingest process exited ${how}${said}`) };
       }
-      if ('report' in outcome) resolve(outcome.report);
-      else reject(outcome.error);
+      settle(outcome);
     });
     try {
       child.send({ type: 'job', job });
