@@ -109,6 +109,8 @@ export class IsolateSandbox implements Sandbox {
   private queue: Promise<unknown> = Promise.resolve();
   private blocks = 0;
   private disposed = false;
+  /** Fires on dispose: a process still starting for this session is killed, not kept. */
+  private readonly disposal = new AbortController();
   /** Stops the running block (wall clock, abort, dispose, catastrophe). */
   private stopCurrent: ((code: StopCode, message: string, now: boolean) => void) | null = null;
 
@@ -171,6 +173,7 @@ export class IsolateSandbox implements Sandbox {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.disposal.abort();
     const proc = this.proc;
     this.proc = null;
     if (this.stopCurrent) this.stopCurrent('ABORTED', 'the sandbox was disposed', true);
@@ -204,7 +207,11 @@ export class IsolateSandbox implements Sandbox {
     const ids = this.context?.ids ?? [];
     // The spare for the next session starts once this one is open, not while this process takes in a
     // big context: both would compete for the CPU, and the spare's memory would add to the peak.
-    const proc = await acquireProcess(this.limits.memoryMb, ids);
+    const proc = await acquireProcess(this.limits.memoryMb, ids, this.disposal.signal).catch(
+      (err: unknown) => {
+        throw this.disposed ? new Error('the sandbox was disposed') : err;
+      },
+    );
     if (this.disposed) {
       releaseProcess(proc);
       throw new Error('the sandbox was disposed');

@@ -31,6 +31,12 @@ class ProcessGone extends Error {}
 
 /** Idle processes kept for later sessions. */
 const IDLE_MAX = 2;
+/**
+ * How long idle processes are kept with no session starting, ms: a server between calls (or a
+ * program between runs) then holds no isolate process, each some 90 MB, for the rest of its life;
+ * the next session pays one process start.
+ */
+let idleKeepMs = 60_000;
 /** Memory limit of the spare isolate a new process prepares (the default session's). */
 let spareMemoryMb = 128;
 
@@ -334,6 +340,25 @@ export class IsolateProcess {
 const live = new Set<IsolateProcess>();
 const idle: IsolateProcess[] = [];
 let refill: ReturnType<typeof setTimeout> | null = null;
+let reap: ReturnType<typeof setTimeout> | null = null;
+
+/** (Re)starts the countdown after which the idle processes are killed: every use of the pool resets it. */
+function keepIdle(): void {
+  if (reap !== null) clearTimeout(reap);
+  reap = setTimeout(() => {
+    reap = null;
+    for (const p of idle.splice(0)) p.kill();
+  }, idleKeepMs);
+  reap.unref();
+}
+
+/** Sets how long idle processes are kept ({@link idleKeepMs}); for tests. Returns the previous value. */
+export function setIdleKeepMs(ms: number): number {
+  const before = idleKeepMs;
+  idleKeepMs = ms;
+  keepIdle();
+  return before;
+}
 /** Delay before a spare process starts: a one-shot run (rlm exec) ends before paying for it. */
 const SPARE_DELAY_MS = 100;
 let exitHook = false;
@@ -356,6 +381,7 @@ export function scheduleSpare(): void {
   refill = setTimeout(() => {
     refill = null;
     if (idle.length === 0) idle.push(new IsolateProcess());
+    keepIdle();
   }, SPARE_DELAY_MS);
   refill.unref();
 }
@@ -364,13 +390,16 @@ export function scheduleSpare(): void {
  * A ready process for a new session: an idle one (one holding the documents `docs` if there is),
  * or a new one. `memoryMb` is the session's isolate limit; later processes prepare their spare
  * isolate for it. The session starts the next spare process ({@link scheduleSpare}) once it is open.
+ * When `signal` fires before the process is ready, the process is killed and this rejects.
  * @throws ProcessGone when no process can be started.
  */
 export async function acquireProcess(
   memoryMb: number,
   docs: readonly string[] = [],
+  signal?: AbortSignal,
 ): Promise<IsolateProcess> {
   hookExit();
+  keepIdle();
   spareMemoryMb = memoryMb;
   for (let i = idle.length - 1; i >= 0; i--) if (idle[i]!.dead) idle.splice(i, 1);
   // Prefer a process that holds the session's context already (a sub-RLM, a rebuilt session), then
@@ -379,7 +408,23 @@ export async function acquireProcess(
   if (pick === -1) pick = idle.findIndex((p) => p.started);
   if (pick === -1 && idle.length > 0) pick = 0;
   const proc = pick === -1 ? new IsolateProcess() : idle.splice(pick, 1)[0]!;
-  await proc.whenReady();
+  if (signal === undefined) {
+    await proc.whenReady();
+    return proc;
+  }
+  // Given up while the process starts (the session was disposed: a cancelled run, a batch of sub-RLMs
+  // past its wall clock): it is killed at once, not left to finish starting and idle.
+  const given = new Promise<never>((_, reject) => {
+    const stop = () => reject(new ProcessGone('the session was given up while its process started'));
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    await Promise.race([proc.whenReady(), given]);
+  } catch (err) {
+    if (signal.aborted) proc.kill();
+    throw err;
+  }
   return proc;
 }
 
@@ -394,6 +439,7 @@ export function releaseProcess(proc: IsolateProcess): void {
   }
   // Idle at once: the child handles messages in order, so a next session's `open` follows the close.
   idle.push(proc);
+  keepIdle();
   proc.call({ op: 'close' }, 5000).catch(() => proc.kill());
 }
 
@@ -411,6 +457,7 @@ export function prestartProcess(): number {
   refill = null;
   const proc = new IsolateProcess();
   idle.push(proc);
+  keepIdle();
   return proc.pid;
 }
 
