@@ -52,6 +52,12 @@ export interface McpLimits {
   maxTextAnswerChars: number;
   /** Longest silence between progress notifications of a run whose caller asked for progress. */
   heartbeatMs: number;
+  /**
+   * `rlm_answer` runs at once; further calls wait their turn (cancellable, with progress). Each run holds
+   * an isolate process (some 90 MB) and its sub-RLMs one each: 20 calls at once, from a runaway client,
+   * held 56 processes and 3.2 GB.
+   */
+  maxConcurrentRuns: number;
 }
 
 const MiB = 1024 * 1024;
@@ -76,6 +82,7 @@ export const DEFAULT_LIMITS: Readonly<McpLimits> = {
   maxJsonDepth: 64,
   maxTextAnswerChars: 100_000,
   heartbeatMs: 3_000,
+  maxConcurrentRuns: 4,
 };
 
 /** A character count for refusal messages, digits grouped so the limit reads at a glance. */

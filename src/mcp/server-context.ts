@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Env, processEnv, readEnv } from '../../core/env.ts';
 import type { RlmOptions } from '../runtime/options.ts';
+import { Semaphore } from '../runtime/semaphore.ts';
 import { DEFAULT_LIMITS, type McpLimits } from './limits.ts';
 import { StoreRegistry } from './stores.ts';
 
@@ -76,6 +77,8 @@ export interface ServerContext {
   readonly defaults: Readonly<ServerDefaults>;
   readonly limits: Readonly<McpLimits>;
   readonly stores: StoreRegistry;
+  /** Permits of the `rlm_answer` runs that may go at once ({@link McpLimits.maxConcurrentRuns}). */
+  readonly runs: Semaphore;
   readonly run: RunOverrides;
   /** See {@link ServerContextOptions.allowScriptedModels}. */
   readonly allowScriptedModels: boolean;
@@ -119,12 +122,14 @@ export function createServerContext(opts: ServerContextOptions = {}): ServerCont
   const idle = async (): Promise<void> => {
     while (inflight.size > 0) await Promise.allSettled([...inflight]);
   };
+  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   return {
     env,
     cwd,
     defaults,
-    limits: { ...DEFAULT_LIMITS, ...opts.limits },
+    limits,
     stores,
+    runs: new Semaphore(limits.maxConcurrentRuns),
     run: opts.run ?? {},
     allowScriptedModels: opts.allowScriptedModels ?? false,
     allowPaths: opts.allowPaths?.map((d) => path.resolve(cwd, d)),

@@ -43,6 +43,7 @@ describe('rlm serve (command line)', () => {
       [['extra'], /unexpected argument 'extra'/],
       [['--max-sessions', '3'], /--max-sessions, --idle-minutes and --max-body-mb need --transport http/],
       [['--transport', 'http', '--max-body-mb', '0'], /--max-body-mb must be an integer >= 1/],
+      [['--max-runs', '0'], /--max-runs must be an integer >= 1, got '0'/],
     ];
     for (const [args, message] of cases) {
       const t = io();

@@ -44,6 +44,8 @@ options:
                        them, else any folder over stdio; over HTTP also only the working folder
   --max-paths-mb N     MiB of files one rlm_answer call may read through paths (default ${DEFAULT_LIMITS.maxPathsBytes / 1024 / 1024});
                        more belongs in a store built once with rlm_ingest
+  --max-runs N         rlm_answer runs at once (default ${DEFAULT_LIMITS.maxConcurrentRuns}); further calls wait their turn (each run
+                       holds an isolate process, its sub-RLMs one each)
   --allow-scripted     let tool calls name scripted:FILE models (tests, demos); off by default, since
                        the server would read a file the caller names
 
@@ -60,6 +62,7 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     'allow-host': { type: 'string', multiple: true },
     'allow-origin': { type: 'string', multiple: true },
     'max-sessions': { type: 'string' },
+    'max-runs': { type: 'string' },
     'idle-minutes': { type: 'string' },
     'max-body-mb': { type: 'string' },
     model: { type: 'string' },
@@ -88,6 +91,7 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
   }
   const maxPathsMb = intFlag(values['max-paths-mb'], '--max-paths-mb', 1);
   const maxSessions = intFlag(values['max-sessions'], '--max-sessions', 1);
+  const maxRuns = intFlag(values['max-runs'], '--max-runs', 1);
   const idleMinutes = intFlag(values['idle-minutes'], '--idle-minutes', 1);
   const maxBodyMb = intFlag(values['max-body-mb'], '--max-body-mb', 1);
   if (
@@ -108,11 +112,14 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     defaults,
     log,
     allowScriptedModels: values['allow-scripted'] === true,
-    // The server is this process's alone, so an rlm_ingest may tune V8's heap for its duration.
+    // The server is this process's alone, so each rlm_ingest may run in a child process of its own.
     boundIngestHeap: true,
     ...(values['allow-path'] === undefined ? {} : { allowPaths: values['allow-path'] }),
     ...(values['allow-store'] === undefined ? {} : { allowStores: values['allow-store'] }),
-    ...(maxPathsMb === undefined ? {} : { limits: { maxPathsBytes: maxPathsMb * 1024 * 1024 } }),
+    limits: {
+      ...(maxPathsMb === undefined ? {} : { maxPathsBytes: maxPathsMb * 1024 * 1024 }),
+      ...(maxRuns === undefined ? {} : { maxConcurrentRuns: maxRuns }),
+    },
   });
 
   const controller = new AbortController();

@@ -145,7 +145,7 @@ export function registerAnswer(server: McpServer, ctx: ServerContext, conn: Conn
         watch.start();
         let run: AnswerRun;
         try {
-          run = await runAnswer(ctx, conn, args, extra.signal, watch);
+          run = await inTurn(ctx, extra.signal, watch, () => runAnswer(ctx, conn, args, extra.signal, watch));
         } catch (err) {
           if (isRlmError(err, 'ABORTED')) ctx.log('rlm serve: rlm_answer aborted before the run started');
           throw err;
@@ -164,6 +164,29 @@ export function registerAnswer(server: McpServer, ctx: ServerContext, conn: Conn
         };
       }),
   );
+}
+
+/**
+ * Runs `run` once the server gives it a turn ({@link McpLimits.maxConcurrentRuns}), saying so when it
+ * must wait; the wait is cancelled with the call. A run waiting for its turn has read nothing yet.
+ */
+async function inTurn<T>(
+  ctx: ServerContext,
+  signal: AbortSignal,
+  watch: RunWatch,
+  run: () => Promise<T>,
+): Promise<T> {
+  if (ctx.runs.available === 0)
+    watch.phase(
+      `waiting for a turn: this server runs ${plural(ctx.limits.maxConcurrentRuns, 'answer')} at once`,
+      true,
+    );
+  const release = await ctx.runs.acquire(signal);
+  try {
+    return await run();
+  } finally {
+    release();
+  }
 }
 
 /** A finished run and where its trace went, if one is kept. */

@@ -201,6 +201,29 @@ describe('rlm_answer', () => {
     expect(sandboxes.created).toHaveLength(2);
   });
 
+  it('runs at most maxConcurrentRuns answers at once: the others wait their turn, and may be cancelled meanwhile', async () => {
+    const model = scripted(dir, 'turns.json', [{ depth: 0, reply: 'FINAL(7)', delayMs: 300 }]);
+    const { client, ctx } = await start(model, { limits: { maxConcurrentRuns: 1 } });
+    const progress: string[] = [];
+    const ask = (signal?: AbortSignal) =>
+      client.callTool({ name: 'rlm_answer', arguments: { question: 'q', context: 'c' } }, undefined, {
+        onprogress: (p) => progress.push(p.message ?? ''),
+        ...(signal ? { signal } : {}),
+      });
+    const first = ask();
+    const second = ask();
+    const cancelled = new AbortController();
+    const third = ask(cancelled.signal).catch((e: unknown) => e);
+    await expect.poll(() => progress.some((m) => m.startsWith('waiting for a turn'))).toBe(true);
+    expect(progress).toContain('waiting for a turn: this server runs 1 answer at once');
+    cancelled.abort();
+    expect(String(await third)).toMatch(/abort/i);
+    const done = await Promise.all([first, second]);
+    for (const r of done) expect(r.structuredContent).toMatchObject({ answer: '7', status: 'final' });
+    // The cancelled call gave its place back: the permit is free again.
+    await expect.poll(() => ctx.runs.available).toBe(1);
+  });
+
   it('each result names its run, which is how it is found in a shared trace', async () => {
     const trace = join(dir, 'runs.jsonl');
     const model = scripted(dir, 'runs.json', [{ depth: 0, match: '^(\\w+)$', reply: 'FINAL($1!)' }]);
