@@ -269,11 +269,16 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
       }
     } else if (req.method === 'POST') {
       // Only an initialize request may open a session; the transport itself answers anything else with 400.
-      if (sessions.size >= maxSessions && (await sweepIdle()) === 0 && sessions.size >= maxSessions) {
+      if (
+        sessions.size >= maxSessions &&
+        (await sweepIdle()) === 0 &&
+        !(await closeLeastRecent()) &&
+        sessions.size >= maxSessions
+      ) {
         refuse(
           res,
           503,
-          `too many sessions (the limit is ${maxSessions}): end unused sessions or wait for idle ones to expire`,
+          `too many sessions (the limit is ${maxSessions}), each with a call in flight: wait for one to finish`,
         );
         return;
       }
@@ -325,6 +330,20 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
     const idle = [...sessions.values()].filter((s) => s.active === 0 && t - s.lastSeen > idleMs);
     await Promise.allSettled(idle.map((s) => s.server.close()));
     return idle.length;
+  };
+  /**
+   * At the cap with no session idle for long: the session used least recently among those with no
+   * request in flight is closed to make room (a client that left without ending its session, as most
+   * scripts do, would otherwise keep new ones out for the idle time). Its client, if it comes back,
+   * gets 404 and starts a new session, as MCP clients do. False when every session has a call running.
+   */
+  const closeLeastRecent = async (): Promise<boolean> => {
+    let oldest: Session | undefined;
+    for (const s of sessions.values())
+      if (s.active === 0 && (oldest === undefined || s.lastSeen < oldest.lastSeen)) oldest = s;
+    if (oldest === undefined) return false;
+    await oldest.server.close().catch(() => undefined);
+    return true;
   };
   const sweep = setInterval(() => void sweepIdle(), Math.min(idleMs, 60_000));
   sweep.unref();
