@@ -350,7 +350,7 @@ function shortCause(code: string, detail: string): string {
  * Strings in arrays (the batch writes' columns) are seen to as well; JSON text is made by
  * {@link storableJson}.
  */
-export function storable(values: unknown[]): unknown[] {
+function storable(values: unknown[]): unknown[] {
   const fix = (v: unknown): unknown =>
     typeof v === 'string'
       ? v.includes('\0')

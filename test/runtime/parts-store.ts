@@ -11,7 +11,7 @@ import { ChunkStore } from '../../memory/files/store.ts';
 /** Lines of the log; the facts the question asks for sit past its first part. */
 const LINES = 24_000;
 /** The size of the log's parts: some 1.4 MB of log in 6 parts. */
-export const PART_BYTES = 256 * 1024;
+const PART_BYTES = 256 * 1024;
 /** The question of the recorded run, and the facts it hinges on. */
 export const QUESTION =
   'In service.log, when did host-13 first report that its disk was full, and which host reported the last recovery? Answer as: TIME, HOST';
@@ -23,7 +23,7 @@ function time(line: number): string {
 }
 
 /** The log's text. */
-export function serviceLog(): string {
+function serviceLog(): string {
   const rng = new Rng(2411);
   const out: string[] = [];
   for (let i = 0; i < LINES; i++) {
