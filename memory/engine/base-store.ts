@@ -45,8 +45,9 @@ import { segmentFiles } from './format-segment.ts';
 import { ChunkGraph, chunkKey } from './graph.ts';
 import { LinkWindow } from './link-window.ts';
 import { MemoryTail } from './memory-tail.ts';
+import { planMerges } from './merge-plan.ts';
 import type { CommittedState, Persistence } from './persistence.ts';
-import { purgeSegments } from './purge.ts';
+import { purgeSegments, rewriteSegments } from './purge.ts';
 import { segmentName } from './segment.ts';
 import { embedRecords } from './segment-builder.ts';
 
@@ -218,7 +219,10 @@ export class BaseStore implements ChunkStoreApi {
         const lock = await this.persistence.lock(command);
         try {
           await this.refresh();
-          return await fn();
+          const result = await fn();
+          // Best effort, after the command's own commit: a failed merge leaves the store as it was.
+          await this.mergeSmallSegments().catch(() => undefined);
+          return result;
         } finally {
           await lock.release();
         }
@@ -551,6 +555,46 @@ export class BaseStore implements ChunkStoreApi {
       );
       await this.vectors.index.delete([...keys, ...purge.moved.map(([from]) => from)]);
     }
+  }
+
+  /**
+   * Merges the store's small segments when there are enough of them (merge-plan.ts), in one commit: their
+   * live chunks, links and vectors move to segments of about an ingest batch. Call under the lock.
+   */
+  protected async mergeSmallSegments(): Promise<void> {
+    const state = this.state;
+    // A schema 1/2 segment stays as it is until `rlm repair` upgrades it (SCHEMA.md).
+    const legacy = new Set(state.legacy ?? []);
+    const plan = planMerges(
+      state.segments.filter((s) => !legacy.has(s)),
+      state.documents.chunksBySegment(),
+      state.nextSegment,
+    );
+    if (!plan) return;
+    const documents = state.documents.copy();
+    const moved = await rewriteSegments(
+      (name) => this.graph.segment(name),
+      state.segments,
+      plan.renamed,
+      documents,
+      (name, files) => this.persistence.writeSegment(name, files),
+    );
+    if (this.vectors) await this.vectors.index.copy(moved);
+    const segments: string[] = [];
+    for (const s of state.segments) {
+      // Merged ones take the place of the first of them.
+      const to = plan.renamed.get(s) ?? s;
+      if (!segments.includes(to)) segments.push(to);
+    }
+    await this.commit({
+      ...state,
+      generation: state.generation + 1,
+      nextSegment: plan.nextSegment,
+      documents,
+      segments,
+    });
+    // After the commit, so a crash before it leaves the store as it was, vectors included.
+    if (this.vectors) await this.vectors.index.delete(moved.map(([from]) => from));
   }
 
   /** A document by id, or by the path it was ingested from. */

@@ -213,6 +213,19 @@ export class DocumentCatalog implements DocumentMap {
     return out;
   }
 
+  /** Live chunks per segment (of the segments holding any document), without decoding records. */
+  chunksBySegment(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const e of this.live()) {
+      const [segment, chunks] =
+        typeof e === 'number'
+          ? [this.base.segment(e), this.base.chunks(e)]
+          : [e[1].record.segment, e[1].record.chunks];
+      out.set(segment, (out.get(segment) ?? 0) + chunks);
+    }
+    return out;
+  }
+
   *entries(): Generator<[string, DocumentRecord]> {
     for (const e of this.live())
       yield typeof e === 'number' ? [this.base.id(e), this.base.record(e)] : [e[0], e[1].record];

@@ -72,9 +72,11 @@ export function liveDocuments(documents: Pick<DocumentMap, 'values'>): Map<strin
 /**
  * Writes the segments `renamed` names again under their new names, one at a time, with the chunks of the
  * documents `after` places in them, and moves those records in `after`; returns the vector keys that
- * moved. Links carried over: the moved chunks' own live links, and the live links other segments (those
- * not rewritten) hold into them, turned around (the relation is symmetric). Deletes and repair share it.
- * `open` gives a segment whose columns and texts the documents' records (`first`, `chunks`) describe.
+ * moved. Several segments may get one new name: they are merged into it, in the order `renamed` lists
+ * them. Links carried over: the moved chunks' own live links, and the live links other segments (those
+ * not rewritten) hold into them, turned around (the relation is symmetric). Deletes, merges and repair
+ * share it. `open` gives a segment whose columns and texts the documents' records (`first`, `chunks`)
+ * describe.
  */
 export async function rewriteSegments(
   open: (name: string) => Segment,
@@ -97,15 +99,17 @@ export async function rewriteSegments(
     return doc !== undefined && doc.segment === segment && parsed.ordinal < doc.chunks;
   };
   // New places first, so links between two moved chunks point at the right position.
-  const plans: { from: string; name: string; docs: DocumentRecord[] }[] = [];
+  const plans = new Map<string, { froms: string[]; docs: DocumentRecord[] }>();
   for (const [from, name] of renamed) {
-    const docs = [...(liveIn.get(from) ?? [])].sort((a, b) => a.first - b.first);
-    let first = 0;
-    for (const doc of docs) {
+    const plan = plans.get(name) ?? { froms: [], docs: [] };
+    plans.set(name, plan);
+    plan.froms.push(from);
+    let first = plan.docs.reduce((n, d) => n + d.chunks, 0);
+    for (const doc of [...(liveIn.get(from) ?? [])].sort((a, b) => a.first - b.first)) {
       after.set(doc.id, { ...doc, segment: name, first });
       first += doc.chunks;
+      plan.docs.push(doc);
     }
-    plans.push({ from, name, docs });
   }
   const place = (id: string): { segment: string; idx: number } | undefined => {
     const parsed = parseChunkId(id);
@@ -116,9 +120,7 @@ export async function rewriteSegments(
   };
   const kept = segments.filter((s) => !renamed.has(s));
   const moved: [string, string][] = [];
-  for (const { from, name, docs } of plans) {
-    const seg = open(from);
-    const links = seg.links();
+  for (const [name, { froms, docs }] of plans) {
     const edges: OutEdge[] = [];
     const add = (a: string, b: string, strength: number) => {
       const p = place(a);
@@ -127,41 +129,46 @@ export async function rewriteSegments(
         edges.push({ fromIdx: p.idx, to: b, toSegment: q.segment, toIdx: q.idx, strength });
     };
     for (const doc of docs) {
-      const oldFirst = before.get(doc.id)!.first;
+      const old = before.get(doc.id)!;
+      const links = open(old.segment).links();
       for (let i = 0; i < doc.chunks; i++) {
         const id = `${doc.id}:${i}`;
-        for (const e of links.from(oldFirst + i)) if (live(e.toSegment, e.to)) add(id, e.to, e.strength);
+        for (const e of links.from(old.first + i)) if (live(e.toSegment, e.to)) add(id, e.to, e.strength);
       }
     }
     // Links into moved chunks from segments that stay as they are.
     for (const s of kept) {
       const theirs = open(s).links();
-      if (!theirs.linksInto(from)) continue;
-      for (const doc of docs) {
-        const oldFirst = before.get(doc.id)!.first;
-        for (let i = 0; i < doc.chunks; i++) {
-          const id = `${doc.id}:${i}`;
-          for (const e of theirs.into(from, oldFirst + i, id))
-            if (live(s, e.from)) add(id, e.from, e.strength);
+      for (const from of froms) {
+        if (!theirs.linksInto(from)) continue;
+        for (const doc of docs) {
+          const old = before.get(doc.id)!;
+          if (old.segment !== from) continue;
+          for (let i = 0; i < doc.chunks; i++) {
+            const id = `${doc.id}:${i}`;
+            for (const e of theirs.into(from, old.first + i, id))
+              if (live(s, e.from)) add(id, e.from, e.strength);
+          }
         }
       }
     }
-    const columns = seg.columns();
-    const signatures = links.signatures();
     const records: ChunkRecord[] = [];
     const signed: string[][] = [];
     for (const doc of docs) {
-      const oldFirst = before.get(doc.id)!.first;
-      const texts = seg.texts(oldFirst, oldFirst + doc.chunks);
+      const old = before.get(doc.id)!;
+      const seg = open(old.segment);
+      const columns = seg.columns();
+      const signatures = seg.links().signatures();
+      const texts = seg.texts(old.first, old.first + doc.chunks);
       for (let i = 0; i < doc.chunks; i++) {
-        records.push(recordAt(columns, oldFirst + i, texts[i]!));
-        signed.push(signatures[oldFirst + i] ?? []);
-        moved.push([chunkKey(from, `${doc.id}:${i}`), chunkKey(name, `${doc.id}:${i}`)]);
+        records.push(recordAt(columns, old.first + i, texts[i]!));
+        signed.push(signatures[old.first + i] ?? []);
+        moved.push([chunkKey(old.segment, `${doc.id}:${i}`), chunkKey(name, `${doc.id}:${i}`)]);
       }
     }
     const terms = buildTerms(records.map((r) => r.text));
     const anew = relink?.(name, records, terms);
-    const files = segmentFiles(name, columns.createdAt, records, terms, {
+    const files = segmentFiles(name, open(froms[0]!).columns().createdAt, records, terms, {
       edges: anew ? [...edges, ...anew.edges] : edges,
       signatures: anew ? anew.signatures : signed,
     });
