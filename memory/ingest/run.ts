@@ -10,7 +10,7 @@ import type { DocumentRecord, ImportItem, IngestOptions, IngestReport } from '..
 import type { DocumentChunker } from './chunk-job.ts';
 import { chunkerForIngest } from './chunk-pool.ts';
 import { FileList } from './file-list.ts';
-import { readDocumentParts } from './file-parts.ts';
+import { PART_BYTES, readDocumentParts } from './file-parts.ts';
 import { documentIdFor, scanPaths } from './files.ts';
 import {
   emptyIngestReport,
@@ -39,6 +39,12 @@ export interface IngestTarget {
   writeBatch(docs: PendingDoc[], report: IngestReport, drop: string[]): Promise<void>;
   /** Removes documents in one commit. */
   forget(docs: DocumentRecord[]): Promise<void>;
+  /**
+   * Called before the first part of a file stored in parts (`base`: its first part's id) is read: a
+   * store whose writers share nothing else (PostgreSQL) keeps other writers of that file out until the
+   * ingest ends. Absent where one writer holds the whole store.
+   */
+  holdFile?(base: string): Promise<void>;
 }
 
 export function throwIfAborted(signal: AbortSignal | undefined): void {
@@ -113,6 +119,7 @@ export async function ingestPathsInto(
       progress('read', i, file.path);
       // A big file comes in parts (documents ID, ID.p2, ...), committed as they fill batches.
       const base = documentIdFor(file.path);
+      if (target.holdFile && file.bytes > (opts.partBytes ?? PART_BYTES)) await target.holdFile(base);
       let part = 0;
       for await (const doc of readDocumentParts(file.path, file.bytes, opts.partBytes)) {
         // Checked per part, not only per file: one big file is many parts and batches (minutes of work).

@@ -7,8 +7,9 @@
 import { buildRecords, type PendingDoc } from '../ingest/prepare.ts';
 import type { IngestTarget } from '../ingest/run.ts';
 import type { DocumentRecord, IngestReport } from '../types.ts';
-import type { Db, Sql } from './db.ts';
+import type { Db, Session, Sql } from './db.ts';
 import type { LiveIndex } from './live-index.ts';
+import { FILE_LOCK_TIMEOUT_MS, fileLockKey } from './locks.ts';
 import type { LoadedSegment } from './segments.ts';
 import {
   type BatchVectors,
@@ -54,7 +55,7 @@ export async function prepareWrite(
  * stored versions and removes `drop`. A batch that is not committed leaves this process's index.
  */
 export async function commitWrite(
-  db: Db,
+  db: Pick<Db, 'tx' | 'target'>,
   live: LiveIndex,
   prepared: PreparedWrite,
   tags: string[],
@@ -143,6 +144,15 @@ export function pipelinedWrites(
   store: PipelineStore,
 ): IngestTarget & { finish(run: Promise<IngestReport>): Promise<IngestReport> } {
   let inflight: Promise<unknown> = Promise.resolve();
+  // Once the ingest holds a big file (holdFile), its commits run on the session holding the lock.
+  let session: Session | undefined;
+  const writer = (): Pick<Db, 'tx' | 'target'> =>
+    session === undefined ? db : { target: db.target, tx: (fn) => session!.tx(fn) };
+  const release = async () => {
+    const held = session;
+    session = undefined;
+    await held?.close();
+  };
   return {
     document: (id) => store.document(id),
     documents: async () => {
@@ -157,7 +167,9 @@ export function pipelinedWrites(
         live.discard(prepared.batch.segment);
         throw err;
       }
-      inflight = commitWrite(db, live, prepared, tags, report, drop).then((w) => store.afterWrite(w.chunks));
+      inflight = commitWrite(writer(), live, prepared, tags, report, drop).then((w) =>
+        store.afterWrite(w.chunks),
+      );
       // Its failure is thrown where it is awaited (the next batch, a lookup, `finish`), not left unhandled.
       inflight.catch(() => undefined);
     },
@@ -165,13 +177,21 @@ export function pipelinedWrites(
       await inflight;
       await store.forget(docs.map((d) => d.id));
     },
+    holdFile: async (base) => {
+      session ??= await db.session();
+      await session.lock(fileLockKey(db.target.schema, base), FILE_LOCK_TIMEOUT_MS);
+    },
     finish: async (run) => {
-      const report = await run.catch(async (err) => {
-        await inflight.catch(() => undefined);
-        throw err;
-      });
-      await inflight;
-      return report;
+      try {
+        const report = await run.catch(async (err) => {
+          await inflight.catch(() => undefined);
+          throw err;
+        });
+        await inflight;
+        return report;
+      } finally {
+        await release();
+      }
     },
   };
 }

@@ -48,6 +48,19 @@ export interface DbOptions {
 
 const DEFAULT_CONNECTIONS = 8;
 
+/** A connection held by {@link Db.session}. */
+export interface Session {
+  /**
+   * Takes the session-level advisory lock of `key` (held until {@link close}), waiting at most
+   * `timeoutMs` for another session that holds it (then STORE_LOCKED); a wait is told to `onLockWait`.
+   */
+  lock(key: string, timeoutMs: number): Promise<void>;
+  /** A transaction on this connection, as {@link Db.tx}. */
+  tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /** Lets go of every lock and of the connection. */
+  close(): Promise<void>;
+}
+
 /** Something that runs SQL: the pool (each statement on its own) or a transaction's client. */
 export interface Sql {
   query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
@@ -77,15 +90,23 @@ export class Db implements Sql {
   }
 
   async #slot<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    await this.#takeSlot();
     try {
       return await fn();
     } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
+      this.#giveSlot();
     }
+  }
+
+  async #takeSlot(): Promise<void> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  #giveSlot(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#free++;
   }
 
   /** A pool for `target` whose connections see the store's schema first. Connects lazily. */
@@ -185,30 +206,105 @@ export class Db implements Sql {
     for (let attempt = 1; ; attempt++) {
       const client = await this.#connect();
       const lost = watchConnection(client);
-      const notice = this.#lockNotice(client);
       try {
-        await client.query(`BEGIN; SET LOCAL lock_timeout = ${Math.max(1, Math.floor(this.#lockTimeoutMs))}`);
-        const result = await fn({
-          query: <R extends QueryResultRow>(text: string, values?: unknown[]) =>
-            client.query<R>(text, values && storable(values)),
-        });
-        await client.query('COMMIT');
-        return result;
+        return await this.#attempt(client, lost, fn);
       } catch (err) {
-        if (lost.error === undefined) await client.query('ROLLBACK').catch(() => undefined);
-        const code = (err as { code?: string }).code;
-        if (lost.error === undefined && (code === '40P01' || code === '40001') && attempt < TX_ATTEMPTS)
-          continue;
-        // A connection lost mid-transaction makes the next statement fail with a message about the
-        // client; the cause (the server going away, a timeout) is what the user needs to hear.
-        throw isRlmError(err) && lost.error === undefined ? err : this.explain(lost.error ?? err);
+        if (retryable(err, lost) && attempt < TX_ATTEMPTS) continue;
+        throw this.#failure(err, lost);
       } finally {
-        clearInterval(notice);
         lost.stop();
         // A lost connection is closed, not handed to the next caller.
         client.release(lost.error);
       }
     }
+  }
+
+  /** One try at a transaction on `client`: rolled back (while the connection lives) when `fn` fails. */
+  async #attempt<T>(client: PoolClient, lost: Watched, fn: (sql: Sql) => Promise<T>): Promise<T> {
+    const notice = this.#lockNotice(client);
+    try {
+      await client.query(`BEGIN; SET LOCAL lock_timeout = ${Math.max(1, Math.floor(this.#lockTimeoutMs))}`);
+      const result = await fn({
+        query: <R extends QueryResultRow>(text: string, values?: unknown[]) =>
+          client.query<R>(text, values && storable(values)),
+      });
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      if (lost.error === undefined) await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      clearInterval(notice);
+    }
+  }
+
+  /**
+   * A connection lost mid-transaction makes the next statement fail with a message about the client;
+   * the cause (the server going away, a timeout) is what the user needs to hear.
+   */
+  #failure(err: unknown, lost: Watched): RlmError {
+    return isRlmError(err) && lost.error === undefined ? err : this.explain(lost.error ?? err);
+  }
+
+  /**
+   * One connection held until `close`: for session-level advisory locks (an ingest holding the files it
+   * writes in parts, memory/postgres/locks.ts) and the transactions that must not wait on them, which run
+   * on it. It takes one of the pool's places for its whole life.
+   */
+  async session(): Promise<Session> {
+    await this.#takeSlot();
+    let client: PoolClient;
+    try {
+      client = await this.#connect();
+    } catch (err) {
+      this.#giveSlot();
+      throw err;
+    }
+    const lost = watchConnection(client);
+    let closed = false;
+    let queue: Promise<unknown> = Promise.resolve();
+    // One statement or transaction at a time on the one connection.
+    const serial = <T>(work: () => Promise<T>): Promise<T> => {
+      const next = queue.then(work, work);
+      queue = next.catch(() => undefined);
+      return next;
+    };
+    return {
+      lock: (key, timeoutMs) =>
+        serial(async () => {
+          const notice = this.#lockNotice(client);
+          try {
+            await client.query(`SET lock_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+            await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+          } catch (err) {
+            throw this.#failure(err, lost);
+          } finally {
+            clearInterval(notice);
+          }
+        }),
+      tx: (fn) =>
+        serial(async () => {
+          for (let attempt = 1; ; attempt++) {
+            try {
+              return await this.#attempt(client, lost, fn);
+            } catch (err) {
+              if (retryable(err, lost) && attempt < TX_ATTEMPTS) continue;
+              throw this.#failure(err, lost);
+            }
+          }
+        }),
+      close: () =>
+        serial(async () => {
+          if (closed) return;
+          closed = true;
+          // Releasing the connection ends its session-level locks only when it is closed: unlocked first.
+          if (lost.error === undefined)
+            await client.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
+          lost.stop();
+          client.release(lost.error);
+          this.#giveSlot();
+        }),
+    };
   }
 
   /**
@@ -374,13 +470,25 @@ export function storableJson(value: unknown): string {
   );
 }
 
+/** A connection's loss, as {@link watchConnection} heard it. */
+interface Watched {
+  readonly error: Error | undefined;
+  stop(): void;
+}
+
+/** Whether a failed transaction is tried again: PostgreSQL broke a deadlock or a serialization conflict. */
+function retryable(err: unknown, lost: Watched): boolean {
+  const code = (err as { code?: string }).code;
+  return lost.error === undefined && (code === '40P01' || code === '40001');
+}
+
 /**
  * Listens for the loss of a connection while it is checked out of the pool. The pool listens only to
  * idle connections: one that the server drops while a caller holds it (between the statements of a
  * transaction, say: a restart, `pg_terminate_backend`, an idle-in-transaction timeout) emits an 'error'
  * that, unheard, crashes the whole process, an MCP server with it.
  */
-function watchConnection(client: PoolClient): { readonly error: Error | undefined; stop(): void } {
+function watchConnection(client: PoolClient): Watched {
   let error: Error | undefined;
   const heard = (err: Error) => {
     error ??= err;
