@@ -10,7 +10,7 @@
 import { fork } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Env } from '../../core/env.ts';
+import { type Env, processEnv } from '../../core/env.ts';
 import { type ErrorCode, RlmError } from '../../core/errors.ts';
 import type { IngestOptions, IngestProgress, IngestReport } from '../../memory/types.ts';
 
@@ -39,13 +39,12 @@ export type ParentMessage =
   | { type: 'error'; code: ErrorCode | null; message: string; details?: Record<string, unknown> };
 
 /**
- * The environment of the child: the server's, with one malloc arena on glibc unless the user chose
- * (bin/lib/batch-malloc.js gives `rlm ingest` the same, for the reasons given there).
+ * The environment of the child: the server's, with one malloc arena on glibc unless the user chose a
+ * number (bin/lib/batch-malloc.js gives `rlm ingest` the same, for the reasons given there; elsewhere
+ * the variable means nothing).
  */
 function childEnv(): NodeJS.ProcessEnv {
-  const env = process.env;
-  const chosen = env.MALLOC_ARENA_MAX !== undefined || env.GLIBC_TUNABLES?.includes('glibc.malloc.arena_max');
-  return process.platform === 'linux' && !chosen ? { ...env, MALLOC_ARENA_MAX: '1' } : env;
+  return { MALLOC_ARENA_MAX: '1', ...processEnv() };
 }
 
 /**

@@ -52,12 +52,13 @@ describe('describeStoreAtScale', () => {
         ...ingest,
         'served.rssMB': 341.6,
         'served.ms': 20_900,
+        'served.serverMB': 150.4,
         'served.baselineRssMB': 158.2,
         'served.afterMB': 279,
       }),
       '| `rlm_ingest` of the same 100 MB',
     );
-    expect(served).toContain('| 342 MB (20.9 s), 158 MB, 279 MB |');
+    expect(served).toContain('| 342 MB (20.9 s), 150 MB, 158 MB, 279 MB |');
     // Without /proc the figures are unknown, and say so.
     expect(row(describeStoreAtScale(ingest), '| `rlm_ingest` of the same 100 MB')).toContain(
       'n/a MB (n/a s)',

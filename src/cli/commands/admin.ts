@@ -207,7 +207,7 @@ export async function ls(argv: string[], io: CliIO): Promise<number> {
     else {
       for (const d of list.documents)
         io.stdout.write(
-          `${d.path === null ? shown(io.stdout, d.id, true) : shownPath(d.path, io)}  ${plural(d.chunks, 'chunk')}  ${plural(d.tokens, 'token')}${d.parts === undefined ? '' : `  in ${d.parts} parts`}  ${d.modified.slice(0, 19).replace('T', ' ')}  ${shown(io.stdout, d.id, true)}\n`,
+          `${d.path === null ? shown(io.stdout, d.id, true) : shownPath(d.path, io)}  ${plural(d.chunks, 'chunk')}  ${plural(d.tokens, 'token')}${d.parts === undefined ? '' : `  in ${plural(d.parts, 'part')}`}  ${d.modified.slice(0, 19).replace('T', ' ')}  ${shown(io.stdout, d.id, true)}\n`,
         );
       if (list.documents.length === 0) io.stderr.write('the store holds no documents (rlm ingest PATH)\n');
     }
