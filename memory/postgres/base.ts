@@ -51,6 +51,7 @@ import { commitWrite, pipelinedWrites, prepareWrite, writeTx } from './batch-wri
 import type { Db, Sql } from './db.ts';
 import { grepStore } from './grep.ts';
 import { LiveIndex } from './live-index.ts';
+import { lockFilesToDelete } from './locks.ts';
 import { mergeSegments } from './merge.ts';
 import {
   CHUNK_COLUMNS,
@@ -566,10 +567,13 @@ export class PostgresBase implements ChunkStoreApi {
    * id (the first part's) also takes its other parts. False when there is none.
    */
   async removeDocument(idOrPath: string): Promise<boolean> {
-    const ids = (await this.documentsNamed(idOrPath)).map((d) => d.id);
-    if (ids.length === 0) return false;
+    const docs = await this.documentsNamed(idOrPath);
+    if (docs.length === 0) return false;
     let removed = false;
     await this.db.tx(async (sql) => {
+      // A file an ingest is still writing in parts: wait for it, then take every part there is.
+      const parts = await lockFilesToDelete(sql, this.db.target.schema, docs);
+      const ids = [...new Set([...docs.map((d) => d.id), ...parts])];
       await lockDocuments(sql, this.db.target.schema, ids);
       const stored = await documentsById(sql, ids);
       removed = stored.size > 0;

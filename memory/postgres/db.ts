@@ -2,7 +2,7 @@
  * The connection pool of a PostgreSQL store, transactions with a retry on deadlock and serialization
  * failures, and the translation of the client's errors into one clear line (never with the password).
  */
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { Client, ClientBase, Pool, PoolClient, QueryResultRow } from 'pg';
 import { readEnv } from '../../core/env.ts';
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import { type PostgresTarget, redactIn } from './url.ts';
@@ -81,12 +81,22 @@ export class Db implements Sql {
   readonly #onLockWait: DbOptions['onLockWait'];
   readonly #lockTimeoutMs: number;
 
-  private constructor(target: PostgresTarget, pool: Pool, size: number, opts: DbOptions) {
+  /** A connection of its own, outside the pool, configured as the pool's are (for sessions). */
+  readonly #client: () => Client;
+
+  private constructor(
+    target: PostgresTarget,
+    pool: Pool,
+    size: number,
+    opts: DbOptions,
+    client: () => Client,
+  ) {
     this.target = target;
     this.#pool = pool;
     this.#free = size;
     this.#onLockWait = opts.onLockWait;
     this.#lockTimeoutMs = opts.lockTimeoutMs ?? LOCK_TIMEOUT_MS;
+    this.#client = client;
   }
 
   async #slot<T>(fn: () => Promise<T>): Promise<T> {
@@ -113,13 +123,9 @@ export class Db implements Sql {
   static async create(target: PostgresTarget, opts: DbOptions = {}): Promise<Db> {
     const { default: pg } = await import('pg');
     const size = opts.maxConnections ?? DEFAULT_CONNECTIONS;
-    const pool = new pg.Pool({
+    const connection = {
       connectionString: target.connectionString,
-      max: size,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      // Kept a minute: opening a connection costs the server a process, much more than keeping one.
-      idleTimeoutMillis: 60_000,
-      allowExitOnIdle: true,
       application_name: 'rlm',
       // The statements every search runs are prepared (named) and written so that their plan does not
       // depend on the values: planning them anew each time cost more than running them.
@@ -132,6 +138,13 @@ export class Db implements Sql {
             ? Number
             : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
+    };
+    const pool = new pg.Pool({
+      ...connection,
+      max: size,
+      // Kept a minute: opening a connection costs the server a process, much more than keeping one.
+      idleTimeoutMillis: 60_000,
+      allowExitOnIdle: true,
     });
     // An idle connection the server dropped must not crash the process; the next query reconnects.
     pool.on('error', () => {});
@@ -140,7 +153,7 @@ export class Db implements Sql {
     pool.on('connect', (client) => {
       client.query(`SET search_path TO ${target.schema}, public`).catch(() => undefined);
     });
-    return new Db(target, pool, size, opts);
+    return new Db(target, pool, size, opts, () => new pg.Client(connection));
   }
 
   /**
@@ -220,7 +233,7 @@ export class Db implements Sql {
   }
 
   /** One try at a transaction on `client`: rolled back (while the connection lives) when `fn` fails. */
-  async #attempt<T>(client: PoolClient, lost: Watched, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  async #attempt<T>(client: ClientBase, lost: Watched, fn: (sql: Sql) => Promise<T>): Promise<T> {
     const notice = this.#lockNotice(client);
     try {
       await client.query(`BEGIN; SET LOCAL lock_timeout = ${Math.max(1, Math.floor(this.#lockTimeoutMs))}`);
@@ -249,18 +262,22 @@ export class Db implements Sql {
   /**
    * One connection held until `close`: for session-level advisory locks (an ingest holding the files it
    * writes in parts, memory/postgres/locks.ts) and the transactions that must not wait on them, which run
-   * on it. It takes one of the pool's places for its whole life.
+   * on it. It is a connection of its own, outside the pool: a session never keeps the pool's statements
+   * waiting, however many are open.
    */
   async session(): Promise<Session> {
-    await this.#takeSlot();
-    let client: PoolClient;
-    try {
-      client = await this.#connect();
-    } catch (err) {
-      this.#giveSlot();
-      throw err;
-    }
+    const client = this.#client();
+    // A connection that breaks while idle between statements must not crash the process either.
     const lost = watchConnection(client);
+    try {
+      await client.connect();
+      // Said again, as the pool's connections do: a server that ignores the startup options.
+      await client.query(`SET search_path TO ${this.target.schema}, public`);
+    } catch (err) {
+      lost.stop();
+      await client.end().catch(() => undefined);
+      throw this.explain(err);
+    }
     let closed = false;
     let queue: Promise<unknown> = Promise.resolve();
     // One statement or transaction at a time on the one connection.
@@ -272,14 +289,25 @@ export class Db implements Sql {
     return {
       lock: (key, timeoutMs) =>
         serial(async () => {
-          const notice = this.#lockNotice(client);
-          try {
-            await client.query(`SET lock_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
-            await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
-          } catch (err) {
-            throw this.#failure(err, lost);
-          } finally {
-            clearInterval(notice);
+          for (let attempt = 1; ; attempt++) {
+            const notice = this.#lockNotice(client);
+            try {
+              await client.query(`SET lock_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+              await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+              return;
+            } catch (err) {
+              // Two writers waiting for each other's files: PostgreSQL picked this one to give way.
+              if (retryable(err, lost) && attempt < TX_ATTEMPTS) continue;
+              if ((err as { code?: string }).code === '55P03' && lost.error === undefined)
+                throw new RlmError(
+                  'STORE_LOCKED',
+                  `store ${this.target.label}: another writer has been writing the same big file for over ${Math.round(timeoutMs / 60_000)} minutes; try again later`,
+                  { store: this.target.label },
+                );
+              throw this.#failure(err, lost);
+            } finally {
+              clearInterval(notice);
+            }
           }
         }),
       tx: (fn) =>
@@ -297,12 +325,9 @@ export class Db implements Sql {
         serial(async () => {
           if (closed) return;
           closed = true;
-          // Releasing the connection ends its session-level locks only when it is closed: unlocked first.
-          if (lost.error === undefined)
-            await client.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
+          // Ending the session ends its locks; nothing of it goes back to a pool.
+          await client.end().catch(() => undefined);
           lost.stop();
-          client.release(lost.error);
-          this.#giveSlot();
         }),
     };
   }
@@ -313,7 +338,7 @@ export class Db implements Sql {
    * host), once per transaction. A look costs one
    * small query on another connection, each second.
    */
-  #lockNotice(client: PoolClient): NodeJS.Timeout | undefined {
+  #lockNotice(client: ClientBase): NodeJS.Timeout | undefined {
     const tell = this.#onLockWait;
     if (tell === undefined) return undefined;
     let told = false;
@@ -403,7 +428,7 @@ export class Db implements Sql {
       case '55P03':
         return fail(
           'STORE_LOCKED',
-          `store ${this.target.label}: another session held a lock this write needs for over ${Math.round(this.#lockTimeoutMs / 1000)} s (a writer that stalled, or \`rlm repair\` running); try again, or find it in pg_stat_activity`,
+          `store ${this.target.label}: another session held a lock this write needs for over ${Math.round(this.#lockTimeoutMs / 1000)} s (an ingest still writing a big file, \`rlm repair\` running, or a writer that stalled); try again, or find it in pg_stat_activity`,
         );
       default:
         // The client's own words for a connection that closed under it (no SQLSTATE).
@@ -488,7 +513,7 @@ function retryable(err: unknown, lost: Watched): boolean {
  * transaction, say: a restart, `pg_terminate_backend`, an idle-in-transaction timeout) emits an 'error'
  * that, unheard, crashes the whole process, an MCP server with it.
  */
-function watchConnection(client: PoolClient): Watched {
+function watchConnection(client: ClientBase): Watched {
   let error: Error | undefined;
   const heard = (err: Error) => {
     error ??= err;

@@ -6,6 +6,8 @@
  * that the store's embedder is still its own.
  */
 import { RlmError } from '../../core/errors.ts';
+import { isPart } from '../graph-rules.ts';
+import type { DocumentRecord } from '../types.ts';
 import type { Sql } from './db.ts';
 
 /**
@@ -22,6 +24,32 @@ export function fileLockKey(schema: string, base: string): string {
 
 /** How long an ingest waits for another one writing the same big file, ms. */
 export const FILE_LOCK_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * The first statement of a delete of `docs`: takes their files' locks (memories have none), so it waits
+ * for an ingest still writing one of them, and returns the ids of the later parts, stored by then, of
+ * those named whole (a file's first part; a part named alone stays alone). Call before the documents'
+ * own locks (lockDocuments), in the order every writer takes them.
+ */
+export async function lockFilesToDelete(
+  sql: Sql,
+  schema: string,
+  docs: readonly DocumentRecord[],
+): Promise<string[]> {
+  const files = docs.filter((d) => d.memory === undefined);
+  if (files.length === 0) return [];
+  const keys = [...new Set(files.map((d) => fileLockKey(schema, d.id.replace(/\.p\d+$/, ''))))].sort();
+  await sql.query(
+    'SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM (SELECT unnest($1::text[]) AS k ORDER BY 1) x',
+    [keys],
+  );
+  const { rows } = await sql.query<{ id: string }>(
+    `SELECT d.id FROM documents d JOIN unnest($1::text[]) AS f(base)
+       ON left(d.id, length(f.base) + 2) = f.base || '.p' AND substr(d.id, length(f.base) + 3) ~ '^[0-9]+$'`,
+    [files.filter((d) => !isPart(d.id)).map((d) => d.id)],
+  );
+  return rows.map((r) => r.id);
+}
 
 /** The key of the store-wide lock of `schema` (an advisory lock on its hash). */
 export function storeLockKey(schema: string): string {

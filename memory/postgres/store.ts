@@ -6,7 +6,6 @@
  */
 import type { Env } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
-import { isPart } from '../graph-rules.ts';
 import { memoryPending } from '../ingest/prepare.ts';
 import {
   type Consolidation,
@@ -40,7 +39,7 @@ import type {
 } from '../types.ts';
 import { PostgresBase } from './base.ts';
 import { Db } from './db.ts';
-import { fileLockKey } from './locks.ts';
+import { lockFilesToDelete } from './locks.ts';
 import { repairTables } from './repair.ts';
 import { DOCUMENT_COLUMNS, type DocumentRow, documentOf } from './rows.ts';
 import { capabilities, prepareSchema } from './schema.ts';
@@ -375,24 +374,11 @@ export class PostgresStore extends PostgresBase implements Store {
     let ids = new Set(deleted);
     const summaries: string[] = [];
     let restored: string[] = [];
-    // Files (not memories) may be in parts that an ingest is still writing: it holds their file lock
-    // until it ends, so the delete waits for it, then takes every part of a whole file there is by then.
-    const files = docs.filter((d) => d.memory === undefined);
-    const locks = [...new Set(files.map((d) => d.id.replace(/\.p\d+$/, '')))];
-    const whole = files.filter((d) => !isPart(d.id)).map((d) => d.id);
     await this.db.tx(async (sql) => {
-      if (locks.length > 0) {
-        const schema = this.db.target.schema;
-        await sql.query(
-          'SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM (SELECT unnest($1::text[]) AS k ORDER BY 1) x',
-          [locks.map((f) => fileLockKey(schema, f))],
-        );
-        const { rows } = await sql.query<{ id: string }>(
-          `SELECT d.id FROM documents d JOIN unnest($1::text[]) AS f(base)
-             ON left(d.id, length(f.base) + 2) = f.base || '.p' AND substr(d.id, length(f.base) + 3) ~ '^[0-9]+$'`,
-          [whole],
-        );
-        deleted = [...new Set([...deleted, ...rows.map((r) => r.id)])];
+      // A file an ingest is still writing in parts: wait for it, then take every part there is.
+      const parts = await lockFilesToDelete(sql, this.db.target.schema, docs);
+      if (parts.length > 0) {
+        deleted = [...new Set([...deleted, ...parts])];
         ids = new Set(deleted);
       }
       await lockDocuments(sql, this.db.target.schema, deleted);

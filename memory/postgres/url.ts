@@ -14,8 +14,8 @@ export function isPostgresUrl(spec: string): boolean {
 }
 
 /**
- * PostgreSQL's reserved words (`pg_get_keywords()`, categories R and T), which cannot name a schema
- * unquoted: the store's SQL names its schema as it is.
+ * PostgreSQL's reserved words (`pg_get_keywords()`, categories R and T, of PostgreSQL 15 to 17), which
+ * cannot name a schema unquoted: the store's SQL names its schema as it is.
  */
 const RESERVED = new Set(
   (
@@ -25,18 +25,20 @@ const RESERVED = new Set(
     'except false fetch for foreign freeze from full grant group having ilike in initially inner intersect ' +
     'into is isnull join lateral leading left like limit localtime localtimestamp natural not notnull null ' +
     'offset on only or order outer overlaps placing primary references returning right select session_user ' +
-    'similar some symmetric table tablesample then to trailing true union unique user using variadic verbose ' +
+    'similar some symmetric system_user table tablesample then to trailing true union unique user using ' +
+    'variadic verbose ' +
     'when where window with'
   ).split(' '),
 );
 
 /**
- * Whether `u` is what a URL with an unencoded `/` (or `?`, `#`) in its password parses as: the rest of
- * the login lands in the path (`postgres://user:se/cret@host/db` is host `user`, path
- * `/cret@host/db`), so neither the host nor the password is what the user meant.
+ * Whether `u` is what a URL with an unencoded `/` in its password parses as: the rest of the login lands
+ * in the path (`postgres://user:9999/secret@host/db` is host `user`, path `/secret@host/db`), so neither
+ * the host nor the password is what the user meant. (An unencoded `?` or `#` there makes no valid URL.)
+ * A parameter may hold an `@` (`application_name=rlm@laptop`).
  */
 function loginInPath(u: URL): boolean {
-  return u.pathname.includes('@') || u.search.includes('@') || u.hash.includes('@');
+  return u.pathname.includes('@');
 }
 
 /** Everything between `//` and the last `@`, hidden: for text that is no URL or a misparsed one. */

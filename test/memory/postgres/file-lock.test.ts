@@ -35,8 +35,11 @@ function pointAt(link: string, target: string): void {
   renameSync(tmp, link);
 }
 
-async function open(url: string): Promise<PostgresStore> {
-  const store = await PostgresStore.open(url, { create: true });
+async function open(url: string, maxConnections?: number): Promise<PostgresStore> {
+  const store = await PostgresStore.open(url, {
+    create: true,
+    ...(maxConnections ? { maxConnections } : {}),
+  });
   onTestFinished(() => store.close());
   return store;
 }
@@ -71,20 +74,36 @@ describe.runIf(postgresAvailable('postgres file locks'))(
       expect((await b.documents()).filter((d) => d.path === shared)).toHaveLength(read!.documents.length);
     });
 
-    it('a delete of the file while it is ingested waits, then takes every part', async () => {
+    it('a delete of the file while it is ingested waits, then takes every part (deleteDocuments, removeDocument)', async () => {
+      for (const how of ['deleteDocuments', 'removeDocument'] as const) {
+        const dir = tempDir('rlm-pg-filelock-');
+        mkdirSync(dir, { recursive: true });
+        const file = path.join(dir, 'big.log');
+        writeFileSync(file, log('alpha', 24));
+        const url = freshSchemaUrl();
+        const [a, b] = [await open(url), await open(url)];
+        const ingest = a.ingestPaths([file], opts);
+        await firstCommit(b, file);
+        if (how === 'deleteDocuments')
+          expect((await b.deleteDocuments([file])).deleted.length).toBeGreaterThan(20);
+        else expect(await b.removeDocument(file)).toBe(true);
+        await ingest;
+        expect(await b.documents(), how).toEqual([]);
+        expect((await b.grep('alpha', { count: true })).counts?.matches).toBe(0);
+      }
+    });
+
+    it('holds the files on a connection of its own: big files ingest at once on a store of one connection', async () => {
       const dir = tempDir('rlm-pg-filelock-');
-      mkdirSync(dir, { recursive: true });
-      const file = path.join(dir, 'big.log');
-      writeFileSync(file, log('alpha', 24));
-      const url = freshSchemaUrl();
-      const [a, b] = [await open(url), await open(url)];
-      const ingest = a.ingestPaths([file], opts);
-      await firstCommit(b, file);
-      const removed = await b.deleteDocuments([file]);
-      await ingest;
-      expect(removed.deleted.length).toBeGreaterThan(20);
-      expect(await b.documents()).toEqual([]);
-      expect((await b.grep('alpha', { count: true })).counts?.matches).toBe(0);
+      const files = ['one', 'two', 'three'].map((name) => {
+        const file = path.join(dir, `${name}.log`);
+        writeFileSync(file, log(name, 3));
+        return file;
+      });
+      const store = await open(freshSchemaUrl(), 1);
+      const reports = await Promise.all(files.map((f) => store.ingestPaths([f], opts)));
+      expect(reports.every((r) => r.added > 1)).toBe(true);
+      expect(new Set((await store.documents()).map((d) => d.path))).toEqual(new Set(files));
     });
   },
 );

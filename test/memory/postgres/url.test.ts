@@ -41,6 +41,10 @@ describe('store URLs', () => {
     expect(thrown(() => parsePostgresUrl('postgres://rlm:9999/sEcReT@127.0.0.1:5432/rlm')).message).toBe(
       "store URL postgres://***@127.0.0.1:5432/rlm has an '@' after its host: percent-encode '/', '?', '#' and '@' in the user name and password (%2F, %3F, %23, %40)",
     );
+    // An '@' in a parameter is no misplaced login.
+    expect(parsePostgresUrl('postgres://u:secret@h/d?application_name=rlm@laptop').label).toBe(
+      'postgres://u:***@h/d?application_name=rlm@laptop',
+    );
     // Encoded, the same password is taken.
     expect(parsePostgresUrl('postgres://rlm:se%2Fcret@127.0.0.1:5432/rlm').label).toBe(
       'postgres://rlm:***@127.0.0.1:5432/rlm',
@@ -50,7 +54,7 @@ describe('store URLs', () => {
   it('refuses schema names the store cannot use: malformed, reserved words and PostgreSQL’s own', () => {
     const refused = (schema: string) => thrown(() => parsePostgresUrl(`postgres://u@h/d?schema=${schema}`));
     expect(refused('Team').message).toMatch(/must be 1-63 lower-case letters/);
-    for (const schema of ['select', 'user', 'order', 'table'])
+    for (const schema of ['select', 'user', 'order', 'table', 'system_user'])
       expect(refused(schema).message).toBe(
         `schema "${schema}" in postgres://u@h/d?schema=${schema} is a reserved word of SQL: choose another name`,
       );
