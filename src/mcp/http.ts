@@ -30,6 +30,8 @@ export const DEFAULT_MAX_SESSIONS = 100;
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Default idle time after which a session is closed: 10 minutes. */
 export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;
+/** How long a session goes unused before it may be closed to make room for a new one at the cap, ms. */
+const EVICT_AFTER_MS = 60_000;
 /** JSON-RPC envelope members allowed on top of a tool call's argument elements. */
 const ENVELOPE_ELEMENTS = 64;
 
@@ -278,7 +280,7 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
         refuse(
           res,
           503,
-          `too many sessions (the limit is ${maxSessions}), each with a call in flight: wait for one to finish`,
+          `too many sessions (the limit is ${maxSessions}), all in use (a call in flight, or one within the last minute): try again shortly`,
         );
         return;
       }
@@ -333,16 +335,23 @@ export async function serveHttp(ctx: ServerContext, opts: HttpServeOptions = {})
   };
   /**
    * At the cap with no session idle for long: the session used least recently among those with no
-   * request in flight is closed to make room (a client that left without ending its session, as most
+   * request in flight and none for a minute is closed to make room (a client that left without ending its session, as most
    * scripts do, would otherwise keep new ones out for the idle time). Its client, if it comes back,
    * gets 404 and starts a new session, as MCP clients do. False when every session has a call running.
    */
   const closeLeastRecent = async (): Promise<boolean> => {
-    let oldest: Session | undefined;
-    for (const s of sessions.values())
-      if (s.active === 0 && (oldest === undefined || s.lastSeen < oldest.lastSeen)) oldest = s;
+    const t = now();
+    let oldest: [string, Session] | undefined;
+    for (const entry of sessions) {
+      const s = entry[1];
+      // A session used within the last minute belongs to a client at work (an agent between calls).
+      if (s.active > 0 || t - s.lastSeen < Math.min(EVICT_AFTER_MS, idleMs)) continue;
+      if (oldest === undefined || s.lastSeen < oldest[1].lastSeen) oldest = entry;
+    }
     if (oldest === undefined) return false;
-    await oldest.server.close().catch(() => undefined);
+    // Out of the map at once: a second initialize arriving meanwhile picks another one.
+    sessions.delete(oldest[0]);
+    await oldest[1].server.close().catch(() => undefined);
     return true;
   };
   const sweep = setInterval(() => void sweepIdle(), Math.min(idleMs, 60_000));

@@ -9,6 +9,7 @@ import { keepHeapNearLiveSet } from '../../core/batch-heap.ts';
 import { isRlmError } from '../../core/errors.ts';
 import { openStore } from '../../memory/open.ts';
 import type { IngestJob, ParentMessage } from './ingest-process.ts';
+import { SERVER_LOCK_WAIT_MS } from './stores.ts';
 
 // As bin/rlm.js does for `rlm ingest`, before anything is allocated: the young generation stays small.
 setFlagsFromString('--semi-space-growth-factor=1');
@@ -19,14 +20,25 @@ const send = (message: ParentMessage) =>
     process.send?.(message, undefined, undefined, () => resolve());
   });
 
+/** How long a child whose parent is gone may take to stop on its own, ms (a wait for a lock ignores it). */
+const ORPHAN_EXIT_MS = 10_000;
+
 const controller = new AbortController();
-// The parent asked to stop, or is gone: a cancelled ingest commits nothing more.
-process.on('disconnect', () => controller.abort());
+// The parent is gone: a cancelled ingest commits nothing more, and the process ends whatever it waits for.
+process.on('disconnect', () => {
+  controller.abort();
+  setTimeout(() => process.exit(130), ORPHAN_EXIT_MS).unref();
+});
 
 async function run(job: IngestJob): Promise<void> {
   const settled = keepHeapNearLiveSet({ after: 'stopped' });
   try {
-    const store = await openStore(job.location, { env: job.env, create: true });
+    // Another rlm_ingest of the server (another child) may hold the folder lock: wait as the server does.
+    const store = await openStore(job.location, {
+      env: job.env,
+      create: true,
+      lockWaitMs: SERVER_LOCK_WAIT_MS,
+    });
     try {
       const report = await store.ingestPaths(job.paths, {
         ...job.options,

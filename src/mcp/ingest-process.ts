@@ -94,9 +94,10 @@ export function ingestInChild(
     };
     // 'on', not 'once': a failed send is an 'error' too, and an unheard one would crash the server.
     child.on('error', (err) => {
-      outcome ??= { error: new RlmError('RUNTIME', `could not start the ingest process: ${err.message}`) };
-      // A process that never started sends no 'close'.
-      if (child.pid === undefined) settle(outcome);
+      // A process that never started sends no 'close'. Any other error (a send to a child that just
+      // ended) leaves the outcome to 'close', which knows how the child ended.
+      if (child.pid === undefined)
+        settle({ error: new RlmError('RUNTIME', `could not start the ingest process: ${err.message}`) });
     });
     child.once('close', (code, signal) => {
       if (outcome === undefined) {

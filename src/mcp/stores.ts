@@ -12,6 +12,14 @@ import { expandHome } from '../../memory/fsutil.ts';
 import { isPostgresUrl, openStore, redactUrl } from '../../memory/open.ts';
 import type { Store } from '../../memory/store-api.ts';
 
+/**
+ * How long a write of a tool call waits for a folder store's lock, ms. Another process's ingest holds it
+ * for its whole run (an `rlm_ingest`, which runs in a child process, or an `rlm ingest` in a terminal),
+ * and a call waits for it, as calls of one process wait for each other, instead of failing after the
+ * CLI's 10 s.
+ */
+export const SERVER_LOCK_WAIT_MS = 10 * 60_000;
+
 /** Opens stores on first use and hands out the same handle afterwards. */
 export class StoreRegistry {
   readonly #env: Env;
@@ -43,7 +51,11 @@ export class StoreRegistry {
     const abs = this.resolve(dir);
     let pending = this.#open.get(abs);
     if (pending === undefined) {
-      pending = openStore(abs, { env: this.#env, ...(opts.create ? { create: true } : {}) });
+      pending = openStore(abs, {
+        env: this.#env,
+        lockWaitMs: SERVER_LOCK_WAIT_MS,
+        ...(opts.create ? { create: true } : {}),
+      });
       this.#open.set(abs, pending);
       pending.catch(() => {
         if (this.#open.get(abs) === pending) this.#open.delete(abs);

@@ -10,7 +10,7 @@
 
 import { isRlmError } from '../../core/errors.ts';
 import { withoutHostPaths } from '../../core/host-paths.ts';
-import { partOwners } from '../../memory/graph-rules.ts';
+import { isPart, partOwners } from '../../memory/graph-rules.ts';
 import { type GrepChunk, GrepRunner } from '../../memory/grep/grep.ts';
 import { documentLinks, documentTags, readTarget } from '../../memory/read.ts';
 import {
@@ -249,7 +249,10 @@ export class HostBridge {
         const hits = await store.search(query, opts);
         const paths = await this.pathMap();
         // A hit in a later part of a file names the file, as grep's matches and list_documents() do.
-        const owners = partOwners(hits.length === 0 ? [] : (await store.documents()).map((d) => d.id));
+        // Only a hit in a part needs the list (a big file's: few stores hold one).
+        const owners = partOwners(
+          hits.some((h) => isPart(h.document)) ? (await store.documents()).map((d) => d.id) : [],
+        );
         return hits.map((h) => ({
           id: h.id,
           score: h.score,

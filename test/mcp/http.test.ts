@@ -148,20 +148,24 @@ describe('serveHttp', () => {
     expect(closed).toBe(1);
   });
 
-  it('caps open sessions: makes room by closing the least recently used one with nothing in flight', async () => {
-    const { handle } = await start({ maxSessions: 2 });
+  it('caps open sessions: makes room by closing the least recently used one, unused for a minute', async () => {
+    let clock = 0;
+    const { handle } = await start({ maxSessions: 2, now: () => clock });
     // SDK clients keep a stream open (a GET) on their sessions: those count as in use.
     await client(handle.url);
     const b = await client(handle.url);
     const refused = await post(handle.port, {});
     expect(refused.status).toBe(503);
-    expect(refused.body).toContain('too many sessions (the limit is 2), each with a call in flight');
+    expect(refused.body).toContain('too many sessions (the limit is 2), all in use');
     await expect(client(handle.url)).rejects.toThrow();
     await (b.transport as StreamableHTTPClientTransport).terminateSession();
     // Two sessions left by a script that never ended them (no connection held): the older goes first.
     const left = await post(handle.port, {});
     expect(left.status).toBe(200);
     expect(handle.sessions).toBe(2);
+    // Used a moment ago, it is still someone's: no room yet.
+    expect((await post(handle.port, {})).status).toBe(503);
+    clock += 61_000;
     const c = await client(handle.url);
     expect((await c.callTool({ name: 'rlm_status', arguments: {} })).isError).toBeFalsy();
     expect(handle.sessions).toBe(2);

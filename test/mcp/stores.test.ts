@@ -1,7 +1,9 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { acquireLock } from '../../memory/files/lock.ts';
 import { StoreRegistry } from '../../src/mcp/stores.ts';
 
 describe('StoreRegistry.discardIfEmpty', () => {
@@ -22,4 +24,22 @@ describe('StoreRegistry.discardIfEmpty', () => {
     // A later call opens it afresh.
     expect((await (await stores.get('kept')).listMemories()).map((m) => m.text)).toEqual(['stays']);
   });
+});
+
+describe('StoreRegistry stores', () => {
+  it('wait for another process holding a folder store’s lock longer than the CLI does (its 10 s)', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'rlm-registry-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const stores = new StoreRegistry({}, root);
+    onTestFinished(() => stores.close());
+    const store = await stores.get('s', { create: true });
+    // As an rlm_ingest's child process (or a terminal's rlm ingest) holds it for its whole run.
+    const held = await acquireLock(path.join(root, 's'), { command: 'ingest' });
+    const started = Date.now();
+    const remembered = store.remember({ text: 'written once the ingest is done' });
+    await sleep(11_000);
+    await held.release();
+    expect((await remembered).text).toBe('written once the ingest is done');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(11_000);
+  }, 30_000);
 });
