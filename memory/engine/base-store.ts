@@ -567,7 +567,7 @@ export class BaseStore implements ChunkStoreApi {
     const legacy = new Set(state.legacy ?? []);
     const plan = planMerges(
       state.segments.filter((s) => !legacy.has(s)),
-      state.documents.chunksBySegment(),
+      () => state.documents.chunksBySegment(),
       state.nextSegment,
     );
     if (!plan) return;

@@ -31,16 +31,20 @@ export function setMergeThresholds(next: MergeThresholds): MergeThresholds {
 
 /**
  * The merges to make, as old segment name → new name (several old names share one), with the next free
- * segment number after them; undefined when fewer than `at` segments are small ({@link MergeThresholds}).
+ * segment number after them (`counts` gives each segment's live chunks); undefined when fewer than `at`
+ * segments are small ({@link MergeThresholds}).
  * Segments are taken in store order; a group closes before it would pass `merged` chunks, and a group of
  * one is left.
  */
 export function planMerges(
   segments: readonly string[],
-  liveChunks: ReadonlyMap<string, number>,
+  counts: () => ReadonlyMap<string, number>,
   nextSegment: number,
 ): { renamed: Map<string, string>; nextSegment: number } | undefined {
   const { small: under, at, merged } = thresholds;
+  // Counting live chunks is a pass over every document: not for a store with too few segments to merge.
+  if (segments.length < at) return undefined;
+  const liveChunks = counts();
   const small = segments.filter((s) => (liveChunks.get(s) ?? 0) < under);
   if (small.length < at) return undefined;
   const groups: string[][] = [];

@@ -28,8 +28,13 @@ describe('planMerges', () => {
       ['d', 9],
       ['e', 2],
     ]);
-    expect(planMerges(['a', 'b'], chunks, 7)).toBeUndefined();
-    const plan = planMerges(['a', 'b', 'c', 'd', 'e'], chunks, 7)!;
+    // Too few segments to merge: no document is counted.
+    const uncounted = () => {
+      throw new Error('counted');
+    };
+    expect(planMerges(['a', 'b'], uncounted, 7)).toBeUndefined();
+    expect(planMerges(['a', 'b', 'c'], () => new Map([['b', 50]]), 7)).toBeUndefined();
+    const plan = planMerges(['a', 'b', 'c', 'd', 'e'], () => chunks, 7)!;
     // a + c (13), then d + e (11): the big segment b stays.
     expect([...plan.renamed]).toEqual([
       ['a', 'seg-000007'],
@@ -42,11 +47,12 @@ describe('planMerges', () => {
     expect(
       planMerges(
         ['a', 'd', 'e'],
-        new Map([
-          ['a', 9],
-          ['d', 9],
-          ['e', 9],
-        ]),
+        () =>
+          new Map([
+            ['a', 9],
+            ['d', 9],
+            ['e', 9],
+          ]),
         1,
       )?.renamed.size,
     ).toBe(2);
