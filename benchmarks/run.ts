@@ -1,5 +1,5 @@
 /**
- * `npm run bench [memory|memories|sandbox|cli|scale|loop|scaling|claude|hostile|postgres|context ...]`: runs the runtime micro-benchmarks and rewrites the
+ * `npm run bench [memory|memories|segments|sandbox|cli|scale|loop|scaling|claude|hostile|postgres|context ...]`: runs the runtime micro-benchmarks and rewrites the
  * matching sections of BENCHMARKS.md, with the machine and the date. Sections not run are kept. With
  * `--prepare`, only builds what those sections reuse between runs (outside the benchmark lock).
  */
@@ -84,6 +84,24 @@ SECTIONS.memories = {
     `| import of the first ${(f.memories ?? 0) - 2000} memories (rememberMany) | ${fmt(f.bulkMs, 0)} ms | |`,
     `| store open at ${f.memories} memories | ${fmt(f.openMs, 0)} ms | |`,
     `| heap after the run | ${fmt(f.heapUsedMB, 0)} MB | reported |`,
+  ],
+};
+
+SECTIONS.segments = {
+  title: 'A folder store written in small steps (segment merges)',
+  run: async (log) => (await import('./segments.ts')).benchSegments(log),
+  describe: (f) => [
+    `${f.writes} ingests of one small file each (as the Claude Code hook imports a session per call) into a folder`,
+    `store, then grep (count mode), search and a fresh process's first search, medians of ${f.calls}; with the small`,
+    'segments merged after the writes (memory/engine/merge-plan.ts) and with merging switched off.',
+    '',
+    '| figure | merged | not merged |',
+    '|---|---|---|',
+    `| segments | ${f['merged.segments']} | ${f['unmerged.segments']} |`,
+    `| write (one ingest), mean | ${fmt(f['merged.writeMs'], 1)} ms | ${fmt(f['unmerged.writeMs'], 1)} ms |`,
+    `| grep p50 | ${fmt(f['merged.grepMs'], 1)} ms | ${fmt(f['unmerged.grepMs'], 1)} ms |`,
+    `| search p50 | ${fmt(f['merged.searchMs'], 2)} ms | ${fmt(f['unmerged.searchMs'], 2)} ms |`,
+    `| first search of a fresh open | ${fmt(f['merged.firstSearchMs'], 1)} ms | ${fmt(f['unmerged.firstSearchMs'], 1)} ms |`,
   ],
 };
 
