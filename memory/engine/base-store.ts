@@ -211,12 +211,17 @@ export class BaseStore implements ChunkStoreApi {
     this.graph.update(this.tail.view(state));
   }
 
-  /** Runs `fn` under the write lock, one writer at a time within this process too. */
-  protected exclusive<T>(command: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` under the write lock, one writer at a time within this process too. `signal` gives up the
+   * wait for the lock (ABORTED, nothing written): a cancelled call must not write once it comes free.
+   */
+  protected exclusive<T>(command: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const run = async () => {
       clearTimeout(this.windowIdle);
       try {
-        const lock = await this.persistence.lock(command);
+        if (signal?.aborted)
+          throw new RlmError('ABORTED', 'cancelled before it could write; nothing was written');
+        const lock = await this.persistence.lock(command, signal);
         try {
           await this.refresh();
           const result = await fn();
@@ -242,11 +247,15 @@ export class BaseStore implements ChunkStoreApi {
   async ingestPaths(paths: string[], opts: IngestOptions = {}): Promise<IngestReport> {
     if (paths.length === 0)
       throw new RlmError('BAD_INPUT', 'nothing to ingest: give at least one file or folder');
-    return this.exclusive('ingest', async () => {
-      const started = performance.now();
-      const report = await ingestPathsInto(this.target(opts), paths, opts);
-      return this.finishReport(report, started);
-    });
+    return this.exclusive(
+      'ingest',
+      async () => {
+        const started = performance.now();
+        const report = await ingestPathsInto(this.target(opts), paths, opts);
+        return this.finishReport(report, started);
+      },
+      opts.signal,
+    );
   }
 
   /** The store as the shared ingest steps (memory/ingest/run.ts) see it. Call under the lock. */
@@ -291,11 +300,15 @@ export class BaseStore implements ChunkStoreApi {
     produce: (documents: DocumentRecord[]) => AsyncIterable<ImportItem>,
     opts: Pick<IngestOptions, 'segmentChars' | 'signal'> = {},
   ): Promise<IngestReport> {
-    return this.exclusive('import', async () => {
-      const started = performance.now();
-      const report = await importInto(this.target(opts), produce, opts);
-      return this.finishReport(report, started);
-    });
+    return this.exclusive(
+      'import',
+      async () => {
+        const started = performance.now();
+        const report = await importInto(this.target(opts), produce, opts);
+        return this.finishReport(report, started);
+      },
+      opts.signal,
+    );
   }
 
   private finishReport(report: IngestReport, started: number): IngestReport {

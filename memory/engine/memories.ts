@@ -96,25 +96,33 @@ export class RememberingStore extends BaseStore {
   /** Stores one memory. Bad input throws BAD_INPUT before anything is written. */
   async remember(input: RememberInput): Promise<Memory> {
     const entry = checkRemember(input);
-    await this.exclusive('remember', async () => {
-      if (!this.state.memory) {
-        const memory = { journal: journalName(this.state.generation + 1), settings: DEFAULT_MEMORY_SETTINGS };
-        await this.commit({ ...this.state, generation: this.state.generation + 1, memory });
-      }
-      const journal = this.state.memory!.journal;
-      const end = await this.persistence.appendJournal(journal, this.tail.end, JSON.stringify(entry));
-      this.tail.add([entry], end);
-      this.graph.update(this.tail.view(this.state));
-      // Vectors are only searched through the index, so with an embedder a memory is folded at once. Every
-      // open reads the whole journal: it is folded by its bytes too, or 1000 memories of 1 MiB would make
-      // each command read a gigabyte first.
-      if (
-        this.tail.size >= this.memorySettings().foldEvery ||
-        this.tail.end >= JOURNAL_FOLD_BYTES ||
-        this.vectors
-      )
-        await this.fold();
-    });
+    await this.exclusive(
+      'remember',
+      async () => {
+        if (!this.state.memory) {
+          const memory = {
+            journal: journalName(this.state.generation + 1),
+            settings: DEFAULT_MEMORY_SETTINGS,
+          };
+          await this.commit({ ...this.state, generation: this.state.generation + 1, memory });
+        }
+        const journal = this.state.memory!.journal;
+        const end = await this.persistence.appendJournal(journal, this.tail.end, JSON.stringify(entry));
+        this.tail.add([entry], end);
+        this.graph.update(this.tail.view(this.state));
+        // Vectors are only searched through the index, so with an embedder a memory is folded at once. Every
+        // open reads the whole journal: it is folded by its bytes too, or 1000 memories of 1 MiB would make
+        // each command read a gigabyte first.
+        if (
+          this.tail.size >= this.memorySettings().foldEvery ||
+          this.tail.end >= JOURNAL_FOLD_BYTES ||
+          this.vectors
+        )
+          await this.fold();
+      },
+      input.signal,
+    );
+
     return this.memoryOf(this.graph.document(entry.id)!, (input.now ?? new Date()).getTime());
   }
 

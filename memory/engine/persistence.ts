@@ -44,7 +44,8 @@ export interface Persistence {
   readJournal(name: string, from: number): Promise<{ lines: string[]; end: number; missing?: true }>;
   /** Appends one line durably (fsync) at `at`, cutting a torn tail first; returns the new end. Under the lock. */
   appendJournal(name: string, at: number, line: string): Promise<number>;
-  lock(command: string): Promise<StoreLock>;
+  /** Takes the write lock for `command`; `signal` gives up the wait (ABORTED). */
+  lock(command: string, signal?: AbortSignal): Promise<StoreLock>;
   writeSegment(name: string, files: SegmentFiles): Promise<void>;
   /** Makes `state` the committed one; segments not listed may be deleted afterwards. */
   commit(state: CommittedState): Promise<void>;

@@ -158,11 +158,12 @@ export class DirectoryPersistence implements Persistence {
     return appendJournalLine(path.join(this.dir, name), at, line);
   }
 
-  lock(command: string): Promise<StoreLock> {
+  lock(command: string, signal?: AbortSignal): Promise<StoreLock> {
     return acquireLock(this.dir, {
       waitMs: this.opts.lockWaitMs ?? 10_000,
       command,
       ...(this.opts.onLockWait ? { onWait: this.opts.onLockWait } : {}),
+      ...(signal ? { signal } : {}),
     });
   }
 

@@ -43,6 +43,8 @@ export interface LockOptions {
   command?: string;
   /** Called once when this writer starts waiting for another one (e.g. to tell a person why). */
   onWait?: (owner: { pid: number; host: string; command?: string }) => void;
+  /** Gives up the wait (ABORTED): a cancelled call must not write once the lock comes free. */
+  signal?: AbortSignal;
 }
 
 /** How old an unreadable lock must be before it counts as left by a dead process. */
@@ -197,6 +199,11 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
   };
   let waited = false;
   for (;;) {
+    if (opts.signal?.aborted)
+      throw new RlmError(
+        'ABORTED',
+        `cancelled while waiting for the lock of store ${dir}; nothing was written`,
+      );
     if (tryCreateIn(dir, file, me)) {
       let released = false;
       return {

@@ -42,6 +42,11 @@ export interface RememberInput {
   source?: string;
   /** Creation time (default now): `--now` makes runs reproducible. */
   now?: Date;
+  /**
+   * Gives up a write still waiting for the store's lock (ABORTED, nothing stored): a cancelled call must
+   * not store the memory once the lock comes free, or a retry would store it twice.
+   */
+  signal?: AbortSignal;
 }
 
 /** A journal line: one remembered memory not yet folded into a segment. */

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { type Env, readEnv } from '../../core/env.ts';
-import { RlmError } from '../../core/errors.ts';
+import { isRlmError, RlmError } from '../../core/errors.ts';
 import { discardEmptyStore } from '../../memory/files/discard.ts';
 import { expandHome } from '../../memory/fsutil.ts';
 import { isPostgresUrl, openStore, redactUrl } from '../../memory/open.ts';
@@ -62,7 +62,12 @@ export class StoreRegistry {
       });
       return pending;
     }
-    const store = await pending;
+    const store = await pending.catch((err: unknown) => {
+      // A read's open without `create` was in flight when this call, which creates, came: that one's
+      // STORE_MISSING is not this call's. Opened again, with create (the failed open is out of the map).
+      if (opts.create && isRlmError(err, 'STORE_MISSING')) return this.get(dir, opts);
+      throw err;
+    });
     await store.refresh();
     return store;
   }

@@ -5,8 +5,10 @@
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { acquireLock } from '../../memory/files/lock.ts';
 import { openStore } from '../../memory/open.ts';
 import { type IngestJob, ingestInChild, type ParentMessage } from '../../src/mcp/ingest-process.ts';
 import { caught } from '../helpers/errors.ts';
@@ -83,6 +85,28 @@ describe('ingestInChild', () => {
     const store = await openStore(location);
     expect((await store.documents()).length).toBeLessThan(40);
     await store.close();
+  });
+});
+
+describe('ingestInChild, cancelled while the store is locked', () => {
+  it('stops at once: the child gives up its wait for the lock', async () => {
+    const docs = corpus(2);
+    const location = join(tempDir('rlm-ingest-child-'), 'store');
+    (await openStore(location, { create: true })).close();
+    // Another process's ingest holds the folder store.
+    const held = await acquireLock(location, { command: 'ingest' });
+    onTestFinished(() => held.release());
+    const controller = new AbortController();
+    const started = Date.now();
+    const pending = caught(
+      ingestInChild({ ...job(location, [docs]), progress: false }, { signal: controller.signal }),
+    );
+    await sleep(1_000);
+    controller.abort();
+    expect(await pending).toMatchObject({ code: 'ABORTED' });
+    // Well before the 10 s the server would wait before killing it.
+    expect(Date.now() - started).toBeLessThan(6_000);
+    expect(childrenRunning(process.pid, 'ingest-child')).toEqual([]);
   });
 });
 

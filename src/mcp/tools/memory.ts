@@ -105,12 +105,14 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext, conn:
         openWorldHint: false,
       },
     },
-    (args) =>
+    (args, extra) =>
       guard('rlm_remember', ctx, async () => {
         const store = await open(args.store, true);
         const m = await store.remember({
           text: args.text,
           source: 'mcp',
+          // A call cancelled while it waits for the store's lock (another process's ingest) stores nothing.
+          signal: extra.signal,
           ...(args.topic !== undefined ? { topic: args.topic } : {}),
           ...(args.importance !== undefined ? { importance: args.importance } : {}),
           ...(args.tags !== undefined ? { tags: args.tags } : {}),
