@@ -3,6 +3,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
+import { isRlmError } from '../../../core/errors.ts';
+import { emptyIngestReport } from '../../../memory/ingest/prepare.ts';
+import type { Store } from '../../../memory/store-api.ts';
 import type { ChunkerName, IngestProgress, IngestReport } from '../../../memory/types.ts';
 import type { Connection } from '../connection.ts';
 import { type IngestJob, ingestInChild } from '../ingest-process.ts';
@@ -26,6 +29,21 @@ const ingestOutput = z.object({
   elapsedMs: z.number(),
   notes: z.array(z.object({ path: z.string(), note: z.string() })),
 });
+
+/**
+ * The report of an ingest that had nothing to read (every path named was skipped, with notes: a FIFO, a
+ * `/proc` file): the store's totals, no file taken.
+ */
+async function nothingRead(store: Store): Promise<IngestReport> {
+  const s = await store.stats();
+  return {
+    ...emptyIngestReport([]),
+    documents: s.documents,
+    chunks: s.chunks,
+    links: s.links,
+    tokens: s.tokens,
+  };
+}
 
 /** Registers `rlm_ingest` on `server`. */
 export function registerIngest(server: McpServer, ctx: ServerContext, conn: Connection): void {
@@ -99,29 +117,45 @@ export function registerIngest(server: McpServer, ctx: ServerContext, conn: Conn
             p.bytesTotal,
           );
         };
-        let r: IngestReport;
-        try {
-          r = ctx.boundIngestHeap
-            ? await ingestInChild(
+        const ingest = (files: string[]): Promise<IngestReport> =>
+          ctx.boundIngestHeap
+            ? ingestInChild(
                 {
                   location: ctx.stores.resolve(dir),
                   env: ctx.env,
-                  paths,
+                  paths: files,
                   options,
                   progress: progress.enabled,
                 },
                 { signal: extra.signal, onProgress },
               )
-            : await store.ingestPaths(paths, {
+            : store.ingestPaths(files, {
                 ...options,
                 signal: extra.signal,
                 ...(progress.enabled ? { onProgress } : {}),
               });
+        const notes = [...scanNotes];
+        let r: IngestReport;
+        try {
+          r =
+            paths.length === 0
+              ? await nothingRead(store)
+              : await ingest(paths).catch(async (err: unknown) => {
+                  // A file listed here that was gone by the time the ingest looked (an editor's temp file):
+                  // a note, as inside a folder, not a failed call. Once: what vanishes again is an error.
+                  const gone = paths.filter((p) => !existsSync(p));
+                  if (!isRlmError(err, 'BAD_INPUT') || gone.length === 0) throw err;
+                  for (const p of gone) notes.push({ path: p, note: 'vanished before it was read' });
+                  const left = paths.filter((p) => !gone.includes(p));
+                  return left.length === 0 ? nothingRead(store) : ingest(left);
+                });
         } catch (err) {
           // A cancelled first ingest leaves no empty store behind.
           if (fresh) await ctx.stores.discardIfEmpty(dir);
           throw err;
         }
+        // Nor does one that found nothing to read.
+        if (fresh && r.added === 0) await ctx.stores.discardIfEmpty(dir);
         // Field by field: the published outputSchema forbids extra fields, and a client that listed the
         // tools rejects a result carrying one (the store's report also has `removed`, for --prune).
         return structured({
@@ -133,7 +167,7 @@ export function registerIngest(server: McpServer, ctx: ServerContext, conn: Conn
           updated: r.updated,
           skipped: r.skipped,
           elapsedMs: r.elapsedMs,
-          notes: [...scanNotes, ...r.notes],
+          notes: [...notes, ...r.notes],
         } satisfies z.output<typeof ingestOutput>);
       }),
   );

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -333,6 +334,49 @@ describe('store reads', () => {
       );
     } finally {
       await bare.close();
+    }
+  });
+});
+
+describe('rlm_ingest of paths that cannot be read', () => {
+  it('answers notes, not an error, when every path named is skipped (a FIFO), and leaves no store', async () => {
+    const fifo = join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const r = await s.call('rlm_ingest', { paths: ['pipe'], store: 'fifo-store' });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({
+      documents: 0,
+      added: 0,
+      notes: [{ path: fifo, note: expect.stringContaining('FIFO') }],
+    });
+    expect(existsSync(join(dir, 'fifo-store'))).toBe(false);
+  });
+
+  it('notes a file that vanished between the listing and the ingest, and ingests the others', async () => {
+    const folder = join(dir, 'vanishing');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'stays.md'), '# Stays\n\nThe lighthouse keeper stays.\n');
+    writeFileSync(join(folder, 'goes.md'), '# Goes\n\nA temp file an editor removes.\n');
+    // The folder is listed first; the file goes just before the store reads the list.
+    const get = s.ctx.stores.get.bind(s.ctx.stores);
+    s.ctx.stores.get = async (...a: Parameters<typeof get>) => {
+      const store = await get(...a);
+      const ingestPaths = store.ingestPaths.bind(store);
+      store.ingestPaths = (paths, opts) => {
+        rmSync(join(folder, 'goes.md'), { force: true });
+        return ingestPaths(paths, opts);
+      };
+      return store;
+    };
+    try {
+      const r = await s.call('rlm_ingest', { paths: ['vanishing'], store: 'vanish-store' });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      expect(r.structuredContent).toMatchObject({
+        added: 1,
+        notes: [{ path: join(folder, 'goes.md'), note: 'vanished before it was read' }],
+      });
+    } finally {
+      s.ctx.stores.get = get;
     }
   });
 });
