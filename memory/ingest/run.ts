@@ -119,6 +119,9 @@ export async function ingestPathsInto(
       progress('read', i, file.path);
       // A big file comes in parts (documents ID, ID.p2, ...), committed as they fill batches.
       const base = documentIdFor(file.path);
+      // Only a file that is big now: a new version of one part, where the stored one has parts, goes
+      // without the lock (knowing would cost every small file a lookup), so it can still interleave
+      // with another machine's ingest of the same path in parts.
       if (target.holdFile && file.bytes > (opts.partBytes ?? PART_BYTES)) await target.holdFile(base);
       let part = 0;
       for await (const doc of readDocumentParts(file.path, file.bytes, opts.partBytes)) {
