@@ -108,6 +108,11 @@ export function partsAfter(id: string, candidates: DocumentRecord[]): DocumentRe
   }
 }
 
+/** The file a document id belongs to: `ID` for `ID.p3`, any other id itself. */
+export function fileIdOf(id: string): string {
+  return partKey(id)[0];
+}
+
 /** A file's id and part number for a document id: `ID.p3` is part 3 of `ID`, any other id part 1 of itself. */
 function partKey(id: string): [file: string, part: number] {
   const m = /^(.*)\.p(\d+)$/.exec(id);
@@ -160,4 +165,27 @@ export function partOwners(ids: Iterable<string>): Map<string, string> {
     if (link.prevPart !== undefined) out.set(id, out.get(link.prevPart) ?? link.prevPart);
   }
   return out;
+}
+
+/**
+ * One entry per file of `docs`, in their order: `entry` makes it from each document that is no later
+ * part of a file among them, and `addPart` folds each later part ({@link partOwners}) into its file's
+ * entry. What the listings of a store (`rlm ls`, `list_documents()`) show a file stored in parts as.
+ */
+export function foldParts<E>(
+  docs: readonly DocumentRecord[],
+  entry: (doc: DocumentRecord, i: number) => E,
+  addPart: (file: E, part: DocumentRecord, i: number) => void,
+): E[] {
+  const owners = partOwners(docs.map((d) => d.id));
+  const files = new Map<string, E>();
+  docs.forEach((d, i) => {
+    if (!owners.has(d.id)) files.set(d.id, entry(d, i));
+  });
+  docs.forEach((d, i) => {
+    const owner = owners.get(d.id);
+    const file = owner === undefined ? undefined : files.get(owner);
+    if (file !== undefined) addPart(file, d, i);
+  });
+  return [...files.values()];
 }

@@ -4,7 +4,7 @@
  * a store name the file each document came from (`path`, null for text ingested without one).
  */
 import type { RecallHit } from '../memory/engine/memories.ts';
-import { partOwners } from '../memory/graph-rules.ts';
+import { foldParts } from '../memory/graph-rules.ts';
 import { documentTags } from '../memory/read.ts';
 import type {
   Awaitable,
@@ -132,38 +132,39 @@ export function linksResult(
   };
 }
 
+/** A document of `rlm ls --json`. */
+interface ListedDocument {
+  id: string;
+  path: string | null;
+  chunks: number;
+  tokens: number;
+  modified: string;
+  parts?: number;
+}
+
 /**
  * `{documents:[{id, path, chunks, tokens, modified, parts?}]}` of `rlm ls --json`, sorted by path then id.
  * A big file stored in parts (`ID`, `ID.p2`, …) is one entry, as peek, grep and rm take it: its first
  * part's id, the parts' chunks and tokens together, the latest ingest, and `parts`, their number.
  */
-export function documentList(docs: DocumentRecord[]): {
-  documents: {
-    id: string;
-    path: string | null;
-    chunks: number;
-    tokens: number;
-    modified: string;
-    parts?: number;
-  }[];
-} {
-  const owners = partOwners(docs.map((d) => d.id));
-  const files = new Map<
-    string,
-    { id: string; path: string | null; chunks: number; tokens: number; modified: string; parts?: number }
-  >();
-  for (const d of docs)
-    if (!owners.has(d.id))
-      files.set(d.id, { id: d.id, path: d.path, chunks: d.chunks, tokens: d.tokens, modified: d.ingestedAt });
-  for (const d of docs) {
-    const file = files.get(owners.get(d.id) ?? '');
-    if (file === undefined) continue;
-    file.chunks += d.chunks;
-    file.tokens += d.tokens;
-    if (d.ingestedAt > file.modified) file.modified = d.ingestedAt;
-    file.parts = (file.parts ?? 1) + 1;
-  }
-  const sorted = [...files.values()].sort((a, b) => (a.path ?? a.id).localeCompare(b.path ?? b.id));
+export function documentList(docs: DocumentRecord[]): { documents: ListedDocument[] } {
+  const files = foldParts(
+    docs,
+    (d): ListedDocument => ({
+      id: d.id,
+      path: d.path,
+      chunks: d.chunks,
+      tokens: d.tokens,
+      modified: d.ingestedAt,
+    }),
+    (file, d) => {
+      file.chunks += d.chunks;
+      file.tokens += d.tokens;
+      if (d.ingestedAt > file.modified) file.modified = d.ingestedAt;
+      file.parts = (file.parts ?? 1) + 1;
+    },
+  );
+  const sorted = files.sort((a, b) => (a.path ?? a.id).localeCompare(b.path ?? b.id));
   return { documents: sorted };
 }
 

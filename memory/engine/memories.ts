@@ -122,7 +122,6 @@ export class RememberingStore extends BaseStore {
       },
       input.signal,
     );
-
     return this.memoryOf(this.graph.document(entry.id)!, (input.now ?? new Date()).getTime());
   }
 

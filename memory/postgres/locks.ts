@@ -6,7 +6,7 @@
  * that the store's embedder is still its own.
  */
 import { RlmError } from '../../core/errors.ts';
-import { isPart } from '../graph-rules.ts';
+import { fileIdOf, isPart } from '../graph-rules.ts';
 import type { DocumentRecord } from '../types.ts';
 import type { Sql } from './db.ts';
 
@@ -38,7 +38,7 @@ export async function lockFilesToDelete(
 ): Promise<string[]> {
   const files = docs.filter((d) => d.memory === undefined);
   if (files.length === 0) return [];
-  const keys = [...new Set(files.map((d) => fileLockKey(schema, d.id.replace(/\.p\d+$/, ''))))].sort();
+  const keys = [...new Set(files.map((d) => fileLockKey(schema, fileIdOf(d.id))))].sort();
   await sql.query(
     'SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM (SELECT unnest($1::text[]) AS k ORDER BY 1) x',
     [keys],

@@ -10,7 +10,7 @@
 
 import { isRlmError } from '../../core/errors.ts';
 import { withoutHostPaths } from '../../core/host-paths.ts';
-import { isPart, partOwners } from '../../memory/graph-rules.ts';
+import { fileIdOf, isPart, partOwners } from '../../memory/graph-rules.ts';
 import { type GrepChunk, GrepRunner } from '../../memory/grep/grep.ts';
 import { documentLinks, documentTags, readTarget } from '../../memory/read.ts';
 import {
@@ -253,16 +253,19 @@ export class HostBridge {
         const owners = partOwners(
           hits.some((h) => isPart(h.document)) ? (await store.documents()).map((d) => d.id) : [],
         );
-        return hits.map((h) => ({
-          id: h.id,
-          score: h.score,
-          preview: h.preview,
-          document: owners.get(h.document) ?? h.document,
-          path: paths.get(owners.get(h.document) ?? h.document) ?? h.document,
-          tokens: h.tokens,
-          tags: h.tags,
-          type: h.type,
-        }));
+        return hits.map((h) => {
+          const document = owners.get(h.document) ?? h.document;
+          return {
+            id: h.id,
+            score: h.score,
+            preview: h.preview,
+            document,
+            path: paths.get(document) ?? document,
+            tokens: h.tokens,
+            tags: h.tags,
+            type: h.type,
+          };
+        });
       }
       case 'get_chunk': {
         const store = await this.store();
@@ -450,11 +453,7 @@ export class HostBridge {
     }
     return names.flatMap((name) => {
       // A file stored in parts is one document to the model: its first part's id brings the others.
-      if (ids.has(name))
-        return [
-          name,
-          ...[...ids].filter((id) => id.startsWith(name) && /^\.p\d+$/.test(id.slice(name.length))),
-        ];
+      if (ids.has(name)) return [name, ...[...ids].filter((id) => id !== name && fileIdOf(id) === name)];
       const found = byPath.get(name);
       if (found !== undefined) return found;
       throw new HostCallError(

@@ -4,7 +4,7 @@
  * host's directory structure above what the user handed in.
  */
 import { createHash } from 'node:crypto';
-import { partOwners } from '../../memory/graph-rules.ts';
+import { fileIdOf, foldParts } from '../../memory/graph-rules.ts';
 import type { ChunkReader, DocumentRecord } from '../../memory/types.ts';
 import type { ContextFileRef, DocumentEntry } from './host.ts';
 
@@ -44,14 +44,12 @@ async function documentChars(store: ChunkReader, d: DocumentRecord): Promise<num
  */
 export async function storeDocuments(store: ChunkReader): Promise<DocumentEntry[]> {
   const docs = await store.documents();
-  const owners = partOwners(docs.map((d) => d.id));
   const chars: number[] = [];
   for (const d of docs) chars.push(await documentChars(store, d));
   const shown = displayPaths(docs.map((d) => d.path ?? d.id));
-  const entries = new Map<string, DocumentEntry>();
-  docs.forEach((d, i) => {
-    if (owners.has(d.id)) return;
-    entries.set(d.id, {
+  const files = foldParts(
+    docs,
+    (d, i): DocumentEntry => ({
       id: d.id,
       path: d.path === null ? d.id : (shown[i] as string),
       chars: chars[i]!,
@@ -59,18 +57,16 @@ export async function storeDocuments(store: ChunkReader): Promise<DocumentEntry[
       modified: d.ingestedAt ?? null,
       // `rlm repair`'s rebuilt records have no hash (the next ingest of the file sets it).
       ...(d.hash === '' ? {} : { hash: d.hash.slice(0, HASH_CHARS) }),
-    });
-  });
-  docs.forEach((d, i) => {
-    const file = entries.get(owners.get(d.id) ?? '');
-    if (file === undefined) return;
-    file.chars += chars[i]!;
-    file.chunks = (file.chunks ?? 0) + d.chunks;
-    const modified = d.ingestedAt ?? null;
-    if (modified !== null && (file.modified === null || modified > file.modified)) file.modified = modified;
-    delete file.hash;
-  });
-  return markDuplicates([...entries.values()]);
+    }),
+    (file, d, i) => {
+      file.chars += chars[i]!;
+      file.chunks = (file.chunks ?? 0) + d.chunks;
+      const modified = d.ingestedAt ?? null;
+      if (modified !== null && (file.modified === null || modified > file.modified)) file.modified = modified;
+      delete file.hash;
+    },
+  );
+  return markDuplicates(files);
 }
 
 /** The `doc:N` documents of a plain context (a text, or an array of texts). */
@@ -103,8 +99,8 @@ export async function fileDocuments(
   if (index !== null) {
     const own = new Set(files.map((f) => f.id));
     for (const d of await index.documents()) {
-      const part = /^(.*)\.p\d+$/.exec(d.id);
-      const id = part !== null && !own.has(d.id) && own.has(part[1]!) ? part[1]! : d.id;
+      const file = fileIdOf(d.id);
+      const id = file !== d.id && !own.has(d.id) && own.has(file) ? file : d.id;
       chunks.set(id, (chunks.get(id) ?? 0) + d.chunks);
     }
   }
