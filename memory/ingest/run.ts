@@ -40,17 +40,30 @@ export interface IngestTarget {
   /** Removes documents in one commit. */
   forget(docs: DocumentRecord[]): Promise<void>;
   /**
-   * Called before the first part of a file stored in parts (`base`: its first part's id) is read: a
-   * store whose writers share nothing else (PostgreSQL) keeps other writers of that file out until the
-   * ingest ends. Absent where one writer holds the whole store.
+   * Called before a file is read that is stored in parts or will be (`base`: its first part's id): a
+   * store whose writers share nothing else (PostgreSQL) keeps other writers of that file out until
+   * {@link releaseFiles}. When another writer holds the file, the store calls `drain` (which commits
+   * everything in flight and releases every file) before it waits, so an ingest never waits holding one.
+   * Absent where one writer holds the whole store.
    */
-  holdFile?(base: string): Promise<void>;
+  holdFile?(base: string, drain: () => Promise<void>): Promise<void>;
+  /** Lets other writers have files held by {@link holdFile}, once the batches written so far commit. */
+  releaseFiles?(bases: string[]): Promise<void>;
 }
 
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted)
     throw new RlmError('ABORTED', 'ingest was cancelled; committed files are kept, re-run to finish');
 }
+
+/** Of the files whose last part a batch holds: their stale parts (removed with it), those held. */
+interface BatchEnds {
+  stale: DocumentRecord[];
+  held: string[];
+}
+
+const noEnds = (): BatchEnds => ({ stale: [], held: [] });
+const hasEnds = (ends: BatchEnds) => ends.stale.length > 0 || ends.held.length > 0;
 
 /** {@link scanPaths} with the files it found as a {@link FileList}, the list of objects left to die here. */
 async function scanForIngest(paths: string[], opts: IngestOptions) {
@@ -100,29 +113,56 @@ export async function ingestPathsInto(
   let chunkingChars = 0;
   /** The batch read and chunked before it, written once `chunking` is full. */
   let chunked: PendingDoc[] = [];
+  // What goes with each batch's commit, of the files whose last part it holds: the parts past a
+  // file's new end (it shrank), removed in the same commit, and the files held to let go after it.
+  let chunkingEnds = noEnds();
+  let chunkedEnds = noEnds();
   /** Writes `chunked`, unless the ingest was cancelled: then what is committed stays, and nothing more. */
   const commit = async (filesDone: number) => {
     throwIfAborted(opts.signal);
     progress('commit', filesDone);
-    if (chunked.length > 0) await target.writeBatch(chunked, report, []);
+    const { stale, held } = chunkedEnds;
+    if (chunked.length > 0)
+      await target.writeBatch(
+        chunked,
+        report,
+        stale.map((d) => d.id),
+      );
+    else if (stale.length > 0) await target.forget(stale);
+    if (held.length > 0) await target.releaseFiles?.(held);
   };
   const rotate = async (filesDone: number) => {
-    if (chunked.length > 0) await commit(filesDone);
+    if (chunked.length > 0 || hasEnds(chunkedEnds)) await commit(filesDone);
     chunked = await Promise.all(chunking);
+    chunkedEnds = chunkingEnds;
     chunking = [];
+    chunkingEnds = noEnds();
     chunkingChars = 0;
   };
-  const staleParts: DocumentRecord[] = [];
+  /** Commits both batches in flight: this ingest then holds no file. */
+  const drain = async (filesDone: number) => {
+    await rotate(filesDone);
+    await commit(filesDone);
+    chunked = [];
+    chunkedEnds = noEnds();
+  };
   try {
     for (const [i, file] of files.entries()) {
       throwIfAborted(opts.signal);
       progress('read', i, file.path);
       // A big file comes in parts (documents ID, ID.p2, ...), committed as they fill batches.
       const base = documentIdFor(file.path);
-      // Only a file that is big now: a new version of one part, where the stored one has parts, goes
-      // without the lock (knowing would cost every small file a lookup), so it can still interleave
-      // with another machine's ingest of the same path in parts.
-      if (target.holdFile && file.bytes > (opts.partBytes ?? PART_BYTES)) await target.holdFile(base);
+      // Where writers share nothing else, a file stored in parts, or to be, is held while it is written.
+      // Stored in parts: its second part is looked up before reading (which the check for parts past
+      // its new end would do anyway). A file of one part stored as one is not held: a small file then
+      // costs no lock, and can still interleave with another machine's ingest of a big version of it.
+      let held = false;
+      let partsAfter = true;
+      if (target.holdFile) {
+        held = file.bytes > (opts.partBytes ?? PART_BYTES);
+        if (!held) held = partsAfter = (await target.document(`${base}.p2`)) !== undefined;
+        if (held) await target.holdFile(base, () => drain(i));
+      }
       let part = 0;
       for await (const doc of readDocumentParts(file.path, file.bytes, opts.partBytes)) {
         // Checked per part, not only per file: one big file is many parts and batches (minutes of work).
@@ -157,19 +197,20 @@ export async function ingestPathsInto(
       }
       bytesDone += file.bytes;
       fileBytes = 0;
-      // Parts past the file's new end (it shrank) go, as a replaced document's old chunks do.
-      for (let n = Math.max(part, 1) + 1; ; n++) {
+      // Parts past the file's new end (it shrank) go with its last part, as a replaced document's
+      // old chunks do: in the batch being read, or in the one before if the last part closed it.
+      const ends = chunking.length === 0 ? chunkedEnds : chunkingEnds;
+      for (let n = Math.max(part, 1) + 1; partsAfter; n++) {
         const old = await target.document(`${base}.p${n}`);
         if (!old) break;
-        staleParts.push(old);
+        ends.stale.push(old);
       }
+      if (held) ends.held.push(base);
     }
-    await rotate(files.length);
-    await commit(files.length);
+    await drain(files.length);
   } finally {
     await chunker.close();
   }
-  if (staleParts.length > 0) await target.forget(staleParts);
   if (opts.prune) {
     const roots = paths.map((p) => resolve(p));
     const gone = vanished(await target.documents(), roots, new Set(files.paths()));

@@ -144,7 +144,7 @@ export function pipelinedWrites(
   store: PipelineStore,
 ): IngestTarget & { finish(run: Promise<IngestReport>): Promise<IngestReport> } {
   let inflight: Promise<unknown> = Promise.resolve();
-  // Once the ingest holds a big file (holdFile), its commits run on the session holding the lock.
+  // Once the ingest has held a file (holdFile), its commits run on the session that holds the locks.
   let session: Session | undefined;
   const writer = (): Pick<Db, 'tx' | 'target'> =>
     session === undefined ? db : { target: db.target, tx: (fn) => session!.tx(fn) };
@@ -177,9 +177,24 @@ export function pipelinedWrites(
       await inflight;
       await store.forget(docs.map((d) => d.id));
     },
-    holdFile: async (base) => {
+    holdFile: async (base, drain) => {
       session ??= await db.session();
-      await session.lock(fileLockKey(db.target.schema, base), FILE_LOCK_TIMEOUT_MS);
+      const key = fileLockKey(db.target.schema, base);
+      if (await session.tryLock(key)) return;
+      // Another writer has the file. What this ingest has in flight is committed and its files let go
+      // first, so that no one waits on this ingest while it waits (ingests take files in path order,
+      // but two whose lists differ could otherwise wait for each other).
+      await drain();
+      await inflight;
+      await session.lock(key, FILE_LOCK_TIMEOUT_MS);
+    },
+    releaseFiles: async (bases) => {
+      const held = session;
+      if (held === undefined) return;
+      const keys = bases.map((b) => fileLockKey(db.target.schema, b));
+      // After the commits before it: the files' last parts are in the batches written so far.
+      inflight = inflight.then(() => held.unlock(keys));
+      inflight.catch(() => undefined);
     },
     finish: async (run) => {
       try {

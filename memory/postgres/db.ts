@@ -55,6 +55,10 @@ export interface Session {
    * `timeoutMs` for another session that holds it (then STORE_LOCKED); a wait is told to `onLockWait`.
    */
   lock(key: string, timeoutMs: number): Promise<void>;
+  /** Takes the lock of `key` as {@link lock} does if no other session holds it; false, at once, if one does. */
+  tryLock(key: string): Promise<boolean>;
+  /** Lets go of the locks of `keys` taken on this session (the connection stays). */
+  unlock(keys: string[]): Promise<void>;
   /** A transaction on this connection, as {@link Db.tx}. */
   tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
   /** Lets go of every lock and of the connection. */
@@ -308,6 +312,29 @@ export class Db implements Sql {
             } finally {
               clearInterval(notice);
             }
+          }
+        }),
+      tryLock: (key) =>
+        serial(async () => {
+          try {
+            const { rows } = await client.query<{ ok: boolean }>(
+              'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok',
+              [key],
+            );
+            return rows[0]?.ok === true;
+          } catch (err) {
+            throw this.#failure(err, lost);
+          }
+        }),
+      unlock: (keys) =>
+        serial(async () => {
+          try {
+            await client.query(
+              'SELECT pg_advisory_unlock(hashtextextended(k, 0)) FROM unnest($1::text[]) AS k',
+              [keys],
+            );
+          } catch (err) {
+            throw this.#failure(err, lost);
           }
         }),
       tx: (fn) =>

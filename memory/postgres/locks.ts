@@ -13,9 +13,9 @@ import type { Sql } from './db.ts';
 /**
  * The key of the lock on a file stored in parts (`base`: its first part's id) while an ingest writes it:
  * its parts go in several transactions, so the ingest holds this on a session of its own
- * (memory/postgres/batch-writes.ts) from before its first part to its end. Another ingest of the file
- * takes it the same way and waits; a delete of the file takes it in its transaction and waits; the
- * ingest's own transactions run on that session. Without it, two versions' parts could interleave, or a
+ * (memory/postgres/batch-writes.ts) from before its first part until its last one is committed.
+ * Another ingest of the file takes it the same way and waits; a delete of the file takes it in its
+ * transaction and waits; the ingest's own transactions run on that session. Without it, two versions' parts could interleave, or a
  * file removed mid-ingest could come back headless.
  */
 export function fileLockKey(schema: string, base: string): string {
