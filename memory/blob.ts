@@ -8,7 +8,7 @@
  * again when next needed. Segment files are immutable by name, so a reopened file holds the same bytes.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { corrupt } from './corrupt.ts';
+import { corrupt, isDenied, unreadable } from './corrupt.ts';
 
 /** Read access to an immutable run of bytes. */
 export interface Blob {
@@ -79,7 +79,9 @@ export class FileBlob implements Blob {
     } catch (err) {
       // STORE_CORRUPT naming the file, not a bare errno: a store read that meets it under a manifest that
       // has moved on reads again (base-store.ts `reading`), and under one that has not, repair is the way out.
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw corrupt(this.name, 'file is missing');
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw corrupt(this.name, 'file is missing');
+      if (isDenied(code)) throw unreadable(this.name, code!);
       throw err;
     }
     if (this.length < 0) this.length = fstatSync(fd).size;

@@ -14,3 +14,32 @@ export function corrupt(file: string, reason: string): RlmError {
     { file },
   );
 }
+
+/** Errno codes of a file this user may not read: a permission, not damage (repair must not drop it). */
+const DENIED = new Set(['EACCES', 'EPERM']);
+
+/** Whether `code` (an errno code) says the file may not be read by this user. */
+export function isDenied(code: unknown): boolean {
+  return typeof code === 'string' && DENIED.has(code);
+}
+
+/** The ACCESS_DENIED error of a store file this user may not read, naming it and the way out. */
+export function unreadable(file: string, code: string): RlmError {
+  const dir = path.dirname(file).replace(/[\\/]segments$/, '');
+  return new RlmError(
+    'ACCESS_DENIED',
+    `store file ${file} cannot be read by this user (${code}): its permissions changed, or the store belongs to another user; \`ls -l ${dir}\` shows its owner, who can give access (chmod -R u+rw, or run as that user). Nothing was changed.`,
+    { file },
+  );
+}
+
+/**
+ * Whether a failure to read a store file is about access, not about its bytes (an {@link unreadable}
+ * error, or an errno error of permission or I/O): such a file is not damaged and must not be rebuilt or
+ * dropped by a repair.
+ */
+export function isAccessFailure(err: unknown): boolean {
+  if (err instanceof RlmError) return err.code === 'ACCESS_DENIED';
+  const e = err as NodeJS.ErrnoException | undefined;
+  return typeof e?.code === 'string' && typeof e.syscall === 'string' && e.code !== 'ENOENT';
+}

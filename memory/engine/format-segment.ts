@@ -6,6 +6,7 @@
 
 import { DamagedFile } from '../binary.ts';
 import type { Blob } from '../blob.ts';
+import { isAccessFailure } from '../corrupt.ts';
 import { corrupt } from '../fsutil.ts';
 import { type ChunkFileHeader, chunkFileHeader, encodeChunkFile } from '../grep/chunk-file.ts';
 import type { TermSegment } from '../search/bm25.ts';
@@ -205,7 +206,8 @@ export class FormatSegment implements Segment {
     let header: ChunkFileHeader;
     try {
       header = this.columns();
-    } catch {
+    } catch (err) {
+      if (isAccessFailure(err)) throw err;
       return null;
     }
     const bad = new Set<number>();
@@ -220,7 +222,8 @@ export class FormatSegment implements Segment {
       const terms = this.bm25();
       terms.verify();
       return terms.analyzer === analyzer && terms.chunkCount === this.columns().count;
-    } catch {
+    } catch (err) {
+      if (isAccessFailure(err)) throw err;
       return false;
     }
   }
@@ -231,7 +234,8 @@ export class FormatSegment implements Segment {
       const links = this.links();
       links.verify();
       return links.signatures().length === this.columns().count;
-    } catch {
+    } catch (err) {
+      if (isAccessFailure(err)) throw err;
       return false;
     }
   }

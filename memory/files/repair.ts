@@ -13,6 +13,7 @@ import path from 'node:path';
 import { RlmError } from '../../core/errors.ts';
 import { plural } from '../../core/plural.ts';
 import { FileBlob } from '../blob.ts';
+import { isAccessFailure, isDenied, unreadable } from '../corrupt.ts';
 import { DocumentCatalog } from '../engine/catalog.ts';
 import { FormatSegment, segmentFiles } from '../engine/format-segment.ts';
 import { LinkWindow } from '../engine/link-window.ts';
@@ -81,6 +82,16 @@ export async function repairStore(dir: string, opts: RepairOptions = {}): Promis
   }
 }
 
+/**
+ * Rethrows a failure to read `file` that is about access, not its bytes (as ACCESS_DENIED for a
+ * permission): such a file is not damaged, and a repair that took it for damage would drop what it holds.
+ */
+function throwIfAccess(err: unknown, file: string): void {
+  const e = err as NodeJS.ErrnoException | undefined;
+  if (isDenied(e?.code)) throw unreadable(e?.path ?? file, e?.code as string);
+  if (isAccessFailure(err)) throw err;
+}
+
 async function tryRead<T>(
   file: string,
   check: (v: unknown, f: string) => T,
@@ -89,6 +100,7 @@ async function tryRead<T>(
   try {
     return check(parseJson(await fs.readFile(file, 'utf8'), file), file);
   } catch (err) {
+    throwIfAccess(err, file);
     actions.push(`${path.basename(file)}: ${(err as Error).message.split('. Run')[0]}`);
     return null;
   }
@@ -141,7 +153,10 @@ async function jsonRecords(
   actions: string[] | null,
 ): Promise<{ records: ChunkRecord[]; salvaged: boolean }> {
   const file = segmentFile(dir, name, 'chunks');
-  const raw = await fs.readFile(file, 'utf8').catch(() => '');
+  const raw = await fs.readFile(file, 'utf8').catch((err: unknown) => {
+    throwIfAccess(err, file);
+    return '';
+  });
   try {
     const parsed = JSON.parse(raw) as SegmentChunksFile;
     const problem = chunksProblem(parsed, name);
@@ -195,7 +210,11 @@ async function inspect(dir: string, name: string, binary: boolean, actions: stri
 
 /** Segment names in the folder with a chunk file, and which are schema 3. */
 async function segmentNames(dir: string): Promise<Map<string, boolean>> {
-  const files = await fs.readdir(path.join(dir, SEGMENTS_DIR)).catch(() => [] as string[]);
+  const files = await fs.readdir(path.join(dir, SEGMENTS_DIR)).catch((err: unknown) => {
+    // A folder that cannot be listed is not an empty one: every document would go as lost.
+    throwIfAccess(err, path.join(dir, SEGMENTS_DIR));
+    return [] as string[];
+  });
   const names = new Map<string, boolean>();
   for (const f of files) {
     const json = /^(seg-\d+)\.chunks\.json$/.exec(f)?.[1];
@@ -296,6 +315,7 @@ async function rebuild(
           .documents,
       );
     } catch (err) {
+      throwIfAccess(err, path.join(dir, files.documents));
       actions.push(
         (err as Error).message
           .split('. Run')[0]!
@@ -594,7 +614,8 @@ function legacyRecords(
       raw.signatures.length === seg.chunkCount
     )
       links = raw;
-  } catch {
+  } catch (err) {
+    throwIfAccess(err, segmentFile(dir, name, 'links'));
     // lost: computed again below
   }
   if (!links && !lostLinks.has(name)) {
@@ -609,7 +630,8 @@ function readRecordsSync(dir: string, name: string, seg: Inspected): ChunkRecord
   const raw = (() => {
     try {
       return readFileSync(segmentFile(dir, name, 'chunks'), 'utf8');
-    } catch {
+    } catch (err) {
+      throwIfAccess(err, segmentFile(dir, name, 'chunks'));
       return '';
     }
   })();

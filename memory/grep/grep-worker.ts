@@ -84,6 +84,8 @@ export type GrepWorkerReply =
       code?: string;
       /** The store file whose bytes did not check out (then the message says what failed). */
       corrupt?: string;
+      /** The store file a read of failed (with `code`). */
+      file?: string;
     };
 
 /** Wall time between two progress messages at most (about). */
@@ -265,6 +267,7 @@ function grepSegments(
               : `${where}: ${(err as Error).message}`,
         ...(code ? { code } : {}),
         ...(err instanceof CorruptFile ? { corrupt: err.file } : missing ? { corrupt: where } : {}),
+        ...(code && !('inline' in seg) ? { file: (err as NodeJS.ErrnoException).path ?? where } : {}),
       });
       return null;
     }

@@ -17,7 +17,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { RlmError } from '../../core/errors.ts';
-import { corrupt } from '../corrupt.ts';
+import { corrupt, isDenied, unreadable } from '../corrupt.ts';
 import type { GrepDocumentCount, GrepMatch, GrepOptions, GrepResult } from '../types.ts';
 import {
   escapeRegExp,
@@ -493,11 +493,13 @@ export class GrepRunner {
         reject(
           reply.corrupt
             ? corrupt(reply.corrupt, reply.message)
-            : new RlmError(
-                'RUNTIME',
-                `grep failed: ${reply.message}`,
-                reply.code ? { errno: reply.code } : {},
-              ),
+            : isDenied(reply.code) && reply.file
+              ? unreadable(reply.file, reply.code!)
+              : new RlmError(
+                  'RUNTIME',
+                  `grep failed: ${reply.message}`,
+                  reply.code ? { errno: reply.code } : {},
+                ),
         );
       else if (reply.type === 'done') {
         if (carries && reply.carries) {

@@ -187,6 +187,11 @@ export function reportError(err: unknown, io: CliIO): number {
     line(`no such file or directory: ${e.path}`);
     return EXIT_USAGE;
   }
+  // A file this user may not read or write: the same error, whichever step met it.
+  if ((e?.code === 'EACCES' || e?.code === 'EPERM') && e.path) {
+    line(`${e.path}: permission denied (${e.code}); check its owner and mode (ls -l) [ACCESS_DENIED]`);
+    return EXIT_FAILURE;
+  }
   if (readEnv(io.env).debug) io.stderr.write(`${shown(io.stderr, e?.stack ?? String(err))}\n`);
   const what = e?.code && e.path ? `${e.code}: ${e.path}` : oneLine(e?.message ?? String(err));
   line(`unexpected error: ${what} (RLM_DEBUG=1 shows the stack)`);

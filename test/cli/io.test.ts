@@ -48,6 +48,23 @@ describe('CLI input and output', () => {
     expect(err).toBe('rlm: ingest was cancelled [ABORTED]\n');
   });
 
+  it('says a file it may not read or write is ACCESS_DENIED, whichever step met it, exit 1', () => {
+    let err = '';
+    const denied = Object.assign(new Error("EACCES: permission denied, open '/srv/x'"), {
+      code: 'EACCES',
+      path: '/srv/x',
+      syscall: 'open',
+    });
+    const code = reportError(denied, {
+      ...io(Readable.from([])),
+      stderr: { write: (s: string) => (err += s) },
+    });
+    expect(code).toBe(1);
+    expect(err).toBe(
+      'rlm: /srv/x: permission denied (EACCES); check its owner and mode (ls -l) [ACCESS_DENIED]\n',
+    );
+  });
+
   it('turns EPIPE on its streams into a quiet exit 0 and rethrows anything else', () => {
     const stream = new EventEmitter();
     const exits: number[] = [];
