@@ -3,7 +3,7 @@
  * the providers. Used by `rlm consolidate`, automatic consolidation after `remember`, and the MCP tools.
  */
 import type { Env } from '../../core/env.ts';
-import { isRlmError } from '../../core/errors.ts';
+import { isRlmError, RlmError } from '../../core/errors.ts';
 import type { Consolidation } from '../../memory/engine/memories.ts';
 import type { Summarizer } from '../../memory/memories/memory-model.ts';
 import type { Store } from '../../memory/store-api.ts';
@@ -62,5 +62,30 @@ export async function autoConsolidate(
     // Another writer consolidated or changed the topic meanwhile: the next remember looks again.
     if (isRlmError(err, 'RUNTIME') && err.details?.topicChanged === true) return null;
     throw err;
+  }
+}
+
+/** What automatic consolidation after a remember did: its result, or why it failed. */
+export type AfterRemember =
+  | { consolidated: Consolidation }
+  | { consolidationError: { code: string; message: string } }
+  | Record<string, never>;
+
+/**
+ * {@link autoConsolidate} after a memory is stored, for the CLI and the MCP tool: the memory is kept
+ * whatever happens here, so a failure (a model that cannot be built or does not answer) is told beside
+ * it, not thrown as if nothing had been done.
+ */
+export async function consolidateAfterRemember(
+  store: Store,
+  topic: string,
+  opts: { env?: Env; now?: Date } = {},
+): Promise<AfterRemember> {
+  try {
+    const done = await autoConsolidate(store, topic, opts);
+    return done ? { consolidated: done } : {};
+  } catch (err) {
+    const e = err instanceof RlmError ? err : new RlmError('RUNTIME', (err as Error)?.message ?? String(err));
+    return { consolidationError: { code: e.code, message: e.message } };
   }
 }

@@ -3,10 +3,13 @@
  * config when given (decay rate, importance multipliers, prune threshold, consolidation).
  */
 
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { RlmError } from '../../../core/errors.ts';
 import { DEFAULT_MEMORY_SETTINGS, mergeSettings, parseWhen } from '../../../memory/memories/memory-model.ts';
 import type { Store } from '../../../memory/store-api.ts';
 import { MEMORY_IMPORTANCE, type MemoryImportance, type MemorySettings } from '../../../memory/types.ts';
+import { parseModelSpec } from '../../runtime/providers/index.ts';
 import type { CliIO } from '../io.ts';
 
 export const SETTINGS_OPTIONS = {
@@ -35,14 +38,32 @@ function num(value: string, flag: string): number {
   return n;
 }
 
-/** The settings the flags ask for, checked now: a bad value is a usage error before the store is touched. */
-export function settingsPatch(values: Flags): Partial<MemorySettings> {
-  const patch = flagsPatch(values);
+/**
+ * The settings the flags ask for, checked now: a bad value is a usage error before the store is touched.
+ * `cwd` is the folder a model file named in --auto-consolidate is relative to.
+ */
+export function settingsPatch(values: Flags, cwd: string): Partial<MemorySettings> {
+  const patch = flagsPatch(values, cwd);
   mergeSettings(DEFAULT_MEMORY_SETTINGS, patch);
   return patch;
 }
 
-function flagsPatch(values: Flags): Partial<MemorySettings> {
+/**
+ * The model spec --auto-consolidate saves: its scheme checked now (a bad one would fail every later
+ * remember), and a model file (scripted, replay, relay) made absolute and checked to exist, since the
+ * store is used from other folders and by the MCP server.
+ */
+function savedModelSpec(value: string, cwd: string): string {
+  const spec = parseModelSpec(value);
+  if (spec.provider !== 'scripted' && spec.provider !== 'replay' && spec.provider !== 'relay')
+    return value.trim();
+  const file = path.resolve(cwd, spec.model!);
+  if (!existsSync(file))
+    throw new RlmError('BAD_INPUT', `--auto-consolidate ${value}: ${file} does not exist`, { path: file });
+  return `${spec.provider}:${file}`;
+}
+
+function flagsPatch(values: Flags, cwd: string): Partial<MemorySettings> {
   const patch: Partial<MemorySettings> = {};
   if (values['decay-rate'] !== undefined) patch.decayRate = num(values['decay-rate'], 'decay-rate');
   if (values['prune-threshold'] !== undefined)
@@ -50,7 +71,8 @@ function flagsPatch(values: Flags): Partial<MemorySettings> {
   if (values['consolidate-threshold'] !== undefined)
     patch.consolidateThreshold = num(values['consolidate-threshold'], 'consolidate-threshold');
   if (values['auto-consolidate'] !== undefined)
-    patch.autoConsolidate = values['auto-consolidate'] === 'off' ? null : values['auto-consolidate'];
+    patch.autoConsolidate =
+      values['auto-consolidate'] === 'off' ? null : savedModelSpec(values['auto-consolidate'], cwd);
   if (values.multipliers !== undefined) {
     const multipliers: Partial<Record<MemoryImportance, number>> = {};
     for (const part of values.multipliers.split(',')) {

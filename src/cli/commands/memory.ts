@@ -6,7 +6,7 @@
 import { RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import { checkRemember, parseWhen } from '../../../memory/memories/memory-model.ts';
-import { autoConsolidate, modelSummarizer } from '../../runtime/consolidate.ts';
+import { consolidateAfterRemember, modelSummarizer } from '../../runtime/consolidate.ts';
 import { createModel } from '../../runtime/providers/index.ts';
 import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { recallResults } from '../../shapes.ts';
@@ -31,7 +31,8 @@ const REMEMBER_HELP = `usage: rlm remember TEXT|- --store DIR [--topic T] [--imp
 
 Stores a memory (a decision, preference or fact) in the store; '-' reads TEXT from stdin. It is
 searchable at once by recall, search, grep and rlm answer. Prints its id; --json prints {id, topic,
-importance}, plus consolidated: {summary, text, archived} when automatic consolidation ran.
+importance}, plus consolidated: {summary, text, archived} when automatic consolidation ran, or
+consolidationError: {code, message} when it failed (the memory is stored all the same: exit 0).
 ${STORE_HELP}
   --topic T                    what it is about, at most 200 characters [general]
   --importance I               critical, high, medium or low [medium]; sets how fast it decays
@@ -59,7 +60,7 @@ export async function remember(argv: string[], io: CliIO): Promise<number> {
     for await (const chunk of io.stdin) text += String(chunk);
   }
   const now = nowFlag(values.now);
-  const patch = settingsPatch(values);
+  const patch = settingsPatch(values, io.cwd);
   const tags = listFlag(values.tags);
   const input = {
     text: text!,
@@ -75,22 +76,21 @@ export async function remember(argv: string[], io: CliIO): Promise<number> {
   return withStore(values.store, io, {}, async (store) => {
     await applySettings(store, patch, io);
     const m = await store.remember(input);
-    const auto = await autoConsolidate(store, m.topic, { env: io.env, now });
-    if (values.json)
-      writeJson(io, {
-        id: m.id,
-        topic: m.topic,
-        importance: m.importance,
-        ...(auto ? { consolidated: auto } : {}),
-      });
+    const after = await consolidateAfterRemember(store, m.topic, { env: io.env, now });
+    if (values.json) writeJson(io, { id: m.id, topic: m.topic, importance: m.importance, ...after });
     else {
       io.stdout.write(`${m.id}\n`);
       io.stderr.write(`rlm: remembered in topic "${shown(io.stderr, m.topic, true)}" (${m.importance})\n`);
-      if (auto)
+      if ('consolidated' in after)
         io.stderr.write(
-          `rlm: consolidated "${shown(io.stderr, m.topic, true)}" into ${auto.summary} (${plural(auto.archived.length, 'memory', 'memories')} archived)\n`,
+          `rlm: consolidated "${shown(io.stderr, m.topic, true)}" into ${after.consolidated.summary} (${plural(after.consolidated.archived.length, 'memory', 'memories')} archived)\n`,
         );
     }
+    // Kept all the same: the memory is stored, and the next remember of the topic tries again.
+    if ('consolidationError' in after)
+      io.stderr.write(
+        `rlm: warning: automatic consolidation of "${shown(io.stderr, m.topic, true)}" failed, the memory is stored: ${shown(io.stderr, after.consolidationError.message, true)} [${after.consolidationError.code}] (change it with --auto-consolidate SPEC|off)\n`,
+      );
     return EXIT_OK;
   });
 }
@@ -256,7 +256,7 @@ export async function decay(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs(argv, { ...COMMON, ...SETTINGS_OPTIONS });
   if (values.help) return help(io, DECAY_HELP);
   const now = nowFlag(values.now);
-  const patch = settingsPatch(values);
+  const patch = settingsPatch(values, io.cwd);
   const store = await openStore(values.store, io);
   try {
     await applySettings(store, patch, io);
@@ -289,7 +289,7 @@ export async function consolidate(argv: string[], io: CliIO): Promise<number> {
   if (!values.model) throw new RlmError('BAD_INPUT', 'consolidate: --model SPEC is required');
   const model = createModel(values.model, { env: io.env });
   const now = nowFlag(values.now);
-  const patch = settingsPatch(values);
+  const patch = settingsPatch(values, io.cwd);
   const store = await openStore(values.store, io);
   try {
     await applySettings(store, patch, io);

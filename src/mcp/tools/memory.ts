@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { MAX_TOPIC_CHARS, parseWhen } from '../../../memory/memories/memory-model.ts';
 import { MEMORY_IMPORTANCE, type MemoryImportance } from '../../../memory/types.ts';
-import { autoConsolidate } from '../../runtime/consolidate.ts';
+import { consolidateAfterRemember } from '../../runtime/consolidate.ts';
 import { recallResults } from '../../shapes.ts';
 import type { Connection } from '../connection.ts';
 import { guard, structured } from '../results.ts';
@@ -35,6 +35,10 @@ const rememberOutput = z.object({
       archived: z.array(z.string()),
     })
     .optional(),
+  consolidationError: z
+    .object({ code: z.string(), message: z.string() })
+    .optional()
+    .describe('Why automatic consolidation failed; the memory is stored all the same.'),
 });
 
 const recallOutput = z.object({
@@ -117,13 +121,8 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext, conn:
           ...(args.importance !== undefined ? { importance: args.importance } : {}),
           ...(args.tags !== undefined ? { tags: args.tags } : {}),
         });
-        const auto = await autoConsolidate(store, m.topic, { env: ctx.env });
-        return structured({
-          id: m.id,
-          topic: m.topic,
-          importance: m.importance,
-          ...(auto ? { consolidated: auto } : {}),
-        });
+        const after = await consolidateAfterRemember(store, m.topic, { env: ctx.env });
+        return structured({ id: m.id, topic: m.topic, importance: m.importance, ...after });
       }),
   );
 

@@ -258,6 +258,57 @@ describe('rlm decay / restore / consolidate', () => {
     });
   });
 
+  it('--auto-consolidate checks its spec when saved and keeps a model file absolute', async () => {
+    const dir = tempDir();
+    const store = path.join(dir, 'store');
+    const remember = (text: string, spec: string) =>
+      cli(['remember', text, '--topic', 'cats', '--auto-consolidate', spec, '--store', store], { cwd: dir });
+    const bogus = await remember('cat zero', 'bogus');
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toMatch(/^rlm: unknown model spec "bogus"/);
+    const missing = await remember('cat zero', 'scripted:nope.json');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      `--auto-consolidate scripted:nope.json: ${path.join(dir, 'nope.json')} does not exist`,
+    );
+    writeFileSync(
+      path.join(dir, 'summ.json'),
+      JSON.stringify({ rules: [{ reply: 'two notes about cats' }] }),
+    );
+    const saved = await remember('cat one', 'scripted:summ.json');
+    expect(saved.code, saved.stderr).toBe(0);
+    // Nothing was stored by the refused ones: the threshold of 2 is passed by the third memory.
+    expect((await cli(['decay', '--consolidate-threshold', '2', '--store', store])).code).toBe(0);
+    // Used from another folder, the relative name given still names the same file.
+    const elsewhere = tempDir();
+    await cli(['remember', 'cat two', '--topic', 'cats', '--store', store], { cwd: elsewhere });
+    const second = await cli(['remember', 'cat three', '--topic', 'cats', '--store', store, '--json'], {
+      cwd: elsewhere,
+    });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.json<{ consolidated: { text: string } }>().consolidated.text).toBe('two notes about cats');
+  });
+
+  it('keeps the memory when automatic consolidation fails, saying so: exit 0, consolidationError', async () => {
+    const dir = tempDir();
+    const store = path.join(dir, 'store');
+    const rules = path.join(dir, 'rules.json');
+    // A model whose one rule never matches: it has no reply to give.
+    writeFileSync(rules, JSON.stringify({ rules: [{ match: 'no such prompt', reply: 'x' }] }));
+    const first = ['remember', 'cat one', '--topic', 'cats', '--consolidate-threshold', '2'];
+    await cli([...first, '--auto-consolidate', `scripted:${rules}`, '--store', store]);
+    await cli(['remember', 'cat two', '--topic', 'cats', '--store', store]);
+    const second = await cli(['remember', 'cat three', '--topic', 'cats', '--store', store, '--json']);
+    expect(second.code, second.stderr).toBe(0);
+    const out = second.json<{ id: string; consolidationError: { code: string; message: string } }>();
+    expect(out.consolidationError.code).toBe('SCRIPT_EXHAUSTED');
+    expect(second.stderr).toContain(
+      'rlm: warning: automatic consolidation of "cats" failed, the memory is stored',
+    );
+    const topics = await cli(['topics', '--store', store, '--json']);
+    expect(topics.json()).toEqual({ topics: [{ topic: 'cats', memories: 3, archived: 0 }] });
+  });
+
   it('--help of each command names its flags', async () => {
     for (const [cmd, flag] of [
       ['remember', '--importance'],

@@ -117,3 +117,28 @@ describe('memory tools', () => {
     expect(readdirSync(join(dir, 'store')).some((f) => f.startsWith('memories-'))).toBe(false);
   });
 });
+
+describe('rlm_remember with automatic consolidation that fails', () => {
+  it('stores the memory once and says why consolidation failed, not an error a client would retry', async () => {
+    const c = await connect({ cwd: tempDir('rlm-mcp-autofail-'), env: {}, allowScriptedModels: true });
+    try {
+      const store = await c.ctx.stores.get('store', { create: true });
+      // A model that cannot be built where the server runs: no key in its environment.
+      await store.configureMemory({ consolidateThreshold: 2, autoConsolidate: 'anthropic:some-model' });
+      for (const text of ['cat one', 'cat two'])
+        await c.call('rlm_remember', { text, topic: 'cats', store: 'store' });
+      const r = await c.call('rlm_remember', { text: 'cat three', topic: 'cats', store: 'store' });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      expect(r.structuredContent).toMatchObject({
+        topic: 'cats',
+        consolidationError: {
+          code: 'BAD_INPUT',
+          message: expect.stringContaining('ANTHROPIC_API_KEY is not set'),
+        },
+      });
+      expect((await store.topics()).find((t) => t.topic === 'cats')?.memories).toBe(3);
+    } finally {
+      await c.close();
+    }
+  });
+});
