@@ -15,11 +15,6 @@ export { corrupt };
 /** Bytes gathered before one write when the data comes in pieces. */
 const WRITE_BUFFER_BYTES = 256 * 1024;
 
-/**
- * Writes `data` to `file` atomically and durably (temp file + fsync + rename + fsync of the folder).
- * `data` may be an iterable of string pieces (see memory/json-pieces.ts), written through one small
- * buffer, so a big file is never held whole in memory.
- */
 /** The name a file is written under before its rename over `file` (this process's, never reused). */
 export function tempPathFor(file: string): string {
   return `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -30,19 +25,28 @@ export function isTempName(name: string): boolean {
   return /\.tmp-\d+-[0-9a-f]+$/.test(name);
 }
 
+/**
+ * Writes `data` to `file` atomically and durably (temp file + fsync + rename + fsync of the folder).
+ * `data` may be an iterable of string pieces (see memory/json-pieces.ts), written through one small
+ * buffer, so a big file is never held whole in memory. The file gets `mode` (default 0644, less the
+ * umask).
+ */
 export async function writeFileAtomic(
   file: string,
   data: string | Uint8Array | Iterable<string | Uint8Array>,
+  mode?: number,
 ): Promise<void> {
   const tmp = tempPathFor(file);
   const handle = await fs
-    .open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644)
+    .open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode ?? 0o644)
     .catch((err: NodeJS.ErrnoException) => {
       // The temp file is this function's own: a failure to make it (no such folder, no permission) is
       // told of the file the caller asked for.
       throw Object.assign(err, { path: file, message: err.message.replace(tmp, file) });
     });
   try {
+    // Exactly the mode asked for, whatever the umask.
+    if (mode !== undefined) await handle.chmod(mode);
     if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
     else await writePieces(handle, data);
     await handle.sync();

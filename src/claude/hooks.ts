@@ -86,9 +86,18 @@ function withoutOurs(settings: Json): { settings: Json; removed: number } {
   return { settings: out, removed };
 }
 
+/**
+ * Writes the settings where they live: through a symlink (settings kept with one's dotfiles), keeping the
+ * file's mode (its `env` may hold API keys); a new file is the user's alone.
+ */
 async function writeSettings(file: string, settings: Json): Promise<void> {
-  makeFolderSync(dirname(file));
-  await writeFileAtomic(file, `${JSON.stringify(settings, null, 2)}\n`);
+  const target = await fs.realpath(file).catch(() => file);
+  const mode = await fs.stat(target).then(
+    (s) => s.mode & 0o777,
+    () => 0o600,
+  );
+  makeFolderSync(dirname(target));
+  await writeFileAtomic(target, `${JSON.stringify(settings, null, 2)}\n`, mode);
 }
 
 /** Adds (or updates) our hooks in `file`. Running it twice leaves one hook per event. */

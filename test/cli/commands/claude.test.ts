@@ -1,10 +1,13 @@
 import {
+  chmodSync,
   copyFileSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -283,6 +286,33 @@ describe('rlm claude', () => {
     );
   });
 
+  it('forgets nothing when last segments name several projects, listing them', async () => {
+    const cfg = join(dir, 'two-apps');
+    for (const [cwd, session] of [
+      ['/home/ana/work/app', 'sess-work'],
+      ['/home/ana/play/app', 'sess-play'],
+    ] as const)
+      writeSession(join(cfg, 'projects'), cwd, {
+        session,
+        cwd,
+        exchanges: [
+          { user: 'Why is it slow?', assistant: 'An index was missing.', time: '2026-03-02T09:00:00.000Z' },
+        ],
+      });
+    const copy = join(dir, 'two-apps-store');
+    await cli(['claude', 'ingest', '--store', copy], { env: { CLAUDE_CONFIG_DIR: cfg } });
+    const r = await cli(['claude', 'forget', '--project', 'app', '--store', copy]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "rlm: 'app' matches 2 projects (/home/ana/play/app, /home/ana/work/app); give the one to forget by its path, nothing was deleted [BAD_INPUT]\n",
+    );
+    expect(
+      (await cli(['claude', 'projects', '--store', copy, '--json'])).json<{ projects: unknown[] }>().projects,
+    ).toHaveLength(2);
+    const one = await cli(['claude', 'forget', '--project', 'work/app', '--store', copy, '--json']);
+    expect(one.json()).toMatchObject({ projects: ['/home/ana/work/app'], sessions: 1 });
+  });
+
   it('forgets a project', async () => {
     const copy = join(dir, 'forget-store');
     await cli(['claude', 'ingest', '--store', copy], { env });
@@ -355,6 +385,26 @@ describe('rlm claude', () => {
     expect(hooks.SessionEnd[0].hooks[0].command).toMatch(
       /^exec 3<&0; \{ npx rlm claude ingest --hook --store /,
     );
+  });
+
+  it('keeps the settings file private and writes through a symlink to it (settings kept with dotfiles)', async () => {
+    const dotfiles = join(dir, 'dotfiles');
+    mkdirSync(dotfiles, { recursive: true });
+    const real = join(dotfiles, 'claude-settings.json');
+    writeFileSync(real, JSON.stringify({ env: { ANTHROPIC_API_KEY: 'sk-secret' } }));
+    chmodSync(real, 0o600);
+    const link = join(dir, 'linked-settings.json');
+    symlinkSync(real, link);
+    for (const verb of ['install', 'remove']) {
+      const r = await cli(['claude', 'hooks', verb, '--settings', link, '--store', store]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(lstatSync(link).isSymbolicLink(), verb).toBe(true);
+      expect(statSync(real).mode & 0o777, verb).toBe(0o600);
+    }
+    expect(JSON.parse(readFileSync(real, 'utf8'))).toEqual({ env: { ANTHROPIC_API_KEY: 'sk-secret' } });
+    const fresh = join(dir, 'fresh-settings.json');
+    expect((await cli(['claude', 'hooks', 'install', '--settings', fresh, '--store', store])).code).toBe(0);
+    expect(statSync(fresh).mode & 0o777).toBe(0o600);
   });
 
   it('refuses to touch a settings file that is not valid JSON', async () => {
