@@ -45,5 +45,12 @@ export const FORBIDDEN_GLOBALS = [
   'BigUint64Array',
 ] as const;
 
-/** Also deleted from the isolate (validation has dedicated rules for them). */
-export const REMOVED_GLOBALS = [...FORBIDDEN_GLOBALS, 'eval', 'Function'] as const;
+/**
+ * Also deleted from the isolate: `eval` and `Function` (validation has dedicated rules for them), and
+ * `gc`, which V8 puts on every context of a process started with --expose-gc: `gc({execution: 'async'})`
+ * settles from a task after the block has ended, so its callbacks would run between blocks, outside any
+ * time limit. The isolate process is started without it (process/held-docs.ts); V8's `gc` cannot be
+ * deleted, so were it there again, no session would start. Not rejected by validation: a variable may be
+ * called `gc`.
+ */
+export const REMOVED_GLOBALS = [...FORBIDDEN_GLOBALS, 'eval', 'Function', 'gc'] as const;

@@ -8,6 +8,8 @@
  * A block whose bytes the host could not read whole (a file changed as it read it: `docsRead` false) is
  * dropped, and an `open` naming one of its documents fails.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import ivm from 'isolated-vm';
 import { DocReader } from './doc-pipe.ts';
 import type { ToChild } from './protocol.ts';
@@ -40,12 +42,29 @@ export interface Documents {
 }
 
 /**
- * Characters from which a block's received bytes and decoded text are collected at once (the process
- * runs with --expose-gc; the isolate has its own global, without `gc`). Otherwise the bytes, the text
- * and the copy would all be held at the peak, three times the block.
+ * Characters from which a block's received bytes and decoded text are collected at once. Otherwise the
+ * bytes, the text and the copy would all be held at the peak, three times the block.
  */
 const COLLECT_FROM_CHARS = 8 << 20;
-const collect = (globalThis as { gc?: () => void }).gc;
+const collect = processGc();
+
+/**
+ * V8's `gc` for this process's own use, taken from a context made while the flag is on and turned off
+ * again at once: with --expose-gc for the whole process, V8 would put a `gc` no one can delete on every
+ * isolate's global, and `gc({execution: 'async'})` lets the model's code run after its block has ended,
+ * outside any time limit. Undefined where V8 refuses.
+ */
+function processGc(): (() => void) | undefined {
+  try {
+    setFlagsFromString('--expose-gc');
+    const gc: unknown = runInNewContext('gc');
+    return typeof gc === 'function' ? (gc as () => void) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    setFlagsFromString('--no-expose-gc');
+  }
+}
 
 export class HeldDocuments {
   readonly #blocks = new Map<string, Block>();

@@ -104,8 +104,9 @@ export class IsolateProcess {
 
   constructor() {
     this.child = fork(CHILD_PATH, [String(spareMemoryMb)], {
-      // --expose-gc: the process frees a big context document's transfer buffers at once (child.ts).
-      execArgv: ['--no-node-snapshot', '--expose-gc'],
+      // No --expose-gc: it would put `gc` on every isolate's global (held-docs.ts takes one for the
+      // process alone).
+      execArgv: ['--no-node-snapshot'],
       // Nothing of the host's environment (keys, tokens) goes to a process that runs model code. Only
       // glibc's huge pages for big allocations: a context document is received, decoded and copied into
       // fresh memory, and a VM can take 15 µs per 4 KiB page touched the first time (100 MB: 0.45 s of
