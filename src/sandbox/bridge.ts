@@ -56,6 +56,12 @@ const MAX_SCHEMA_TEXT = 64 * 1024;
 const MAX_QUERY_CHARS = 10_000;
 /** Longest grep pattern the host will parse (about 70 ms for the slowest unicode classes). */
 const MAX_GREP_PATTERN_CHARS = 4096;
+/** Items of one batched sub-call (prelude/sub-calls.ts says so to the model first). */
+const MAX_BATCH_ITEMS = 10_000;
+/** Longest text one peek returns when the host serves it (as long as encode takes one string). */
+const MAX_PEEK_CHARS = 16 * 1024 * 1024;
+/** Names in one `document` filter: more than a filter needs, and a bound on the host's work for one. */
+const MAX_DOCUMENT_NAMES = 100_000;
 
 /** One line, no paths, bounded: what the model may learn from a host failure. */
 export function modelMessage(op: string, err: unknown): string {
@@ -201,6 +207,9 @@ export class HostBridge {
       case 'llm_batched':
       case 'rlm_batched': {
         const kind = op === 'rlm_batched' ? 'rlm' : 'llm';
+        // As the prelude bounds it (prelude/sub-calls.ts), checked again here.
+        if (Array.isArray(p.items) && p.items.length > MAX_BATCH_ITEMS)
+          throw new HostCallError(`at most ${MAX_BATCH_ITEMS} items in one batch`);
         const items = Array.isArray(p.items)
           ? p.items.map((x, i) => subCallItem(x, `item ${i}: prompt`))
           : [];
@@ -315,6 +324,13 @@ export class HostBridge {
       if (this.opts.contextMode === 'none') throw new HostCallError('no context is loaded');
       const start = int(p.start, 0);
       const end = int(p.end, start + 2000);
+      const lengths = files === null ? docs.map((d) => d.length) : files.map((f) => f.text.chars);
+      const [s, e] = clamp(
+        lengths.reduce((n, l, i) => n + l + (i > 0 ? 1 : 0), 0),
+        start,
+        end,
+      );
+      checkPeekSize(e - s);
       return files === null ? sliceDocuments(docs, start, end) : sliceFiles(files, start, end);
     }
     const id = str(p.id, 'id');
@@ -324,6 +340,7 @@ export class HostBridge {
     if (at >= 0 && at < (files ?? docs).length) {
       const text = files === null ? docs[at]! : await files[at]!.text.string();
       const [s, e] = clamp(text.length, int(p.start, 0), int(p.end, text.length));
+      checkPeekSize(e - s);
       return text.slice(s, e);
     }
     if (!this.opts.host.store) throw new HostCallError(`no chunk with id ${id}`);
@@ -335,6 +352,7 @@ export class HostBridge {
     const target = await readTarget(store, id, range);
     if (!target) throw unknownIdError(id);
     if (target.kind === 'document') {
+      checkPeekSize(target.read.text.length);
       touchDocument(store, target.read);
       return target.read.text;
     }
@@ -422,6 +440,10 @@ export class HostBridge {
    * paths a store's files were ingested from. A name nothing answers to is an error, not "no matches".
    */
   private async documentIds(names: string[]): Promise<string[]> {
+    if (names.length > MAX_DOCUMENT_NAMES)
+      throw new HostCallError(
+        `document names at most ${MAX_DOCUMENT_NAMES.toLocaleString('en-US')} documents (got ${names.length.toLocaleString('en-US')}); leave it out to search them all`,
+      );
     const ids = new Set<string>();
     const byPath = new Map<string, string[]>();
     const add = (path: string | null, id: string) => {
@@ -451,15 +473,22 @@ export class HostBridge {
         add(d.path, d.id);
       }
     }
-    return names.flatMap((name) => {
-      // A file stored in parts is one document to the model: its first part's id brings the others.
-      if (ids.has(name)) return [name, ...[...ids].filter((id) => id !== name && fileIdOf(id) === name)];
-      const found = byPath.get(name);
-      if (found !== undefined) return found;
-      throw new HostCallError(
-        `no document ${JSON.stringify(name)}; list_documents() shows every id and path`,
-      );
-    });
+    // A file stored in parts is one document to the model: its first part's id brings the others.
+    const laterParts = new Map<string, string[]>();
+    for (const id of ids) {
+      const file = fileIdOf(id);
+      if (file !== id) laterParts.set(file, [...(laterParts.get(file) ?? []), id]);
+    }
+    const out = new Set<string>();
+    for (const name of new Set(names)) {
+      const found = ids.has(name) ? [name, ...(laterParts.get(name) ?? [])] : byPath.get(name);
+      if (found === undefined)
+        throw new HostCallError(
+          `no document ${JSON.stringify(name)}; list_documents() shows every id and path`,
+        );
+      for (const id of found) out.add(id);
+    }
+    return [...out];
   }
 
   /** Each document's shown path (list_documents) by id; --context files' without their index. */
@@ -488,6 +517,17 @@ const LIMIT_ADVICE: Record<string, string> = {
   neighbors: "keep the results in variables; get_chunk(id) gives a chunk's start and end in its document",
 };
 /** An id that names nothing, with the forms accepted and where the model finds them. */
+/**
+ * Refuses a peek longer than {@link MAX_PEEK_CHARS}: served by the host (a context too big for the
+ * isolate, a store's document), it is built and sent whole, and an isolate could not hold it anyway.
+ */
+function checkPeekSize(chars: number): void {
+  if (chars > MAX_PEEK_CHARS)
+    throw new HostCallError(
+      `peek returns at most ${MAX_PEEK_CHARS.toLocaleString('en-US')} characters at once (this asks for ${chars.toLocaleString('en-US')}); read it in slices, or grep it`,
+    );
+}
+
 function unknownIdError(id: string): HostCallError {
   return new HostCallError(
     `no chunk or document with id ${id} (a chunk id DOCUMENT:N from search_chunks or grep, or a document id from list_documents)`,

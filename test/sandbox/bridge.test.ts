@@ -87,3 +87,36 @@ describe('a store built on first use', () => {
     expect((await call('peek', { id: 'a:1' })).value).toBe('Second chunk mentions the harbour.');
   });
 });
+
+describe('bounds on what one call makes the host do', () => {
+  const bridgeOver = (documents: string[]) => {
+    const bridge = new HostBridge({ host: {}, documents, contextMode: 'host', maxHostCalls: 10 });
+    bridge.begin();
+    return async (op: string, payload: unknown) =>
+      JSON.parse(await bridge.handle(JSON.stringify([op, payload]))) as {
+        ok: boolean;
+        value: unknown;
+        error?: string;
+      };
+  };
+
+  it('peek of a context the host serves returns at most 16 Mi characters at once; a bigger slice is refused', async () => {
+    const big = 'a'.repeat(16 * 1024 * 1024 + 10);
+    const call = bridgeOver([big]);
+    expect((await call('peek', { start: 0, end: 1e12 })).error).toBe(
+      'peek: peek returns at most 16,777,216 characters at once (this asks for 16,777,226); read it in slices, or grep it',
+    );
+    expect((await call('peek', { id: 'doc:0' })).ok).toBe(false);
+    expect(((await call('peek', { start: 10, end: 16 * 1024 * 1024 + 10 })).value as string).length).toBe(
+      16 * 1024 * 1024,
+    );
+    // A small context asked for far past its end is served whole, as before.
+    expect((await bridgeOver(['abc'])('peek', { start: 0, end: 1e12 })).value).toBe('abc');
+  });
+
+  it('takes a batch of at most 10,000 sub-calls', async () => {
+    const call = bridgeOver(['abc']);
+    const r = await call('llm_batched', { items: new Array(10_001).fill({ prompt: 'x' }) });
+    expect(r.error).toBe('llm_query_batched: at most 10000 items in one batch');
+  });
+});

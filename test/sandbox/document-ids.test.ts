@@ -139,6 +139,13 @@ describe('document ids over a store', () => {
       ),
     ).toEqual([[base, text.indexOf('zebra crossed')]]);
     expect(await value(sb, `peek('${base}').length`)).toBe(text.length);
+    // A name given many times is one; a filter of more names than any store needs is refused (the
+    // host's work for one call is bounded).
+    expect(
+      await value(sb, `grep('zebra crossed', { document: new Array(50000).fill('${base}') }).length`),
+    ).toBe(1);
+    const tooMany = await sb.run(`search_chunks('zebra', { document: new Array(100001).fill('${base}') })`);
+    expect(tooMany.error?.message).toContain('document names at most 100,000 documents (got 100,001)');
     // The prompt counts documents as list_documents() does.
     const loaded = await loadInput({ question: 'q', store }, 1_000_000);
     expect(loaded.shape).toMatchObject({ documents: 2, chunks: chunks + 1 });

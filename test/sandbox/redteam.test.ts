@@ -359,6 +359,15 @@ describe('validation bypasses are still contained', () => {
   });
 });
 
+describe('bounded host work', () => {
+  it('refuses a batch of more than 10,000 sub-calls in the block, before the host builds an answer for each', async () => {
+    const r = await run(`llm_query_batched(new Array(1200000).fill('a'))`, await freshSandbox());
+    expect(r.error?.message).toContain(
+      'RangeError: llm_query_batched takes at most 10000 items at once (got 1200000); send fewer',
+    );
+  });
+});
+
 describe('the host keeps answering', () => {
   it('runs a normal block after all the above', async () => {
     const r = await run('const fine = llm_query("ok?")\nprint(fine, context.length)');

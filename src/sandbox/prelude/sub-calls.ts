@@ -9,6 +9,7 @@ import { answerText } from './final.ts';
 import { hostCall } from './host-call.ts';
 import {
   $Error,
+  $RangeError,
   $TypeError,
   defineProperty,
   descriptor,
@@ -19,6 +20,9 @@ import {
 } from './intrinsics.ts';
 import { write } from './output.ts';
 import { sessionConfig } from './session-state.ts';
+
+/** Items of one batched call: far more than a run's sub-call budget (500 by default) allows. */
+const MAX_BATCH_ITEMS = 10000;
 
 /** One sub-call as the host receives it. */
 interface SubCallItem {
@@ -98,6 +102,11 @@ function batched(op: string, fn: string, items: unknown): unknown {
   if (!sessionConfig().llm) throw new $Error(fn + ' ' + unavailable);
   if (!isArray(items))
     throw new $TypeError(fn + ' takes an array of prompts or {prompt, context?, model?, schema?} objects');
+  // The host answers every item, each past the sub-call budget with an error: a bound on that work.
+  if (items.length > MAX_BATCH_ITEMS)
+    throw new $RangeError(
+      fn + ' takes at most ' + MAX_BATCH_ITEMS + ' items at once (got ' + items.length + '); send fewer',
+    );
   const list: SubCallItem[] = [];
   for (let i = 0; i < items.length; i++) list[i] = subCallItem(items[i], fn, 'item ' + i);
   const r = hostCall(op, { items: list }) as { values: unknown[]; errors: unknown[] };
