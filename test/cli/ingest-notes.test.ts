@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp.ts';
@@ -46,5 +46,26 @@ describe('rlm ingest notes', () => {
     expect(lines.every((l) => /^rlm: note: .*img\d\.png: binary file \(\.png\) skipped$/.test(l))).toBe(true);
     // a.md, draft.md, build.log, .gitignore and node_modules/x/i.js
     expect(r.stdout).toMatch(/^5 added/);
+  });
+});
+
+describe('rlm ingest of nothing readable', () => {
+  it('exits 2 saying so, and leaves no store it made; into a store that holds documents it is 0 added', async () => {
+    const root = folder();
+    mkdirSync(path.join(root, 'empty'));
+    writeFileSync(path.join(root, 'blob.bin'), Buffer.from([0, 1, 2, 0, 255, 0]));
+    for (const what of ['empty', 'blob.bin']) {
+      const r = await cli(['ingest', what, '--store', 'fresh'], { cwd: root });
+      expect(r.code, what).toBe(2);
+      expect(r.stderr, what).toContain(
+        `rlm: nothing to ingest: no text could be read from ${path.join(root, what)}`,
+      );
+      expect(r.stderr, what).toMatch(/nothing was stored \[BAD_INPUT\]\n$/);
+      expect(existsSync(path.join(root, 'fresh')), what).toBe(false);
+    }
+    expect((await cli(['ingest', 'docs', '--store', 'full'], { cwd: root })).code).toBe(0);
+    const into = await cli(['ingest', 'empty', '--store', 'full'], { cwd: root });
+    expect(into.code, into.stderr).toBe(0);
+    expect(into.stdout).toMatch(/^0 added/);
   });
 });

@@ -110,6 +110,13 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
         writeNotes(report, values.verbose === true, io);
         for (const w of report.warnings ?? []) writeWarning(io, w);
         const { removed } = report;
+        // Nothing readable into a store that holds nothing: a usage error, and a store this command
+        // made goes again (withStore), as after any failure.
+        if (report.documents === 0 && report.added === 0 && removed === 0)
+          throw new RlmError(
+            'BAD_INPUT',
+            `nothing to ingest: no text could be read from ${paths.length === 1 ? paths[0] : `the ${paths.length} paths given`}${report.notes.length > 0 ? ' (the notes above say why)' : ''}; nothing was stored`,
+          );
         if (values.json) {
           const { documents, chunks, links, tokens, added, updated, skipped, elapsedMs } = report;
           writeJson(io, { documents, chunks, links, tokens, added, updated, skipped, removed, elapsedMs });
