@@ -5,11 +5,13 @@
  */
 
 /**
- * Paths: absolute (POSIX or Windows) with at least two segments, or starting with `~/`, `./` or `../`.
- * A single absolute segment (`/x`) is left alone, as it is more often a fraction or a ratio.
+ * Paths: absolute with at least two segments (POSIX `/a/b`, Windows `C:\a\b`, UNC `\\host\share`),
+ * or starting with `~/`, `./` or `../`. An absolute path starts where no word, dot or separator comes
+ * before it: `read/write/exec` is words, and the `\n\n--` of escaped text is no Windows path. A single
+ * absolute segment (`/x`) is left alone, as it is more often a fraction or a ratio.
  */
 const HOST_PATH =
-  /(?:(?<!\w)[A-Za-z]:)?(?:[\\/][\w.@+~-]+){2,}[\\/]?|(?<![\w.])(?:~|\.\.?)(?:[\\/][\w.@+~-]+)+[\\/]?/g;
+  /(?<![\w.\\/])(?:[A-Za-z]:[\\/]|\\\\|\/)[\w.@+~-]+(?:[\\/][\w.@+~-]+)+[\\/]?|(?<![\w.])(?:~|\.\.?)(?:[\\/][\w.@+~-]+)+[\\/]?/g;
 
 /**
  * `text` with the `known` host strings replaced by what model code may see (longest first: a model

@@ -14,9 +14,13 @@ describe('withoutHostPaths', () => {
     }
   });
 
-  it('leaves ordinary text alone: ratios, versions, a lone slash', () => {
+  it('leaves ordinary text alone: ratios, versions, a lone slash, words with slashes, escaped line ends', () => {
     const text = 'limit 1/2 of v1.2.3, and/or 3 km/h; a /tmp alone; e.g. x./y';
     expect(withoutHostPaths(text)).toBe(text);
+    // A prompt quoted in a sub-call's error, as JSON: its words and its escapes stay as they are.
+    const quoted = JSON.stringify('allow read/write/exec on it.\n\n--- then this');
+    expect(withoutHostPaths(`no rule matches ${quoted}`)).toBe(`no rule matches ${quoted}`);
+    expect(withoutHostPaths('see \\\\server\\share\\x and /srv/a')).toBe('see <path> and <path>');
   });
 
   it('puts what model code may see in place of the known host strings, longest first', () => {
