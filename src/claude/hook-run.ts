@@ -81,6 +81,11 @@ export function note(log: string, line: string): void {
   }
 }
 
+/**
+ * The hook input's text: up to the end of stdin, or as soon as it is one whole JSON object (a host that
+ * keeps stdin open after writing must not hold the hook), or the failure after INPUT_WAIT_MS. Reading
+ * stops there: stdin is let go of, so the process can exit whatever the other end does.
+ */
 function readInput(stdin: NodeJS.ReadableStream): Promise<string> {
   return new Promise((done, fail) => {
     let text = '';
@@ -90,11 +95,14 @@ function readInput(stdin: NodeJS.ReadableStream): Promise<string> {
       stdin.removeListener('data', onData);
       stdin.removeListener('end', onEnd);
       stdin.removeListener('error', onError);
+      stdin.pause();
+      (stdin as { destroy?: () => void }).destroy?.();
       then();
     };
     const onData = (chunk: Buffer | string) => {
       text += String(chunk);
       if (text.length > MAX_INPUT) finish(() => fail(new Error('hook input is too large')));
+      else if (wholeObject(text)) finish(() => done(text));
     };
     const onEnd = () => finish(() => done(text));
     const onError = (err: Error) => finish(() => fail(err));
@@ -102,4 +110,15 @@ function readInput(stdin: NodeJS.ReadableStream): Promise<string> {
     stdin.on('end', onEnd);
     stdin.on('error', onError);
   });
+}
+
+/** Whether `text` is one whole JSON object already (more may never come). */
+function wholeObject(text: string): boolean {
+  if (!text.trimEnd().endsWith('}')) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
