@@ -88,7 +88,12 @@ export function describeContext(shape: ContextShape): string {
 
 /** What reading the paths did not take in, so the model knows the context is not the whole folder. */
 function leftOut(out: LeftOut | undefined): string {
-  if (out === undefined) return '';
+  const what = out === undefined ? '' : describeLeftOut(out);
+  return what === '' ? '' : ` Left out of the context: ${what}.`;
+}
+
+/** What reading the paths left out, as a list (the prompt says it to the model, `rlm answer` to the user). */
+export function describeLeftOut(out: LeftOut): string {
   const parts: string[] = [];
   const files = (n: number, what: string, examples: string[]) =>
     `${fmt(n)} ${what} file${n === 1 ? '' : 's'}${examples.length > 0 ? ` (${examples.join(', ')}${n > examples.length ? ', ...' : ''})` : ''}`;
@@ -97,7 +102,7 @@ function leftOut(out: LeftOut | undefined): string {
   if (out.hidden > 0) parts.push(`${fmt(out.hidden)} hidden path${out.hidden === 1 ? '' : 's'}`);
   if (out.ignored > 0) parts.push(`${fmt(out.ignored)} ignored (.gitignore, node_modules)`);
   if (out.excluded > 0) parts.push(`${fmt(out.excluded)} excluded`);
-  return parts.length === 0 ? '' : ` Left out of the context: ${parts.join(', ')}.`;
+  return parts.join(', ');
 }
 
 /** A fence line inside sampled text would close the prompt's own fence early. */

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp.ts';
@@ -111,6 +111,28 @@ describe('rlm answer', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('4817263\n');
     expect(r.stderr).toMatch(/^rlm: final · 1 iteration · 0 sub-calls/);
+  });
+
+  it('says on stderr what a folder given as --context left out, as the model is told', async () => {
+    const { root, rulesFile } = setup(SOLVER);
+    const folder = path.join(root, 'folder');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 'haystack.txt'), 'The magic number is 4817263\n');
+    writeFileSync(path.join(folder, 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]));
+    writeFileSync(path.join(folder, '.hidden.md'), 'not read');
+    const r = await cli([
+      'answer',
+      'What is the magic number?',
+      '--context',
+      folder,
+      '--model',
+      `scripted:${rulesFile}`,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('4817263\n');
+    expect(r.stderr).toMatch(
+      /^rlm: note: left out of the context: 1 binary file \(image\.png\), 1 hidden path\n/,
+    );
   });
 
   it('exits 1 with the best partial answer when the iterations run out', async () => {

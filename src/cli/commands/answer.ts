@@ -3,6 +3,7 @@ import path from 'node:path';
 import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
+import { describeLeftOut } from '../../prompts/build.ts';
 import type { Model } from '../../runtime/model.ts';
 import { checkLimit, type LimitName } from '../../runtime/option-schema.ts';
 import { resolveOptions } from '../../runtime/options.ts';
@@ -131,7 +132,14 @@ export default async function answer(argv: string[], io: CliIO): Promise<number>
       ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
       ...(values.trace ? { trace: path.resolve(io.cwd, values.trace) } : {}),
       ...(traceLevel === undefined ? {} : { traceLevel: traceLevel as TraceLevel }),
-      onEvent: (e: TraceEvent) => status.event(e),
+      onEvent: (e: TraceEvent) => {
+        // What the folder's reading left out, which the model is told: the user is told too.
+        if (e.type === 'run_start' && e.depth === 0 && e.context.leftOut)
+          io.stderr.write(
+            `rlm: note: left out of the context: ${shown(io.stderr, describeLeftOut(e.context.leftOut), true)}\n`,
+          );
+        status.event(e);
+      },
       signal: controller.signal,
     });
     traceFile = rlm.options.trace === undefined ? undefined : path.resolve(io.cwd, rlm.options.trace);
