@@ -54,6 +54,11 @@ const GREP_DEFAULT_LIMIT = 100;
 const MAX_SCHEMA_TEXT = 64 * 1024;
 /** Longest search query (its analysis runs on the host's main thread, linear in its words). */
 const MAX_QUERY_CHARS = 10_000;
+/**
+ * Words in one search query: each costs the host's main thread up to half a millisecond (typo
+ * expansion of an unknown word), and a block may search a thousand times.
+ */
+const MAX_QUERY_WORDS = 200;
 /** Longest grep pattern the host will parse (about 70 ms for the slowest unicode classes). */
 const MAX_GREP_PATTERN_CHARS = 4096;
 /** Items of one batched sub-call (prelude/sub-calls.ts says so to the model first). */
@@ -254,6 +259,11 @@ export class HostBridge {
         // Analysed on the host's main thread (typo expansion per unknown word): keep it a query.
         if (query.length > MAX_QUERY_CHARS)
           throw new HostCallError(`the query is ${query.length} characters; at most ${MAX_QUERY_CHARS}`);
+        const words = query.split(/\s+/).filter(Boolean).length;
+        if (words > MAX_QUERY_WORDS)
+          throw new HostCallError(
+            `the query has ${words} words; at most ${MAX_QUERY_WORDS}: give the words that matter (grep finds exact text)`,
+          );
         const store = await this.store();
         const hits = await store.search(query, opts);
         const paths = await this.pathMap();

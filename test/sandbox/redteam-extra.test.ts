@@ -162,6 +162,12 @@ describe('host-side grep is bounded whatever the model asks', () => {
     const sb = await sandbox({ store });
     const r = await within(sb, "search_chunks('harbour '.repeat(300000))");
     expect(r.error?.message).toMatch(/search_chunks: the query is 2400000 characters; at most 10000/);
+    // Short words, many of them, cost as much: at most 200.
+    const words = await within(
+      sb,
+      "search_chunks(Array.from({ length: 1200 }, (_, i) => 'w' + i).join(' '))",
+    );
+    expect(words.error?.message).toMatch(/search_chunks: the query has 1200 words; at most 200/);
     expect(store.searches).toEqual([]);
   });
 
