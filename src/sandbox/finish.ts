@@ -88,6 +88,9 @@ function envelopeOf(value: string): Envelope {
   }
 }
 
+/** isolated-vm's word for an isolate it disposed for its memory limit. */
+const MEMORY_DISPOSED = /^Isolate was disposed during execution due to memory limit/;
+
 export async function finishBlock(
   outcome: Outcome,
   stopped: Stopped | null,
@@ -114,6 +117,14 @@ export async function finishBlock(
 
   if (reply.kind === 'compileError') {
     const err = Object.assign(new Error(reply.message), { name: reply.name });
+    // Disposed for its memory limit before the block could start: by what earlier blocks keep, or by a
+    // step of the last one that passed the limit as it ended.
+    if (MEMORY_DISPOSED.test(reply.message))
+      return fatal(
+        'MEMORY_LIMIT',
+        `memory limit of ${run.memoryMb} MB reached before this block could start (by what earlier blocks keep in variables)`,
+        true,
+      );
     if (reply.disposed) return fatal('RUNTIME', 'the sandbox stopped unexpectedly', false);
     return blockResult(run, 0, {
       stdout: notice,
@@ -157,7 +168,7 @@ export async function finishBlock(
 
   // isolated-vm's own failures, told apart by their exact wording.
   const message = reply.message;
-  if (/^Isolate was disposed during execution due to memory limit/.test(message)) {
+  if (MEMORY_DISPOSED.test(message)) {
     return fatal('MEMORY_LIMIT', `memory limit of ${run.memoryMb} MB reached`, true);
   }
   if (

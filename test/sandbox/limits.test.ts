@@ -186,6 +186,21 @@ describe('memory limit', () => {
     expect(next).toMatchObject({ ok: true, stdout: '"undefined 2"\n' });
   });
 
+  it('says MEMORY_LIMIT when what earlier blocks keep passed the limit before a block could start', async () => {
+    const sb = await sandbox({}, { memoryMb: 128 });
+    expect((await sb.run('const m = new Map(); for (let i = 0; i < 1e6; i++) m.set(i, "v" + i);')).ok).toBe(
+      true,
+    );
+    // It ends well, most often, leaving the heap over its limit: isolated-vm disposes of the isolate
+    // afterwards, and the next block finds it gone. Either way the limit is named, and once.
+    const results = [await sb.run('const a = new Array(16e6); 1'), await sb.run('print(3)')];
+    expect(results.map((r) => r.error?.code ?? 'ok').sort()).toEqual(['MEMORY_LIMIT', 'ok']);
+    const r = results.find((x) => x.error !== null)!;
+    expect(r.error?.message).toMatch(/^memory limit of 128 MB reached/);
+    expect(r.reset).toBe(true);
+    expect(await sb.run('print(4)')).toMatchObject({ ok: true, stdout: '4\n' });
+  });
+
   it('refuses huge sparse-array and giant-string operations that V8 cannot interrupt', async () => {
     const sb = await sandbox();
     for (const code of [
