@@ -24,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RlmError } from '../../core/errors.ts';
-import { processAlive as alive } from '../../core/process.ts';
+import { processAlive as alive, processStartTicks, sameProcessAlive } from '../../core/process.ts';
 import type { StoreLock } from '../engine/persistence.ts';
 
 export const LOCK_FILE = 'write.lock';
@@ -33,6 +33,8 @@ interface LockInfo {
   pid: number;
   host: string;
   startedAt: string;
+  /** When the owner started, in clock ticks since boot (Linux): tells a pid given again from the owner. */
+  startTicks?: number;
   command?: string;
 }
 
@@ -190,11 +192,13 @@ export function isLeftoverLockFile(name: string): boolean {
 /** Takes the store's write lock or throws STORE_LOCKED. */
 export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<StoreLock> {
   const file = path.join(dir, LOCK_FILE);
+  const startTicks = processStartTicks(process.pid);
   const deadline = Date.now() + (opts.waitMs ?? 0);
   const me: LockInfo = {
     pid: process.pid,
     host: os.hostname(),
     startedAt: new Date().toISOString(),
+    ...(startTicks === undefined ? {} : { startTicks }),
     ...(opts.command ? { command: opts.command } : {}),
   };
   let waited = false;
@@ -217,7 +221,11 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
     const owner = await readLock(file);
     if (owner === null) continue; // released between our attempt and the read
     // pid -2: unreadable but young, so maybe being written; wait for it like a live owner.
-    const stale = owner.host === os.hostname() && owner.pid !== -2 && (owner.pid === -1 || !alive(owner.pid));
+    // A pid given again to a newer process since the lock was taken is no owner either.
+    const stale =
+      owner.host === os.hostname() &&
+      owner.pid !== -2 &&
+      (owner.pid === -1 || !sameProcessAlive(owner.pid, owner.startTicks));
     // A stale lock is removed only under the break lock, and only if it still holds what was read.
     if (stale && breakStale(file, owner.text, me)) continue;
     if (Date.now() < deadline && !waited) {

@@ -7,9 +7,11 @@ import nodeFs, {
   writeFileSync,
 } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { processStartTicks } from '../../../core/process.ts';
 import { acquireLock, isLeftoverLockFile } from '../../../memory/files/lock.ts';
 import { caught } from '../../helpers/errors.ts';
 import { tempDir } from '../../helpers/temp.ts';
@@ -61,6 +63,31 @@ describe('the write lock', () => {
     expect(isLeftoverLockFile('write.lock.stale-999999999-3')).toBe(true);
     expect(isLeftoverLockFile('write.lock')).toBe(false);
     expect(isLeftoverLockFile('documents-00000001.json')).toBe(false);
+  });
+
+  it('takes over a lock whose pid now belongs to a process started after it was taken (a pid given again)', async () => {
+    const dir = tempDir();
+    const lockFile = path.join(dir, 'write.lock');
+    const ticks = processStartTicks(process.pid)!;
+    expect(ticks).toBeGreaterThan(0);
+    const held = (startTicks: number) =>
+      writeFileSync(
+        lockFile,
+        JSON.stringify({
+          pid: process.pid,
+          host: os.hostname(),
+          startedAt: new Date().toISOString(),
+          startTicks,
+        }),
+      );
+    // This pid runs, but not the process that took the lock: that one started at other ticks.
+    held(ticks - 1);
+    const lock = await acquireLock(dir, { command: 'after' });
+    expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toMatchObject({ command: 'after', startTicks: ticks });
+    await lock.release();
+    // Taken by this very process: a live owner, waited for.
+    held(ticks);
+    expect((await caught(acquireLock(dir))).code).toBe('STORE_LOCKED');
   });
 
   it('gives an unreadable lock a grace period: young, it may be being written; old, it is damaged', async () => {
