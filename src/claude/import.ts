@@ -130,14 +130,27 @@ async function* plan(
     const s = stored.get(f.file);
     if (s) folderCwd.set(f.folder, s.project);
   }
+  // A file in the projects folder that holds no session record (empty, or not Claude Code's) is no
+  // session: --session and the hooks refuse one, and a folder's import leaves it out with a note.
+  const notSessions = new Set<string>();
   for (const f of found) {
     if (stored.has(f.file)) continue;
+    if (!(await isSessionFile(f.file))) {
+      notSessions.add(f.file);
+      report.notes.push({
+        path: f.file,
+        note: 'not a Claude Code session (no line is a session record); skipped',
+      });
+      continue;
+    }
     const head: { cwd?: string; session?: string } = await sniff(f.file).catch(() => ({}));
     known.set(f.file, head);
     if (head.cwd && !folderCwd.has(f.folder)) folderCwd.set(f.folder, head.cwd);
   }
+  report.files -= notSessions.size;
   for (const [i, f] of found.entries()) {
     opts.onProgress?.(i, found.length, f.file);
+    if (notSessions.has(f.file)) continue;
     try {
       yield* importFile(f, stored.get(f.file), known.get(f.file), folderCwd, report, opts);
     } catch (err) {
@@ -240,5 +253,15 @@ async function headOf(file: string, bytes: number): Promise<string> {
     return headHash(buf.subarray(0, bytesRead));
   } finally {
     await fh.close();
+  }
+}
+
+/** Whether `file` holds a session record; an unreadable file is left to the import, which notes why. */
+async function isSessionFile(file: string): Promise<boolean> {
+  try {
+    await assertSessionFile(file);
+    return true;
+  } catch (err) {
+    return !/is not a Claude Code session file/.test((err as Error).message);
   }
 }

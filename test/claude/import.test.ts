@@ -293,6 +293,23 @@ describe('importClaude', () => {
     });
   });
 
+  it('leaves out, with a note, files of the projects folder that hold no session record', async () => {
+    const store = new MemoryChunkStore();
+    buildTree();
+    const garbage = join(projects, '-srv-api', 'garbage.jsonl');
+    const empty = join(projects, '-srv-api', 'empty.jsonl');
+    writeFileSync(garbage, '{"hello": "world"}\nnot json\n');
+    writeFileSync(empty, '');
+    const r = await importClaude(store, { projectsDir: projects });
+    expect(r).toMatchObject({ files: 3, imported: 3 });
+    for (const path of [garbage, empty])
+      expect(r.notes).toContainEqual({
+        path,
+        note: 'not a Claude Code session (no line is a session record); skipped',
+      });
+    expect((await timeline(store)).map((s) => s.title)).not.toContain('(no messages)');
+  });
+
   it('treats agent-*.jsonl beside the sessions (older Claude Code) as subagent runs of their session', async () => {
     buildTree();
     writeFileSync(
