@@ -56,6 +56,10 @@ export function headHash(head: Uint8Array): string {
   return createHash('sha1').update(head).digest('hex').slice(0, 16);
 }
 
+/** The times `toISOString` writes with a four-digit year. */
+const MIN_ISO_MS = Date.parse('0000-01-01T00:00:00.000Z');
+const MAX_ISO_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
 /**
  * A time as `toISOString()` writes it (`2026-03-02T10:06:00.000Z`), or undefined when `value` is not one.
  * Session files do not all write times in one form (`10:06:00Z` beside `10:00:00.000Z`), while times
@@ -64,7 +68,9 @@ export function headHash(head: Uint8Array): string {
 export function isoTime(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  // Years 0000-9999 only: outside them toISOString writes `+275760-…` or `-000001-…`, which sort
+  // wrong as strings (no session was written then anyway).
+  return Number.isNaN(ms) || ms < MIN_ISO_MS || ms > MAX_ISO_MS ? undefined : new Date(ms).toISOString();
 }
 
 /** A one-line title: whitespace collapsed, cut at a word near 80 characters. */
@@ -229,9 +235,10 @@ export async function* readSessionParts(
     const time = isoTime(msg.time);
     if (time === undefined) delete msg.time;
     else msg.time = time;
+    // The earliest and latest times, not the first and last lines' (a file may hold them out of order).
     if (msg.time !== undefined) {
-      part.first ??= msg.time;
-      part.last = msg.time;
+      if (part.first === undefined || msg.time < part.first) part.first = msg.time;
+      if (part.last === undefined || msg.time > part.last) part.last = msg.time;
     }
     // Bare tool results are plumbing; an error result still tells something.
     if (msg.toolResultsOnly && !msg.text.includes('[tool error]')) continue;

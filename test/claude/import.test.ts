@@ -409,6 +409,26 @@ describe('importClaude', () => {
     expect(store.documents()).toEqual([]);
   });
 
+  it('takes the earliest and latest times of a session, whatever their order, and leaves out times of no real year', async () => {
+    const folder = join(projects, encodeProject('/srv/odd'));
+    mkdirSync(folder, { recursive: true });
+    writeSession(projects, '/srv/odd', {
+      session: 'sess-odd',
+      cwd: '/srv/odd',
+      exchanges: [
+        { user: 'second question', assistant: 'ok', time: '2026-03-02T11:00:00.000Z' },
+        { user: 'first question', assistant: 'ok', time: '2026-03-02T09:00:00.000Z' },
+        { user: 'bogus clock', assistant: 'ok', time: '+200000-09-13T00:00:00.000Z' },
+        { user: 'before year 0', assistant: 'ok', time: '-000001-01-01T00:00:00.000Z' },
+      ],
+    });
+    const store = new MemoryChunkStore();
+    await importClaude(store, { projectsDir: projects });
+    const [s] = await timeline(store);
+    expect(s!.start).toBe('2026-03-02T09:00:00.000Z');
+    expect(s!.end?.startsWith('2026-03-02T11:00:0')).toBe(true);
+  });
+
   it('keeps every time as toISOString writes it, whatever form the session file used', async () => {
     const folder = join(projects, encodeProject('/srv/tz'));
     mkdirSync(join(folder, 'sess-tz', 'subagents'), { recursive: true });
