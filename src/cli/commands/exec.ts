@@ -147,12 +147,17 @@ function modelHost(
     }
     const asked = schema === undefined ? prompt : structuredPrompt(prompt, schema);
     const content = context === undefined ? asked : `${asked}\n\n${context}`;
-    if (schema === undefined) return ask([{ role: 'user', content }]);
     try {
-      return await askStructured(ask, content, schema);
+      return schema === undefined
+        ? await ask([{ role: 'user', content }])
+        : await askStructured(ask, content, schema);
     } catch (err) {
-      if (!isRlmError(err, 'BAD_OUTPUT')) throw err;
-      return `Error: BAD_OUTPUT: ${err.message}`;
+      // As in a run (runtime/subcalls.ts): a failed sub-call is an answer starting `Error:`, not an
+      // exception, so code tried here behaves as it will under rlm answer.
+      if (isRlmError(err, 'ABORTED')) throw err;
+      return isRlmError(err)
+        ? `Error: ${err.code}: ${err.message}`
+        : `Error: PROVIDER: ${(err as Error).message}`;
     }
   };
   const llmQueryBatched = async (items: SubCallItem[], signal: AbortSignal) => {
