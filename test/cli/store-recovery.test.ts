@@ -139,7 +139,12 @@ describe('rlm repair with unreadable chunks', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/4 documents cannot be kept \(chunks unreadable\); ingest again:\n {2}\//);
     expect(refused.stderr).toContain(path.join(corpus, 'guide.md'));
-    expect(refused.stderr).toMatch(/nothing was changed; run `rlm repair --yes`/);
+    // The command to run again is the one given, with --yes; a dry run drops nothing, so says "would drop".
+    expect(refused.stderr).toContain(`nothing was changed; run \`rlm repair --store ${store} --yes\``);
+    expect(refused.stderr).toMatch(/^- would drop document \S+ \(.*guide\.md\): its chunks are missing$/m);
+    expect(refused.stderr).not.toContain('dropped document');
+    const fromEnv = await cli(['repair'], { env: { RLM_STORE: store } });
+    expect(fromEnv.stderr).toContain('nothing was changed; run `rlm repair --yes`');
 
     const no = await cli(['repair', '--store', store], { tty: true, stdin: 'n\n' });
     expect(no.code).toBe(1);

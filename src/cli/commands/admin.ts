@@ -2,6 +2,7 @@ import path from 'node:path';
 import { keepHeapNearLiveSet } from '../../../core/batch-heap.ts';
 import { isRlmError, RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
+import { shellQuote } from '../../../core/shell.ts';
 import type { DeleteReport } from '../../../memory/engine/memories.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
 import { isPostgresUrl } from '../../../memory/open.ts';
@@ -169,17 +170,33 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
   }).finally(heapSettled);
   if (values.json) writeJson(io, report);
   else {
-    for (const a of report.actions) io.stderr.write(`- ${shown(io.stderr, a, true)}\n`);
+    // Nothing is dropped until confirmed: a refused repair's actions say what it would have done.
+    const said = report.applied ? (a: string) => a : wouldDo;
+    for (const a of report.actions) io.stderr.write(`- ${shown(io.stderr, said(a), true)}\n`);
     if (report.applied)
       io.stdout.write(
         `repaired: ${plural(report.documents, 'document')}, ${plural(report.chunks, 'chunk')}${postgres ? '' : ` in ${plural(report.segments, 'segment')}`}\n`,
       );
   }
   if (!report.applied) {
-    io.stderr.write('rlm: nothing was changed; run `rlm repair --yes` to drop them and repair the rest\n');
+    // The command to run again is the one given, --store and --embedder included, with --yes.
+    const again = [
+      'rlm repair',
+      ...(values.store === undefined ? [] : ['--store', shellQuote(values.store)]),
+      ...(values.embedder === undefined ? [] : ['--embedder', shellQuote(values.embedder)]),
+      '--yes',
+    ].join(' ');
+    io.stderr.write(
+      `rlm: nothing was changed; run \`${shown(io.stderr, again, true)}\` to drop them and repair the rest\n`,
+    );
     return EXIT_FAILURE;
   }
   return EXIT_OK;
+}
+
+/** A repair action as what a dry run would do: `dropped document X` becomes `would drop document X`. */
+function wouldDo(action: string): string {
+  return action.replace(/\bdropped (document|memory) /, 'would drop $1 ');
 }
 
 const LS_HELP = `usage: rlm ls --store DIR [--json]
