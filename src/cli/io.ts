@@ -65,6 +65,19 @@ export function shown(out: { isTTY?: boolean }, text: string, inline = false): s
   return out.isTTY === true ? escapeControls(text, inline) : text;
 }
 
+/**
+ * Writes an error as the contract has it, one line `rlm: MESSAGE [CODE]` on stderr. The message (it may
+ * quote a path, an id, a model's error) is shown as {@link shown} shows it, its line breaks joined.
+ */
+export function writeError(io: Pick<CliIO, 'stderr'>, message: string, code: string): void {
+  io.stderr.write(`rlm: ${shown(io.stderr, oneLine(message), true)} [${code}]\n`);
+}
+
+/** `s` on one line: its line breaks, and the spaces around them, become one space. */
+export function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, ' ');
+}
+
 /** Writes `rlm: warning: MESSAGE` to stderr, the message (it may quote a path or a name) as {@link shown} shows it. */
 export function writeWarning(io: Pick<CliIO, 'stderr'>, message: string): void {
   io.stderr.write(`rlm: warning: ${shown(io.stderr, message, true)}\n`);

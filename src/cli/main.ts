@@ -12,8 +12,10 @@ import {
   EXIT_INTERRUPTED,
   EXIT_OK,
   EXIT_USAGE,
+  oneLine,
   processIO,
   shown,
+  writeError,
 } from './io.ts';
 import { quietConsole } from './quiet-console.ts';
 
@@ -143,6 +145,8 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     return EXIT_USAGE;
   }
   if (name === '--help' || name === '-h' || name === 'help') {
+    // `rlm help answer` is `rlm answer --help`.
+    if (name === 'help' && rest.length > 0) return main([rest[0]!, '--help'], io);
     io.stdout.write(usage());
     return EXIT_OK;
   }
@@ -152,7 +156,9 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   }
   const entry = COMMANDS[name];
   if (!entry) {
-    io.stderr.write(`rlm: unknown command '${shown(io.stderr, name, true)}'\n\n${usage()}`);
+    const near = Object.keys(COMMANDS).find((c) => oneEditApart(c, name));
+    const hint = near === undefined ? ' (rlm --help lists the commands)' : `; did you mean '${near}'?`;
+    writeError(io, `unknown command '${name}'${hint}`, 'BAD_INPUT');
     return EXIT_USAGE;
   }
   const restoreConsole = quietConsole(
@@ -168,6 +174,17 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   }
 }
 
+/** Whether `b` is `a` with one character added, removed, changed, or two neighbours swapped. */
+function oneEditApart(a: string, b: string): boolean {
+  if (a === b || Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  const rest = (x: string, skip: number) => x.slice(i + skip);
+  if (a.length === b.length)
+    return rest(a, 1) === rest(b, 1) || (a[i] === b[i + 1] && a[i + 1] === b[i] && rest(a, 2) === rest(b, 2));
+  return a.length > b.length ? rest(a, 1) === rest(b, 0) : rest(a, 0) === rest(b, 1);
+}
+
 /** Codes that mean the command was asked for something impossible: usage errors, exit 2. */
 const USAGE_CODES = new Set(['BAD_INPUT', 'STORE_MISSING', 'VALIDATION']);
 
@@ -176,30 +193,31 @@ const USAGE_CODES = new Set(['BAD_INPUT', 'STORE_MISSING', 'VALIDATION']);
  * what a store holds (an id typed, a path, a file name from a manifest), so they are shown as data.
  */
 export function reportError(err: unknown, io: CliIO): number {
-  const line = (text: string) => io.stderr.write(`rlm: ${shown(io.stderr, text, true)}\n`);
   if (isRlmError(err)) {
-    line(`${oneLine(err.message)} [${err.code}]`);
+    writeError(io, err.message, err.code);
     if (err.code === 'ABORTED') return EXIT_INTERRUPTED;
     return USAGE_CODES.has(err.code) ? EXIT_USAGE : EXIT_FAILURE;
   }
   const e = err as NodeJS.ErrnoException;
   if (e?.code === 'ENOENT' && e.path) {
-    line(`no such file or directory: ${e.path}`);
+    writeError(io, `no such file or directory: ${e.path}`, 'BAD_INPUT');
     return EXIT_USAGE;
   }
   // A file this user may not read or write: the same error, whichever step met it.
   if ((e?.code === 'EACCES' || e?.code === 'EPERM') && e.path) {
-    line(`${e.path}: permission denied (${e.code}); check its owner and mode (ls -l) [ACCESS_DENIED]`);
+    writeError(
+      io,
+      `${e.path}: permission denied (${e.code}); check its owner and mode (ls -l)`,
+      'ACCESS_DENIED',
+    );
     return EXIT_FAILURE;
   }
+  // Not an RlmError: a bug, which has no code of the contract's to print.
+  const line = (text: string) => io.stderr.write(`rlm: ${shown(io.stderr, text, true)}\n`);
   if (readEnv(io.env).debug) io.stderr.write(`${shown(io.stderr, e?.stack ?? String(err))}\n`);
   const what = e?.code && e.path ? `${e.code}: ${e.path}` : oneLine(e?.message ?? String(err));
   line(`unexpected error: ${what} (RLM_DEBUG=1 shows the stack)`);
   return EXIT_FAILURE;
-}
-
-function oneLine(s: string): string {
-  return s.replace(/\s*\n\s*/g, ' ');
 }
 
 /** Runs the CLI in this process with its arguments and sets the exit code. */

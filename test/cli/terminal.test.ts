@@ -208,9 +208,9 @@ describe('error and status lines', () => {
     const missing = Object.assign(new Error('ENOENT'), { code: 'ENOENT', path: `/no${HOSTILE}` });
     expect(report(missing, true)).toEqual({
       code: 2,
-      stderr: `rlm: no such file or directory: /no${escapeControls(HOSTILE, true)}\n`,
+      stderr: `rlm: no such file or directory: /no${escapeControls(HOSTILE, true)} [BAD_INPUT]\n`,
     });
-    expect(report(missing, false).stderr).toBe(`rlm: no such file or directory: /no${HOSTILE}\n`);
+    expect(report(missing, false).stderr).toBe(`rlm: no such file or directory: /no${HOSTILE} [BAD_INPUT]\n`);
     const odd = report(new TypeError(`bad ${HOSTILE}`), true);
     expect(odd.code).toBe(1);
     expect(rawControls(odd.stderr)).toEqual([]);

@@ -24,7 +24,7 @@ import type { SandboxHost, SubCallItem, SubCallOptions } from '../../sandbox/hos
 import { createSandbox } from '../../sandbox/session.ts';
 import type { BlockError, BlockResult } from '../../sandbox/types.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, readStdin, shown, writeJson } from '../io.ts';
+import { type CliIO, EXIT_FAILURE, EXIT_OK, readStdin, shown, writeError, writeJson } from '../io.ts';
 
 const HELP = `usage: rlm exec [FILE|-] [--context PATH]... [--store DIR] [--model SPEC [--max-output-tokens N]] [--json]
 
@@ -198,12 +198,12 @@ function jsonError(e: BlockError | null, block: SourceBlock): Record<string, unk
   return out;
 }
 
-/** One stderr line: file line and 1-based column, for people and editors. */
-function describe(e: BlockError, block: SourceBlock, index: number, blocks: number): string {
+/** A block's error as an error line: file line and 1-based column, for people and editors. */
+function writeBlockError(io: CliIO, e: BlockError, block: SourceBlock, index: number, blocks: number): void {
   const f = inFile(e, block);
   const where = f.line !== undefined ? ` at ${f.line}:${(f.column ?? 0) + 1}` : '';
   const which = blocks > 1 ? ` (block ${index + 1})` : '';
-  return `rlm exec: ${f.code}${where}${which}: ${f.message}\n`;
+  writeError(io, `exec:${where}${which}: ${f.message}`, f.code);
 }
 
 /**
@@ -277,7 +277,7 @@ async function execute(argv: string[], io: CliIO): Promise<number> {
         results.push(r);
         if (!values.json) {
           io.stdout.write(shown(io.stdout, r.stdout));
-          if (r.error) io.stderr.write(shown(io.stderr, describe(r.error, block, i, blocks.length)));
+          if (r.error) writeBlockError(io, r.error, block, i, blocks.length);
         }
         if (r.final !== null) break;
       }
@@ -323,15 +323,5 @@ function round(n: number): number {
   return Math.round(n * 100) / 100;
 }
 
-/** The `rlm exec` command. */
-export default async function exec(argv: string[], io: CliIO): Promise<number> {
-  try {
-    return await execute(argv, io);
-  } catch (err) {
-    if (isRlmError(err)) {
-      io.stderr.write(`rlm exec: ${shown(io.stderr, err.message, true)} [${err.code}]\n`);
-      return err.code === 'BAD_INPUT' || err.code === 'STORE_MISSING' ? EXIT_USAGE : EXIT_FAILURE;
-    }
-    throw err;
-  }
-}
+/** The `rlm exec` command: its errors are reported by the CLI (main.ts), as every command's are. */
+export default execute;

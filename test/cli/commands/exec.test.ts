@@ -6,6 +6,7 @@ import exec, { splitBlocks, splitSourceBlocks } from '../../../src/cli/commands/
 import type { CliIO } from '../../../src/cli/io.ts';
 import { loadInput } from '../../../src/runtime/input.ts';
 import { tempDir } from '../../helpers/temp.ts';
+import { cli } from '../helpers.ts';
 
 const dir = tempDir('rlm-exec-');
 
@@ -109,15 +110,15 @@ describe('rlm exec', () => {
     const text = fakeIO();
     expect(await exec([src], text)).toBe(1);
     expect(text.out()).toBe('1\n2\n');
-    expect(text.err()).toMatch(/^rlm exec: SYNTAX at 4:11 \(block 2\): SyntaxError: /);
+    expect(text.err()).toMatch(/^rlm: exec: at 4:11 \(block 2\): SyntaxError: .* \[SYNTAX\]\n$/);
     expect(text.err().trim().split('\n')).toHaveLength(1);
   });
 
-  it('writes errors to stderr without --json, with a 1-based column', async () => {
+  it('writes errors to stderr without --json as every error line is, with a 1-based column', async () => {
     const io = fakeIO();
     expect(await exec([file('e.js', 'null.x')], io)).toBe(1);
     expect(io.err()).toBe(
-      "rlm exec: RUNTIME at 1:6: TypeError: Cannot read properties of null (reading 'x')\n",
+      "rlm: exec: at 1:6: TypeError: Cannot read properties of null (reading 'x') [RUNTIME]\n",
     );
   });
 
@@ -218,24 +219,26 @@ describe('rlm exec', () => {
     expect(io.err()).toContain('llm_query is unavailable: no model configured (pass --model)');
   });
 
-  it('exits 2 for a missing file or a bad flag', async () => {
-    const io = fakeIO();
-    expect(await exec(['missing.js'], io)).toBe(2);
-    expect(io.err()).toContain('cannot read');
-    expect(await exec(['--bogus'], fakeIO())).toBe(2);
+  it('exits 2 with one error line for a missing file or a bad flag', async () => {
+    const missing = await cli(['exec', 'missing.js'], { cwd: dir });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      `rlm: exec: cannot read ${path.join(dir, 'missing.js')} (ENOENT) [BAD_INPUT]\n`,
+    );
+    expect((await cli(['exec', '--bogus'], { cwd: dir })).code).toBe(2);
   });
 
   it('exits 2 with one clear line for a missing --context path, or --context with --store', async () => {
-    const io = fakeIO();
-    expect(await exec([file('h.js', '1'), '--context', 'nope.txt'], io)).toBe(2);
-    expect(io.err()).toBe(
-      `rlm exec: --context: no such file or directory: ${path.join(dir, 'nope.txt')} [BAD_INPUT]\n`,
+    const missing = await cli(['exec', file('h.js', '1'), '--context', 'nope.txt'], { cwd: dir });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      `rlm: --context: no such file or directory: ${path.join(dir, 'nope.txt')} [BAD_INPUT]\n`,
     );
-    expect(io.out()).toBe('');
-    const both = fakeIO();
+    expect(missing.stdout).toBe('');
     file('both.txt', 'x');
-    expect(await exec(['h.js', '--context', 'both.txt', '--store', 'store'], both)).toBe(2);
-    expect(both.err()).toBe('rlm exec: exec: give --context or --store, not both [BAD_INPUT]\n');
+    const both = await cli(['exec', 'h.js', '--context', 'both.txt', '--store', 'store'], { cwd: dir });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe('rlm: exec: give --context or --store, not both [BAD_INPUT]\n');
   });
 
   it('prints help', async () => {
