@@ -11,7 +11,7 @@ import { createModel } from '../../runtime/providers/index.ts';
 import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { recallResults } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, shown, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, readStdin, shown, writeJson } from '../io.ts';
 import { checkNewStoreDir, openStore, positionals, storeDir, withStore } from '../store-arg.ts';
 import { deleteJson, summaryNote } from './admin.ts';
 import {
@@ -29,10 +29,11 @@ const NOW_HELP = '  --now D                      the time to compute weights at 
 
 const REMEMBER_HELP = `usage: rlm remember TEXT|- --store DIR [--topic T] [--importance I] [--tags a,b] [--json]
 
-Stores a memory (a decision, preference or fact) in the store; '-' reads TEXT from stdin. It is
-searchable at once by recall, search, grep and rlm answer. Prints its id; --json prints {id, topic,
-importance}, plus consolidated: {summary, text, archived} when automatic consolidation ran, or
-consolidationError: {code, message} when it failed (the memory is stored all the same: exit 0).
+Stores a memory (a decision, preference or fact) in the store; '-' reads TEXT from stdin (the line
+ends it ends with left out). It is searchable at once by recall, search, grep and rlm answer. Prints
+its id; --json prints {id, topic, importance}, plus consolidated: {summary, text, archived} when
+automatic consolidation ran, or consolidationError: {code, message} when it failed (the memory is
+stored all the same: exit 0).
 ${STORE_HELP}
   --topic T                    what it is about, at most 200 characters [general]
   --importance I               critical, high, medium or low [medium]; sets how fast it decays
@@ -55,10 +56,8 @@ export async function remember(argv: string[], io: CliIO): Promise<number> {
   });
   if (values.help) return help(io, REMEMBER_HELP);
   let [text] = positionals(pos, ['TEXT'], 'remember');
-  if (text === '-') {
-    text = '';
-    for await (const chunk of io.stdin) text += String(chunk);
-  }
+  // `echo TEXT | rlm remember -` ends the text with echo's line end, which is no part of the memory.
+  if (text === '-') text = (await readStdin(io)).replace(/[\r\n]+$/, '');
   const now = nowFlag(values.now);
   const patch = settingsPatch(values, io.cwd);
   const tags = listFlag(values.tags);

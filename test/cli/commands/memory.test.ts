@@ -106,6 +106,20 @@ describe('rlm remember / recall / topics / forget', () => {
     expect(await journal(store)).toHaveLength(1);
   });
 
+  it('leaves the line ends that end stdin out of the memory, and keeps its line breaks', async () => {
+    const store = path.join(tempDir(), 'store');
+    const text = async (stdin: string) => {
+      const r = await cli(['remember', '-', '--store', store, '--json'], { stdin });
+      expect(r.code, r.stderr).toBe(0);
+      const peek = await cli(['peek', r.json<{ id: string }>().id, '--store', store, '--json']);
+      return peek.json<{ text: string }>().text;
+    };
+    expect(await text('The user prefers short answers in French.\n')).toBe(
+      'The user prefers short answers in French.',
+    );
+    expect(await text('one\ntwo\r\n\n')).toBe('one\ntwo');
+  });
+
   it('refuses a text over 1 MiB from stdin', async () => {
     const store = path.join(tempDir(), 'store');
     const r = await cli(['remember', '-', '--store', store], { stdin: 'a'.repeat(1024 * 1024 + 10) });
