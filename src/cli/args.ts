@@ -77,3 +77,13 @@ export function intFlag(value: string | undefined, flag: `-${string}`, min = 0):
     throw new RlmError('BAD_INPUT', `${flag} must be an integer >= ${min}, got '${value}'`);
   return n;
 }
+
+/**
+ * Tags as given, or BAD_INPUT naming the flag when one is empty or only spaces: it would be stored (or
+ * looked for) as a tag no one meant (`--tag ""` showed as `[text a,]`).
+ */
+export function tagsFlag(tags: string[] | undefined, flag: `--${string}`): string[] | undefined {
+  if (tags?.some((t) => t.trim() === ''))
+    throw new RlmError('BAD_INPUT', `${flag}: a tag is empty or only spaces, got '${tags.join(',')}'`);
+  return tags;
+}

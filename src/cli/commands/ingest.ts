@@ -6,7 +6,7 @@ import { plural } from '../../../core/plural.ts';
 import { BINARY_NOTE } from '../../../memory/ingest/read-document.ts';
 import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import type { ChunkerName, IngestReport } from '../../../memory/types.ts';
-import { intFlag, parseCommandArgs } from '../args.ts';
+import { intFlag, parseCommandArgs, tagsFlag } from '../args.ts';
 import { type CliIO, EXIT_OK, shown, writeJson, writeWarning } from '../io.ts';
 import { formatBytes, ProgressBar } from '../progress.ts';
 import { checkNewStoreDir, storeDir, withStore } from '../store-arg.ts';
@@ -69,6 +69,7 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
   if (chunker !== undefined && !CHUNKERS.includes(chunker)) {
     throw new RlmError('BAD_INPUT', `--chunker must be one of ${CHUNKERS.join(', ')}, got '${chunker}'`);
   }
+  const tags = tagsFlag(values.tag, '--tag');
   const chunkTokens = intFlag(values['chunk-tokens'], '--chunk-tokens', 16);
   const overlapTokens = intFlag(values['overlap-tokens'], '--overlap-tokens', 0);
   if (chunkTokens !== undefined && overlapTokens !== undefined && overlapTokens >= chunkTokens) {
@@ -95,7 +96,7 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
           ...(chunker ? { chunker } : {}),
           ...(chunkTokens !== undefined ? { chunkTokens } : {}),
           ...(overlapTokens !== undefined ? { overlapTokens } : {}),
-          ...(values.tag ? { tags: values.tag } : {}),
+          ...(tags ? { tags } : {}),
           ...(values.exclude ? { exclude: values.exclude } : {}),
           ...(values['include-hidden'] ? { includeHidden: true } : {}),
           ...(values['no-ignore'] ? { noIgnore: true } : {}),

@@ -10,6 +10,7 @@ import { DEFAULT_MEMORY_SETTINGS, mergeSettings, parseWhen } from '../../../memo
 import type { Store } from '../../../memory/store-api.ts';
 import { MEMORY_IMPORTANCE, type MemoryImportance, type MemorySettings } from '../../../memory/types.ts';
 import { parseModelSpec } from '../../runtime/providers/index.ts';
+import { tagsFlag } from '../args.ts';
 import type { CliIO } from '../io.ts';
 
 export const SETTINGS_OPTIONS = {
@@ -104,12 +105,10 @@ export function nowFlag(value: string | undefined): Date {
   return value === undefined ? new Date() : parseWhen(value, '--now');
 }
 
-/** A comma-separated list flag. */
-export function listFlag(value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  const list = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return list.length > 0 ? list : undefined;
+/** `--tags a,b`: comma-separated tags, each trimmed; an empty one is BAD_INPUT. */
+export function tagsListFlag(value: string | undefined): string[] | undefined {
+  return tagsFlag(
+    value?.split(',').map((s) => s.trim()),
+    '--tags',
+  );
 }

@@ -16,11 +16,11 @@ import { checkNewStoreDir, openStore, positionals, storeDir, withStore } from '.
 import { deleteJson, summaryNote } from './admin.ts';
 import {
   applySettings,
-  listFlag,
   nowFlag,
   SETTINGS_HELP,
   SETTINGS_OPTIONS,
   settingsPatch,
+  tagsListFlag,
 } from './memory-flags.ts';
 
 const COMMON = { store: { type: 'string' }, json: { type: 'boolean' }, now: { type: 'string' } } as const;
@@ -60,7 +60,7 @@ export async function remember(argv: string[], io: CliIO): Promise<number> {
   if (text === '-') text = (await readStdin(io)).replace(/[\r\n]+$/, '');
   const now = nowFlag(values.now);
   const patch = settingsPatch(values, io.cwd);
-  const tags = listFlag(values.tags);
+  const tags = tagsListFlag(values.tags);
   const input = {
     text: text!,
     now,
@@ -123,7 +123,7 @@ export async function recall(argv: string[], io: CliIO): Promise<number> {
   const [query] = positionals(pos, ['QUERY'], 'recall');
   const now = nowFlag(values.now);
   const k = intFlag(values.k, '-k', 1);
-  const tags = listFlag(values.tags);
+  const tags = tagsListFlag(values.tags);
   const store = await openStore(values.store, io);
   try {
     const hits = await store.recall(query!, {

@@ -19,7 +19,7 @@ import {
   roundScore,
   searchResults,
 } from '../../shapes.ts';
-import { intFlag, parseCommandArgs } from '../args.ts';
+import { intFlag, parseCommandArgs, tagsFlag } from '../args.ts';
 import { type CliIO, EXIT_OK, readerGone, shown, stdoutColor, writeJson, writeWarning } from '../io.ts';
 import { openStore, positionals } from '../store-arg.ts';
 
@@ -56,6 +56,7 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
   const mode = values.mode as 'bm25' | 'vector' | 'hybrid' | undefined;
   if (mode !== undefined && !['bm25', 'vector', 'hybrid'].includes(mode))
     throw new RlmError('BAD_INPUT', '--mode must be bm25, vector or hybrid');
+  const tags = tagsFlag(values.tag, '--tag');
   const store = await openStore(values.store, io);
   try {
     // --document takes ids or the paths documents were ingested from, like `rlm rm`.
@@ -65,7 +66,7 @@ export async function search(argv: string[], io: CliIO): Promise<number> {
     const hits = await store.search(query!, {
       k,
       ...(documents ? { document: documents } : {}),
-      ...(values.tag ? { tags: values.tag } : {}),
+      ...(tags ? { tags } : {}),
       ...(values.type ? { type: values.type as (ChunkType | 'memory')[] } : {}),
       ...(mode ? { mode } : {}),
       onWarning: (message) => writeWarning(io, message),

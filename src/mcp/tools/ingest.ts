@@ -13,7 +13,7 @@ import { filesOf } from '../paths.ts';
 import { progressFor } from '../progress.ts';
 import { guard, structured } from '../results.ts';
 import type { ServerContext } from '../server-context.ts';
-import { checkedStoreDir, storeArg } from './store-arg.ts';
+import { checkedStoreDir, storeArg, tagsArg } from './store-arg.ts';
 
 const CHUNKERS = ['size', 'paragraph', 'lines', 'turn', 'markdown'] as const satisfies readonly ChunkerName[];
 
@@ -79,7 +79,7 @@ export function registerIngest(server: McpServer, ctx: ServerContext, conn: Conn
             .max(50_000)
             .optional()
             .describe('Size chunker overlap (default 200).'),
-          tags: z.array(z.string().min(1).max(100)).max(50).optional().describe('Tags added to every chunk.'),
+          tags: tagsArg(100).optional().describe('Tags added to every chunk.'),
         })
         .strict(),
       outputSchema: ingestOutput,

@@ -12,7 +12,7 @@ import { recallResults } from '../../shapes.ts';
 import type { Connection } from '../connection.ts';
 import { guard, structured } from '../results.ts';
 import type { ServerContext } from '../server-context.ts';
-import { checkedStoreDir, countArg, queryArg, storeArg } from './store-arg.ts';
+import { checkedStoreDir, countArg, queryArg, storeArg, tagsArg } from './store-arg.ts';
 
 // The store counts a topic's characters as code points (an emoji is one); a schema's bound counts UTF-16
 // units, so it allows two per character and the store says exactly what is too long.
@@ -20,7 +20,6 @@ const topicArg = z
   .string()
   .min(1, 'topic must not be empty')
   .max(2 * MAX_TOPIC_CHARS);
-const tagsArg = z.array(z.string().min(1).max(200)).max(50);
 const idsArg = z.array(z.string().min(1).max(200)).min(1, 'give at least one id').max(1000);
 const when = z.string().min(1).max(40);
 
@@ -97,7 +96,7 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext, conn:
             .enum(MEMORY_IMPORTANCE as [MemoryImportance, ...MemoryImportance[]])
             .optional()
             .describe('How long it should matter (default medium).'),
-          tags: tagsArg.optional().describe('Tags to filter by later.'),
+          tags: tagsArg(200).optional().describe('Tags to filter by later.'),
           store: storeArg,
         })
         .strict(),
@@ -140,7 +139,7 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext, conn:
         .object({
           query: queryArg(ctx.limits, 'query').describe('What to look for.'),
           topic: topicArg.optional().describe('Only this topic.'),
-          tags: tagsArg.optional().describe('Only memories with all of these tags.'),
+          tags: tagsArg(200).optional().describe('Only memories with all of these tags.'),
           k: countArg(ctx.limits).describe('Number of results (default 10).'),
           since: when.optional().describe('Created at or after: ISO date, or Nd for N days ago.'),
           until: when.optional().describe('Created at or before: ISO date, or Nd for N days ago.'),

@@ -13,7 +13,7 @@ import type { Connection } from '../connection.ts';
 import { grepView } from '../grep-view.ts';
 import { guard, structured } from '../results.ts';
 import type { ServerContext } from '../server-context.ts';
-import { checkedStoreDir, countArg, queryArg, storeArg } from './store-arg.ts';
+import { checkedStoreDir, countArg, queryArg, storeArg, tagsArg } from './store-arg.ts';
 
 const READ_ONLY = {
   readOnlyHint: true,
@@ -99,7 +99,7 @@ export function registerReadTools(server: McpServer, ctx: ServerContext, conn: C
           store: storeArg,
           k: countArg(limits).describe('Number of results (default 10).'),
           document: documentsArg,
-          tags: z.array(z.string().min(1)).max(50).optional().describe('Only chunks with all of these tags.'),
+          tags: tagsArg().optional().describe('Only chunks with all of these tags.'),
           type: z
             .enum(CHUNK_TYPES as [ChunkType, ...ChunkType[]])
             .optional()

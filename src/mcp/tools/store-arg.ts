@@ -19,6 +19,15 @@ export function countArg(limits: Pick<McpLimits, 'maxResults'>) {
   return z.number().int().min(1).max(limits.maxResults).optional();
 }
 
+/**
+ * Tags, 50 at most, each of at most `maxChars` characters when given. A tag that is empty or only
+ * spaces is refused: it would be stored, or looked for, as a tag no one meant.
+ */
+export function tagsArg(maxChars?: number) {
+  const tag = z.string().regex(/\S/, 'a tag must not be empty or only spaces');
+  return z.array(maxChars === undefined ? tag : tag.max(maxChars)).max(50);
+}
+
 /** Optional store folder; the server's default (RLM_STORE) applies when it is left out. */
 export const storeArg = z
   .string()

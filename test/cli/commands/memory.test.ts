@@ -96,6 +96,9 @@ describe('rlm remember / recall / topics / forget', () => {
     [['remember', 'x', '--topic', '🦘'.repeat(201)], /topic is 201 characters/],
     [['remember', 'x', '--decay-rate', 'fast'], /--decay-rate must be a number/],
     [['recall', 'x', '--since', 'yesterday'], /--since must be an ISO date/],
+    [['remember', 'x', '--tags', ''], /--tags: a tag is empty or only spaces/],
+    [['remember', 'x', '--tags', 'a, ,b'], /--tags: a tag is empty or only spaces, got 'a,,b'/],
+    [['recall', 'x', '--tags', 'a,'], /--tags: a tag is empty or only spaces/],
   ])('bad input %# gives one line, exit 2, and writes nothing', async (args, message) => {
     const store = path.join(tempDir(), 'store');
     await cli(['remember', 'first', '--store', store]);

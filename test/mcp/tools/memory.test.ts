@@ -85,6 +85,8 @@ describe('memory tools', () => {
       [{ text: 'x', topic: 't'.repeat(201) }, /the topic is 201 characters; at most 200/],
       [{ text: 'x', topic: '🦘'.repeat(201) }, /the topic is 201 characters; at most 200/],
       [{ text: 'a'.repeat(1024 * 1024 + 1) }, /at most 1048576/],
+      [{ text: 'x', tags: ['db', ''] }, /a tag must not be empty or only spaces/],
+      [{ text: 'x', tags: ['  '] }, /a tag must not be empty or only spaces/],
     ] as const) {
       const r = await s.call('rlm_remember', args);
       expect(r.isError, JSON.stringify(args).slice(0, 80)).toBe(true);

@@ -144,6 +144,19 @@ describe('rlm_ingest', () => {
     expect(textOf(r)).toMatch(/paths must not be empty at paths/);
     expect(textOf(r)).toMatch(/at chunker/);
   });
+
+  it('refuses a tag that is empty or only spaces, to ingest or to search by', async () => {
+    for (const [tool, args] of [
+      ['rlm_ingest', { paths: ['docs'], store: 'tags-store', tags: ['ok', ''] }],
+      ['rlm_ingest', { paths: ['docs'], store: 'tags-store', tags: [' '] }],
+      ['rlm_search', { query: 'rocket', tags: ['\t'] }],
+    ] as const) {
+      const r = await s.call(tool, args);
+      expect(r.isError, JSON.stringify(args)).toBe(true);
+      expect(textOf(r)).toMatch(/a tag must not be empty or only spaces at tags\[\d\]/);
+    }
+    expect(existsSync(join(dir, 'tags-store'))).toBe(false);
+  });
 });
 
 describe('store reads', () => {
