@@ -63,7 +63,7 @@ const VARIABLES = [
   {
     names: ['RLM_TRACE', 'RLM_TRACE_LEVEL'],
     meaning:
-      'a JSONL trace file every run appends to, and its level (`full`, the default, or `summary`); results then carry its path as `trace` and their `runId`, and `rlm trace show|html FILE --run ID` shows one run',
+      'a JSONL trace file every run appends to (its folder must exist), and its level (`full`, the default, or `summary`); results then carry its path as `trace` and their `runId`, and `rlm trace show|html FILE --run ID` shows one run',
   },
   {
     names: ['RLM_MCP_TOKEN'],

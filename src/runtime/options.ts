@@ -66,7 +66,7 @@ export interface RlmOptions {
   sandbox?: SandboxLimits;
   /** Price rows (USD per million tokens) replacing or extending the built-in table. */
   prices?: PriceTable;
-  /** JSONL trace file to append to. Env: RLM_TRACE. */
+  /** JSONL trace file to append to, in a folder that exists (BAD_INPUT otherwise). Env: RLM_TRACE. */
   trace?: string;
   /**
    * What the trace (file, `onEvent`, trajectory) records: `full` adds every model request and whole

@@ -5,9 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { isRlmError, RlmError } from '../../core/errors.ts';
-import { folderProblem, makeFolderSync } from '../../core/paths.ts';
+import { RlmError } from '../../core/errors.ts';
+import { folderProblem } from '../../core/paths.ts';
 import type { ContextShape } from '../prompts/shape.ts';
 import type { Usage } from './model.ts';
 import type { BlockOutput, ModelCallKind, RlmResult } from './result.ts';
@@ -207,14 +206,14 @@ export class JsonlTraceFile implements TraceSink {
 
   constructor(path: string) {
     this.path = path;
+    // A missing folder is refused, not made, as every file rlm writes where it is told (`rlm trace html
+    // --out`): a typo in a folder's name should not leave a new folder behind.
     try {
-      makeFolderSync(dirname(path));
       this.#fd = openSync(path, 'a');
     } catch (err) {
-      if (isRlmError(err)) throw err;
       throw new RlmError(
         'BAD_INPUT',
-        `cannot open trace file ${path}: ${folderProblem(path, true) ?? (err as Error).message}`,
+        `cannot open trace file ${path}: ${folderProblem(path) ?? (err as Error).message}`,
         { path },
         { cause: err },
       );

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp.ts';
@@ -25,6 +25,11 @@ const SOLVER = {
     },
   ],
 };
+
+/** `rlm answer` asking SOLVER's question over `doc`. */
+function solverArgs(doc: string, rulesFile: string): string[] {
+  return ['answer', 'What is the magic number?', '--context', doc, '--model', `scripted:${rulesFile}`];
+}
 
 describe('rlm answer', () => {
   it('answers over a file with a scripted model through the real sandbox, and prints the CONTRACTS.md JSON', async () => {
@@ -77,14 +82,7 @@ describe('rlm answer', () => {
     // The default level records the requests; --trace-level summary leaves them out.
     expect(events.filter((e) => e.type === 'model_request')).toHaveLength(1);
     const small = path.join(root, 'small.jsonl');
-    const args = [
-      'answer',
-      'What is the magic number?',
-      '--context',
-      doc,
-      '--model',
-      `scripted:${rulesFile}`,
-    ];
+    const args = solverArgs(doc, rulesFile);
     expect((await cli([...args, '--trace', small, '--trace-level', 'summary'])).code).toBe(0);
     const smallTypes = readFileSync(small, 'utf8')
       .trim()
@@ -193,6 +191,22 @@ describe('rlm answer', () => {
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stdout).toBe('');
     }
+  });
+
+  it('refuses a trace file whose folder does not exist, from --trace or RLM_TRACE, as trace html --out does', async () => {
+    const { doc, rulesFile, root } = setup(SOLVER);
+    const trace = path.join(root, 'missing', 'dir', 't.jsonl');
+    const args = solverArgs(doc, rulesFile);
+    const message = `rlm: cannot open trace file ${trace}: its folder ${path.join(root, 'missing')} does not exist [BAD_INPUT]\n`;
+    for (const r of [
+      await cli([...args, '--trace', trace]),
+      await cli(args, { env: { RLM_TRACE: trace } }),
+    ]) {
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(message);
+      expect(r.stdout).toBe('');
+    }
+    expect(existsSync(path.join(root, 'missing'))).toBe(false);
   });
 
   it('uses RLM_MODEL and reads the question from stdin with -', async () => {

@@ -25,7 +25,7 @@ function twoLevelModel(): FnModel {
 
 describe('trace', () => {
   it('writes every event as JSONL and to onEvent, with depths and spans', async () => {
-    const file = join(dir, 'nested', 'run.jsonl');
+    const file = join(dir, 'run.jsonl');
     const seen: TraceEvent[] = [];
     const { rlm } = setup(twoLevelModel(), {
       trace: file,
@@ -282,23 +282,24 @@ describe('trace', () => {
     expect((bad as Error).message).toContain('is not an rlm trace');
   });
 
-  it('makes the folders of a trace file, and says which one on the way is a file', () => {
+  it('refuses a trace file whose folder does not exist, naming it, and makes no folder', () => {
     const root = tempDir();
-    const made = new JsonlTraceFile(join(root, 'a', 'b', 't.jsonl'));
+    const made = new JsonlTraceFile(join(root, 't.jsonl'));
     made.close();
-    expect(existsSync(join(root, 'a', 'b', 't.jsonl'))).toBe(true);
+    expect(existsSync(join(root, 't.jsonl'))).toBe(true);
+    const missing = join(root, 'a', 'b', 't.jsonl');
+    const err = thrown(() => new JsonlTraceFile(missing));
+    expect(err.code).toBe('BAD_INPUT');
+    expect(err.message).toBe(
+      `cannot open trace file ${missing}: its folder ${join(root, 'a')} does not exist`,
+    );
+    expect(existsSync(join(root, 'a'))).toBe(false);
     writeFileSync(join(root, 'file'), 'x');
     for (const file of [join(root, 'file', 't.jsonl'), join(root, 'file', 'deeper', 't.jsonl')]) {
-      const err = thrown(() => new JsonlTraceFile(file));
-      expect(err.code).toBe('BAD_INPUT');
-      expect(err.message).toBe(
-        `cannot open trace file ${file}: ${join(root, 'file')} is a file, not a folder`,
-      );
+      const e = thrown(() => new JsonlTraceFile(file));
+      expect(e.code).toBe('BAD_INPUT');
+      expect(e.message).toBe(`cannot open trace file ${file}: ${join(root, 'file')} is a file, not a folder`);
     }
-    // Where Node's recursive mkdir would loop for ever.
-    expect(thrown(() => new JsonlTraceFile('/proc/self/rlm-test/t.jsonl')).message).toBe(
-      '/proc/self/rlm-test is in /proc, /sys or /dev, where rlm makes no folder',
-    );
   });
 
   it('a throwing listener does not break the run', async () => {

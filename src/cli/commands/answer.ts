@@ -36,7 +36,8 @@ options:
   --max-cost USD       stop when the run has cost this much (default: no limit)
   --max-output-tokens N  output token cap per model reply, sent to every provider
                        (default: $RLM_MAX_OUTPUT_TOKENS, else the provider's)
-  --trace FILE         append every event as JSON lines (see \`rlm trace show FILE\`, \`rlm trace html FILE\`)
+  --trace FILE         append every event as JSON lines (see \`rlm trace show FILE\`, \`rlm trace html FILE\`);
+                       FILE's folder must exist (default: $RLM_TRACE)
   --trace-level LEVEL  full (default: every model request, whole sub-call prompts and answers) or
                        summary (replies, blocks, outputs, previews: smaller files) (default: $RLM_TRACE_LEVEL)
   --json               print {answer, status, iterations, subCalls, maxDepthReached, usage, elapsedMs},
