@@ -14,7 +14,9 @@ import { cliReference, commands, README, readmeReference } from '../helpers/cli-
 import { cli } from './helpers.ts';
 
 const readme = readFileSync(README, 'utf8');
-const CLAUDE_SUBCOMMANDS = ['ingest', 'projects', 'timeline', 'recall', 'forget', 'hooks'];
+const CLAUDE_SUBCOMMANDS = ['ingest', 'projects', 'timeline', 'recall', 'forget', 'hooks', 'context'];
+/** The claude subcommands with a help text of their own. */
+const OWN_HELP = ['claude hooks', 'claude context'];
 /** A flag: `--long-name`, or `-x`. */
 const FLAG = /(?<![\w-])(?:--[a-z][a-z-]*|-[A-Za-z](?![\w-]))/g;
 
@@ -88,7 +90,7 @@ describe('each command’s --help', () => {
       for (const m of mentions(help)) if (m.command !== command) own = own.replace(m.where, '');
       const named = new Set([...own.matchAll(FLAG)].map((m) => m[0]));
       // The claude subcommands share one help text: it names the flags of all of them.
-      const shared = command.startsWith('claude ') && command !== 'claude hooks';
+      const shared = command.startsWith('claude ') && !OWN_HELP.includes(command);
       const allowed = shared
         ? [...accepted].filter(([c]) => c.startsWith('claude ')).flatMap(([, a]) => a.flags)
         : flags;

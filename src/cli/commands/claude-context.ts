@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { readEnv } from '../../../core/env.ts';
 import { isRlmError, RlmError } from '../../../core/errors.ts';
+import { plural } from '../../../core/plural.ts';
 import { DEFAULT_CONTEXT_TOKENS, type ProjectContext, projectContext } from '../../claude/context.ts';
 import { note, readHookInput } from '../../claude/hook-run.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
@@ -18,7 +19,7 @@ What rlm remembers about a project, as a short text to start a Claude Code sessi
 heaviest memories (those tagged project:DIR), then memories of no project, then the project's recent
 sessions, within --max-tokens tokens (default $RLM_CONTEXT_TOKENS, else ${DEFAULT_CONTEXT_TOKENS}). Prints nothing when
 there is nothing to say. DIR defaults to the working directory; a project matches when either folder
-lies inside the other.
+lies inside the other. --store falls back to $RLM_STORE.
 
 --hook is the form a SessionStart hook runs: it reads the hook's JSON from stdin (cwd, session_id), leaves
 the starting session out, prints the text on stdout for Claude Code to add to the session, and always
@@ -44,9 +45,15 @@ export async function context(argv: string[], io: CliIO): Promise<number> {
   positionals(pos, [], 'claude context');
   if (!values.hook) {
     const maxTokens = budget(values['max-tokens'], io.env);
-    const r = await build(io, values.store, path.resolve(io.cwd, values.project ?? '.'), maxTokens);
+    const project = path.resolve(io.cwd, values.project ?? '.');
+    const { context: r, unfit } = await build(io, values.store, project, maxTokens, undefined, !values.json);
     if (values.json) writeJson(io, r);
-    else if (r.text === '')
+    else if (unfit) {
+      const tokens = plural(maxTokens ?? DEFAULT_CONTEXT_TOKENS, 'token');
+      io.stderr.write(
+        `rlm: nothing rlm remembers about ${shown(io.stderr, r.project, true)} fits in ${tokens} (--max-tokens N)\n`,
+      );
+    } else if (r.text === '')
       io.stderr.write(`rlm: nothing remembered about ${shown(io.stderr, r.project, true)}\n`);
     else io.stdout.write(shown(io.stdout, r.text));
     return EXIT_OK;
@@ -59,7 +66,7 @@ export async function context(argv: string[], io: CliIO): Promise<number> {
     const input = await readHookInput(io.stdin);
     const cwd = typeof input.cwd === 'string' && input.cwd !== '' ? input.cwd : io.cwd;
     const session = typeof input.session_id === 'string' ? input.session_id : undefined;
-    const r = await build(io, values.store, path.resolve(io.cwd, cwd), maxTokens, session);
+    const { context: r } = await build(io, values.store, path.resolve(io.cwd, cwd), maxTokens, session);
     if (values.json) writeJson(io, r);
     else io.stdout.write(r.text);
   } catch (err) {
@@ -84,20 +91,30 @@ function budget(flag: string | undefined, env: CliIO['env']): number | undefined
   return n;
 }
 
+/**
+ * The context of `project`, and with `explain`, whether an empty one is empty because nothing fits the
+ * budget (`unfit`) rather than because nothing is remembered: asked again without a budget, only then.
+ */
 async function build(
   io: CliIO,
   storeFlag: string | undefined,
   project: string,
   maxTokens: number | undefined,
   session?: string,
-): Promise<ProjectContext> {
+  explain = false,
+): Promise<{ context: ProjectContext; unfit: boolean }> {
   const store = await openStore(storeFlag, io);
   try {
-    return await projectContext(store, {
-      cwd: project,
+    const opts = { cwd: project, ...(session !== undefined ? { session } : {}) };
+    const context = await projectContext(store, {
+      ...opts,
       ...(maxTokens !== undefined ? { maxTokens } : {}),
-      ...(session !== undefined ? { session } : {}),
     });
+    const unfit =
+      explain &&
+      context.text === '' &&
+      (await projectContext(store, { ...opts, maxTokens: Number.MAX_SAFE_INTEGER })).text !== '';
+    return { context, unfit };
   } finally {
     await store.close();
   }

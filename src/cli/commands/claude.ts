@@ -9,6 +9,7 @@ import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import { type HistoryFilter, listProjects, recall, sessionTexts, timeline } from '../../claude/catalog.ts';
+import { DEFAULT_CONTEXT_TOKENS } from '../../claude/context.ts';
 import { type ClaudeImportReport, importClaude } from '../../claude/import.ts';
 import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { roundScore } from '../../shapes.ts';
@@ -39,8 +40,9 @@ commands:
                                            over the sessions they come from
                                            (SPEC: ${MODEL_SPECS})
   forget --project P                       delete a project's sessions from the store
-  context [--project DIR]                  what rlm remembers about a project (its memories and recent
-                                           sessions), the text a session starts with; --hook is the
+  context [--project DIR] [--max-tokens N] what rlm remembers about a project (its memories and recent
+                                           sessions), the text a session starts with, within N tokens
+                                           (default $RLM_CONTEXT_TOKENS, else ${DEFAULT_CONTEXT_TOKENS}); --hook is the
                                            form the plugin's SessionStart hook runs
   hooks install|remove [--settings FILE]   add/remove SessionEnd and PreCompact hooks that run
                                            rlm claude ingest (default settings: ~/.claude/settings.json)

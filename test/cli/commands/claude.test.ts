@@ -520,6 +520,19 @@ describe('rlm claude', () => {
     expect(json.json<{ tokens: number; text: string }>().tokens).toBeLessThanOrEqual(60);
     const none = await cli(['claude', 'context', '--project', '/elsewhere', '--store', ctxStore]);
     expect(none).toMatchObject({ code: 0, stdout: '', stderr: 'rlm: nothing remembered about /elsewhere\n' });
+    // The commands' overview names the budget flag as `claude context --help` does.
+    expect((await cli(['claude', '--help'])).stdout).toContain('context [--project DIR] [--max-tokens N]');
+    // Something remembered that does not fit the budget is not "nothing remembered".
+    const tight = ['claude', 'context', '--project', '/home/ana/my-app', '--store', ctxStore];
+    for (const r of [
+      await cli([...tight, '--max-tokens', '10']),
+      await cli(tight, { env: { RLM_CONTEXT_TOKENS: '10' } }),
+    ])
+      expect(r).toMatchObject({
+        code: 0,
+        stdout: '',
+        stderr: 'rlm: nothing rlm remembers about /home/ana/my-app fits in 10 tokens (--max-tokens N)\n',
+      });
     const bad = await cli(['claude', 'context', '--store', ctxStore], {
       env: { RLM_CONTEXT_TOKENS: 'lots' },
     });
