@@ -55,6 +55,10 @@ async function readSettings(file: string): Promise<Json> {
   return value as Json;
 }
 
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function isOurs(hook: unknown): boolean {
   return typeof hook === 'object' && hook !== null && String((hook as Json).command ?? '').includes(MARK);
 }
@@ -106,9 +110,19 @@ export async function installHooks(
   command: string,
 ): Promise<{ settings: string; events: string[]; command: string }> {
   const { settings } = withoutOurs(await readSettings(file));
+  // An entry of the user's in a form Claude Code does not read is theirs to fix: replacing it would lose it.
+  const malformed = (entry: string, what: string) =>
+    new RlmError('BAD_INPUT', `${file}: ${entry} is not ${what}; fix it first (nothing was changed)`, {
+      path: file,
+      entry,
+    });
+  if (settings.hooks !== undefined && !isObject(settings.hooks)) throw malformed('"hooks"', 'an object');
   const hooks = { ...((settings.hooks as Json | undefined) ?? {}) };
+  for (const event of HOOK_EVENTS)
+    if (hooks[event] !== undefined && !Array.isArray(hooks[event]))
+      throw malformed(`"hooks.${event}"`, 'a list of hook groups');
   for (const event of HOOK_EVENTS) {
-    const groups = Array.isArray(hooks[event]) ? [...(hooks[event] as unknown[])] : [];
+    const groups = [...((hooks[event] as unknown[] | undefined) ?? [])];
     groups.push({ hooks: [{ type: 'command', command, timeout: 10 }] });
     hooks[event] = groups;
   }

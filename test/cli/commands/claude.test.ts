@@ -416,6 +416,21 @@ describe('rlm claude', () => {
     expect(readFileSync(settings, 'utf8')).toBe('{ "model": ');
   });
 
+  it('refuses to replace a hooks entry of the user that is not in the form Claude Code reads', async () => {
+    for (const [name, text, entry] of [
+      ['s3.json', '{"hooks":{"SessionEnd":"oops"}}', '"hooks.SessionEnd" is not a list of hook groups'],
+      ['s4.json', '{"hooks":{"PreCompact":{"a":1}}}', '"hooks.PreCompact" is not a list of hook groups'],
+      ['s5.json', '{"hooks":["x"]}', '"hooks" is not an object'],
+    ] as const) {
+      const settings = join(dir, name);
+      writeFileSync(settings, text);
+      const r = await cli(['claude', 'hooks', 'install', '--settings', settings, '--store', store]);
+      expect(r.code, name).toBe(2);
+      expect(r.stderr).toBe(`rlm: ${settings}: ${entry}; fix it first (nothing was changed) [BAD_INPUT]\n`);
+      expect(readFileSync(settings, 'utf8')).toBe(text);
+    }
+  });
+
   it('runs as a hook: silent, exit 0, the session imported in the background', async () => {
     const hookStore = join(dir, 'hook-store');
     const log = join(dir, 'hook.log');
