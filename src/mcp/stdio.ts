@@ -55,7 +55,8 @@ export async function serveStdio(ctx: ServerContext, opts: StdioServeOptions = {
   const closed = new Promise<void>((resolve) => {
     mcp.server.onclose = resolve;
   });
-  mcp.server.onerror = (err) => ctx.log(`rlm serve: ${err.message}`);
+  // One line per error: the log is read line by line (a client's stderr pane, a log file).
+  mcp.server.onerror = (err) => ctx.log(`rlm serve: ${err.message.replace(/\s*\n\s*/g, ' ')}`);
   let stopping = false;
   // Closing the server aborts every request handler still running; their responses are dropped.
   const stop = () => {
@@ -139,8 +140,12 @@ class AnsweringTransport implements Transport {
     };
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => {
-      this.onerror?.(error);
-      this.#replyToUnreadable(error);
+      const reply = unreadableReply(error);
+      // The client gets the JSON-RPC error; the log gets one line, not the SDK's dump of its schema check.
+      this.onerror?.(
+        reply === undefined ? error : new Error(`a line on stdin was refused: ${reply.message}`),
+      );
+      if (reply !== undefined) this.#reply(reply);
     };
   }
 
@@ -168,19 +173,10 @@ class AnsweringTransport implements Transport {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
-  /**
-   * JSON-RPC's answer to a line that is not a message: the SDK's reader only reports it, so a client that
-   * sent a malformed request would wait for ever. The line's id cannot be known, so the reply's is null.
-   * The SDK's reader throws a SyntaxError for a line that is not JSON and a ZodError for JSON that is not
-   * a JSON-RPC message; other errors (stdin failing) are not about a line and get no reply.
-   */
-  #replyToUnreadable(error: Error): void {
-    const code = error instanceof SyntaxError ? -32700 : error.name === 'ZodError' ? -32600 : undefined;
-    if (code === undefined) return;
-    const message =
-      code === -32700 ? 'Parse error: the line is not JSON' : 'Invalid Request: not a JSON-RPC 2.0 message';
+  /** Sends JSON-RPC's answer to a line that is not a message (see {@link unreadableReply}). */
+  #reply(error: { code: number; message: string }): void {
     // id null is JSON-RPC's own form for "unknown"; the SDK's type leaves the id out instead.
-    const reply = { jsonrpc: '2.0', id: null, error: { code, message } } as unknown as JSONRPCMessage;
+    const reply = { jsonrpc: '2.0', id: null, error } as unknown as JSONRPCMessage;
     this.#inner
       .send(reply)
       .catch((err: unknown) => this.onerror?.(err instanceof Error ? err : new Error(String(err))));
@@ -192,4 +188,17 @@ class AnsweringTransport implements Transport {
     this.#waiters = [];
     for (const wake of waiters) wake();
   }
+}
+
+/**
+ * JSON-RPC's answer to a line that is not a message, or undefined for an error that is not about a line
+ * (stdin failing). The SDK's reader only reports such a line, so a client that sent a malformed request
+ * would wait for ever; the line's id cannot be known, so the reply's is null. The reader throws a
+ * SyntaxError for a line that is not JSON and a ZodError for JSON that is not a JSON-RPC message.
+ */
+function unreadableReply(error: Error): { code: number; message: string } | undefined {
+  if (error instanceof SyntaxError) return { code: -32700, message: 'Parse error: the line is not JSON' };
+  if (error.name === 'ZodError')
+    return { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message' };
+  return undefined;
 }

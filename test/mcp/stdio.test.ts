@@ -137,23 +137,33 @@ describe('serveStdio in process', () => {
     const logs: string[] = [];
     const ctx = createServerContext({ log: (l) => logs.push(l) });
     const ping = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' });
-    const raw = await servePiped(ctx, `${pipedLines([])}{"method": tools/list}\n{"hello": 1}\n${ping}\n`);
+    const raw = await servePiped(
+      ctx,
+      `${pipedLines([])}{"method": tools/list}\n{"hello": 1}\n[1,2]\n${ping}\n`,
+    );
     const lines = raw
       .split('\n')
       .filter((l) => l !== '')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     const unknown = lines.filter((m) => m.id === null);
+    const invalid = {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) },
+    };
     expect(unknown).toEqual([
       { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } },
-      {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) },
-      },
+      invalid,
+      invalid,
     ]);
     // The server goes on: the request after them is answered.
     expect([...repliesIn(raw).keys()].sort()).toEqual([1, 3]);
-    expect(logs.filter((l) => l.startsWith('rlm serve:'))).toHaveLength(2);
+    // One line each in the log, not the SDK's dump of its schema check.
+    expect(logs.filter((l) => l.startsWith('rlm serve:'))).toEqual([
+      'rlm serve: a line on stdin was refused: Parse error: the line is not JSON',
+      'rlm serve: a line on stdin was refused: Invalid Request: not a JSON-RPC 2.0 message',
+      'rlm serve: a line on stdin was refused: Invalid Request: not a JSON-RPC 2.0 message',
+    ]);
   });
 
   it('does not wait for a request the client cancelled', async () => {
