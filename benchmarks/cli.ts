@@ -5,6 +5,7 @@
  */
 
 import path from 'node:path';
+import { parseDecimal } from '../core/decimal.ts';
 import { readEnv } from '../core/env.ts';
 import { RlmError } from '../core/errors.ts';
 import { intFlag, parseCommandArgs } from '../src/cli/args.ts';
@@ -57,7 +58,7 @@ function stamp(d: Date): string {
 
 function number(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
+  const n = parseDecimal(value, true);
   if (!Number.isFinite(n) || n < 0)
     throw new RlmError('BAD_INPUT', `--${name} must be a non-negative number, got '${value}'`);
   return n;

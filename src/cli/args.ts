@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { parseDecimal } from '../../core/decimal.ts';
 import { RlmError } from '../../core/errors.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -72,8 +73,8 @@ function joinNegativeValues(argv: string[], options: Options): string[] {
  */
 export function intFlag(value: string | undefined, flag: `-${string}`, min = 0): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
+  const n = parseDecimal(value);
+  if (!Number.isSafeInteger(n) || n < min)
     throw new RlmError('BAD_INPUT', `${flag} must be an integer >= ${min}, got '${value}'`);
   return n;
 }

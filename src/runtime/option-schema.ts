@@ -6,6 +6,7 @@
  * so a value one surface accepts no other rejects. No zod here: every run loads this module, and zod
  * costs more to load (~150 ms of CPU) than the rest of a run's code before its first request.
  */
+import { parseDecimal } from '../../core/decimal.ts';
 import { RlmError } from '../../core/errors.ts';
 
 export interface LimitSpec {
@@ -64,13 +65,18 @@ export function checkLimit(
   from: string,
   code: 'VALIDATION' | 'BAD_INPUT' = 'VALIDATION',
 ): number {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value.trim()) : value;
   const spec: LimitSpec = LIMITS[name];
+  const n = typeof value === 'string' ? limitText(spec, value.trim()) : value;
   if (withinLimit(spec, n)) return n;
   const kind = spec.fractional ? 'a number' : 'an integer';
   throw new RlmError(code, `${from} must be ${kind} >= ${spec.min}, got ${JSON.stringify(value)}`, {
     option: name,
   });
+}
+
+/** A limit typed as text: a plain decimal, or `Infinity` where it means "no limit". */
+function limitText(spec: LimitSpec, text: string): number {
+  return text === 'Infinity' ? Number.POSITIVE_INFINITY : parseDecimal(text, spec.fractional === true);
 }
 
 /** Whether `n` is a value of a limit with `spec`: what limit-schemas.ts's schemas accept, too. */

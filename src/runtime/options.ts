@@ -2,6 +2,7 @@
  * The one options type of the library, its defaults, and `resolveOptions`: the only place the environment's
  * values (`core/env.ts` reads them) fill in options. Explicit options always win over the environment.
  */
+import { parseDecimal } from '../../core/decimal.ts';
 import { type Env, LIMIT_VARIABLES, processEnv, readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
 import type { SandboxHost } from '../sandbox/host.ts';
@@ -146,7 +147,8 @@ export function resolveOptions(opts: RlmOptions = {}, env?: Env): ResolvedOption
   }
   const subModel = opts.subModel ?? fromEnv.subModel ?? model;
   const envOutput = fromEnv.maxOutputTokens;
-  const maxOutputTokens = opts.maxOutputTokens ?? (envOutput === undefined ? undefined : Number(envOutput));
+  const maxOutputTokens =
+    opts.maxOutputTokens ?? (envOutput === undefined ? undefined : parseDecimal(envOutput.trim()));
   if (maxOutputTokens !== undefined && !isOutputTokens(maxOutputTokens)) {
     const from = opts.maxOutputTokens !== undefined ? 'maxOutputTokens' : 'RLM_MAX_OUTPUT_TOKENS';
     throw new RlmError(

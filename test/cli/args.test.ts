@@ -36,4 +36,13 @@ describe('intFlag', () => {
     expect(intFlag('7', '--n', 1)).toBe(7);
     expect(intFlag(undefined, '--n', 1)).toBeUndefined();
   });
+
+  it('takes plain decimal integers only: not hex, binary, exponents or fractions', () => {
+    for (const value of ['0x10', '0b1', '0o7', '1e1', '1.5', '1.0', 'Infinity', ' 7', '', '+'])
+      expect(thrown(() => intFlag(value, '-k', 0)).message, value).toBe(
+        `-k must be an integer >= 0, got '${value}'`,
+      );
+    expect(intFlag('010', '-k', 0)).toBe(10);
+    expect(intFlag('+3', '-k', 0)).toBe(3);
+  });
 });

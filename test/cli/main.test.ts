@@ -1,5 +1,8 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cli } from './helpers.ts';
+
+const repo = (file: string) => fileURLToPath(new URL(`../../${file}`, import.meta.url));
 
 describe('rlm with an unknown command', () => {
   it('prints one error line with its code, and exits 2', async () => {
@@ -42,5 +45,45 @@ describe('rlm with a file that is not there', () => {
     const r = await cli(['exec', '/nonexistent/x.js']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('rlm: exec: cannot read /nonexistent/x.js (ENOENT) [BAD_INPUT]\n');
+  });
+});
+
+describe('a command that needs a subcommand, given none', () => {
+  it('writes its usage to stderr and exits 2, as rlm does; asked for with --help, to stdout with 0', async () => {
+    for (const command of ['store', 'claude']) {
+      const none = await cli([command]);
+      expect(none.code, command).toBe(2);
+      expect(none.stdout, command).toBe('');
+      expect(none.stderr, command).toMatch(new RegExp(`^usage: rlm ${command} `));
+      const help = await cli([command, '--help']);
+      expect(help.code, command).toBe(0);
+      expect(help.stdout).toBe(none.stderr);
+    }
+  });
+});
+
+describe('numeric flags', () => {
+  it('take plain decimal integers, not hex or exponents', async () => {
+    for (const [flag, value] of [
+      ['--max-depth', '0x10'],
+      ['--max-iterations', '1e1'],
+    ]) {
+      const r = await cli([
+        'answer',
+        'q',
+        '--context',
+        repo('README.md'),
+        '--model',
+        `scripted:${repo('examples/schema-version.json')}`,
+        flag!,
+        value!,
+      ]);
+      expect(r.code, `${flag} ${value}`).toBe(2);
+      expect(r.stderr).toBe(
+        `rlm: ${flag} must be an integer >= ${flag === '--max-depth' ? 0 : 1}, got "${value}" [BAD_INPUT]\n`,
+      );
+    }
+    const k = await cli(['search', 'x', '--store', 'nowhere', '-k', '0x10']);
+    expect(k.stderr).toBe("rlm: -k must be an integer >= 1, got '0x10' [BAD_INPUT]\n");
   });
 });

@@ -72,6 +72,24 @@ describe('run limit schemas', () => {
     }
   });
 
+  it('read from text (a flag, a variable) only as plain decimals', () => {
+    for (const [name, text] of [
+      ['maxDepth', '0x10'],
+      ['maxDepth', '1e1'],
+      ['maxIterations', '0b11'],
+      ['maxCostUsd', '1e1'],
+      ['maxCostUsd', '0x1'],
+    ] as const) {
+      const flag = thrown(() => checkLimit(name, text, '--flag', 'BAD_INPUT'));
+      expect(flag.message, `${name} ${text}`).toMatch(new RegExp(`^--flag must be .*, got "${text}"$`));
+    }
+    expect(checkLimit('maxDepth', ' 3 ', '--flag')).toBe(3);
+    expect(checkLimit('maxCostUsd', '.25', '--flag')).toBe(0.25);
+    expect(thrown(() => resolveOptions({ model: 'm' }, { RLM_MAX_OUTPUT_TOKENS: '0x10' })).message).toBe(
+      'RLM_MAX_OUTPUT_TOKENS must be a positive integer, got "0x10"',
+    );
+  });
+
   it('are what the MCP rlm_answer tool publishes for max_depth and max_iterations, capped by the server', () => {
     const json = z.toJSONSchema(answerInput(DEFAULT_LIMITS)) as {
       properties: Record<string, { type: string; minimum: number; maximum: number }>;

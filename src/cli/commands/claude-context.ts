@@ -4,6 +4,7 @@
  * `cwd` of the hook's input, and it never fails: problems go to the hook log and nothing is printed.
  */
 import path from 'node:path';
+import { parseDecimal } from '../../../core/decimal.ts';
 import { readEnv } from '../../../core/env.ts';
 import { isRlmError, RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
@@ -85,8 +86,8 @@ function budget(flag: string | undefined, env: CliIO['env']): number | undefined
   if (flag !== undefined) return intFlag(flag, '--max-tokens', 1);
   const value = readEnv(env).contextTokens;
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
+  const n = parseDecimal(value);
+  if (!Number.isSafeInteger(n) || n < 1)
     throw new RlmError('BAD_INPUT', `RLM_CONTEXT_TOKENS must be an integer >= 1, got '${value}'`);
   return n;
 }

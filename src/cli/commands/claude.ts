@@ -14,7 +14,7 @@ import { type ClaudeImportReport, importClaude } from '../../claude/import.ts';
 import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
 import { roundScore } from '../../shapes.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, shown, writeJson } from '../io.ts';
+import { type CliIO, EXIT_OK, EXIT_USAGE, shown, writeJson } from '../io.ts';
 import { ProgressBar } from '../progress.ts';
 import { openStore, positionals, storeDir, withStore } from '../store-arg.ts';
 
@@ -68,9 +68,14 @@ const SUBCOMMANDS: Record<string, (argv: string[], io: CliIO) => Promise<number>
 
 export default async function claude(argv: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+  // No subcommand is a usage error, its usage the diagnostic (on stderr); asked for, the usage is data.
+  if (sub === undefined) {
+    io.stderr.write(HELP);
+    return EXIT_USAGE;
+  }
+  if (sub === '--help' || sub === '-h' || sub === 'help') {
     io.stdout.write(HELP);
-    return sub === undefined ? 2 : EXIT_OK;
+    return EXIT_OK;
   }
   const run = SUBCOMMANDS[sub];
   if (!run) throw new RlmError('BAD_INPUT', `claude: unknown command '${sub}' (rlm claude --help)`);

@@ -1,3 +1,4 @@
+import { parseDecimal } from '../../../core/decimal.ts';
 import { RlmError } from '../../../core/errors.ts';
 import { documentLinks, linkEnd } from '../../../memory/read.ts';
 import { LINK_TYPES, type LinkType } from '../../../memory/types.ts';
@@ -88,7 +89,7 @@ export async function link(argv: string[], io: CliIO): Promise<number> {
       '--type supports or --type contradicts is required (other link types are computed)',
     );
   }
-  const strength = values.strength === undefined ? 1 : Number(values.strength);
+  const strength = values.strength === undefined ? 1 : parseDecimal(values.strength, true);
   if (!(strength > 0 && strength <= 1))
     throw new RlmError('BAD_INPUT', `--strength must be a number in (0, 1], got '${values.strength}'`);
   const store = await openStore(values.store, io);

@@ -5,6 +5,7 @@
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { parseDecimal } from '../../../core/decimal.ts';
 import { RlmError } from '../../../core/errors.ts';
 import { DEFAULT_MEMORY_SETTINGS, mergeSettings, parseWhen } from '../../../memory/memories/memory-model.ts';
 import type { Store } from '../../../memory/store-api.ts';
@@ -33,9 +34,8 @@ export const SETTINGS_HELP = `Settings (saved in the store when given; defaults 
 type Flags = Partial<Record<keyof typeof SETTINGS_OPTIONS, string>>;
 
 function num(value: string, flag: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n))
-    throw new RlmError('BAD_INPUT', `--${flag} must be a number, got '${value}'`);
+  const n = parseDecimal(value, true);
+  if (!Number.isFinite(n)) throw new RlmError('BAD_INPUT', `--${flag} must be a number, got '${value}'`);
   return n;
 }
 

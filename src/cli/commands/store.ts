@@ -7,7 +7,7 @@ import { copyStore } from '../../../memory/copy.ts';
 import { openStore as openAny } from '../../../memory/open.ts';
 import type { Store } from '../../../memory/store-api.ts';
 import { parseCommandArgs } from '../args.ts';
-import { type CliIO, EXIT_OK, writeJson, writeWarning } from '../io.ts';
+import { type CliIO, EXIT_OK, EXIT_USAGE, writeJson, writeWarning } from '../io.ts';
 import { ProgressBar } from '../progress.ts';
 import { checkNewStoreDir, positionals, storeDir } from '../store-arg.ts';
 
@@ -50,9 +50,14 @@ export default async function store(argv: string[], io: CliIO): Promise<number> 
     json: { type: 'boolean' },
     create: { type: 'boolean' },
   });
-  if (values.help || pos.length === 0) {
+  if (values.help) {
     io.stdout.write(HELP);
     return EXIT_OK;
+  }
+  // No subcommand is a usage error, its usage the diagnostic, as for `rlm` and `rlm claude`.
+  if (pos.length === 0) {
+    io.stderr.write(HELP);
+    return EXIT_USAGE;
   }
   const [command, ...rest] = pos;
   if (command !== 'copy')
