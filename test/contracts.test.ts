@@ -197,6 +197,7 @@ describe('CONTRACTS.md', () => {
       .results[0]!.id;
     await run('rlm peek', ['peek', id, ...s]);
     await run('rlm grep', ['grep', 'ERR-\\d+', ...s]);
+    await run('rlm grep -c', ['grep', '-c', 'ERR-\\d+', ...s]);
     const sandboxGrep = path.join(dir, 'sandbox-grep.js');
     writeFileSync(sandboxGrep, "print(JSON.stringify(grep('ERR-\\\\d+', {context: 5})))\n");
     const exec = await cli(['exec', sandboxGrep, ...s, '--json'], { cwd: dir });
