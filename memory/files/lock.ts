@@ -246,7 +246,7 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
             : 'a lock file that cannot be read';
       throw new RlmError(
         'STORE_LOCKED',
-        `store ${dir} is locked by ${who}; wait for it to finish, or remove the lock file if that process is gone.`,
+        `store ${dir} is locked by ${who}; wait for it to finish, or remove the lock file ${file} if that process is gone.`,
         { dir, pid: owner.pid, host: owner.host },
       );
     }

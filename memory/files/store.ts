@@ -9,13 +9,13 @@ import { isRlmError, RlmError } from '../../core/errors.ts';
 import { DocumentCatalog } from '../engine/catalog.ts';
 import { RememberingStore } from '../engine/memories.ts';
 import type { CommittedState } from '../engine/persistence.ts';
-import { assertNotAFile, corrupt, exists } from '../fsutil.ts';
+import { assertNotAFile, corrupt, exists, isTempName } from '../fsutil.ts';
 import { createEmbedder, embedderConfig } from '../search/embedders/index.ts';
 import type { Embedder } from '../search/embedders/types.ts';
 import { VECTOR_META_FILE, VectorIndex } from '../search/vectors.ts';
 import type { Store } from '../store-api.ts';
 import { type DirectoryOptions, DirectoryPersistence } from './directory.ts';
-import { LOCK_FILE } from './lock.ts';
+import { isLockFile, LOCK_FILE } from './lock.ts';
 import { MANIFEST_FILE, SCHEMA_VERSION, segmentTextFile, storeFilesAmong, VECTORS_DIR } from './manifest.ts';
 
 export interface OpenOptions {
@@ -86,13 +86,14 @@ export class ChunkStore extends RememberingStore implements Store {
       // lost manifest's (a creator checks again under the lock).
       if (!(await exists(path.join(abs, LOCK_FILE)))) await assertNoRemnants(abs, dir);
       if (!opts.create) {
-        throw new RlmError(
-          'STORE_MISSING',
-          `no rlm store at ${abs} (create one with \`rlm ingest PATH --store ${dir}\`)`,
-          {
-            dir: abs,
-          },
+        // A folder that holds other files is made a store only with --create: the command suggested must work.
+        const others = (await fs.readdir(abs).catch(() => [])).filter(
+          (n) => !isLockFile(n) && !isTempName(n),
         );
+        const create = `rlm ingest PATH --store ${dir}${others.length > 0 ? ' --create' : ''}`;
+        throw new RlmError('STORE_MISSING', `no rlm store at ${abs} (create one with \`${create}\`)`, {
+          dir: abs,
+        });
       }
       await ChunkStore.create(persistence, dir, opts);
       embedderTried = true;

@@ -154,6 +154,22 @@ describe('rlm store commands', () => {
     }
   });
 
+  it('suggests a command that works to create a missing store: with --create in a folder of other files', async () => {
+    const root = tempDir();
+    const empty = path.join(root, 'empty');
+    mkdirSync(empty);
+    const busy = path.join(root, 'busy');
+    mkdirSync(busy);
+    writeFileSync(path.join(busy, 'notes.md'), '# notes\n');
+    const missing = await cli(['search', 'x', '--store', empty]);
+    expect(missing.stderr).toContain(`(create one with \`rlm ingest PATH --store ${empty}\`)`);
+    const other = await cli(['search', 'x', '--store', busy]);
+    expect(other.stderr).toContain(`(create one with \`rlm ingest PATH --store ${busy} --create\`)`);
+    // The suggestion works there: without --create, ingest refuses the folder.
+    expect((await cli(['ingest', path.join(busy, 'notes.md'), '--store', busy])).code).toBe(2);
+    expect((await cli(['ingest', path.join(busy, 'notes.md'), '--store', busy, '--create'])).code).toBe(0);
+  });
+
   it('leaves nothing behind when the input is wrong, and names a file given as a store', async () => {
     const root = tempDir();
     const store = path.join(root, 'never');

@@ -97,6 +97,8 @@ describe('the write lock', () => {
     const young = await caught(acquireLock(dir));
     expect(young.code).toBe('STORE_LOCKED');
     expect(young.message).toContain('a writer still writing its lock file');
+    // The way out names the file to remove.
+    expect(young.message).toContain(`or remove the lock file ${lockFile} if that process is gone`);
     const old = new Date(Date.now() - 60_000);
     utimesSync(lockFile, old, old);
     const lock = await acquireLock(dir, { command: 'after' });
