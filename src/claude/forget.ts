@@ -1,5 +1,6 @@
 /** `rlm claude forget --project P`: deletes every imported session of a project, in one commit. */
 import { RlmError } from '../../core/errors.ts';
+import { plural } from '../../core/plural.ts';
 import type { Store } from '../../memory/store-api.ts';
 import { timeline } from './catalog.ts';
 
@@ -23,7 +24,7 @@ export async function forgetProject(store: Store, project: string): Promise<Forg
   if (projects.length > 1)
     throw new RlmError(
       'BAD_INPUT',
-      `'${project}' matches ${projects.length} projects (${projects.sort().join(', ')}); give the one to forget by its path, nothing was deleted`,
+      `'${project}' matches ${plural(projects.length, 'project')} (${projects.sort().join(', ')}); give the one to forget by its path, nothing was deleted`,
       { projects },
     );
   const report = await store.importDocuments(async function* (docs) {

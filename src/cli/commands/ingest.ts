@@ -116,7 +116,7 @@ export default async function ingest(argv: string[], io: CliIO): Promise<number>
         if (report.documents === 0 && report.added === 0 && removed === 0)
           throw new RlmError(
             'BAD_INPUT',
-            `nothing to ingest: no text could be read from ${paths.length === 1 ? paths[0] : `the ${paths.length} paths given`}${report.notes.length > 0 ? ' (the notes above say why)' : ''}; nothing was stored`,
+            `nothing to ingest: no text could be read from ${paths.length === 1 ? paths[0] : `the ${plural(paths.length, 'path')} given`}${report.notes.length > 0 ? ' (the notes above say why)' : ''}; nothing was stored`,
           );
         if (values.json) {
           const { documents, chunks, links, tokens, added, updated, skipped, elapsedMs } = report;
