@@ -37,7 +37,8 @@ options:
                        made; one that does not answer then leaves the store without vectors, with a
                        warning; BM25 works either way)
   --json               print {documents, chunks, links, tokens, added, updated, skipped, removed,
-                       elapsedMs}: the store's totals, then this run's files (removed: what --prune forgot, else 0)
+                       elapsedMs}: the store's totals, then this run's documents (a file over 2 MiB is
+                       stored in parts, each a document; removed: what --prune forgot, else 0)
 `;
 
 const CHUNKERS: ChunkerName[] = ['size', 'paragraph', 'lines', 'turn', 'markdown'];
