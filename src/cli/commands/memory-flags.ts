@@ -10,7 +10,7 @@ import { RlmError } from '../../../core/errors.ts';
 import { DEFAULT_MEMORY_SETTINGS, mergeSettings, parseWhen } from '../../../memory/memories/memory-model.ts';
 import type { Store } from '../../../memory/store-api.ts';
 import { MEMORY_IMPORTANCE, type MemoryImportance, type MemorySettings } from '../../../memory/types.ts';
-import { parseModelSpec } from '../../runtime/providers/index.ts';
+import { parseModelSpec } from '../../runtime/providers/specs.ts';
 import { tagsFlag } from '../args.ts';
 import type { CliIO } from '../io.ts';
 

@@ -1,5 +1,7 @@
 /** `rlm serve`: the MCP server over stdio (default) or Streamable HTTP. */
 
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
@@ -14,7 +16,7 @@ import { DEFAULT_LIMITS } from '../../mcp/limits.ts';
 import { TOOL_NAMES } from '../../mcp/server.ts';
 import { createServerContext, type ServerDefaults } from '../../mcp/server-context.ts';
 import { serveStdio } from '../../mcp/stdio.ts';
-import { MODEL_SPECS } from '../../runtime/providers/specs.ts';
+import { MODEL_SPECS, parseModelSpec } from '../../runtime/providers/specs.ts';
 import { intFlag, parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, shown } from '../io.ts';
 
@@ -101,8 +103,9 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     throw new RlmError('BAD_INPUT', '--max-sessions, --idle-minutes and --max-body-mb need --transport http');
   }
   const defaults: ServerDefaults = {};
-  if (values.model !== undefined) defaults.model = values.model;
-  if (values['sub-model'] !== undefined) defaults.subModel = values['sub-model'];
+  // An unknown scheme now, not in every later rlm_answer (a missing key may come with the host's env).
+  if (values.model !== undefined) defaults.model = checkedSpec(values.model, '--model');
+  if (values['sub-model'] !== undefined) defaults.subModel = checkedSpec(values['sub-model'], '--sub-model');
   if (values.store !== undefined) defaults.store = values.store;
   // Log lines quote what clients sent (paths, ids, error messages): shown as data on a terminal.
   const log = (line: string) => void io.stderr.write(`${shown(io.stderr, line)}\n`);
@@ -122,6 +125,12 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     },
   });
 
+  // A folder allowed that does not exist is most often a typo: said once, at the start.
+  for (const dir of values['allow-path'] ?? [])
+    if (!existsSync(path.resolve(io.cwd, dir)))
+      log(
+        `rlm serve: warning: --allow-path ${dir} does not exist (yet); calls naming paths under it will fail until it does`,
+      );
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once('SIGINT', stop);
@@ -162,4 +171,14 @@ export default async function serve(argv: string[], io: CliIO): Promise<number> 
     process.off('SIGTERM', stop);
     await ctx.close();
   }
+}
+
+/** `spec` if its scheme is one rlm knows (parseModelSpec), else BAD_INPUT naming the flag. */
+function checkedSpec(spec: string, flag: string): string {
+  try {
+    parseModelSpec(spec);
+  } catch (err) {
+    throw new RlmError('BAD_INPUT', `${flag}: ${(err as Error).message}`);
+  }
+  return spec;
 }

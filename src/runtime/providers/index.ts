@@ -14,21 +14,13 @@ import { OPENAI_DEFAULT_BASE_URL, OpenAIModel } from './openai.ts';
 import { RelayModel } from './relay.ts';
 import { ReplayModel } from './replay.ts';
 import { ScriptedModel } from './scripted.ts';
-import { MODEL_SPECS } from './specs.ts';
+import { parseModelSpec } from './specs.ts';
 
 export { AnthropicModel } from './anthropic.ts';
 export { ClaudeCodeModel } from './claude-code.ts';
 export { OpenAIModel } from './openai.ts';
-
 export { ScriptedModel, type ScriptRule, type ScriptRules } from './scripted.ts';
-
-type ProviderName = 'anthropic' | 'openai' | 'claude-code' | 'scripted' | 'replay' | 'relay';
-
-export interface ParsedModelSpec {
-  provider: ProviderName;
-  /** Model name, the rules file for `scripted` or the trace for `replay`; undefined only for a bare `claude-code`. */
-  model: string | undefined;
-}
+export { type ParsedModelSpec, parseModelSpec } from './specs.ts';
 
 export interface CreateModelOptions {
   /** The environment API keys, base URLs and CLAUDE_CODE_PATH come from (default `process.env`). */
@@ -43,30 +35,6 @@ export interface CreateModelOptions {
   fetch?: typeof fetch;
   /** Retry backoff for the HTTP providers (tests make it tiny). */
   backoff?: BackoffOptions;
-}
-
-const USAGE = `use ${MODEL_SPECS}`;
-
-/** Splits a spec into provider and model; BAD_INPUT for an unknown scheme or a missing model. */
-export function parseModelSpec(spec: string): ParsedModelSpec {
-  const trimmed = spec.trim();
-  const colon = trimmed.indexOf(':');
-  const scheme = colon < 0 ? trimmed : trimmed.slice(0, colon);
-  const model = colon < 0 ? '' : trimmed.slice(colon + 1).trim();
-  const unknown = () => new RlmError('BAD_INPUT', `unknown model spec "${spec}" — ${USAGE}`, { spec });
-  switch (scheme) {
-    case 'claude-code':
-      return { provider: 'claude-code', model: model || undefined };
-    case 'anthropic':
-    case 'openai':
-    case 'scripted':
-    case 'replay':
-    case 'relay':
-      if (!model) throw unknown();
-      return { provider: scheme, model };
-    default:
-      throw unknown();
-  }
 }
 
 /** Builds the {@link Model} for `spec`. Throws BAD_INPUT for a bad spec, missing credentials or no `claude` CLI. */
