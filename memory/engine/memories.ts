@@ -250,7 +250,8 @@ export class RememberingStore extends BaseStore {
       .map((r) => ({ ...this.memoryOf(r.doc, nowMs), relevance: r.relevance, score: r.score }));
     this.persistence.touch(
       out.map((m) => `${m.id}:0`),
-      nowMs,
+      // An access is never in the future: a recall asked as of a later time (--now) counts as of now.
+      Math.min(nowMs, Date.now()),
     );
     return out;
   }

@@ -297,7 +297,8 @@ export class PostgresStore extends PostgresBase implements Store {
       .map((r) => ({ ...toMemory(r.row, nowMs, settings), relevance: r.relevance, score: r.score }));
     this.access.touch(
       out.map((m) => `${m.id}:0`),
-      nowMs,
+      // An access is never in the future: a recall asked as of a later time (--now) counts as of now.
+      Math.min(nowMs, Date.now()),
     );
     return out;
   }

@@ -81,6 +81,16 @@ describe.each(backends('memory conformance'))('%s store', (_name, backend) => {
       expect(after.lastAccessed).toBe(at(30).toISOString());
     });
 
+    it('records a recall asked as of a later time (now in the future) as an access of now', async () => {
+      const store = await backend.open();
+      const m = await store.remember({ text: 'the build cache lives in the bucket' });
+      const future = new Date(Date.now() + 2 * DAY);
+      expect((await store.recall('build cache', { now: future })).map((h) => h.id)).toEqual([m.id]);
+      const seen = Date.parse((await store.getMemory(m.id))!.lastAccessed!);
+      expect(seen).toBeLessThanOrEqual(Date.now());
+      expect(seen).toBeGreaterThan(Date.now() - 60_000);
+    });
+
     it('is visible to search like any chunk, with type "memory" and topic filters', async () => {
       const store = await backend.open();
       await store.ingestText('notes', 'Kafka topics are partitioned by customer id.');
