@@ -291,8 +291,8 @@ export class RememberingStore extends BaseStore {
   /**
    * Deletes documents and memories for good (by id, memory id, or the path a file was ingested from; a
    * file's id takes all its parts), in as few commits as the journal allows. A consolidation summary
-   * written from a deleted memory may repeat its text, so it is deleted too, and its other sources come
-   * back from the archive. NOT_FOUND names unknown ids, and then nothing is deleted. With `memoriesOnly`,
+   * written from a deleted memory may repeat its text, so it is deleted too; the sources of every
+   * summary deleted (so also of one named) come back from the archive. NOT_FOUND names unknown ids, and then nothing is deleted. With `memoriesOnly`,
    * ids that are not memories count as unknown.
    */
   deleteDocuments(idsOrPaths: string[], opts: { memoriesOnly?: boolean } = {}): Promise<DeleteReport> {
@@ -346,7 +346,8 @@ export class RememberingStore extends BaseStore {
         }
       }
     }
-    const gone = new Set(summaries);
+    // Every summary deleted, named or taken with a source, gives its other sources back to recall.
+    const gone = ids;
     const restored = [
       ...new Set(
         this.state.manual.flatMap((l) =>

@@ -398,7 +398,8 @@ export class PostgresStore extends PostgresBase implements Store {
         }
       }
       await lockDocuments(sql, this.db.target.schema, summaries);
-      const gone = new Set(summaries);
+      // Every summary deleted, named or taken with a source, gives its other sources back to recall.
+      const gone = ids;
       const sources = [
         ...new Set(links.filter((l) => gone.has(l.from_doc) && !ids.has(l.to_doc)).map((l) => l.to_doc)),
       ];

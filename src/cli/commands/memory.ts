@@ -161,8 +161,9 @@ const FORGET_HELP = `usage: rlm forget ID... --store DIR [--json]
 
 Deletes memories for good, with every link to or from them (use decay/archive to keep them instead);
 their text leaves every file of the store. A consolidation summary written from a forgotten memory may
-repeat it, so it is deleted too, and its other sources come back from the archive. An unknown ID fails
-the command and nothing is deleted. --json prints {forgotten, ids, summaries, restored}.
+repeat it, so it is deleted too, and its other sources come back from the archive (as do the sources
+of a summary forgotten by its ID). An unknown ID fails the command and nothing is deleted. --json
+prints {forgotten, ids, summaries, restored}.
 ${STORE_HELP}`;
 
 export async function forget(argv: string[], io: CliIO): Promise<number> {

@@ -132,5 +132,16 @@ describe.each(backends('document id conformance'))('document and memory ids, %s 
     expect((await store.accessStats(`${a.id}:0`)).count).toBe(0);
     const notMemory = await caught(store.forgetMemories(['keep']));
     expect(notMemory.code).toBe('NOT_FOUND');
+
+    // A summary deleted by name gives its sources back to recall too: their knowledge was only in it.
+    const c = await store.remember({ text: 'gamma one', topic: 'g' });
+    const d = await store.remember({ text: 'gamma two', topic: 'g' });
+    const second = await store.consolidate('g', async () => 'gamma summary');
+    expect(await store.deleteDocuments([second.summary])).toEqual({
+      deleted: [second.summary],
+      summaries: [],
+      restored: [c.id, d.id],
+    });
+    expect((await store.recall('gamma')).map((m) => m.id).sort()).toEqual([c.id, d.id].sort());
   });
 });
