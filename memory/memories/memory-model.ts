@@ -205,9 +205,22 @@ export function parseWhen(value: string, what: string, now: Date = new Date()): 
   const rel = /^(\d+(?:\.\d+)?)d$/.exec(value.trim());
   if (rel) return new Date(now.getTime() - Number(rel[1]) * DAY_MS);
   const d = new Date(value);
-  if (Number.isNaN(d.getTime()))
+  if (Number.isNaN(d.getTime()) || !realDay(value.trim()))
     throw new RlmError('BAD_INPUT', `${what} must be an ISO date (2026-01-31) or Nd (7d), got "${value}"`);
   return d;
+}
+
+/**
+ * Whether the day an ISO date or time names exists: `Date` rolls 2026-02-30 over to March 2nd. Dates of
+ * other forms are left to `Date`.
+ */
+function realDay(value: string): boolean {
+  const ymd = /^([+-]?\d{4,6})-(\d{2})-(\d{2})/.exec(value);
+  if (!ymd) return true;
+  const [year, month, day] = [Number(ymd[1]), Number(ymd[2]), Number(ymd[3])];
+  const probe = new Date(Date.UTC(2000, month - 1, day));
+  probe.setUTCFullYear(year);
+  return probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
 }
 
 /** A memory as the surfaces show it. */
