@@ -214,7 +214,7 @@ export function parseWhen(value: string, what: string, now: Date = new Date()): 
  * Whether the day an ISO date or time names exists: `Date` rolls 2026-02-30 over to March 2nd. Dates of
  * other forms are left to `Date`.
  */
-function realDay(value: string): boolean {
+export function realDay(value: string): boolean {
   const ymd = /^([+-]?\d{4,6})-(\d{2})-(\d{2})/.exec(value);
   if (!ymd) return true;
   const [year, month, day] = [Number(ymd[1]), Number(ymd[2]), Number(ymd[3])];

@@ -5,6 +5,7 @@
  */
 
 import { RlmError } from '../../core/errors.ts';
+import { realDay } from '../../memory/memories/memory-model.ts';
 import type { Store } from '../../memory/store-api.ts';
 import type { DocumentRecord } from '../../memory/types.ts';
 import { isoTime } from './reader.ts';
@@ -162,7 +163,7 @@ function parseWhen(value: string, which: 'since' | 'until'): number {
   const v = value.trim();
   const day = /^\d{4}-\d{2}-\d{2}$/.test(v);
   const ms = Date.parse(day ? `${v}T00:00:00Z` : v);
-  if (Number.isNaN(ms)) {
+  if (Number.isNaN(ms) || !realDay(v)) {
     throw new RlmError(
       'BAD_INPUT',
       `--${which} must be an ISO date or time (2026-01-31, 2026-01-31T14:00Z), got '${value}'`,

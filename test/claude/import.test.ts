@@ -155,6 +155,8 @@ describe('importClaude', () => {
     expect((await timeline(store, { until: '2026-02-10' })).map((s) => s.session)).toEqual(['sess-api']);
     await expect(timeline(store, { project: 'nope' })).rejects.toThrow(/no imported project matches 'nope'/);
     await expect(timeline(store, { since: 'last week' })).rejects.toThrow(/--since must be an ISO date/);
+    // A day that does not exist is refused, not rolled over to March.
+    await expect(timeline(store, { until: '2026-02-30' })).rejects.toThrow(/--until must be an ISO date/);
   });
 
   it('recalls the best exchanges with session, project, time and text, within filters', async () => {
