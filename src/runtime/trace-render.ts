@@ -113,7 +113,9 @@ class Renderer {
 
   run(start: RunStartEvent | undefined, end: RunEndEvent | undefined): void {
     const r = end?.result;
-    const parts = [this.#paint('1', 'run'), start?.model ?? '?'];
+    // Its id's first characters, which --run takes (a unique prefix is enough).
+    const id = (start ?? end)?.run.slice(0, RUN_ID_SHOWN);
+    const parts = [`${this.#paint('1', 'run')}${id ? ` ${id}` : ''}`, start?.model ?? '?'];
     if (r !== undefined) {
       parts.push(
         this.#status(r.status),
@@ -238,6 +240,9 @@ function groupRuns(events: TraceEvent[]): Map<string, TraceEvent[]> {
  * The events of the run whose id is `id` or starts with it. BAD_INPUT, listing the runs there are, when
  * none or several match.
  */
+/** Characters of a run's id the tree shows: a prefix --run takes. */
+const RUN_ID_SHOWN = 8;
+
 export function selectRun(events: TraceEvent[], id: string): TraceEvent[] {
   const runs = groupRuns(events);
   const exact = runs.get(id);

@@ -242,7 +242,7 @@ describe('trace', () => {
       },
     ];
     expect(renderTraceTree(events)).toMatchInlineSnapshot(`
-      "run · anthropic:claude-sonnet-4-5 · final · 2 turns · 1 sub-call · depth 1 · 1m07s · 3,600 in / 240 out · $0.0096
+      "run r1 · anthropic:claude-sonnet-4-5 · final · 2 turns · 1 sub-call · depth 1 · 1m07s · 3,600 in / 240 out · $0.0096
         Q: Which city hosts the summit?
         turn 1 · 1.5s · 1,200 in / 80 out · $0.0048
           block 1: const hits = grep("summit") print(hits.length)

@@ -12,8 +12,9 @@ const HELP = `usage: rlm trace show FILE [--full] [--run ID] [--json] [--color |
 
 Reads a trace written by \`rlm answer --trace FILE\` (several runs may share one file).
 
-show   prints the recursion tree: model calls with tokens and cost, code blocks and their output,
-       sub-calls indented by depth, and the final answer. Texts are cut to one line unless --full.
+show   prints the recursion tree: each run under its id's first characters (what --run takes), model
+       calls with tokens and cost, code blocks and their output, sub-calls indented by depth, and the
+       final answer. Texts are cut to one line unless --full.
 html   writes one self-contained HTML page (no network needed) to view the run in a browser: a
        collapsible tree of turns and sub-calls, whole code and outputs, tokens, cost and time per node,
        a timeline of sub-calls, search. Default output: FILE with .html in place of its extension.

@@ -43,7 +43,7 @@ describe('rlm trace', () => {
     writeFileSync(file, `${lines.map((e) => JSON.stringify(e)).join('\n')}\n`);
     const show = await cli(['trace', 'show', file, '--run', ids[0]!]);
     expect(show.stdout.split('\n')[0]).toMatch(
-      /^run · \S+ · final · 2 turns · 1 sub-call · depth 1 · 2\.6s in all \(run 689ms\) · /,
+      /^run [0-9a-f-]{8} · \S+ · final · 2 turns · 1 sub-call · depth 1 · 2\.6s in all \(run 689ms\) · /,
     );
     const html = await cli(['trace', 'html', file, '--out', '-']);
     const data = JSON.parse(
