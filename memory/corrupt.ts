@@ -34,12 +34,19 @@ export function unreadable(file: string, code: string): RlmError {
 }
 
 /**
+ * Errno codes of a read that failed for want of something, not because of the file: permission, or a
+ * resource the process ran out of for a moment. A file that fails so is not damaged.
+ */
+const NOT_DAMAGE = new Set(['EACCES', 'EPERM', 'EMFILE', 'ENFILE', 'ENOMEM', 'EAGAIN', 'EBUSY', 'EINTR']);
+
+/**
  * Whether a failure to read a store file is about access, not about its bytes (an {@link unreadable}
- * error, or an errno error of permission or I/O): such a file is not damaged and must not be rebuilt or
- * dropped by a repair.
+ * error, or an errno error of permission or of a resource run out): such a file is not damaged and must
+ * not be rebuilt or dropped by a repair. A file that is a folder (EISDIR), a path through a file
+ * (ENOTDIR) or a read error of the disk (EIO) is damage: repair rebuilds or drops what it held.
  */
 export function isAccessFailure(err: unknown): boolean {
   if (err instanceof RlmError) return err.code === 'ACCESS_DENIED';
-  const e = err as NodeJS.ErrnoException | undefined;
-  return typeof e?.code === 'string' && typeof e.syscall === 'string' && e.code !== 'ENOENT';
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && NOT_DAMAGE.has(code);
 }

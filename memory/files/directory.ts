@@ -235,7 +235,9 @@ export class DirectoryPersistence implements Persistence {
     if (!(await exists(segDir))) return;
     for (const name of await fs.readdir(segDir)) {
       const seg = /^(seg-\d+)\./.exec(name)?.[1];
-      if ((seg && !live.has(seg)) || isTempName(name)) await fs.rm(path.join(segDir, name), { force: true });
+      // Recursive: a dead segment's name may be a folder (damage repair has just written around).
+      if ((seg && !live.has(seg)) || isTempName(name))
+        await fs.rm(path.join(segDir, name), { force: true, recursive: true });
     }
   }
 

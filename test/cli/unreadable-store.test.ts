@@ -6,7 +6,7 @@
  * as a user the mode stops ("nobody" when the tests run as root, whom modes do not stop).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,6 +73,19 @@ describe('a store file this user may not read', () => {
       expect((await s.grep('lantern', { count: true })).counts?.matches, kind).toBe(1);
       await s.close();
     }
+  }, 120_000);
+
+  it('still repairs what is damaged, not unreadable: a chunk file that became a folder', async () => {
+    const { store, ids, file } = await twoSegments();
+    rmSync(file('chunks'));
+    mkdirSync(file('chunks'));
+    chmodSync(file('chunks'), 0o777);
+    const r = rlm(['repair', '--yes', '--store', store]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/dropped document lanterns/);
+    const s = await ChunkStore.open(store);
+    expect(s.documents().map((d) => d.id)).toEqual(ids.filter((id) => !id.startsWith('lanterns')));
+    await s.close();
   }, 120_000);
 
   it('makes peek, search and grep say ACCESS_DENIED naming it, not a bare EACCES', async () => {
