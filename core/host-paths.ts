@@ -7,11 +7,19 @@
 /**
  * Paths: absolute with at least two segments (POSIX `/a/b`, Windows `C:\a\b`, UNC `\\host\share`),
  * or starting with `~/`, `./` or `../`. An absolute path starts where no word, dot or separator comes
- * before it: `read/write/exec` is words, and the `\n\n--` of escaped text is no Windows path. A single
- * absolute segment (`/x`) is left alone, as it is more often a fraction or a ratio.
+ * before it, or after `file://` or a JSON escape (`\n/home/…` in quoted text): `read/write/exec` stays
+ * words, and the `\n\n--` of escaped text is no Windows path. Glued to a word, three segments or more
+ * are taken for a path all the same (`x/home/alice/secret`). A single absolute segment (`/x`) is left
+ * alone, as it is more often a fraction or a ratio.
  */
-const HOST_PATH =
-  /(?<![\w.\\/])(?:[A-Za-z]:[\\/]|\\\\|\/)[\w.@+~-]+(?:[\\/][\w.@+~-]+)+[\\/]?|(?<![\w.])(?:~|\.\.?)(?:[\\/][\w.@+~-]+)+[\\/]?/g;
+const HOST_PATH = new RegExp(
+  [
+    String.raw`(?:(?<![\w.\\/])|(?<=file:\/\/)|(?<=\\[nrt]))(?:[A-Za-z]:[\\/]|\\\\|\/)[\w.@+~-]+(?:[\\/][\w.@+~-]+)+[\\/]?`,
+    String.raw`(?<=\w)(?:\/[\w.@+~-]+){3,}\/?`,
+    String.raw`(?<![\w.])(?:~|\.\.?)(?:[\\/][\w.@+~-]+)+[\\/]?`,
+  ].join('|'),
+  'g',
+);
 
 /**
  * `text` with the `known` host strings replaced by what model code may see (longest first: a model

@@ -9,6 +9,10 @@ describe('withoutHostPaths', () => {
       ['trace ~/traces/run.jsonl has no reply', 'trace <path> has no reply'],
       ['see ./examples/rules.json and ../up/x', 'see <path> and <path>'],
       ['scripted:/tmp/r/rules.json: no rule matches', 'scripted:<path>: no rule matches'],
+      // After file://, after a JSON escape, and glued to a word when it has three segments or more.
+      ['at file:///home/alice/proj/src/x.js:10:5', 'at file://<path>:10:5'],
+      [JSON.stringify('see\n/home/alice/secret/keys.txt'), '"see\\n<path>"'],
+      ['x/home/alice/secret', 'x<path>'],
     ]) {
       expect(withoutHostPaths(text as string)).toBe(shown);
     }
