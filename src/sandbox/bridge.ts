@@ -22,9 +22,10 @@ import {
   type LinkType,
   type SearchOptions,
 } from '../../memory/types.ts';
-import { clamp, grepFiles, sliceDocuments, sliceFiles } from './context-reads.ts';
+import { clamp, grepFiles, joinedLength, sliceDocuments, sliceFiles } from './context-reads.ts';
 import { storeDocuments, textDocuments } from './documents.ts';
 import type { ContextFileRef, DocumentEntry, SandboxHost, SubCallItem, SubCallOptions } from './host.ts';
+import { MAX_BATCH_ITEMS } from './names.ts';
 
 /** Where the context's text lives, as far as host calls are concerned. */
 export type ContextMode = 'loaded' | 'host' | 'none';
@@ -61,8 +62,6 @@ const MAX_QUERY_CHARS = 10_000;
 const MAX_QUERY_WORDS = 200;
 /** Longest grep pattern the host will parse (about 70 ms for the slowest unicode classes). */
 const MAX_GREP_PATTERN_CHARS = 4096;
-/** Items of one batched sub-call (prelude/sub-calls.ts says so to the model first). */
-const MAX_BATCH_ITEMS = 10_000;
 /** Longest text one peek returns when the host serves it (as long as encode takes one string). */
 const MAX_PEEK_CHARS = 16 * 1024 * 1024;
 /** Names in one `document` filter: more than a filter needs, and a bound on the host's work for one. */
@@ -259,7 +258,8 @@ export class HostBridge {
         // Analysed on the host's main thread (typo expansion per unknown word): keep it a query.
         if (query.length > MAX_QUERY_CHARS)
           throw new HostCallError(`the query is ${query.length} characters; at most ${MAX_QUERY_CHARS}`);
-        const words = query.split(/\s+/).filter(Boolean).length;
+        // Words as the analyser cuts them: at anything not a letter or digit (commas too).
+        const words = query.split(/[^\p{L}\p{N}]+/u).filter(Boolean).length;
         if (words > MAX_QUERY_WORDS)
           throw new HostCallError(
             `the query has ${words} words; at most ${MAX_QUERY_WORDS}: give the words that matter (grep finds exact text)`,
@@ -335,11 +335,7 @@ export class HostBridge {
       const start = int(p.start, 0);
       const end = int(p.end, start + 2000);
       const lengths = files === null ? docs.map((d) => d.length) : files.map((f) => f.text.chars);
-      const [s, e] = clamp(
-        lengths.reduce((n, l, i) => n + l + (i > 0 ? 1 : 0), 0),
-        start,
-        end,
-      );
+      const [s, e] = clamp(joinedLength(lengths), start, end);
       checkPeekSize(e - s);
       return files === null ? sliceDocuments(docs, start, end) : sliceFiles(files, start, end);
     }
@@ -348,9 +344,11 @@ export class HostBridge {
     const file = files?.findIndex((f) => f.id === id) ?? -1;
     const at = doc && this.opts.contextMode !== 'none' ? Number(doc[1]) : file;
     if (at >= 0 && at < (files ?? docs).length) {
-      const text = files === null ? docs[at]! : await files[at]!.text.string();
-      const [s, e] = clamp(text.length, int(p.start, 0), int(p.end, text.length));
+      // Checked before a file is read: its length is known without it.
+      const chars = files === null ? docs[at]!.length : files[at]!.text.chars;
+      const [s, e] = clamp(chars, int(p.start, 0), int(p.end, chars));
       checkPeekSize(e - s);
+      const text = files === null ? docs[at]! : await files[at]!.text.string();
       return text.slice(s, e);
     }
     if (!this.opts.host.store) throw new HostCallError(`no chunk with id ${id}`);
@@ -526,7 +524,7 @@ const LIMIT_ADVICE: Record<string, string> = {
   search: 'search less often with a larger k, and keep the results in variables',
   neighbors: "keep the results in variables; get_chunk(id) gives a chunk's start and end in its document",
 };
-/** An id that names nothing, with the forms accepted and where the model finds them. */
+
 /**
  * Refuses a peek longer than {@link MAX_PEEK_CHARS}: served by the host (a context too big for the
  * isolate, a store's document), it is built and sent whole, and an isolate could not hold it anyway.
@@ -538,6 +536,7 @@ function checkPeekSize(chars: number): void {
     );
 }
 
+/** An id that names nothing, with the forms accepted and where the model finds them. */
 function unknownIdError(id: string): HostCallError {
   return new HostCallError(
     `no chunk or document with id ${id} (a chunk id DOCUMENT:N from search_chunks or grep, or a document id from list_documents)`,

@@ -15,6 +15,11 @@ export function clamp(length: number, start: number, end: number): [number, numb
   return [s, Math.max(s, e)];
 }
 
+/** Length of texts of `lengths` joined by a newline, as the whole context reads them. */
+export function joinedLength(lengths: readonly number[]): number {
+  return lengths.reduce((n, l, i) => n + l + (i > 0 ? 1 : 0), 0);
+}
+
 /**
  * Slice of all documents read as one text with a newline between documents (same as the isolate's).
  * `lengths` stand for documents not read (an empty string in `docs`).
@@ -25,8 +30,7 @@ export function sliceDocuments(
   end: number,
   lengths: readonly number[] = docs.map((d) => d.length),
 ): string {
-  const total = lengths.reduce((n, l, i) => n + l + (i > 0 ? 1 : 0), 0);
-  const [s, e] = clamp(total, start, end);
+  const [s, e] = clamp(joinedLength(lengths), start, end);
   let out = '';
   let base = 0;
   for (let i = 0; i < docs.length && base < e; i++) {
@@ -49,8 +53,7 @@ export async function sliceFiles(
   start: number,
   end: number,
 ): Promise<string> {
-  const total = files.reduce((n, f, i) => n + f.text.chars + (i > 0 ? 1 : 0), 0);
-  const [s, e] = clamp(total, start, end);
+  const [s, e] = clamp(joinedLength(files.map((f) => f.text.chars)), start, end);
   // Only the files the range touches are read; the others are blanks of their length.
   const texts: string[] = [];
   let base = 0;

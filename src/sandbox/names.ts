@@ -54,3 +54,6 @@ export const FORBIDDEN_GLOBALS = [
  * called `gc`.
  */
 export const REMOVED_GLOBALS = [...FORBIDDEN_GLOBALS, 'eval', 'Function', 'gc'] as const;
+
+/** Items of one batched sub-call: far more than a run's sub-call budget (500 by default) allows. */
+export const MAX_BATCH_ITEMS = 10_000;

@@ -168,6 +168,12 @@ describe('host-side grep is bounded whatever the model asks', () => {
       "search_chunks(Array.from({ length: 1200 }, (_, i) => 'w' + i).join(' '))",
     );
     expect(words.error?.message).toMatch(/search_chunks: the query has 1200 words; at most 200/);
+    // Words are cut where the analyser cuts them, not only at spaces.
+    const commas = await within(
+      sb,
+      "search_chunks(Array.from({ length: 1200 }, (_, i) => 'w' + i).join(','))",
+    );
+    expect(commas.error?.message).toMatch(/search_chunks: the query has 1200 words; at most 200/);
     expect(store.searches).toEqual([]);
   });
 

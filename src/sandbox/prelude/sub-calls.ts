@@ -4,6 +4,8 @@
  * never silent: a batch's result lists them in `.errors`, and the block's output gets one line per
  * function that saw one.
  */
+
+import { MAX_BATCH_ITEMS } from '../names.ts';
 import { stringArg } from './args.ts';
 import { answerText } from './final.ts';
 import { hostCall } from './host-call.ts';
@@ -20,9 +22,6 @@ import {
 } from './intrinsics.ts';
 import { write } from './output.ts';
 import { sessionConfig } from './session-state.ts';
-
-/** Items of one batched call: far more than a run's sub-call budget (500 by default) allows. */
-const MAX_BATCH_ITEMS = 10000;
 
 /** One sub-call as the host receives it. */
 interface SubCallItem {
