@@ -85,6 +85,8 @@ export async function consolidateAfterRemember(
     const done = await autoConsolidate(store, topic, opts);
     return done ? { consolidated: done } : {};
   } catch (err) {
+    // A cancel (Ctrl-C, a cancelled MCP call) is the caller's to tell, not a failure of consolidation.
+    if (isRlmError(err, 'ABORTED')) throw err;
     const e = err instanceof RlmError ? err : new RlmError('RUNTIME', (err as Error)?.message ?? String(err));
     return { consolidationError: { code: e.code, message: e.message } };
   }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ChunkStore } from '../../memory/files/store.ts';
+import { repairAgain } from '../../src/cli/commands/admin.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { writeSampleCorpus } from '../memory/helpers/corpus.ts';
 import { cli } from './helpers.ts';
@@ -178,5 +179,15 @@ describe('rlm repair with unreadable chunks', () => {
         `rlm: 1 memory cannot be kept (unreadable); a memory cannot be recovered, remember it again:\n  ${id}\n`,
     );
     expect(refused.stderr).not.toContain('(no file)');
+  });
+});
+
+describe('repairAgain', () => {
+  it('gives the command as it was given, with --yes, and never a PostgreSQL password', () => {
+    expect(repairAgain('my store', 'hash')).toBe("rlm repair --store 'my store' --embedder hash --yes");
+    expect(repairAgain(undefined, undefined)).toBe('rlm repair --yes');
+    expect(repairAgain('postgres://ana:s3cret@db.example:5432/rlm?schema=s', undefined)).toBe(
+      "rlm repair --store 'postgres://ana:***@db.example:5432/rlm?schema=s' --yes",
+    );
   });
 });

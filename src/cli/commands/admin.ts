@@ -6,6 +6,7 @@ import { shellQuote } from '../../../core/shell.ts';
 import type { DeleteReport } from '../../../memory/engine/memories.ts';
 import { repairStore } from '../../../memory/files/repair.ts';
 import { isPostgresUrl } from '../../../memory/open.ts';
+import { redactUrl } from '../../../memory/postgres/url.ts';
 import { EMBEDDER_SPECS } from '../../../memory/search/embedders/specs.ts';
 import { documentList } from '../../shapes.ts';
 import { parseCommandArgs } from '../args.ts';
@@ -179,19 +180,29 @@ export async function repair(argv: string[], io: CliIO): Promise<number> {
       );
   }
   if (!report.applied) {
-    // The command to run again is the one given, --store and --embedder included, with --yes.
-    const again = [
-      'rlm repair',
-      ...(values.store === undefined ? [] : ['--store', shellQuote(values.store)]),
-      ...(values.embedder === undefined ? [] : ['--embedder', shellQuote(values.embedder)]),
-      '--yes',
-    ].join(' ');
+    const again = repairAgain(values.store, values.embedder);
+    const password = again.includes(':***@') ? ' (with the password in place of ***)' : '';
     io.stderr.write(
-      `rlm: nothing was changed; run \`${shown(io.stderr, again, true)}\` to drop them and repair the rest\n`,
+      `rlm: nothing was changed; run \`${shown(io.stderr, again, true)}\`${password} to drop them and repair the rest\n`,
     );
     return EXIT_FAILURE;
   }
   return EXIT_OK;
+}
+
+/**
+ * The command to run a refused repair again: the one given, --store and --embedder included, with --yes.
+ * A PostgreSQL URL's password stays out of it, as `***` (the user puts it back).
+ */
+export function repairAgain(store: string | undefined, embedder: string | undefined): string {
+  const shownStore = store !== undefined && isPostgresUrl(store) ? redactUrl(store) : store;
+  const command = [
+    'rlm repair',
+    ...(shownStore === undefined ? [] : ['--store', shellQuote(shownStore)]),
+    ...(embedder === undefined ? [] : ['--embedder', shellQuote(embedder)]),
+    '--yes',
+  ].join(' ');
+  return command;
 }
 
 /** A repair action as what a dry run would do: `dropped document X` becomes `would drop document X`. */

@@ -157,7 +157,7 @@ function modelHost(
       if (isRlmError(err, 'ABORTED')) throw err;
       return isRlmError(err)
         ? `Error: ${err.code}: ${err.message}`
-        : `Error: PROVIDER: ${(err as Error).message}`;
+        : `Error: RUNTIME: ${forSandbox((err as Error).message)}`;
     }
   };
   const llmQueryBatched = async (items: SubCallItem[], signal: AbortSignal) => {
@@ -173,7 +173,7 @@ function modelHost(
           if (item.schema !== undefined) opts.schema = item.schema;
           out[i] = await llmQuery(item.prompt, item.context, signal, opts);
         } catch (err) {
-          out[i] = `Error: PROVIDER: ${(err as Error)?.message ?? String(err)}`;
+          out[i] = forSandbox(`Error: RUNTIME: ${(err as Error)?.message ?? String(err)}`);
         }
       }
     };

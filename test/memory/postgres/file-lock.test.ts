@@ -47,9 +47,18 @@ async function open(url: string, maxConnections?: number): Promise<PostgresStore
   return store;
 }
 
+/** Polls `ready` until it holds; fails after a minute saying what never happened (not the test's timeout). */
+async function until(what: string, ready: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(`waited a minute for ${what}`);
+    await sleep(10);
+  }
+}
+
 /** Resolves once `store` holds some part of the file ingested from `file`. */
 async function firstCommit(store: PostgresStore, file: string): Promise<void> {
-  while (!(await store.documents()).some((d) => d.path === file)) await sleep(10);
+  await until(`a first part of ${file}`, async () => (await store.documents()).some((d) => d.path === file));
 }
 
 /** The key of the advisory lock an ingest into the store at `url` takes on a file (lock) or document (doc). */
@@ -80,15 +89,14 @@ async function gate() {
 
 /** Resolves once some session waits for the advisory lock of `key`. */
 async function someoneWaitsFor(key: string): Promise<void> {
-  for (;;) {
+  await until(`a session waiting for ${key}`, async () => {
     const { rows } = await adminQuery(
       `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
          AND ((classid::bigint << 32) | objid::bigint) = hashtextextended($1, 0)`,
       [key],
     );
-    if (rows[0].n > 0) return;
-    await sleep(10);
-  }
+    return rows[0].n > 0;
+  });
 }
 
 /** Two files of three parts each, `first` and `second`, and a new store. */
