@@ -5,7 +5,7 @@
  */
 import { ChunkStore, type OpenOptions } from './files/store.ts';
 import type { PostgresOpenOptions } from './postgres/store.ts';
-import { isPostgresUrl } from './postgres/url.ts';
+import { checkStoreName, isPostgresUrl } from './postgres/url.ts';
 import type { Store } from './store-api.ts';
 
 export { isPostgresUrl, redactUrl } from './postgres/url.ts';
@@ -14,6 +14,7 @@ export type OpenStoreOptions = OpenOptions & Pick<PostgresOpenOptions, 'maxConne
 
 /** Opens the store named `spec` (a folder path or a PostgreSQL URL); see {@link ChunkStore.open}. */
 export async function openStore(spec: string, opts: OpenStoreOptions = {}): Promise<Store> {
+  checkStoreName(spec);
   if (isPostgresUrl(spec)) {
     const { PostgresStore } = await import('./postgres/store.ts');
     return PostgresStore.open(spec, {

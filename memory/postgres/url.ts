@@ -14,6 +14,18 @@ export function isPostgresUrl(spec: string): boolean {
 }
 
 /**
+ * Throws BAD_INPUT for a store named by a URL of another kind (`postgress://…` mistyped, `mysql://…`),
+ * its password hidden: taken for a folder, it became one named after the URL, password and all.
+ */
+export function checkStoreName(spec: string): void {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec) && !isPostgresUrl(spec))
+    throw new RlmError(
+      'BAD_INPUT',
+      `store ${redactUrl(spec)}: rlm stores in a folder or a PostgreSQL database (postgres://…); not in a URL of this kind`,
+    );
+}
+
+/**
  * PostgreSQL's reserved words (`pg_get_keywords()`, categories R and T, of PostgreSQL 15 to 17), which
  * cannot name a schema unquoted: the store's SQL names its schema as it is.
  */

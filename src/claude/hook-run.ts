@@ -7,7 +7,9 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processEnv } from '../../core/env.ts';
 import { inside, makeFolderSync } from '../../core/paths.ts';
+import { isPostgresUrl } from '../../memory/postgres/url.ts';
 
 /** Bytes of hook input read at most, and how long to wait for it. */
 const MAX_INPUT = 1 << 20;
@@ -38,10 +40,14 @@ export async function startHookImport(
     const worker = fileURLToPath(
       new URL(`./hook-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
     );
-    const child = spawn(process.execPath, [worker, file, resolve(cwd, store), log], {
+    // A PostgreSQL URL is no path to resolve, and goes in the environment (RLM_STORE), where `ps` does
+    // not show its password; a folder is resolved against the session's folder.
+    const url = isPostgresUrl(store);
+    const child = spawn(process.execPath, [worker, file, url ? '-' : resolve(cwd, store), log], {
       detached: true,
       stdio: 'ignore',
       cwd,
+      ...(url ? { env: { ...processEnv(), RLM_STORE: store } } : {}),
     });
     child.on('error', (err) => note(log, `error: cannot start the import: ${err.message}`));
     child.unref();

@@ -1,8 +1,10 @@
 /**
- * The background half of `rlm claude ingest --hook`: `node hook-worker FILE STORE LOG` imports one session
+ * The background half of `rlm claude ingest --hook`: `node hook-worker FILE STORE LOG` (STORE `-`: the
+ * PostgreSQL URL in RLM_STORE) imports one session
  * file and appends notes and errors to LOG. It runs detached, so Claude Code never waits for it; it may
  * wait for the store lock as long as it needs.
  */
+import { readEnv } from '../../core/env.ts';
 import { openStore, redactUrl } from '../../memory/open.ts';
 import { assertSessionFile } from './files.ts';
 import { note as log } from './hook-run.ts';
@@ -28,5 +30,7 @@ async function run(session: string, storeDir: string, logFile: string): Promise<
   }
 }
 
-const [session, storeDir, logFile] = process.argv.slice(2);
+const [session, storeArg, logFile] = process.argv.slice(2);
+// `-`: a PostgreSQL URL, passed in RLM_STORE (hook-run.ts), out of `ps`'s sight.
+const storeDir = storeArg === '-' ? readEnv().store : storeArg;
 if (session && storeDir && logFile) await run(session, storeDir, logFile);

@@ -1,12 +1,11 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
-import { isLockFile } from '../../memory/files/lock.ts';
-import { MANIFEST_FILE, storeFilesAmong } from '../../memory/files/manifest.ts';
-import { expandHome, isTempName } from '../../memory/fsutil.ts';
+import { isForeignFolder } from '../../memory/files/foreign-folder.ts';
+import { expandHome } from '../../memory/fsutil.ts';
 import type { OpenStoreOptions } from '../../memory/open.ts';
-import { isPostgresUrl } from '../../memory/postgres/url.ts';
+import { checkStoreName, isPostgresUrl } from '../../memory/postgres/url.ts';
 import type { Store } from '../../memory/store-api.ts';
 import { type CliIO, shown, writeWarning } from './io.ts';
 
@@ -19,6 +18,7 @@ export function storeDir(flag: string | undefined, io: CliIO): string {
   const env = readEnv(io.env);
   const dir = flag ?? env.store;
   if (!dir) throw new RlmError('BAD_INPUT', '--store DIR|URL is required (or set RLM_STORE)');
+  checkStoreName(dir);
   if (isPostgresUrl(dir)) return dir;
   return path.resolve(io.cwd, expandHome(dir, env.home));
 }
@@ -28,18 +28,7 @@ export function storeDir(flag: string | undefined, io: CliIO): string {
  * mistyped `--store ~/notes` would otherwise scatter store files among the user's own.
  */
 export function checkNewStoreDir(dir: string, create: boolean | undefined): void {
-  if (isPostgresUrl(dir)) return;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return; // missing: it will be created; not a folder: open() says so
-  }
-  // A folder of store files without a manifest is a store: opening it says so and points to `rlm repair`.
-  // A lock or temp file alone is another process making the store right now: opening waits for it.
-  const others = names.filter((n) => !isLockFile(n) && !isTempName(n));
-  if (others.length === 0 || names.includes(MANIFEST_FILE) || storeFilesAmong(names).length > 0 || create)
-    return;
+  if (isPostgresUrl(dir) || create || !isForeignFolder(dir)) return;
   throw new RlmError(
     'BAD_INPUT',
     `${dir} is not an rlm store and is not empty; pass --create to make a store in it anyway, or choose an empty or new folder`,

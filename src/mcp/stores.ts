@@ -8,8 +8,10 @@ import path from 'node:path';
 import { type Env, readEnv } from '../../core/env.ts';
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import { discardEmptyStore } from '../../memory/files/discard.ts';
+import { isForeignFolder } from '../../memory/files/foreign-folder.ts';
 import { expandHome } from '../../memory/fsutil.ts';
 import { isPostgresUrl, openStore, redactUrl } from '../../memory/open.ts';
+import { checkStoreName } from '../../memory/postgres/url.ts';
 import type { Store } from '../../memory/store-api.ts';
 
 /**
@@ -34,6 +36,7 @@ export class StoreRegistry {
 
   /** Absolute folder of `dir`, resolved against the server's working directory; a URL as given. */
   resolve(dir: string): string {
+    checkStoreName(dir);
     return isPostgresUrl(dir) ? dir : path.resolve(this.#cwd, expandHome(dir, readEnv(this.#env).home));
   }
 
@@ -50,6 +53,12 @@ export class StoreRegistry {
     if (this.#closed) throw new RlmError('ABORTED', 'the server is shutting down');
     const abs = this.resolve(dir);
     let pending = this.#open.get(abs);
+    // As the CLI without --create: a store is not made among someone's own files.
+    if (pending === undefined && opts.create && !isPostgresUrl(abs) && isForeignFolder(abs))
+      throw new RlmError(
+        'BAD_INPUT',
+        `${abs} is not an rlm store and is not empty; name an empty or new folder (or make the store there with rlm ingest PATH --store DIR --create)`,
+      );
     if (pending === undefined) {
       pending = openStore(abs, {
         env: this.#env,

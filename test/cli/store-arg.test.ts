@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -102,5 +102,23 @@ describe('withStore', () => {
       }),
     ).rejects.toThrow('interrupted');
     expect(existsSync(path.join(partial, 'rlm-store.json'))).toBe(true);
+  });
+});
+
+describe('a store named by a URL of another kind', () => {
+  it('is refused with its password hidden, and no folder is made after it', async () => {
+    const cwd = tempDir();
+    for (const url of ['postgress://ana:s3cret@127.0.0.1:5432/rlm', 'mysql://ana:s3cret@db/rlm']) {
+      for (const args of [['stats'], ['remember', 'x']]) {
+        const r = await cli([...args, '--store', url], { cwd });
+        expect(r.code, `${args[0]} ${url}`).toBe(2);
+        expect(r.stderr).toMatch(
+          /rlm stores in a folder or a PostgreSQL database \(postgres:\/\/…\); not in a URL of this kind \[BAD_INPUT\]\n$/,
+        );
+        expect(r.stderr).toContain('ana:***@');
+        expect(r.stderr).not.toContain('s3cret');
+      }
+    }
+    expect(readdirSync(cwd)).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ChunkStore } from '../../memory/files/store.ts';
 import { serveHttp } from '../../src/mcp/http.ts';
 import { type CreateServerOptions, createServer } from '../../src/mcp/server.ts';
 import {
@@ -198,6 +199,8 @@ describe('file access: --allow-path', () => {
     mkdirSync(join(project, 'deps', 'a'), { recursive: true });
     symlinkSync(outside, join(project, 'outside-docs'));
     symlinkSync(outside, join(project, 'deps', 'a', 'global-link'));
+    // Made there on purpose (as `--create` does: a tool call makes no store among other files).
+    await (await ChunkStore.open(project, { create: true })).close();
     const seed = await connect(context({ allowPaths: [base] }));
     expect(
       (await seed.call('rlm_remember', { text: 'kept in the project', store: project })).isError,

@@ -119,7 +119,8 @@ that lost its manifest is still found by its other files, and the memories of it
 On a PostgreSQL store (a postgres:// URL) it rebuilds the derived tables (search index segments,
 related links, each document's words for grep) from documents and chunks, removes links and access
 stats of chunks that are gone, adds missing vectors, and drops (after asking, as above) documents
-whose chunks are not all there. It runs while the store is in use: writers wait while it commits.
+whose chunks are not all there. It runs while the store is in use: reads go on, and writers wait
+until it is done.
 
   --embedder SPEC   rebuild vectors with this embedder (${EMBEDDER_SPECS}); none removes vectors
                     (the memory journal is folded first, so memories get vectors too)

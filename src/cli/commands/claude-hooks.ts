@@ -5,6 +5,7 @@ import { readEnv } from '../../../core/env.ts';
 import { RlmError } from '../../../core/errors.ts';
 import { plural } from '../../../core/plural.ts';
 import { shellQuote } from '../../../core/shell.ts';
+import { isPostgresUrl, redactIn } from '../../../memory/postgres/url.ts';
 import { hookCommand, installHooks, removeHooks } from '../../claude/hooks.ts';
 import { parseCommandArgs } from '../args.ts';
 import { type CliIO, EXIT_OK, writeJson } from '../io.ts';
@@ -48,7 +49,11 @@ export async function hooks(argv: string[], io: CliIO): Promise<number> {
     const store = storeDir(values.store, io);
     const log = path.resolve(io.cwd, values.log ?? path.join(path.dirname(settings), 'rlm-hook.log'));
     const launcher = values.rlm ?? selfCommand().map(shellQuote).join(' ');
-    const r = await installHooks(settings, hookCommand(store, log, launcher));
+    const installed = await installHooks(settings, hookCommand(store, log, launcher));
+    // The settings file holds the URL whole (the hook needs it); what is printed hides its password.
+    const r = isPostgresUrl(store)
+      ? { ...installed, command: redactIn(installed.command, store) }
+      : installed;
     if (values.json) writeJson(io, r);
     else
       io.stdout.write(

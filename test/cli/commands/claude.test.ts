@@ -407,6 +407,19 @@ describe('rlm claude', () => {
     expect(statSync(fresh).mode & 0o777).toBe(0o600);
   });
 
+  it('prints the hook command of a PostgreSQL store without its password, which the settings keep', async () => {
+    const settings = join(dir, 'pg-settings.json');
+    const url = 'postgres://ana:s3cret@127.0.0.1:1/rlm?schema=cc';
+    const args = ['claude', 'hooks', 'install', '--settings', settings, '--store', url];
+    for (const json of [false, true]) {
+      const r = await cli(json ? [...args, '--json'] : args);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('ana:***@127.0.0.1:1');
+      expect(r.stdout).not.toContain('s3cret');
+    }
+    expect(readFileSync(settings, 'utf8')).toContain('s3cret');
+  });
+
   it('refuses to touch a settings file that is not valid JSON', async () => {
     const settings = join(dir, 'broken-settings.json');
     writeFileSync(settings, '{ "model": ');
@@ -457,6 +470,30 @@ describe('rlm claude', () => {
     }
     expect(sessions).toBe(1);
     expect(existsSync(log)).toBe(false);
+  });
+
+  it('as a hook, takes a PostgreSQL URL for a URL: no folder of that name, and no password in the log', async () => {
+    const cwd = join(dir, 'url-hook-project');
+    mkdirSync(cwd, { recursive: true });
+    const log = join(dir, 'url-hook.log');
+    // Port 1 refuses: the import fails, and says so in the log, naming the store with its password hidden.
+    const url = 'postgres://ana:s3cret@127.0.0.1:1/rlm?schema=cc';
+    const r = await cli(['claude', 'ingest', '--hook', '--store', url, '--log', log], {
+      stdin: JSON.stringify({
+        session_id: 'sess-api',
+        transcript_path: join(projects, '-srv-api', 'sess-api.jsonl'),
+      }),
+      env,
+      cwd,
+    });
+    expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(log) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+    const text = readFileSync(log, 'utf8');
+    expect(text).toContain('error: importing');
+    expect(text).toContain('postgres://ana:***@127.0.0.1:1/rlm?schema=cc');
+    expect(text).not.toContain('s3cret');
+    expect(readdirSync(cwd)).toEqual([]);
   });
 
   it('as a hook, refuses a transcript_path outside the projects folder: one line in the log, no store', async () => {

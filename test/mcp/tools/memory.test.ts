@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../helpers/temp.ts';
@@ -139,6 +139,24 @@ describe('rlm_remember with automatic consolidation that fails', () => {
         },
       });
       expect((await store.topics()).find((t) => t.topic === 'cats')?.memories).toBe(3);
+    } finally {
+      await c.close();
+    }
+  });
+});
+
+describe("a store the MCP tools would make among the user's files", () => {
+  it('is refused, as the CLI refuses it without --create: nothing is written there', async () => {
+    const cwd = tempDir('rlm-mcp-foreign-');
+    const docs = join(cwd, 'docs');
+    mkdirSync(docs);
+    writeFileSync(join(docs, 'mine.txt'), 'my own notes');
+    const c = await connect({ cwd, env: {}, allowScriptedModels: true });
+    try {
+      const r = await c.call('rlm_remember', { text: 'x', store: 'docs' });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toContain(`${docs} is not an rlm store and is not empty`);
+      expect(readdirSync(docs)).toEqual(['mine.txt']);
     } finally {
       await c.close();
     }
