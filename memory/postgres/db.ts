@@ -135,6 +135,9 @@ export class Db implements Sql {
       // depend on the values: planning them anew each time cost more than running them.
       options: `-c search_path=${target.schema},public -c plan_cache_mode=force_generic_plan ${SERVER_KEEPALIVE}`,
       keepAlive: true,
+      // The client's side too: a server host gone (not a server process that stopped) is found out in
+      // minutes, not after the system's default two hours.
+      keepAliveInitialDelayMillis: 60_000,
       // int8 and numeric (counts, sums, sequence values) as numbers: a store stays far below 2^53.
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
