@@ -485,7 +485,10 @@ export class HostBridge {
     const laterParts = new Map<string, string[]>();
     for (const id of ids) {
       const file = fileIdOf(id);
-      if (file !== id) laterParts.set(file, [...(laterParts.get(file) ?? []), id]);
+      if (file === id) continue;
+      const list = laterParts.get(file);
+      if (list === undefined) laterParts.set(file, [id]);
+      else list.push(id);
     }
     const out = new Set<string>();
     for (const name of new Set(names)) {
