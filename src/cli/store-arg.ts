@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { readEnv } from '../../core/env.ts';
 import { RlmError } from '../../core/errors.ts';
 import { isForeignFolder } from '../../memory/files/foreign-folder.ts';
-import { expandHome } from '../../memory/fsutil.ts';
 import type { OpenStoreOptions } from '../../memory/open.ts';
-import { checkStoreName, isPostgresUrl } from '../../memory/postgres/url.ts';
+import { isPostgresUrl } from '../../memory/postgres/url.ts';
 import type { Store } from '../../memory/store-api.ts';
+import { storeLocation } from '../../memory/store-location.ts';
 import { type CliIO, shown, writeWarning } from './io.ts';
 
 /**
@@ -18,9 +17,7 @@ export function storeDir(flag: string | undefined, io: CliIO): string {
   const env = readEnv(io.env);
   const dir = flag ?? env.store;
   if (!dir) throw new RlmError('BAD_INPUT', '--store DIR|URL is required (or set RLM_STORE)');
-  checkStoreName(dir);
-  if (isPostgresUrl(dir)) return dir;
-  return path.resolve(io.cwd, expandHome(dir, env.home));
+  return storeLocation(dir, io.cwd, env.home);
 }
 
 /**

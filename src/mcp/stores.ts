@@ -4,15 +4,13 @@
  * use refreshes the handle so commits made by other processes (an `rlm ingest` in a terminal) are seen.
  * A PostgreSQL store keeps its connection pool; its reads always see the latest commit.
  */
-import path from 'node:path';
 import { type Env, readEnv } from '../../core/env.ts';
 import { isRlmError, RlmError } from '../../core/errors.ts';
 import { discardEmptyStore } from '../../memory/files/discard.ts';
 import { isForeignFolder } from '../../memory/files/foreign-folder.ts';
-import { expandHome } from '../../memory/fsutil.ts';
 import { isPostgresUrl, openStore, redactUrl } from '../../memory/open.ts';
-import { checkStoreName } from '../../memory/postgres/url.ts';
 import type { Store } from '../../memory/store-api.ts';
+import { storeLocation } from '../../memory/store-location.ts';
 
 /**
  * How long a write of a tool call waits for a folder store's lock, ms. Another process's ingest holds it
@@ -36,8 +34,7 @@ export class StoreRegistry {
 
   /** Absolute folder of `dir`, resolved against the server's working directory; a URL as given. */
   resolve(dir: string): string {
-    checkStoreName(dir);
-    return isPostgresUrl(dir) ? dir : path.resolve(this.#cwd, expandHome(dir, readEnv(this.#env).home));
+    return storeLocation(dir, this.#cwd, readEnv(this.#env).home);
   }
 
   /** What results and messages may show of a store's name: a folder, or a URL without its password. */
