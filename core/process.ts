@@ -11,17 +11,29 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/** The number of the first field {@link procStat} gives (the process's state). */
+export const FIRST_FIELD = 3;
+
 /**
  * When process `pid` started, in clock ticks since the machine booted (/proc/PID/stat): with the pid, it
  * names one process for good, whatever the wall clock does. Undefined where /proc cannot tell (not
  * Linux, no such process).
  */
 export function processStartTicks(pid: number): number | undefined {
+  // starttime, field 22.
+  const ticks = Number(procStat(pid)?.[22 - FIRST_FIELD]);
+  return Number.isFinite(ticks) ? ticks : undefined;
+}
+
+/**
+ * The fields of /proc/PID/stat from the third on (the state), or undefined where /proc cannot tell (not
+ * Linux, no such process). Field N is at index `N - FIRST_FIELD`.
+ */
+export function procStat(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
     // The command name (field 2) may hold spaces: fields are counted after its closing parenthesis.
-    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    return Number.isFinite(ticks) ? ticks : undefined;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }

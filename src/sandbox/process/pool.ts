@@ -16,10 +16,10 @@
  * hangs without using CPU is left to the session's wall-clock limit.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FIRST_FIELD, procStat } from '../../../core/process.ts';
 import type { ContextDocument } from '../context-registry.ts';
 import { docEncoding, utf8Wire, writeDoc, writePieces } from './doc-pipe.ts';
 import { DOC_FD, type DocEncoding, type Request, type ToChild, type ToHost } from './protocol.ts';
@@ -63,15 +63,11 @@ const CLOCK_TICKS = 100;
 
 /** CPU time (user + system, all threads) of process `pid` in ms, or null where /proc cannot tell. */
 function processCpuMs(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // The command name (field 2) may hold spaces: fields are counted after its closing parenthesis.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS : null;
-  } catch {
-    return null;
-  }
+  const fields = procStat(pid);
+  if (fields === undefined) return null;
+  // utime and stime, fields 14 and 15.
+  const ticks = Number(fields[14 - FIRST_FIELD]) + Number(fields[15 - FIRST_FIELD]);
+  return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS : null;
 }
 
 export class IsolateProcess {
