@@ -74,12 +74,20 @@ function fullText<K extends string>(
   return { [key]: state.tracer.blob(span, depth, text) } as { [k in K]?: string };
 }
 
-/** The error string model code receives for a failed sub-call: no host path in it (RunState.forSandbox). */
-function subCallError(state: RunState, err: unknown): string {
+/**
+ * The answer model code receives for a failed sub-call, `Error: CODE: message`, passed through
+ * `forSandbox` (no host path in it). A run's and `rlm exec`'s sub-calls answer so alike.
+ */
+export function errorAnswer(err: unknown, forSandbox: (text: string) => string): string {
   const rlm = (err as { rlm?: { code: string; message: string } })?.rlm;
-  if (rlm !== undefined) return state.forSandbox(`Error: ${rlm.code}: ${rlm.message}`);
-  if (isRlmError(err)) return state.forSandbox(`Error: ${err.code}: ${err.message}`);
-  return state.forSandbox(`Error: RUNTIME: ${(err as Error)?.message ?? String(err)}`);
+  if (rlm !== undefined) return forSandbox(`Error: ${rlm.code}: ${rlm.message}`);
+  if (isRlmError(err)) return forSandbox(`Error: ${err.code}: ${err.message}`);
+  return forSandbox(`Error: RUNTIME: ${(err as Error)?.message ?? String(err)}`);
+}
+
+/** {@link errorAnswer} as a run shows it (RunState.forSandbox). */
+function subCallError(state: RunState, err: unknown): string {
+  return errorAnswer(err, (text) => state.forSandbox(text));
 }
 
 function cacheKey(job: Job): string {

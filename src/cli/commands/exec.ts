@@ -20,6 +20,7 @@ import {
   checkSchema,
   structuredPrompt,
 } from '../../runtime/structured.ts';
+import { errorAnswer } from '../../runtime/subcalls.ts';
 import type { SandboxHost, SubCallItem, SubCallOptions } from '../../sandbox/host.ts';
 import { createSandbox } from '../../sandbox/session.ts';
 import type { BlockError, BlockResult } from '../../sandbox/types.ts';
@@ -155,9 +156,7 @@ function modelHost(
       // As in a run (runtime/subcalls.ts): a failed sub-call is an answer starting `Error:`, not an
       // exception, so code tried here behaves as it will under rlm answer.
       if (isRlmError(err, 'ABORTED')) throw err;
-      return isRlmError(err)
-        ? `Error: ${err.code}: ${err.message}`
-        : `Error: RUNTIME: ${forSandbox((err as Error).message)}`;
+      return errorAnswer(err, forSandbox);
     }
   };
   const llmQueryBatched = async (items: SubCallItem[], signal: AbortSignal) => {
@@ -173,7 +172,7 @@ function modelHost(
           if (item.schema !== undefined) opts.schema = item.schema;
           out[i] = await llmQuery(item.prompt, item.context, signal, opts);
         } catch (err) {
-          out[i] = forSandbox(`Error: RUNTIME: ${(err as Error)?.message ?? String(err)}`);
+          out[i] = errorAnswer(err, forSandbox);
         }
       }
     };
