@@ -247,12 +247,23 @@ export class BaseStore implements ChunkStoreApi {
   async ingestPaths(paths: string[], opts: IngestOptions = {}): Promise<IngestReport> {
     if (paths.length === 0)
       throw new RlmError('BAD_INPUT', 'nothing to ingest: give at least one file or folder');
+    return this.throughTarget('ingest', opts, (target) => ingestPathsInto(target, paths, opts));
+  }
+
+  /**
+   * Runs the shared ingest steps (memory/ingest/run.ts) on this store under the lock (`opts.signal`
+   * cancels a wait for it); the report gets the store's totals and the time taken.
+   */
+  private throughTarget(
+    command: string,
+    opts: IngestOptions,
+    run: (target: IngestTarget) => Promise<IngestReport>,
+  ): Promise<IngestReport> {
     return this.exclusive(
-      'ingest',
+      command,
       async () => {
         const started = performance.now();
-        const report = await ingestPathsInto(this.target(opts), paths, opts);
-        return this.finishReport(report, started);
+        return this.finishReport(await run(this.target(opts)), started);
       },
       opts.signal,
     );
@@ -300,15 +311,7 @@ export class BaseStore implements ChunkStoreApi {
     produce: (documents: DocumentRecord[]) => AsyncIterable<ImportItem>,
     opts: Pick<IngestOptions, 'segmentChars' | 'signal'> = {},
   ): Promise<IngestReport> {
-    return this.exclusive(
-      'import',
-      async () => {
-        const started = performance.now();
-        const report = await importInto(this.target(opts), produce, opts);
-        return this.finishReport(report, started);
-      },
-      opts.signal,
-    );
+    return this.throughTarget('import', opts, (target) => importInto(target, produce, opts));
   }
 
   private finishReport(report: IngestReport, started: number): IngestReport {
