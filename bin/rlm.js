@@ -20,8 +20,9 @@ if (!(major >= REQUIRED_MAJOR)) {
 // Ingest and repair stream text through segment-sized batches: what they allocate dies young or lives
 // for a whole segment, so a young generation grown to V8's maximum (semi-spaces of up to 64 MiB on a
 // machine with plenty of RAM) only adds to the peak RSS. Measured on 100 MB of Markdown: 357 -> 233 MB
-// (many files) and 392 -> 256 MB (one file), same CPU time. V8 fixes the maximum at startup, so it cannot
-// be lowered from here, but growth can be stopped; the other commands (the sandbox) keep V8's default.
+// (many files) and 392 -> 256 MB (one file), same CPU time. V8 fixes the maximum at startup: the re-run
+// below (Linux) sets it, and growth is stopped here too (where there is no re-run, and before it); the
+// other commands (the sandbox) keep V8's default.
 // `rlm claude ingest` imports sessions the same way, and `rlm store copy` copies a store so. Ingest,
 // repair and copy then let it grow to a few MiB (core/batch-heap.ts): at 1-2 MiB the scavenges
 // themselves were a tenth of an ingest's CPU.
